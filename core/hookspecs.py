@@ -1,0 +1,54 @@
+"""The plugin contract: one hook per plugin kind.
+
+A plugin is a plain module (or any object) with functions marked ``@loadstone.hookimpl``.
+It is found through an entry point in one of the groups ``loadstone.naming``,
+``loadstone.normalizers``, ``loadstone.destinations``, or named by its fully qualified module
+name. Each plugin module provides the one hook of its kind; the plugin manager calls the hook
+of the plugin that was asked for, never of all plugins at once.
+
+Built-in plugins use this same contract through the same entry points: the core never
+imports a plugin by hand.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
+PROJECT = "loadstone"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def loadstone_naming_convention() -> type[NamingConvention]:
+    """Return the naming convention class this plugin provides.
+
+    The class subclasses :class:`loadstone.naming.NamingConvention` and is instantiated as
+    ``cls(max_length=...)``. A module that has no hook but a class named
+    ``NamingConvention`` (the layout dlt documents) is accepted as a naming plugin too.
+    """
+
+
+@hookspec
+def loadstone_normalizer() -> Any:
+    """Return the normalizer this plugin provides (see ``loadstone.normalize``).
+
+    The object has ``normalize(package, schema, context) -> NormalizeResult``: it reads the
+    extracted files of a load package, writes one Parquet data set per table into the
+    package, and returns the evolved schema with the row counts per table.
+    """
+
+
+@hookspec
+def loadstone_destinations() -> list[Any]:
+    """Return the destinations (``loadstone.destination.Destination``) this plugin provides.
+
+    One plugin may provide several: a module of capability profiles describes many
+    destinations that have no loader yet. Each is named by ``Destination.name``.
+    """

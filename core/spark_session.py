@@ -1,0 +1,58 @@
+"""The SparkSession loadstone runs on.
+
+One place builds the session so that the same pipeline runs on a laptop (``local[*]``, the
+default) and on a cluster: ``spark.master`` and every other ``spark.*`` option come from
+configuration (``[spark]`` in config.toml, or env ``SPARK__MASTER`` ...), never from code.
+Spark itself is only imported here, in the normalizer and in destinations.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+#: Options that make a local session quiet and light; config overrides each of them.
+DEFAULT_OPTIONS: Mapping[str, str] = {
+    "spark.master": "local[*]",
+    "spark.app.name": "loadstone",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+    "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.python.worker.reuse": "true",
+}
+
+
+def configured_options(overrides: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Spark options in force: defaults, then configuration, then ``overrides``."""
+    from loadstone import config
+
+    options = dict(DEFAULT_OPTIONS)
+    options.update({key: str(value) for key, value in config.spark_options().items()})
+    if overrides:
+        options.update({key: str(value) for key, value in overrides.items()})
+    return options
+
+
+def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSession:
+    """Return the active SparkSession, creating it from configuration if there is none."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    builder = SparkSession.builder
+    for key, value in configured_options(overrides).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
