@@ -1,0 +1,68 @@
+"""loadstone: load messy, nested JSON into clean relational tables, normalized on Spark.
+
+This module is the table of contents of the public API. Names are imported on first use, so
+``import loadstone`` stays cheap (no Spark, no DuckDB) and a CLI call that lists plugins does
+not start a JVM. The API mirrors dlt's, so ``import loadstone as dlt`` runs dlt-style code.
+
+Pipelines
+    pipeline, Pipeline, LoadInfo
+Sources and resources
+    resource, source, current
+Schema
+    Schema
+Naming conventions and plugins
+    naming_convention, hookimpl
+Destinations
+    destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``)
+Errors
+    LoadstoneError (every error derives from it)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+#: public name -> (module, attribute); attribute None means the module itself.
+_EXPORTS: dict[str, tuple[str, str | None]] = {
+    "pipeline": ("loadstone.pipeline", "pipeline"),
+    "Pipeline": ("loadstone.pipeline", "Pipeline"),
+    "LoadInfo": ("loadstone.load_info", "LoadInfo"),
+    "resource": ("loadstone.resource", "resource"),
+    "source": ("loadstone.resource", "source"),
+    "current": ("loadstone.current", None),
+    "Schema": ("loadstone.schema", "Schema"),
+    "naming_convention": ("loadstone.plugin_manager", "naming_convention"),
+    "hookimpl": ("loadstone.hookspecs", "hookimpl"),
+    "destinations": ("loadstone.destinations", None),
+    "LoadstoneError": ("loadstone.errors", "LoadstoneError"),
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:
+    from loadstone import current, destinations
+    from loadstone.errors import LoadstoneError
+    from loadstone.hookspecs import hookimpl
+    from loadstone.load_info import LoadInfo
+    from loadstone.pipeline import Pipeline, pipeline
+    from loadstone.plugin_manager import naming_convention
+    from loadstone.resource import resource, source
+    from loadstone.schema import Schema
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'loadstone' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
