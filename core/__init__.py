@@ -37,7 +37,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "naming_convention": ("loadstone.plugin_manager", "naming_convention"),
     "hookimpl": ("loadstone.hookspecs", "hookimpl"),
     "destinations": ("loadstone.destinations", None),
+    "config": ("loadstone.config", None),
     "LoadstoneError": ("loadstone.errors", "LoadstoneError"),
+    "UnknownPluginError": ("loadstone.plugin_manager", "UnknownPluginError"),
+    "ConfigFileError": ("loadstone.config", "ConfigFileError"),
 }
 
 __all__ = ["__version__", *_EXPORTS]

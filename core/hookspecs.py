@@ -7,7 +7,8 @@ name. Each plugin module provides the one hook of its kind; the plugin manager c
 of the plugin that was asked for, never of all plugins at once.
 
 Built-in plugins use this same contract through the same entry points: the core never
-imports a plugin by hand.
+imports a plugin by hand. ``docs/plugins.md`` walks through publishing one; ``loadstone
+plugins`` lists what is installed and ``loadstone plugins check NAME`` checks a naming plugin.
 """
 
 from __future__ import annotations

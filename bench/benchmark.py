@@ -1,0 +1,209 @@
+"""Benchmark: loadstone end to end vs dlt 1.31 vs the raw Spark floor, on the same JSONL file.
+
+Usage::
+
+    python bench/benchmark.py --records 10000 20000 40000 \
+        [--dlt-python /work/venvs/dlt/bin/python] [--workdir /tmp/loadstone-bench]
+
+For each size it builds one JSONL file by replicating ``../shared/cases/github_events.json``
+with fresh ids, then runs, each in its own cold process (so JVM start and imports count):
+
+* ``loadstone``: ``loadstone.pipeline(...).run(path, table_name="events")`` into DuckDB
+  (extract, normalize on Spark, load);
+* ``dlt`` (optional, needs ``--dlt-python``): dlt 1.31 end to end into DuckDB with
+  ``loader_file_format="parquet"``, items read from the same file;
+* ``spark_floor``: ``spark.read.json(path).write.parquet(...)``: Spark reading and writing
+  the data with no normalization at all, the floor a Spark-based loader cannot beat.
+
+It prints seconds, records/s, MB/s, peak memory (sum of the RSS of the whole process tree,
+JVM included, sampled from /proc every 50 ms) and the ratios. Nothing is asserted: speed is
+measured, not tested.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+CASES = HERE.parents[2] / "shared" / "cases"
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+# -- input ------------------------------------------------------------------------------------
+def build_input(path: Path, records: int) -> int:
+    """Write ``records`` GitHub events (fresh ids) as JSONL; returns the file size."""
+    events = json.loads((CASES / "github_events.json").read_text(encoding="utf-8"))
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(records):
+            event = dict(events[i % len(events)])
+            event["id"] = str(30_000_000_000 + i)
+            handle.write(json.dumps(event, ensure_ascii=False))
+            handle.write("\n")
+    return path.stat().st_size
+
+
+# -- memory of a process tree ----------------------------------------------------------------
+def _children_map() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def tree_rss(root: int) -> int:
+    """Sum of resident memory of ``root`` and all its descendants, in bytes."""
+    children = _children_map()
+    total = 0
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as handle:
+                total += int(handle.read().split()[1]) * PAGE
+        except OSError:
+            pass
+        stack.extend(children.get(pid, ()))
+    return total
+
+
+def run_measured(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
+    """Run ``command``; returns (seconds, peak tree RSS in bytes, stdout)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            peak = max(peak, tree_rss(process.pid))
+            stop.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = process.communicate()
+    elapsed = time.perf_counter() - started
+    stop.set()
+    sampler.join()
+    if process.returncode != 0:
+        raise RuntimeError(f"{command[:3]} failed ({process.returncode}):\n{err[-4000:]}")
+    return elapsed, peak, out
+
+
+# -- children (each runs in a cold process) ---------------------------------------------------
+def child_loadstone(path: str, work: str) -> None:
+    import loadstone
+
+    pipeline = loadstone.pipeline("bench_loadstone", pipelines_dir=os.path.join(work, "pipelines"), destination=loadstone.destinations.duckdb(os.path.join(work, "loadstone.duckdb")), dataset_name="bench")
+    info = pipeline.run(Path(path), table_name="events")
+    print(json.dumps({"info": str(info)[-2000:]}))
+
+
+def child_dlt(path: str, work: str) -> None:
+    import dlt
+    import orjson
+
+    def items():  # type: ignore[no-untyped-def]
+        with open(path, "rb") as handle:
+            for line in handle:
+                if line.strip():
+                    yield orjson.loads(line)
+
+    pipeline = dlt.pipeline(pipeline_name="bench_dlt", pipelines_dir=os.path.join(work, "pipelines"), destination=dlt.destinations.duckdb(os.path.join(work, "dlt.duckdb")), dataset_name="bench")
+    info = pipeline.run(dlt.resource(items(), name="events"), loader_file_format="parquet")
+    print(json.dumps({"info": str(info)[-2000:]}))
+
+
+def child_spark_floor(path: str, work: str) -> None:
+    from loadstone.spark_session import get_spark_session
+
+    spark = get_spark_session()
+    spark.read.json(path).write.mode("overwrite").parquet(os.path.join(work, "floor.parquet"))
+    spark.stop()
+    print(json.dumps({"info": "spark.read.json + write.parquet"}))
+
+
+CHILDREN = {"loadstone": child_loadstone, "dlt": child_dlt, "spark_floor": child_spark_floor}
+
+
+# -- driver ---------------------------------------------------------------------------------
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, nargs="+", default=[10_000, 20_000, 40_000])
+    parser.add_argument("--dlt-python", default=None, help="python of a venv with dlt 1.31 (optional)")
+    parser.add_argument("--workdir", default="/tmp/loadstone-bench")
+    parser.add_argument("--only", nargs="+", choices=sorted(CHILDREN), default=None)
+    parser.add_argument("--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, path, work = args.child
+        CHILDREN[kind](path, work)
+        return 0
+
+    root = Path(args.workdir)
+    root.mkdir(parents=True, exist_ok=True)
+    kinds = args.only or ["loadstone", "dlt", "spark_floor"]
+    if args.dlt_python is None and "dlt" in kinds:
+        kinds.remove("dlt")
+        print("dlt skipped (no --dlt-python)")
+    results: list[dict[str, object]] = []
+    for records in args.records:
+        data = root / f"events_{records}.jsonl"
+        size = build_input(data, records)
+        for kind in kinds:
+            work = root / f"{kind}_{records}"
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+            env = dict(os.environ)
+            env["LOADSTONE_HOME"] = str(work / "home")
+            env["DLT_DATA_DIR"] = str(work / "dlt_home")
+            python = args.dlt_python if kind == "dlt" else sys.executable
+            seconds, peak, _out = run_measured([python, str(HERE), "--child", kind, str(data), str(work)], env, work)
+            results.append({"records": records, "kind": kind, "seconds": seconds, "peak": peak, "bytes": size})
+            print(
+                f"{records:>7} {kind:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
+                f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:8.0f} MB",
+                flush=True,
+            )
+            shutil.rmtree(work, ignore_errors=True)
+        data.unlink()
+
+    print()
+    print("| records | MB | tool | seconds | records/s | MB/s | peak RSS MB |")
+    print("|---:|---:|---|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r['records']} | {int(r['bytes']) / 1e6:.0f} | {r['kind']} | {r['seconds']:.2f} | "
+            f"{int(r['records']) / float(r['seconds']):.0f} | {int(r['bytes']) / float(r['seconds']) / 1e6:.2f} | "
+            f"{int(r['peak']) / 1e6:.0f} |"
+        )
+    print()
+    for records in args.records:
+        by_kind = {r["kind"]: float(r["seconds"]) for r in results if r["records"] == records}
+        line = [f"{records} records:"]
+        if "loadstone" in by_kind and "dlt" in by_kind:
+            line.append(f"dlt/loadstone = {by_kind['dlt'] / by_kind['loadstone']:.2f}x (>1: loadstone faster)")
+        if "loadstone" in by_kind and "spark_floor" in by_kind:
+            line.append(f"loadstone/spark_floor = {by_kind['loadstone'] / by_kind['spark_floor']:.2f}x")
+        print("  ".join(line))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

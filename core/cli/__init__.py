@@ -1,0 +1,58 @@
+"""The ``loadstone`` command: a thin argparse front over the library, one module per command.
+
+Each command lives in its own module under ``loadstone.cli`` and exposes
+``register(subparsers)``, which adds its sub-parser and sets ``handler`` (a function
+``(args: argparse.Namespace) -> int``) with ``set_defaults``. To add a command, write
+``loadstone/cli/<name>_command.py`` with ``register`` and list its module name in
+:data:`COMMAND_MODULES`; nothing else changes.
+
+Command modules import heavy parts (Spark, DuckDB) inside their handlers, so that
+``loadstone plugins`` or ``loadstone --help`` answer at once. Every
+:class:`~loadstone.errors.LoadstoneError` is reported as one ``error:`` line on stderr with
+exit status 2; a traceback means a bug in loadstone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from loadstone.errors import LoadstoneError
+
+#: the command modules, in the order their commands are listed by ``loadstone --help``
+COMMAND_MODULES: tuple[str, ...] = ("loadstone.cli.plugins_command",)
+
+#: exit status of a command whose input or plugin could not be used (same as argparse's)
+EXIT_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser: the top-level options and one sub-parser per command module."""
+    from loadstone import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="loadstone",
+        description="Load messy, nested JSON into clean relational tables, normalized on Spark.",
+    )
+    parser.add_argument("--version", action="version", version=f"loadstone {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return int(handler(args))
+    except LoadstoneError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,148 @@
+"""``loadstone pipeline NAME info|show|schema|trace|drop-pending-packages``.
+
+Inspect a pipeline from the command line: what it is and what is pending (``info``), what
+it loaded -- tables with row counts and the load history from ``_dlt_loads`` (``show``) --,
+its schema as YAML (``schema``), the steps of its last run (``trace``), and dropping the
+packages a failed run left behind (``drop-pending-packages``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from loadstone.errors import LoadstoneError
+
+
+class PipelineNotFound(LoadstoneError):
+    """No local folder for the named pipeline."""
+
+
+ACTIONS = ("info", "show", "schema", "trace", "drop-pending-packages")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``pipeline`` to the ``loadstone`` parser."""
+    parser = subparsers.add_parser(
+        "pipeline",
+        help="inspect a pipeline: info, show, schema, trace, drop-pending-packages",
+        description="Inspect a pipeline and what it loaded.",
+    )
+    parser.add_argument("name", metavar="PIPELINE", help="pipeline name")
+    parser.add_argument("action", choices=ACTIONS, nargs="?", default="info")
+    parser.add_argument("--pipelines-dir", default=None, help="where pipelines keep their state")
+    parser.add_argument(
+        "--format", choices=("yaml", "json"), default="yaml", help="schema output format"
+    )
+    parser.add_argument("--limit", type=int, default=20, help="load history rows shown")
+    parser.set_defaults(handler=pipeline_command)
+
+
+def open_pipeline(name: str, pipelines_dir: str | None) -> Any:
+    from loadstone.pipeline import Pipeline, default_pipelines_dir
+    from loadstone.state import load_local
+
+    base = default_pipelines_dir() if pipelines_dir is None else Path(pipelines_dir)
+    if load_local(base / name) is None:
+        raise PipelineNotFound(
+            f"pipeline {name!r} not found in {base} (run it first, or pass --pipelines-dir)"
+        )
+    return Pipeline(name, pipelines_dir=base)
+
+
+def _table(rows: list[tuple[Any, ...]], header: tuple[str, ...]) -> str:
+    cells = [list(header), *[["" if v is None else str(v) for v in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    )
+
+
+def info_text(pipe: Any) -> str:
+    state = pipe.state
+    lines = [
+        f"pipeline:        {pipe.pipeline_name}",
+        f"working folder:  {pipe.working_dir}",
+        f"destination:     {pipe.destination.name}",
+        f"dataset:         {state.get('dataset_name') or pipe.dataset_name}",
+        f"schemas:         {', '.join(state.get('schema_names') or []) or '-'}"
+        f" (default: {state.get('default_schema_name') or '-'})",
+        f"state version:   {state.get('_state_version', 0)}",
+    ]
+    packages = pipe.list_packages()
+    pending = [p for p in packages if p.is_pending]
+    loaded = [p for p in packages if p.state == "loaded"]
+    lines.append(f"loaded packages: {len(loaded)}")
+    lines.append(f"pending packages: {len(pending)}")
+    for package in pending:
+        lines.append(
+            f"  {package.load_id}  {package.state}  schema {package.schema_name}  "
+            f"{package.size_bytes() / 1_000_000:.2f} MB"
+        )
+    if pending:
+        lines.append("  (the next run finishes them; `drop-pending-packages` drops them)")
+    return "\n".join(lines)
+
+
+def show_text(pipe: Any, limit: int) -> str:
+    dataset = pipe.dataset(pipe.state.get("dataset_name") or None)
+    counts = sorted(dataset.row_counts().fetchall())
+    out = [f"dataset {dataset.dataset_name} in {pipe.destination.name}", ""]
+    out.append(_table(counts, ("table", "rows")) if counts else "(no data tables)")
+    if "_dlt_loads" in dataset.tables:
+        loads = dataset.query(
+            f"SELECT load_id, schema_name, status, inserted_at FROM "
+            f"{dataset.qualified('_dlt_loads')} ORDER BY load_id DESC LIMIT {int(limit)}"
+        ).fetchall()
+        out += ["", "load history (_dlt_loads, newest first):"]
+        out.append(_table(loads, ("load_id", "schema_name", "status", "inserted_at")))
+    return "\n".join(out)
+
+
+def pipeline_command(args: argparse.Namespace) -> int:
+    pipe = open_pipeline(args.name, args.pipelines_dir)
+    if args.action == "info":
+        print(info_text(pipe))
+    elif args.action == "show":
+        print(show_text(pipe, args.limit))
+    elif args.action == "schema":
+        schema = pipe.default_schema
+        if args.format == "json":
+            print(json.dumps(schema.to_dict(), indent=2, default=str))
+        else:
+            print(schema.to_pretty_yaml())
+    elif args.action == "trace":
+        trace = pipe.last_trace
+        if trace is None:
+            print(f"pipeline {args.name} has no trace yet")
+            return 1
+        print(trace_text(trace))
+    elif args.action == "drop-pending-packages":
+        dropped = pipe.drop_pending_packages()
+        print(f"dropped {len(dropped)} pending package(s)" + "".join(f"\n  {d}" for d in dropped))
+    return 0
+
+
+def trace_text(trace: dict[str, Any]) -> str:
+    lines = [f"last run of pipeline {trace.get('pipeline_name')}"]
+    if trace.get("error"):
+        lines.append(f"FAILED: {trace['error']}")
+    steps = trace.get("steps") or {}
+    for name in ("extract", "normalize", "load"):
+        step = steps.get(name)
+        if step:
+            lines.append(
+                f"  {name:<9} {step['elapsed']:>8.2f} s  {step['rows']:>10} rows  "
+                f"{step['bytes'] / 1_000_000:>8.2f} MB  {step['files']:>4} files  "
+                f"started {step['started_at']}"
+            )
+    for load_id in trace.get("loads_ids") or []:
+        lines.append(f"  loaded package {load_id}")
+    counts = trace.get("row_counts") or {}
+    if counts:
+        lines.append("  rows per table:")
+        for table, rows in sorted(counts.items()):
+            lines.append(f"    {table}: {rows}")
+    return "\n".join(lines)

@@ -1,0 +1,141 @@
+"""``loadstone run PATH... --table T``: load JSON / JSONL files (gzipped too) into a destination.
+
+The main job from the command line: every file (or every JSON file in a folder) goes into
+one table through one load package, with a live display of each step (rows, MB, files,
+elapsed) on stderr -- refreshed in place on a terminal, one line per update otherwise --
+and the load info printed on stdout at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from loadstone.errors import LoadstoneError
+
+JSON_SUFFIXES = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
+
+
+class InputError(LoadstoneError):
+    """A path given to ``loadstone run`` is missing or holds no JSON files."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``run`` to the ``loadstone`` parser."""
+    parser = subparsers.add_parser(
+        "run",
+        help="load JSON/JSONL files into a destination",
+        description=(
+            "Extract JSON/JSONL files (gzipped too; folders are searched for such files), "
+            "normalize them on Spark into nested tables and load them."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="JSON/JSONL file or folder")
+    parser.add_argument("--table", "-t", required=True, help="table the items go to")
+    parser.add_argument("--pipeline", "-p", default="loadstone", help="pipeline name")
+    parser.add_argument("--destination", "-d", default=None, help="destination (default duckdb)")
+    parser.add_argument("--dataset", default=None, help="dataset name (default <pipeline>_dataset)")
+    parser.add_argument(
+        "--write-disposition",
+        "-w",
+        default=None,
+        help="append (default), replace, merge, or merge:<strategy> (upsert, scd2, delete-insert)",
+    )
+    parser.add_argument(
+        "--primary-key", "-k", action="append", default=None, help="primary key column (repeat)"
+    )
+    parser.add_argument("--pipelines-dir", default=None, help="where pipelines keep their state")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    parser.set_defaults(handler=run_command)
+
+
+def input_files(paths: list[str]) -> list[Path]:
+    """The JSON files named by ``paths`` (folders expanded, sorted)."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(JSON_SUFFIXES)
+            )
+            if not found:
+                raise InputError(
+                    f"folder {path} holds no JSON/JSONL files ({', '.join(JSON_SUFFIXES)})"
+                )
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise InputError(f"input {path} does not exist")
+    return files
+
+
+def parse_write_disposition(value: str | None) -> Any:
+    if value is None:
+        return None
+    if ":" in value:
+        disposition, strategy = value.split(":", 1)
+        return {"disposition": disposition, "strategy": strategy}
+    return value
+
+
+class ProgressDisplay:
+    """Shows each step's progress on a stream; in place on a tty, as lines otherwise."""
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 1.0) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.interval = interval if not self.tty else 0.1
+        self._last = 0.0
+        self._open_line = False
+
+    def _line(self, event: Any) -> str:
+        return (
+            f"{event.step:<9} {event.rows:>12,} rows  {event.bytes / 1_000_000:>9.2f} MB  "
+            f"{event.files:>5} files  {event.elapsed:>7.1f} s"
+        )
+
+    def _write(self, text: str, final: bool) -> None:
+        if self.tty:
+            self.stream.write("\r\033[K" + text + ("\n" if final else ""))
+            self._open_line = not final
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def __call__(self, event: Any) -> None:
+        now = time.monotonic()
+        if event.event == "started":
+            self._write(f"{event.step:<9} started", final=not self.tty)
+        elif event.event == "finished":
+            self._write(self._line(event) + "  done", final=True)
+        elif event.event in ("progress", "package_done"):
+            if now - self._last >= self.interval:
+                self._last = now
+                self._write(self._line(event), final=False)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from loadstone.pipeline import pipeline as make_pipeline
+
+    files = input_files(args.paths)
+    progress = None if args.quiet else ProgressDisplay()
+    pipe = make_pipeline(
+        args.pipeline,
+        destination=args.destination,
+        dataset_name=args.dataset,
+        pipelines_dir=args.pipelines_dir,
+        progress=progress,
+    )
+    data: Any = files if len(files) > 1 else files[0]
+    info = pipe.run(
+        data,
+        table_name=args.table,
+        write_disposition=parse_write_disposition(args.write_disposition),
+        primary_key=args.primary_key,
+    )
+    print(info)
+    return 0

@@ -1,0 +1,416 @@
+"""The one configuration resolver: explicit argument, environment, project files, user files.
+
+Every setting of loadstone is a *key path* such as ``schema.naming`` or
+``sources.github.schema.naming``, and is looked up in the same providers, highest first:
+
+1. an explicit argument given by the caller (code always wins over configuration);
+2. the environment: the path upper-cased and joined by ``__``
+   (``SCHEMA__NAMING``, ``SOURCES__GITHUB__SCHEMA__NAMING``, ``SPARK__MASTER``);
+3. the project folder ``./.loadstone/``: ``secrets.toml`` then ``config.toml``;
+4. the user folder ``$LOADSTONE_HOME`` (default ``~/.loadstone``): ``secrets.toml`` then
+   ``config.toml``;
+5. the default supplied by the caller.
+
+A lookup may name several candidate paths, most specific first (the naming of one source
+before the naming of all schemas). Providers are the outer loop: within a provider the
+specific path beats the general one, and a general path in a higher provider beats a
+specific one in a lower provider. So ``SCHEMA__NAMING`` in the environment beats
+``[sources.github.schema] naming`` in a file, as the user who exported the variable expects.
+
+New features add *keys* (documented in ``docs/configuration.md``), never new resolvers, so a
+user learns one set of rules. Reading is cheap: parsed files are cached by path and
+modification time, and the environment is read on every lookup (tests and users change it).
+
+Environment values are parsed as TOML literals when they are one (``true``, ``42``, ``1.5``,
+``[1, 2]``, ``"quoted"``), otherwise they are taken as plain strings (``sql_ci_v1``,
+``local[2]``). TOML dates and times are kept as the string the user wrote.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from loadstone.errors import LoadstoneError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+#: separator of key path segments in environment variable names
+ENV_SEPARATOR = "__"
+#: environment variable naming the user folder
+HOME_ENV = "LOADSTONE_HOME"
+#: the user folder when ``LOADSTONE_HOME`` is not set
+DEFAULT_HOME = Path("~/.loadstone")
+#: the project folder, relative to the current working directory
+PROJECT_DIR = ".loadstone"
+CONFIG_FILE = "config.toml"
+SECRETS_FILE = "secrets.toml"
+#: naming convention used when nothing is configured and the destination prefers none
+DEFAULT_NAMING = "snake_case"
+
+#: a key path: dotted text ("schema.naming") or its segments (("schema", "naming"))
+KeyPath = str | Sequence[str]
+
+
+class ConfigFileError(LoadstoneError):
+    """A configuration file is not valid TOML; says which file and which line."""
+
+    def __init__(self, path: Path, line: int | None, column: int | None, reason: str) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.reason = reason
+        where = f"{path}, line {line}" if line is not None else str(path)
+        if column is not None:
+            where += f", column {column}"
+        super().__init__(f"invalid TOML in {where}: {reason}")
+
+
+class _Missing:
+    """Marker for "this provider has no value for this path" (None is a valid value)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+# --- files -----------------------------------------------------------------------------------
+
+_TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
+
+#: path -> ((mtime_ns, size), parsed document)
+_file_cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+
+def read_toml_file(path: Path) -> dict[str, Any]:
+    """Return the parsed TOML document at ``path``; ``{}`` when there is no such file.
+
+    Parsed documents are cached by path, modification time and size, so a resolver that
+    consults the files on every lookup costs one ``stat`` per file.
+    """
+    try:
+        stat = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        _file_cache.pop(path, None)
+        return {}
+    signature = (stat.st_mtime_ns, stat.st_size)
+    cached = _file_cache.get(path)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    text = path.read_text(encoding="utf-8")
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise _file_error(path, text, error) from None
+    _file_cache[path] = (signature, document)
+    return document
+
+
+def _file_error(path: Path, text: str, error: Exception) -> ConfigFileError:
+    message = str(error)
+    match = _TOML_POSITION.search(message)
+    if match is None:
+        return ConfigFileError(path, None, None, message)
+    reason = message[: match.start()]
+    if match.group(1) is None:  # "at end of document"
+        line = max(1, len(text.splitlines()))
+        return ConfigFileError(path, line, None, f"{reason} (at end of document)")
+    return ConfigFileError(path, int(match.group(1)), int(match.group(2)), reason)
+
+
+def clear_cache() -> None:
+    """Forget parsed files (they are re-read anyway when their mtime or size changes)."""
+    _file_cache.clear()
+
+
+# --- providers -------------------------------------------------------------------------------
+
+
+def parse_env_value(raw: str) -> Any:
+    """Read an environment value as a TOML literal when it is one, else as plain text."""
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        return raw
+    if isinstance(value, datetime.date | datetime.time):
+        return raw
+    return value
+
+
+def env_name(segments: Sequence[str]) -> str:
+    """The environment variable of a key path: ``("schema", "naming")`` -> ``SCHEMA__NAMING``."""
+    return ENV_SEPARATOR.join(segment.upper() for segment in segments)
+
+
+@attrs.frozen
+class EnvironProvider:
+    """Values from environment variables ``SECTION__SUB__KEY``."""
+
+    name: str = "environment"
+
+    def lookup(self, segments: Sequence[str]) -> Any:
+        return self.find(segments)[0]
+
+    def find(self, segments: Sequence[str]) -> tuple[Any, str]:
+        """The value at ``segments`` (or MISSING) and where it was found."""
+        name = env_name(segments)
+        raw = os.environ.get(name)
+        return (MISSING if raw is None else parse_env_value(raw)), f"environment variable {name}"
+
+    def section(self, segments: Sequence[str]) -> dict[str, Any]:
+        """Every variable below ``segments``, keyed by its remaining segments (as written)."""
+        prefix = env_name(segments) + ENV_SEPARATOR
+        return {
+            key[len(prefix) :]: parse_env_value(raw)
+            for key, raw in os.environ.items()
+            if key.startswith(prefix) and len(key) > len(prefix)
+        }
+
+
+@attrs.frozen
+class TomlFolderProvider:
+    """Values from ``secrets.toml`` and ``config.toml`` in one folder (secrets first)."""
+
+    name: str
+    folder: Path
+
+    @property
+    def files(self) -> tuple[Path, Path]:
+        return (self.folder / SECRETS_FILE, self.folder / CONFIG_FILE)
+
+    def documents(self) -> Iterator[dict[str, Any]]:
+        for path in self.files:
+            document = read_toml_file(path)
+            if document:
+                yield document
+
+    def lookup(self, segments: Sequence[str]) -> Any:
+        return self.find(segments)[0]
+
+    def find(self, segments: Sequence[str]) -> tuple[Any, str]:
+        """The value at ``segments`` (or MISSING) and the file it was found in."""
+        for path in self.files:
+            value = _dig(read_toml_file(path), tuple(segments))
+            if value is not MISSING:
+                return value, f"{'.'.join(segments)} in {path}"
+        return MISSING, str(self.folder)
+
+    def section(self, segments: Sequence[str]) -> dict[str, Any]:
+        """The table at ``segments``, merged over both files (secrets win)."""
+        merged: dict[str, Any] = {}
+        for document in reversed(list(self.documents())):
+            table = _dig(document, tuple(segments))
+            if isinstance(table, Mapping):
+                merged.update(table)
+        return merged
+
+
+def _dig(table: Any, segments: tuple[str, ...]) -> Any:
+    """Walk nested tables; a quoted dotted key (``"sql.shuffle.partitions" = 4``) also matches."""
+    if not segments:
+        return table
+    if not isinstance(table, Mapping):
+        return MISSING
+    if segments[0] in table:
+        found = _dig(table[segments[0]], segments[1:])
+        if found is not MISSING:
+            return found
+    for end in range(len(segments), 1, -1):
+        dotted = ".".join(segments[:end])
+        if dotted in table:
+            found = _dig(table[dotted], segments[end:])
+            if found is not MISSING:
+                return found
+    return MISSING
+
+
+def home_dir() -> Path:
+    """The user folder: ``$LOADSTONE_HOME`` or ``~/.loadstone``."""
+    configured = os.environ.get(HOME_ENV)
+    return Path(configured).expanduser() if configured else DEFAULT_HOME.expanduser()
+
+
+def project_dir() -> Path:
+    """The project folder: ``./.loadstone`` in the current working directory."""
+    return Path.cwd() / PROJECT_DIR
+
+
+def providers() -> tuple[EnvironProvider | TomlFolderProvider, ...]:
+    """The providers in precedence order, highest first (folders as of this call)."""
+    return (
+        EnvironProvider(),
+        TomlFolderProvider("project", project_dir()),
+        TomlFolderProvider("home", home_dir()),
+    )
+
+
+# --- resolving -------------------------------------------------------------------------------
+
+
+def _segments(path: KeyPath) -> tuple[str, ...]:
+    if isinstance(path, str):
+        return tuple(path.split("."))
+    return tuple(path)
+
+
+@attrs.frozen
+class Found:
+    """A resolved value and where it came from, so errors can point at the setting."""
+
+    value: Any
+    origin: str
+
+
+def locate(*candidates: KeyPath, explicit: Any = None, default: Any = None) -> Found:
+    """Like :func:`resolve`, and also says where the value came from."""
+    if explicit is not None:
+        return Found(explicit, "explicit argument")
+    paths = [_segments(candidate) for candidate in candidates]
+    for provider in providers():
+        for path in paths:
+            value, origin = provider.find(path)
+            if value is not MISSING:
+                return Found(value, origin)
+    return Found(default, "default")
+
+
+def resolve(*candidates: KeyPath, explicit: Any = None, default: Any = None) -> Any:
+    """Return the value of the first candidate key path found, in precedence order.
+
+    ``explicit`` (when not None) wins over everything. Then each provider in turn is asked
+    for each candidate, most specific candidate first; the first value found is returned.
+    ``default`` when no provider has any candidate. A candidate is dotted text
+    (``"schema.naming"``) or a sequence of segments (use segments when a part, such as a
+    source name, may itself contain a dot).
+    """
+    return locate(*candidates, explicit=explicit, default=default).value
+
+
+def get(key_path: str | Sequence[str], default: Any = None, *, explicit: Any = None) -> Any:
+    """Look up one dotted key path, or several candidate dotted paths tried in order.
+
+    ``get("schema.naming")``; ``get(["sources.github.schema.naming", "schema.naming"])``.
+    Same precedence as :func:`resolve`.
+    """
+    candidates = [key_path] if isinstance(key_path, str) else list(key_path)
+    return resolve(*candidates, explicit=explicit, default=default)
+
+
+def resolve_naming(
+    source_name: str | None = None,
+    explicit: str | None = None,
+    destination_preferred: str | None = None,
+) -> str:
+    """The naming convention to use: a short plugin name or a fully qualified module name.
+
+    Highest first: ``explicit``; env ``SOURCES__<SOURCE>__SCHEMA__NAMING``; env
+    ``SCHEMA__NAMING``; ``[sources.<source>.schema] naming`` then ``[schema] naming`` in
+    ``./.loadstone``; the same in ``$LOADSTONE_HOME``; the destination's preferred naming;
+    ``snake_case``. Configuration overrides the destination's preference, as in dlt.
+    """
+    return str(locate_naming(source_name, explicit, destination_preferred).value)
+
+
+def locate_naming(
+    source_name: str | None = None,
+    explicit: str | None = None,
+    destination_preferred: str | None = None,
+) -> Found:
+    """:func:`resolve_naming` with the origin of the name (for error messages)."""
+    candidates: list[tuple[str, ...]] = []
+    if source_name:
+        candidates.append(("sources", source_name, "schema", "naming"))
+    candidates.append(("schema", "naming"))
+    if explicit is None and destination_preferred:
+        found = locate(*candidates, default=destination_preferred)
+        if found.origin == "default":
+            found = Found(destination_preferred, "the destination's preferred naming")
+    else:
+        found = locate(*candidates, explicit=explicit, default=DEFAULT_NAMING)
+    return Found(str(found.value).strip(), found.origin)
+
+
+# --- spark -----------------------------------------------------------------------------------
+
+#: camelCase Spark options, so that upper-case environment names reach the right key
+_SPARK_CAMEL_CASE = (
+    "spark.sql.session.timeZone",
+    "spark.driver.extraJavaOptions",
+    "spark.executor.extraJavaOptions",
+    "spark.driver.extraClassPath",
+    "spark.executor.extraClassPath",
+    "spark.driver.maxResultSize",
+    "spark.ui.showConsoleProgress",
+    "spark.sql.files.maxPartitionBytes",
+    "spark.sql.files.maxRecordsPerFile",
+    "spark.sql.autoBroadcastJoinThreshold",
+    "spark.sql.adaptive.coalescePartitions.enabled",
+    "spark.sql.adaptive.skewJoin.enabled",
+    "spark.sql.execution.arrow.pyspark.enabled",
+    "spark.sql.execution.arrow.maxRecordsPerBatch",
+    "spark.sql.sources.partitionOverwriteMode",
+    "spark.sql.caseSensitive",
+    "spark.executor.memoryOverhead",
+)
+_SPARK_BY_LOWER = {key.lower(): key for key in _SPARK_CAMEL_CASE}
+
+
+def _spark_key(parts: Sequence[str]) -> str:
+    """``("sql", "shuffle", "partitions")`` -> ``spark.sql.shuffle.partitions``."""
+    key = ".".join(parts)
+    return key if key.startswith("spark.") else f"spark.{key}"
+
+
+def _spark_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _flatten(table: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    for key, value in table.items():
+        if isinstance(value, Mapping):
+            yield from _flatten(value, (*prefix, key))
+        else:
+            yield _spark_key((*prefix, key)), value
+
+
+def _env_spark_key(name: str) -> str:
+    """``SQL__SHUFFLE__PARTITIONS`` -> ``spark.sql.shuffle.partitions``.
+
+    Upper-case segments are lower-cased; a segment written in mixed case is kept as written
+    (``SPARK__SQL__SESSION__timeZone``); well-known camelCase options are restored.
+    """
+    parts = [part.lower() if part.isupper() else part for part in name.split(ENV_SEPARATOR)]
+    key = _spark_key(parts)
+    return _SPARK_BY_LOWER.get(key, key) if key == key.lower() else key
+
+
+def spark_options() -> dict[str, str]:
+    """Every configured Spark option (``spark.*`` key -> text value), env over files.
+
+    ``[spark] master = "local[2]"`` gives ``spark.master``; nested tables, dotted keys and
+    quoted dotted keys (``"spark.sql.shuffle.partitions" = 4``) all name the full option; env
+    ``SPARK__SQL__SHUFFLE__PARTITIONS=4`` gives ``spark.sql.shuffle.partitions``.
+    """
+    options: dict[str, str] = {}
+    for provider in reversed(providers()):
+        section = provider.section(("spark",))
+        if isinstance(provider, EnvironProvider):
+            items = ((_env_spark_key(name), value) for name, value in section.items())
+        else:
+            items = _flatten(section)
+        options.update((key, _spark_value(value)) for key, value in items)
+    return options

@@ -1,0 +1,587 @@
+"""The type rules of loadstone, in one pure module.
+
+Why one module: the normalizer applies these rules inside Spark workers for every value of
+every row, and the schema applies them when it infers a new column. If the two disagreed, a
+column's schema type and its stored values would drift apart. So everything about data types
+lives here, as pure functions without Spark, state or I/O (they pickle and run anywhere):
+
+* :func:`py_type_to_data_type`: which data type a Python value has;
+* :func:`coerce_value`: whether (and how) a value of one data type is stored in a column of
+  another; when it cannot be, the normalizer writes a *variant column* instead;
+* :func:`variant_column_name`: the name of that variant column, ``<column>__v_<type>``;
+* precision and scale rules (:func:`default_precision_scale`, :func:`validate_precision`).
+
+The coercion table reproduces dlt 1.31's observed behaviour (black-box runs recorded under
+``tests/fixtures/schemas/coercion_dlt.json``): e.g. a ``bigint`` column takes the text
+``"123"`` and ``"0xff"`` but not ``"1.5"``; a ``bool`` column takes any number (``bool(x)``)
+and the text ``"true"``; a ``timestamp`` column takes numbers as Unix epoch seconds; a ``text``
+column takes every scalar (``bool`` as ``"True"``, bytes as base64, datetimes as ISO 8601).
+
+Integers beyond the signed 64-bit range (dlt's extract rejects them) are stored losslessly:
+as ``wei`` when ``abs(value) < 10**76`` (exact in a Parquet ``decimal256(76, 0)``, which covers
+every 252-bit integer and so every realistic Ethereum amount) and as ``text`` (the exact
+decimal digits) beyond that, because no decimal type of any destination holds them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import json
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any, Final
+
+from loadstone.errors import LoadstoneError
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
+__all__ = [
+    "BIGINT_MAX",
+    "BIGINT_MIN",
+    "DATA_TYPES",
+    "DEFAULT_DECIMAL_PRECISION",
+    "DEFAULT_DECIMAL_SCALE",
+    "DEFAULT_TIMESTAMP_PRECISION",
+    "WEI_MAX_ABS",
+    "WEI_PRECISION",
+    "CoercionError",
+    "InvalidPrecisionError",
+    "UnsupportedValueError",
+    "can_coerce",
+    "coerce_value",
+    "default_precision_scale",
+    "is_data_type",
+    "parse_iso_date",
+    "parse_iso_timestamp",
+    "py_type_to_data_type",
+    "validate_precision",
+    "variant_column_name",
+]
+
+#: every data type a column may have (dlt's names).
+DATA_TYPES: Final[tuple[str, ...]] = (
+    "text",
+    "double",
+    "bool",
+    "timestamp",
+    "date",
+    "time",
+    "bigint",
+    "binary",
+    "json",
+    "decimal",
+    "wei",
+)
+_DATA_TYPE_SET: Final = frozenset(DATA_TYPES)
+
+BIGINT_MIN: Final = -(2**63)
+BIGINT_MAX: Final = 2**63 - 1
+#: largest decimal precision Parquet (decimal256) holds; wei values are exact below 10**76.
+WEI_PRECISION: Final = 76
+WEI_MAX_ABS: Final = 10**WEI_PRECISION
+#: decimals without a hint are stored as decimal(38, 9) (dlt stores Decimal('4.56') as 4.560000000).
+DEFAULT_DECIMAL_PRECISION: Final = 38
+DEFAULT_DECIMAL_SCALE: Final = 9
+#: timestamps and times are microseconds unless a precision says otherwise.
+DEFAULT_TIMESTAMP_PRECISION: Final = 6
+
+_UTC: Final = dt.timezone.utc
+
+
+class CoercionError(LoadstoneError, ValueError):
+    """A value cannot be stored in a column of the given data type.
+
+    The normalizer catches it to create a variant column; anything else reports it with the
+    value and both types so a user sees why a row did not fit.
+    """
+
+    def __init__(self, to_type: str, from_type: str | None, value: Any, reason: str = "") -> None:
+        self.to_type = to_type
+        self.from_type = from_type
+        self.value = value
+        self.reason = reason
+        shown = repr(value)
+        if len(shown) > 200:
+            shown = shown[:200] + "..."
+        message = f"cannot coerce {from_type} value {shown} to {to_type}"
+        if reason:
+            message += f": {reason}"
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # picklable across Spark workers
+        return (type(self), (self.to_type, self.from_type, self.value, self.reason))
+
+
+class UnsupportedValueError(LoadstoneError, TypeError):
+    """A Python value of a type that has no data type (e.g. an arbitrary object)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        super().__init__(
+            f"value {value!r} of Python type {type(value).__name__} has no loadstone data type; "
+            "convert it to str, int, float, bool, Decimal, bytes, date/time or dict/list first"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.value,))
+
+
+class InvalidPrecisionError(LoadstoneError, ValueError):
+    """A precision or scale hint that the data type does not accept."""
+
+
+def is_data_type(name: Any) -> bool:
+    """True when ``name`` is one of :data:`DATA_TYPES`."""
+    return name in _DATA_TYPE_SET
+
+
+def py_type_to_data_type(value: Any) -> str | None:
+    """The data type of a Python value; ``None`` for ``None`` (a null has no type).
+
+    Order matters: ``bool`` is an ``int`` and ``datetime`` is a ``date`` in Python.
+    """
+    if value is None:
+        return None
+    t = type(value)
+    # fast path for exact JSON types, the overwhelming majority on the hot path
+    if t is str:
+        return "text"
+    if t is int:
+        if BIGINT_MIN <= value <= BIGINT_MAX:
+            return "bigint"
+        return "wei" if -WEI_MAX_ABS < value < WEI_MAX_ABS else "text"
+    if t is float:
+        return "double"
+    if t is bool:
+        return "bool"
+    if t is dict or t is list:
+        return "json"
+    # subclasses and the remaining types
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, int):
+        return py_type_to_data_type(int(value))
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, dt.datetime):
+        return "timestamp"
+    if isinstance(value, dt.date):
+        return "date"
+    if isinstance(value, dt.time):
+        return "time"
+    if isinstance(value, Decimal):
+        return "decimal"
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "binary"
+    if isinstance(value, (dict, list, tuple)):
+        return "json"
+    raise UnsupportedValueError(value)
+
+
+def variant_column_name(column: str, data_type: str, naming: NamingConvention) -> str:
+    """The variant column for values of ``data_type`` that do not fit ``column``.
+
+    ``id`` + ``text`` -> ``id__v_text``. Built with the convention's ``shorten_fragments`` so a
+    long column name is shortened exactly as dlt shortens it (and ``direct`` uses its own
+    separator).
+    """
+    return naming.shorten_fragments(column, "v_" + data_type)
+
+
+# --------------------------------------------------------------------------------------------
+# ISO 8601 (shared with loadstone.detections, so detection and coercion agree)
+
+_DATE_EXT = r"(?P<y>\d{4})-(?:(?P<m>\d{2})-(?P<d>\d{2})|W(?P<w>\d{2})-(?P<wd>[1-7])|(?P<o>\d{3}))"
+_DATE_BASIC = r"(?P<y>\d{4})(?:(?P<m>\d{2})(?P<d>\d{2})|W(?P<w>\d{2})(?P<wd>[1-7])|(?P<o>\d{3}))"
+_FRACTION = r"(?:[.,](?P<f>\d+))?"
+_OFFSET = r"(?P<tz>Z|[+-]\d{2}(?::?\d{2})?)?"
+_TIME_EXT = rf"(?P<H>\d{{2}})(?::(?P<M>\d{{2}})(?::(?P<S>\d{{2}}){_FRACTION})?)?"
+_TIME_BASIC = rf"(?P<H>\d{{2}})(?:(?P<M>\d{{2}})(?:(?P<S>\d{{2}}){_FRACTION})?)?"
+
+_TS_EXT: Final = re.compile(rf"{_DATE_EXT}[T ]{_TIME_EXT}{_OFFSET}")
+_TS_BASIC: Final = re.compile(rf"{_DATE_BASIC}[T ]{_TIME_BASIC}{_OFFSET}")
+_DATE_ONLY: Final = re.compile(
+    r"(?P<y>\d{4})(?:-(?:(?P<m>\d{2})(?:-(?P<d>\d{2}))?|W(?P<w>\d{2})(?:-(?P<wd>[1-7]))?|(?P<o>\d{3})))?"
+    r"|(?P<y2>\d{4})(?P<m2>\d{2})(?P<d2>\d{2})"
+)
+
+
+def _date_from(groups: dict[str, str | None]) -> dt.date:
+    year = int(groups["y"])  # type: ignore[arg-type]
+    if groups.get("w"):
+        return dt.date.fromisocalendar(year, int(groups["w"]), int(groups.get("wd") or 1))  # type: ignore[arg-type]
+    if groups.get("o"):
+        ordinal = int(groups["o"])  # type: ignore[arg-type]
+        if not 1 <= ordinal <= (366 if _is_leap(year) else 365):
+            raise ValueError(f"day of year {ordinal} out of range")
+        return dt.date(year, 1, 1) + dt.timedelta(days=ordinal - 1)
+    return dt.date(year, int(groups.get("m") or 1), int(groups.get("d") or 1))
+
+
+def _is_leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _offset(text: str | None) -> dt.timezone:
+    if not text or text == "Z":
+        return _UTC
+    sign = -1 if text[0] == "-" else 1
+    digits = text[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:4] or 0)
+    if hours > 23 or minutes > 59:
+        raise ValueError(f"invalid UTC offset {text!r}")
+    return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
+
+
+def parse_iso_timestamp(value: str) -> dt.datetime | None:
+    """The UTC datetime of an ISO 8601 timestamp string, ``None`` when it is not one."""
+    match = _TS_EXT.fullmatch(value) or _TS_BASIC.fullmatch(value)
+    if match is None:
+        return None
+    groups = match.groupdict()
+    try:
+        day = _date_from(groups)
+        fraction = (groups["f"] or "")[:6].ljust(6, "0")
+        moment = dt.datetime(
+            day.year,
+            day.month,
+            day.day,
+            int(groups["H"]),  # type: ignore[arg-type]
+            int(groups["M"] or 0),
+            int(groups["S"] or 0),
+            int(fraction),
+            tzinfo=_offset(groups["tz"]),
+        )
+    except ValueError:
+        return None
+    return moment.astimezone(_UTC)
+
+
+def parse_iso_date(value: str) -> dt.date | None:
+    """The date of an ISO 8601 date string (no time part), ``None`` when it is not one."""
+    match = _DATE_ONLY.fullmatch(value)
+    if match is None:
+        return None
+    groups = match.groupdict()
+    if groups["y2"]:
+        groups = {"y": groups["y2"], "m": groups["m2"], "d": groups["d2"]}
+    try:
+        return _date_from(groups)
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# coercion
+
+
+def can_coerce(to_type: str, from_type: str, value: Any) -> bool:
+    """True when :func:`coerce_value` would succeed (convenience for planners and tests)."""
+    try:
+        coerce_value(to_type, from_type, value)
+    except CoercionError:
+        return False
+    return True
+
+
+def coerce_value(to_type: str, from_type: str | None, value: Any) -> Any:
+    """Convert ``value`` (of data type ``from_type``) so it is stored in a ``to_type`` column.
+
+    Returns the converted value (``None`` stays ``None``); raises :class:`CoercionError` when
+    the value does not fit, which the normalizer turns into a variant column. ``from_type`` is
+    normally ``py_type_to_data_type(value)``; when ``None`` it is computed.
+    """
+    if value is None:
+        return None
+    if from_type is None:
+        from_type = py_type_to_data_type(value)
+    if to_type == from_type:
+        if to_type == "timestamp" and value.tzinfo is None:
+            return value.replace(tzinfo=_UTC)
+        return value
+    try:
+        converter = _TO[to_type]
+    except KeyError:
+        raise CoercionError(to_type, from_type, value, f"unknown data type {to_type!r}") from None
+    try:
+        return converter(from_type, value)
+    except CoercionError:
+        raise
+    except (ValueError, TypeError, OverflowError, ArithmeticError, binascii.Error) as ex:
+        raise CoercionError(to_type, from_type, value, str(ex)) from None
+
+
+def _fail(to_type: str, from_type: str, value: Any) -> CoercionError:
+    return CoercionError(to_type, from_type, value, f"{from_type} does not coerce to {to_type}")
+
+
+def _to_text(from_type: str, value: Any) -> str:
+    if from_type == "text":
+        return str(value)
+    if from_type in ("timestamp", "date", "time"):
+        return value.isoformat()
+    if from_type == "binary":
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if from_type == "json":
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    # bool -> "True"/"False", numbers -> str() (2.0 -> "2.0"), as dlt stores them
+    return str(value)
+
+
+_HEX_INT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
+
+
+def _text_to_int(text: str) -> int:
+    """Integer from text: decimal digits or a ``0x`` hex literal (as dlt accepts)."""
+    stripped = text.strip()
+    if _HEX_INT.fullmatch(stripped):
+        return int(stripped, 16)
+    if "_" in stripped:
+        raise ValueError(f"invalid integer literal {text!r}")
+    return int(stripped, 10)
+
+
+def _to_bigint(from_type: str, value: Any) -> int:
+    if from_type == "text":
+        result = _text_to_int(value)
+    elif from_type == "double":
+        if not (math.isfinite(value) and float(value).is_integer()):
+            raise CoercionError("bigint", from_type, value, "not a whole number")
+        result = int(value)
+    elif from_type == "wei":
+        result = int(value)
+    else:
+        raise _fail("bigint", from_type, value)
+    if not BIGINT_MIN <= result <= BIGINT_MAX:
+        raise CoercionError("bigint", from_type, value, "outside the signed 64-bit range")
+    return result
+
+
+def _to_wei(from_type: str, value: Any) -> int:
+    if from_type == "text":
+        result = _text_to_int(value)
+    elif from_type == "bigint":
+        result = int(value)
+    elif from_type == "double":
+        if not (math.isfinite(value) and float(value).is_integer()):
+            raise CoercionError("wei", from_type, value, "not a whole number")
+        result = int(value)
+    elif from_type == "decimal":
+        if value != value.to_integral_value():
+            raise CoercionError("wei", from_type, value, "not a whole number")
+        result = int(value)
+    else:
+        raise _fail("wei", from_type, value)
+    if not -WEI_MAX_ABS < result < WEI_MAX_ABS:
+        raise CoercionError("wei", from_type, value, f"more than {WEI_PRECISION} digits")
+    return result
+
+
+def _to_double(from_type: str, value: Any) -> float:
+    if from_type == "text":
+        stripped = value.strip()
+        if _HEX_INT.fullmatch(stripped):
+            return float(int(stripped, 16))
+        if "_" in stripped:
+            raise ValueError(f"invalid number {value!r}")
+        return float(stripped)
+    if from_type in ("bigint", "wei", "decimal"):
+        return float(value)
+    raise _fail("double", from_type, value)
+
+
+def _to_decimal(from_type: str, value: Any) -> Decimal:
+    if from_type == "text":
+        stripped = value.strip()
+        if _HEX_INT.fullmatch(stripped):
+            return Decimal(int(stripped, 16))
+        try:
+            result = Decimal(stripped)
+        except InvalidOperation:
+            raise CoercionError("decimal", from_type, value, "not a number") from None
+        if not result.is_finite():
+            raise CoercionError("decimal", from_type, value, "not a finite number")
+        return result
+    if from_type in ("bigint", "wei"):
+        return Decimal(int(value))
+    if from_type == "double":
+        if not math.isfinite(value):
+            raise CoercionError("decimal", from_type, value, "not a finite number")
+        return Decimal(repr(float(value)))
+    raise _fail("decimal", from_type, value)
+
+
+def _to_bool(from_type: str, value: Any) -> bool:
+    if from_type == "text":
+        lowered = value.strip().lower()
+        if lowered == "true":
+            return True
+        if lowered == "false":
+            return False
+        raise CoercionError("bool", from_type, value, "only 'true' and 'false' are booleans")
+    if from_type in ("bigint", "double", "decimal", "wei"):
+        return bool(value)
+    raise _fail("bool", from_type, value)
+
+
+def _epoch_to_datetime(seconds: float | int | Decimal) -> dt.datetime:
+    return dt.datetime(1970, 1, 1, tzinfo=_UTC) + dt.timedelta(seconds=float(seconds))
+
+
+def _text_to_epoch_or_iso(text: str) -> dt.datetime:
+    """Text in a timestamp column: a number is Unix epoch seconds, else ISO 8601."""
+    stripped = text.strip()
+    if _HEX_INT.fullmatch(stripped) is None and "_" not in stripped:
+        try:
+            return _epoch_to_datetime(float(stripped))
+        except ValueError:
+            pass
+    parsed = parse_iso_timestamp(stripped)
+    if parsed is not None:
+        return parsed
+    day = parse_iso_date(stripped)
+    if day is not None and "-" in stripped:
+        return dt.datetime(day.year, day.month, day.day, tzinfo=_UTC)
+    raise ValueError(f"not a timestamp: {text!r}")
+
+
+def _to_timestamp(from_type: str, value: Any) -> dt.datetime:
+    if from_type == "text":
+        return _text_to_epoch_or_iso(value)
+    if from_type in ("bigint", "double"):
+        return _epoch_to_datetime(value)
+    if from_type == "date":
+        return dt.datetime(value.year, value.month, value.day, tzinfo=_UTC)
+    raise _fail("timestamp", from_type, value)
+
+
+def _to_date(from_type: str, value: Any) -> dt.date:
+    if from_type == "text":
+        return _text_to_epoch_or_iso(value).date()
+    if from_type in ("bigint", "double"):
+        return _epoch_to_datetime(value).date()
+    if from_type == "timestamp":
+        if value.tzinfo is not None:
+            value = value.astimezone(_UTC)
+        return value.date()
+    raise _fail("date", from_type, value)
+
+
+def _to_time(from_type: str, value: Any) -> dt.time:
+    if from_type == "text":
+        stripped = value.strip()
+        if ":" not in stripped or "T" in stripped or "-" in stripped[:3]:
+            raise ValueError(f"not a time of day: {value!r}")
+        parsed = dt.time.fromisoformat(stripped.replace("Z", "+00:00"))
+        # time is stored without time zone; the zone is stripped (schema seed doc)
+        return parsed.replace(tzinfo=None)
+    raise _fail("time", from_type, value)
+
+
+def _to_binary(from_type: str, value: Any) -> bytes:
+    if from_type == "text":
+        stripped = value.strip()
+        if stripped[:2] in ("0x", "0X"):
+            return bytes.fromhex(stripped[2:])
+        return base64.b64decode(stripped, validate=True)
+    if from_type == "bigint":
+        if value < 0:
+            raise CoercionError("binary", from_type, value, "negative integers have no bytes")
+        return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
+    raise _fail("binary", from_type, value)
+
+
+def _to_json(from_type: str, value: Any) -> Any:
+    # a json column keeps any value as a JSON document: scalars are valid JSON values too
+    if from_type in ("text", "bigint", "double", "bool", "json"):
+        return value
+    if from_type == "decimal":
+        return str(value)
+    if from_type == "wei":
+        return int(value)
+    if from_type in ("timestamp", "date", "time"):
+        return value.isoformat()
+    if from_type == "binary":
+        return base64.b64encode(bytes(value)).decode("ascii")
+    raise _fail("json", from_type, value)
+
+
+_TO: Final = {
+    "text": _to_text,
+    "bigint": _to_bigint,
+    "wei": _to_wei,
+    "double": _to_double,
+    "decimal": _to_decimal,
+    "bool": _to_bool,
+    "timestamp": _to_timestamp,
+    "date": _to_date,
+    "time": _to_time,
+    "binary": _to_binary,
+    "json": _to_json,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# precision and scale
+
+#: data types that accept a precision hint, and what it means
+_PRECISION_MEANING: Final = {
+    "text": "maximum length in characters",
+    "binary": "maximum length in bytes",
+    "timestamp": "fractional second digits (0-9)",
+    "time": "fractional second digits (0-9)",
+    "bigint": "integer size in bits (1-64)",
+    "decimal": "total digits",
+    "wei": "total digits",
+}
+
+
+def default_precision_scale(data_type: str) -> tuple[int | None, int | None]:
+    """The (precision, scale) a column of ``data_type`` gets when no hint gives one."""
+    if data_type == "decimal":
+        return DEFAULT_DECIMAL_PRECISION, DEFAULT_DECIMAL_SCALE
+    if data_type == "wei":
+        return WEI_PRECISION, 0
+    if data_type in ("timestamp", "time"):
+        return DEFAULT_TIMESTAMP_PRECISION, None
+    if data_type == "bigint":
+        return 64, None
+    return None, None
+
+
+def validate_precision(data_type: str, precision: int | None, scale: int | None) -> None:
+    """Raise :class:`InvalidPrecisionError` for a precision/scale ``data_type`` cannot have.
+
+    Rules: precision only on text, binary, timestamp, time, bigint, decimal, wei; scale only
+    on decimal and wei, with ``0 <= scale <= precision``; timestamp/time precision 0-9;
+    bigint precision 1-64 bits; decimal precision 1-76 (decimal256).
+    """
+    if precision is not None:
+        if data_type not in _PRECISION_MEANING:
+            raise InvalidPrecisionError(f"data type {data_type} does not take a precision")
+        if isinstance(precision, bool) or not isinstance(precision, int) or precision < 0:
+            raise InvalidPrecisionError(
+                f"precision of {data_type} must be a non-negative integer, got {precision!r}"
+            )
+        if data_type in ("timestamp", "time") and precision > 9:
+            raise InvalidPrecisionError(f"{data_type} precision is 0-9 digits, got {precision}")
+        if data_type == "bigint" and not 1 <= precision <= 64:
+            raise InvalidPrecisionError(f"bigint precision is 1-64 bits, got {precision}")
+        if data_type in ("decimal", "wei") and not 1 <= precision <= WEI_PRECISION:
+            raise InvalidPrecisionError(
+                f"{data_type} precision is 1-{WEI_PRECISION} digits, got {precision}"
+            )
+    if scale is not None:
+        if data_type not in ("decimal", "wei"):
+            raise InvalidPrecisionError(f"data type {data_type} does not take a scale")
+        if isinstance(scale, bool) or not isinstance(scale, int) or scale < 0:
+            raise InvalidPrecisionError(f"scale must be a non-negative integer, got {scale!r}")
+        effective = precision if precision is not None else default_precision_scale(data_type)[0]
+        if effective is not None and scale > effective:
+            raise InvalidPrecisionError(f"scale {scale} exceeds precision {effective}")

@@ -1,0 +1,431 @@
+"""The destination contract: what a destination accepts, and how a package gets into it.
+
+Three ideas live here because every destination plugin and the pipeline share them:
+
+* :class:`Capabilities` — the published limits of a real system (identifier lengths, case
+  rules, file formats, merge strategies). The core fits identifiers and types to them *before*
+  any data moves, so a profile is useful even for a destination that has no loader.
+* :class:`Destination` — a named profile plus, optionally, a loader (``client_class``) and its
+  configuration (credentials, path, naming override). ``require_loader()`` lets the pipeline
+  fail in a millisecond, before extracting anything, when only a profile exists.
+* :class:`DestinationClient` — the protocol a loader implements. The important promise is in
+  ``load_package``: all tables of one package, the pipeline state row and the ``_dlt_loads``
+  row (last) commit together, so a crash leaves nothing or everything and a retry never
+  duplicates.
+
+The system tables (``_dlt_loads``, ``_dlt_version``, ``_dlt_pipeline_state``) are described
+here once (:data:`SYSTEM_TABLES`) so every loader creates them identically; their names pass
+through the schema's naming convention like any other identifier.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import json
+import os
+import zlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+import attrs
+
+from loadstone.errors import LoadstoneError
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+Casefold = Literal["keep", "lower", "upper"]
+
+#: names of the destinations that have a real loader; used in error messages only.
+_LOADER_HINT = "duckdb"
+
+
+class DestinationError(LoadstoneError):
+    """Base class of errors raised by destinations and their loaders."""
+
+
+class DestinationNotSupported(DestinationError):
+    """The destination has a capability profile but no loader.
+
+    Raised by :meth:`Destination.require_loader` (and ``client()``) so the pipeline stops
+    before extracting or normalizing anything.
+    """
+
+    def __init__(self, name: str, available: Sequence[str] = ()) -> None:
+        self.name = name
+        self.available = list(available) or [_LOADER_HINT]
+        super().__init__(
+            f"destination {name!r} has a capability profile but no loader yet; "
+            f"available loaders: {', '.join(self.available)}"
+        )
+
+
+class DestinationSchemaMismatch(DestinationError):
+    """A table already in the destination has a column whose type differs from the schema's."""
+
+    def __init__(self, table: str, column: str, existing_type: str, expected_type: str) -> None:
+        self.table = table
+        self.column = column
+        self.existing_type = existing_type
+        self.expected_type = expected_type
+        super().__init__(
+            f"table {table!r} already exists with column {column!r} of type {existing_type}, "
+            f"but the schema needs {expected_type}; change the column in the destination or "
+            f"rename the incoming column"
+        )
+
+
+class LoadFailed(DestinationError):
+    """Loading a package failed; the destination was rolled back (nothing of it is visible)."""
+
+    def __init__(
+        self, load_id: str, table: str | None, reason: str, files: Sequence[str] = ()
+    ) -> None:
+        self.load_id = load_id
+        self.table = table
+        self.reason = reason
+        self.files = list(files)
+        where = f" table {table!r}" if table else ""
+        shown = f" (files: {', '.join(self.files[:3])}{' ...' if len(self.files) > 3 else ''})"
+        super().__init__(
+            f"load of package {load_id}{where} failed and was rolled back: {reason}"
+            + (shown if self.files else "")
+        )
+
+
+class UnsupportedType(DestinationError):
+    """A column's data type (or its precision) cannot be represented in the destination."""
+
+    def __init__(self, table: str, column: str, data_type: str, reason: str) -> None:
+        self.table = table
+        self.column = column
+        self.data_type = data_type
+        super().__init__(f"table {table!r} column {column!r} ({data_type}): {reason}")
+
+
+@attrs.frozen
+class Capabilities:
+    """What a destination accepts; the values of ``../shared/spec/capabilities.md``.
+
+    ``max_identifier_length`` / ``max_column_identifier_length`` are ``None`` where the
+    destination has no fixed limit (filesystem, spark). ``preferred_loader_file_format`` is the
+    first format the spec lists, ``supported_loader_file_formats`` all it lists.
+    """
+
+    max_identifier_length: int | None
+    max_column_identifier_length: int | None
+    has_case_sensitive_identifiers: bool
+    casefold: Casefold = attrs.field(validator=attrs.validators.in_(("keep", "lower", "upper")))
+    preferred_naming: str = "snake_case"
+    preferred_loader_file_format: str = "parquet"
+    supported_loader_file_formats: tuple[str, ...] = ("parquet",)
+    supported_merge_strategies: tuple[str, ...] = ("delete-insert",)
+    timestamp_precision: int = 6
+    decimal_precision: tuple[int, int] = (38, 9)
+    wei_precision: tuple[int, int] = (76, 0)
+    supports_transactions: bool = True
+    supports_ddl_transactions: bool = False
+    supports_truncate_command: bool = True
+
+    def fold_identifier(self, ident: str, case_sensitive_convention: bool = False) -> str:
+        """Return ``ident`` as the destination will store it.
+
+        A case-insensitive convention's output is folded the way the destination folds
+        unquoted identifiers (``deal_flow`` → ``DEAL_FLOW`` on snowflake), so users see
+        ordinary identifiers. A case-sensitive convention's output on a case-sensitive
+        destination is kept (and quoted by the loader): folding it would merge ``Deal`` and
+        ``deal``.
+        """
+        if case_sensitive_convention and self.has_case_sensitive_identifiers:
+            return ident
+        if self.casefold == "upper":
+            return ident.upper()
+        if self.casefold == "lower":
+            return ident.lower()
+        return ident
+
+    def case_collision_risk(self, case_sensitive_convention: bool) -> bool:
+        """True when a case-sensitive convention meets a case-insensitive destination.
+
+        There ``Deal`` and ``deal`` are one table, so the pipeline must check for collisions
+        after folding identifiers with :meth:`fold_identifier`.
+        """
+        return case_sensitive_convention and not self.has_case_sensitive_identifiers
+
+    def identifier_limit(self, for_columns: bool = False) -> int | None:
+        """Maximum identifier length for tables/datasets, or for columns."""
+        return self.max_column_identifier_length if for_columns else self.max_identifier_length
+
+
+# --- state encoding --------------------------------------------------------------------------
+
+
+def encode_state(state: Mapping[str, Any]) -> str:
+    """Encode pipeline state as dlt stores it: JSON, zlib-compressed, base64 (``eNp...``).
+
+    Compressed like dlt so a dataset written by one tool can restore the other's pipeline.
+    """
+    raw = json.dumps(state, separators=(",", ":"), sort_keys=False, default=str).encode()
+    return base64.b64encode(zlib.compress(raw, level=9)).decode("ascii")
+
+
+def decode_state(text: str) -> dict[str, Any]:
+    """Decode a stored state: the compressed form of :func:`encode_state` or plain JSON."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        return json.loads(stripped)
+    return json.loads(zlib.decompress(base64.b64decode(stripped)))
+
+
+def load_id_timestamp(load_id: str) -> _dt.datetime:
+    """The creation time a load id encodes (Unix seconds as a decimal string), in UTC.
+
+    scd2 uses it as ``_dlt_valid_from``/``_dlt_valid_to``, so all rows of one package share
+    one validity instant, as in dlt. A load id that is not a number gives "now".
+    """
+    try:
+        return _dt.datetime.fromtimestamp(float(load_id), tz=_dt.timezone.utc)
+    except (TypeError, ValueError, OverflowError):
+        return _dt.datetime.now(tz=_dt.timezone.utc)
+
+
+def new_row_id() -> str:
+    """A random ``_dlt_id`` (10 random bytes, base64, no ``=``), as root rows get."""
+    return base64.b64encode(os.urandom(10)).decode("ascii").rstrip("=")
+
+
+# --- the load request ------------------------------------------------------------------------
+
+
+@attrs.frozen
+class PipelineStateRow:
+    """The pipeline's state, written to ``_dlt_pipeline_state`` with the package.
+
+    ``state`` is the state dict; the loader stores it with :func:`encode_state`.
+    """
+
+    pipeline_name: str
+    state: Mapping[str, Any]
+    version: int = 1
+    engine_version: int = 4
+    version_hash: str | None = None
+    created_at: _dt.datetime | None = None
+
+
+@attrs.frozen
+class LoadRequest:
+    """One load package to load.
+
+    ``tables`` maps a table name (a destination identifier, as in the schema) to the Parquet
+    files of that table, or to a folder holding them (Spark output: ``part-*.parquet``; files
+    starting with ``_`` or ``.`` are ignored). Files of one table may have different column
+    sets. ``schema`` is a ``loadstone.schema.Schema`` or a dict in dlt's stored-schema form.
+    """
+
+    load_id: str
+    schema: Any
+    tables: Mapping[str, Sequence[str | Path] | str | Path]
+    pipeline_state: PipelineStateRow | None = None
+
+
+# --- system tables ---------------------------------------------------------------------------
+
+
+@attrs.frozen
+class SystemColumn:
+    """A column of a system table, in dlt's order and nullability."""
+
+    name: str
+    data_type: str
+    nullable: bool
+
+
+#: The system tables every loader creates, exactly as dlt creates them (names before naming).
+SYSTEM_TABLES: dict[str, tuple[SystemColumn, ...]] = {
+    "_dlt_loads": (
+        SystemColumn("load_id", "text", False),
+        SystemColumn("schema_name", "text", True),
+        SystemColumn("status", "bigint", False),
+        SystemColumn("inserted_at", "timestamp", False),
+        SystemColumn("schema_version_hash", "text", True),
+    ),
+    "_dlt_version": (
+        SystemColumn("version", "bigint", False),
+        SystemColumn("engine_version", "bigint", False),
+        SystemColumn("inserted_at", "timestamp", False),
+        SystemColumn("schema_name", "text", False),
+        SystemColumn("version_hash", "text", False),
+        SystemColumn("schema", "text", False),
+    ),
+    "_dlt_pipeline_state": (
+        SystemColumn("version", "bigint", False),
+        SystemColumn("engine_version", "bigint", False),
+        SystemColumn("pipeline_name", "text", False),
+        SystemColumn("state", "text", False),
+        SystemColumn("created_at", "timestamp", False),
+        SystemColumn("version_hash", "text", True),
+        SystemColumn("_dlt_load_id", "text", False),
+        SystemColumn("_dlt_id", "text", False),
+    ),
+}
+
+
+# --- the client protocol ---------------------------------------------------------------------
+
+
+@runtime_checkable
+class DestinationClient(Protocol):
+    """What a loader does for one dataset of one destination.
+
+    A client is a context manager; ``close()`` releases its connection.
+    """
+
+    dataset_name: str
+
+    def initialize_storage(self) -> None:
+        """Create the dataset (and nothing else) if it does not exist."""
+
+    def update_stored_schema(self, schema: Any) -> list[str]:
+        """Create missing tables / add missing columns; record ``_dlt_version`` if the hash is new.
+
+        Returns the DDL statements that were run (empty when the destination was up to date).
+        """
+
+    def load_package(self, request: LoadRequest) -> None:
+        """Load every table of a package, the state row and the ``_dlt_loads`` row, atomically."""
+
+    def is_package_loaded(self, load_id: str) -> bool:
+        """True when ``_dlt_loads`` has a row for ``load_id``."""
+
+    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+        """The newest schema stored in ``_dlt_version`` under that name (dict), or None."""
+
+    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+        """The newest pipeline state of a completed load, decoded, or None."""
+
+    def table_row_counts(self) -> dict[str, int]:
+        """Row count of every table in the dataset."""
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        """Run SQL against the destination and return all rows."""
+
+    def drop_dataset(self) -> None:
+        """Drop the dataset and its staging dataset with everything in them."""
+
+    def close(self) -> None:
+        """Release the connection."""
+
+    def __enter__(self) -> DestinationClient: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+# --- the destination -------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Destination:
+    """A named destination: its capabilities and, when it has one, its loader.
+
+    ``config`` holds loader settings (``credentials``: a path, URL or connection; anything
+    else the loader documents). ``naming_convention`` overrides the schema's convention for
+    this destination (dlt's ``naming_convention=`` factory argument).
+    """
+
+    name: str
+    capabilities: Capabilities
+    client_class: Any = None
+    config: Mapping[str, Any] = attrs.field(factory=dict, converter=lambda c: dict(c or {}))
+    naming_convention: str | None = None
+    description: str = ""
+
+    @property
+    def has_loader(self) -> bool:
+        """True when this destination can load data (not only describe itself)."""
+        return self.client_class is not None
+
+    def require_loader(self) -> None:
+        """Raise :class:`DestinationNotSupported` unless a loader exists. Cheap: call it first."""
+        if self.client_class is None:
+            raise DestinationNotSupported(self.name, _loader_names())
+
+    def configured(self, naming_convention: str | None = None, **config: Any) -> Destination:
+        """A copy with more configuration (the factory API: ``duckdb("x.duckdb")``)."""
+        merged = {**self.config, **{k: v for k, v in config.items() if v is not None}}
+        return attrs.evolve(
+            self,
+            config=merged,
+            naming_convention=naming_convention or self.naming_convention,
+        )
+
+    def client(
+        self, schema: Any, dataset_name: str, *, pipeline_name: str | None = None, **options: Any
+    ) -> DestinationClient:
+        """Open a client for ``dataset_name``; raises :class:`DestinationNotSupported` for profiles."""
+        self.require_loader()
+        return self.client_class(self, schema, dataset_name, pipeline_name=pipeline_name, **options)
+
+
+def _loader_names() -> list[str]:
+    """Names of the installed destinations that have a loader (for the error message)."""
+    try:
+        from loadstone import plugin_manager
+
+        names = plugin_manager.destination_names()
+        return [n for n in names if plugin_manager.get_destination(n).has_loader]
+    except Exception:  # the message must not fail because a plugin is broken
+        return [_LOADER_HINT]
+
+
+def schema_dict(schema: Any) -> dict[str, Any]:
+    """The stored (dlt) form of a schema: ``Schema.to_dict()`` or the dict itself.
+
+    Loaders work on the stored form so they depend on the documented format, not on the
+    Python model's attributes.
+    """
+    if schema is None:
+        return {"name": "", "tables": {}}
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    to_dict = getattr(schema, "to_dict", None)
+    if to_dict is None:
+        raise TypeError(
+            f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}"
+        )
+    return to_dict()
+
+
+def schema_naming(schema: Any) -> Any | None:
+    """The naming convention object of a schema, or None (identifiers are then kept as given).
+
+    Prefers the model's own ``naming`` attribute; otherwise resolves the stored
+    ``normalizers.names`` through the plugin manager.
+    """
+    naming = getattr(schema, "naming", None)
+    if naming is not None and hasattr(naming, "normalize_identifier"):
+        return naming
+    make = getattr(schema, "naming_convention", None)
+    if callable(make):  # loadstone.schema.Schema.naming_convention(max_length=None)
+        try:
+            return make()
+        except LoadstoneError:
+            return None
+    stored = schema_dict(schema)
+    name = (stored.get("normalizers") or {}).get("names")
+    if not name:
+        return None
+    try:
+        from loadstone.plugin_manager import naming_convention
+    except ImportError:
+        return None
+    try:
+        return naming_convention(name)
+    except LoadstoneError:
+        return None

@@ -1,0 +1,81 @@
+"""Destination factories, dlt style: ``loadstone.destinations.duckdb("shop.duckdb")``.
+
+Every destination a plugin declares gets a factory of the same name here, found through the
+plugin manager on first use (the core imports no plugin by hand), so a third-party
+destination is as reachable as ``duckdb``. A factory returns a configured
+:class:`~loadstone.destination.Destination`; a profile-only destination (``snowflake``) is
+returned too, and fails with ``DestinationNotSupported`` only when asked to load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from loadstone.destination import Destination
+
+
+def factory(name: str) -> Callable[..., Destination]:
+    """The factory of the destination ``name`` (raises ``UnknownPluginError`` if unknown)."""
+    from loadstone.plugin_manager import get_destination
+
+    base: Destination = get_destination(name)
+
+    def make(
+        credentials: Any = None,
+        *,
+        naming_convention: str | None = None,
+        destination_name: str | None = None,
+        **config: Any,
+    ) -> Destination:
+        """A configured ``{name}`` destination.
+
+        ``credentials``: for DuckDB a database path (``"shop.duckdb"``, ``"duckdb:///x.db"``,
+        ``":memory:"``) or an open ``duckdb`` connection. ``naming_convention`` overrides the
+        schema's convention for this destination; ``destination_name`` renames it.
+        """
+        configured = base.configured(
+            naming_convention=naming_convention, credentials=credentials, **config
+        )
+        if destination_name:
+            configured = attrs.evolve(configured, name=destination_name)
+        return configured
+
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = (make.__doc__ or "").replace("{name}", name)
+    return make
+
+
+def duckdb(
+    credentials: Any = None,
+    *,
+    naming_convention: str | None = None,
+    destination_name: str | None = None,
+    **config: Any,
+) -> Destination:
+    """The DuckDB destination: ``duckdb("shop.duckdb", naming_convention="sql_cs_v1")``.
+
+    Without credentials the database is ``<pipeline_name>.duckdb`` in the working directory
+    (or ``[destination.duckdb] credentials`` / ``DESTINATION__DUCKDB__CREDENTIALS``).
+    """
+    return factory("duckdb")(
+        credentials,
+        naming_convention=naming_convention,
+        destination_name=destination_name,
+        **config,
+    )
+
+
+def __getattr__(name: str) -> Callable[..., Destination]:
+    if name.startswith("_"):
+        raise AttributeError(name)
+    from loadstone.plugin_manager import UnknownPluginError
+
+    try:
+        return factory(name)
+    except UnknownPluginError as error:
+        raise AttributeError(
+            f"module 'loadstone.destinations' has no destination {name!r}: {error}"
+        ) from None

@@ -1,0 +1,539 @@
+"""Extract: any input -> JSON-lines files of a load package, one set per source table.
+
+Inputs are Python items (lists, generators, resources, sources), JSON/JSONL files (plain or
+gzipped; a ``.json`` file may hold one array) and Spark DataFrames. Python items are
+serialized here, line by line, into chunk files of bounded size, so the normalizer on Spark
+can read the package in parallel; files are re-chunked by whole lines without parsing them;
+DataFrames are written by Spark itself (``df.write.json``), never collected to the driver.
+
+Extract stores the *source* table name of each file and the hints from code per table; it
+does not normalize names: naming is the normalizer's job, done once, on the schema.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import gzip
+import json
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import attrs
+import orjson
+
+from loadstone.errors import LoadstoneError
+from loadstone.load_package import ExtractedFile, LoadPackage
+from loadstone.resource import Resource, Source, make_hints, merge_hints
+
+#: A chunk file is closed once it holds this many bytes ...
+CHUNK_BYTES = 32 * 1024 * 1024
+#: ... or this many items, whichever comes first.
+CHUNK_ITEMS = 500_000
+
+#: File suffixes read as JSON input by ``run`` (gzipped variants too).
+JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
+
+
+class ExtractError(LoadstoneError):
+    """Input could not be turned into extracted files (unknown kind, unreadable file ...)."""
+
+
+#: Called as ``progress(rows, bytes, files)`` with running totals while extracting.
+ProgressCallback = Callable[[int, int, int], None]
+
+
+@attrs.frozen
+class ExtractedTable:
+    """What extract wrote for one source table."""
+
+    table_name: str
+    items: int
+    files: int
+    bytes: int
+
+
+@attrs.frozen
+class ExtractResult:
+    """The package written, and the tables and totals in it."""
+
+    package: LoadPackage
+    tables: dict[str, ExtractedTable]
+    source_name: str | None
+
+    @property
+    def items(self) -> int:
+        return sum(t.items for t in self.tables.values())
+
+    @property
+    def bytes(self) -> int:
+        return sum(t.bytes for t in self.tables.values())
+
+    @property
+    def files(self) -> int:
+        return sum(t.files for t in self.tables.values())
+
+
+# --------------------------------------------------------------------------------------
+# item serialization
+# --------------------------------------------------------------------------------------
+def _default(value: Any) -> Any:
+    """JSON for values orjson does not know; keeps their meaning as far as JSON can."""
+    if isinstance(value, Decimal):
+        if value.is_finite():
+            raise TypeError("exact decimal: use the stdlib path")  # see encode_item
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+_DECIMAL_MARK = "\x00dec:"
+_DECIMAL_RE = re.compile(r'"\\u0000dec:([-+0-9.eE]+)"')
+
+
+def _prepare(value: Any) -> Any:
+    """Replace exact decimals by marked strings that become bare JSON numbers afterwards."""
+    if isinstance(value, Decimal):
+        return f"{_DECIMAL_MARK}{value}" if value.is_finite() else str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _prepare(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_prepare(v) for v in value]
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    return value
+
+
+def _stdlib_default(value: Any) -> Any:
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    return _default(value)
+
+
+def encode_item(item: Any) -> bytes:
+    """One item as one line of JSON (without the newline).
+
+    orjson is the fast path; integers beyond 64 bits and exact decimals go through the
+    stdlib encoder so that no digit is lost (both become bare JSON numbers, which the
+    normalizer types).
+    """
+    try:
+        return orjson.dumps(item, default=_default, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        text = json.dumps(
+            _prepare(item), default=_stdlib_default, ensure_ascii=False, separators=(",", ":")
+        )
+        return _DECIMAL_RE.sub(r"\1", text).encode("utf-8")
+
+
+# --------------------------------------------------------------------------------------
+# writers
+# --------------------------------------------------------------------------------------
+class _TableWriter:
+    """Writes items of one table into rotating chunk files of a package."""
+
+    def __init__(self, package: LoadPackage, table_name: str, index: int) -> None:
+        self.package = package
+        self.table_name = table_name
+        self.index = index
+        self.chunk = 0
+        self.items = 0
+        self.bytes = 0
+        self.files: list[ExtractedFile] = []
+        self._handle: Any = None
+        self._path: Path | None = None
+        self._chunk_items = 0
+        self._chunk_bytes = 0
+
+    def _open(self) -> None:
+        name = f"t{self.index:04d}.{self.chunk:05d}.jsonl"
+        self._path = self.package.extracted_dir / name
+        self._handle = open(self._path, "wb", buffering=1024 * 1024)
+        self._chunk_items = 0
+        self._chunk_bytes = 0
+        self.chunk += 1
+
+    def write(self, line: bytes) -> int:
+        if self._handle is None:
+            self._open()
+        self._handle.write(line)
+        self._handle.write(b"\n")
+        size = len(line) + 1
+        self._chunk_items += 1
+        self._chunk_bytes += size
+        self.items += 1
+        self.bytes += size
+        if self._chunk_bytes >= CHUNK_BYTES or self._chunk_items >= CHUNK_ITEMS:
+            self._close()
+        return size
+
+    def _close(self) -> None:
+        if self._handle is None:
+            return
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        assert self._path is not None
+        self.files.append(
+            ExtractedFile(
+                self._path, self.table_name, items=self._chunk_items, size=self._chunk_bytes
+            )
+        )
+        self._handle = None
+
+    def close(self) -> list[ExtractedFile]:
+        self._close()
+        return self.files
+
+
+class PackageWriter:
+    """All tables being written into one package, plus their hints."""
+
+    def __init__(self, package: LoadPackage, progress: ProgressCallback | None = None) -> None:
+        self.package = package
+        self.progress = progress
+        self._writers: dict[str, _TableWriter] = {}
+        self.hints: dict[str, dict[str, Any]] = {}
+        self._extra_files: list[ExtractedFile] = []
+        self._stats: dict[str, list[int]] = {}
+        self._rows = 0
+        self._bytes = 0
+        self._files = 0
+        self._since_report = 0
+
+    def add_hints(self, table_name: str, hints: Mapping[str, Any]) -> None:
+        self.hints[table_name] = merge_hints(self.hints.get(table_name, {}), hints)
+
+    def _writer(self, table_name: str) -> _TableWriter:
+        writer = self._writers.get(table_name)
+        if writer is None:
+            writer = _TableWriter(self.package, table_name, len(self._writers) + len(self._stats))
+            self._writers[table_name] = writer
+        return writer
+
+    def write_item(self, table_name: str, item: Any) -> None:
+        writer = self._writer(table_name)
+        chunk_before = writer.chunk
+        self._bytes += writer.write(encode_item(item))
+        self._rows += 1
+        if writer.chunk != chunk_before:
+            self._files += 1
+        self._since_report += 1
+        if self.progress is not None and self._since_report >= 10_000:
+            self._since_report = 0
+            self.progress(self._rows, self._bytes, self._files)
+
+    def add_files(self, files: list[ExtractedFile]) -> None:
+        """Record files written directly into ``extracted/`` (copies, Spark output)."""
+        self._extra_files.extend(files)
+        for file in files:
+            stat = self._stats.setdefault(file.table_name, [0, 0, 0])
+            stat[0] += file.items or 0
+            stat[1] += 1
+            stat[2] += file.size or 0
+            self._rows += file.items or 0
+            self._bytes += file.size or 0
+            self._files += 1
+        if self.progress is not None:
+            self.progress(self._rows, self._bytes, self._files)
+
+    def report(self) -> None:
+        if self.progress is not None:
+            self.progress(self._rows, self._bytes, self._files)
+
+    def close(self) -> dict[str, ExtractedTable]:
+        """Flush every file, record them and the hints in the package; per table totals."""
+        files: list[ExtractedFile] = []
+        tables: dict[str, ExtractedTable] = {}
+        for name, writer in self._writers.items():
+            written = writer.close()
+            files.extend(written)
+            tables[name] = ExtractedTable(name, writer.items, len(written), writer.bytes)
+        files.extend(self._extra_files)
+        for name, (items, nfiles, nbytes) in self._stats.items():
+            prev = tables.get(name)
+            if prev is None:
+                tables[name] = ExtractedTable(name, items, nfiles, nbytes)
+            else:
+                tables[name] = ExtractedTable(
+                    name, prev.items + items, prev.files + nfiles, prev.bytes + nbytes
+                )
+        self.package.add_extracted_files(files)
+        self.package.write_table_hints(self.hints)
+        self.report()
+        return tables
+
+
+# --------------------------------------------------------------------------------------
+# file inputs
+# --------------------------------------------------------------------------------------
+def is_json_path(value: Any) -> bool:
+    """A str/Path naming a JSON or JSONL file (maybe .gz) -- read as a file input."""
+    if isinstance(value, Path):
+        return True
+    if isinstance(value, str) and "\n" not in value:
+        lowered = value.lower()
+        if lowered.endswith(".gz"):
+            lowered = lowered[:-3]
+        return lowered.endswith(JSON_SUFFIXES)
+    return False
+
+
+def _open_binary(path: Path) -> Any:
+    if path.suffix.lower() == ".gz":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def _looks_like_document(path: Path) -> bool:
+    """True when the file is one JSON document (an array, or a pretty-printed object)."""
+    with _open_binary(path) as handle:
+        head = handle.read(64 * 1024)
+    stripped = head.lstrip()
+    if not stripped:
+        return False
+    if stripped[:1] == b"[":
+        return True
+    if stripped[:1] != b"{":
+        return False
+    first_line = stripped.split(b"\n", 1)[0]
+    try:
+        orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return True  # the first line is not a whole object: one multi-line document
+    return False
+
+
+def extract_file(
+    writer: PackageWriter, path: Path, table_name: str, chunk_bytes: int = CHUNK_BYTES
+) -> None:
+    """Copy a JSON/JSONL file into the package as whole-line chunks (no parsing).
+
+    A JSON array (or one pretty-printed object) is parsed and written as items instead.
+    Gzipped input is decompressed while chunking, since a gzip stream cannot be split.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ExtractError(f"input file {path} does not exist")
+    if _looks_like_document(path):
+        with _open_binary(path) as handle:
+            try:
+                document = orjson.loads(handle.read())
+            except orjson.JSONDecodeError as exc:
+                raise ExtractError(f"{path} is not valid JSON: {exc}") from None
+        items = document if isinstance(document, list) else [document]
+        for item in items:
+            writer.write_item(table_name, item)
+        return
+
+    package = writer.package
+    index = len(writer._writers) + len(writer._stats) + 1000
+    files: list[ExtractedFile] = []
+    line_no = 1
+    chunk = 0
+    carry = b""
+    with _open_binary(path) as handle:
+        while True:
+            block = handle.read(chunk_bytes)
+            if not block:
+                break
+            data = carry + block
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                continue
+            body, carry = data[: cut + 1], data[cut + 1 :]
+            files.append(_write_chunk(package, index, chunk, body, table_name, path, line_no))
+            line_no += body.count(b"\n")
+            chunk += 1
+    if carry.strip():
+        files.append(_write_chunk(package, index, chunk, carry + b"\n", table_name, path, line_no))
+    writer.add_files(files)
+
+
+def _write_chunk(
+    package: LoadPackage,
+    index: int,
+    chunk: int,
+    body: bytes,
+    table_name: str,
+    source: Path,
+    first_line: int,
+) -> ExtractedFile:
+    target = package.extracted_dir / f"f{index:04d}.{chunk:05d}.jsonl"
+    with open(target, "wb") as handle:
+        handle.write(body)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return ExtractedFile(
+        target,
+        table_name,
+        source=str(source),
+        first_line=first_line,
+        items=body.count(b"\n"),
+        size=len(body),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Spark DataFrames
+# --------------------------------------------------------------------------------------
+def is_spark_dataframe(value: Any) -> bool:
+    cls = type(value)
+    return cls.__module__.startswith("pyspark.") and cls.__name__ == "DataFrame"
+
+
+def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
+    """Write a Spark DataFrame as JSON lines into the package with Spark (no collect)."""
+    package = writer.package
+    index = len(writer._writers) + len(writer._stats) + 2000
+    target = package.extracted_dir / f"spark{index:04d}"
+    if target.exists():
+        shutil.rmtree(target)
+    (
+        df.write.mode("overwrite")
+        .option("timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+        .option("ignoreNullFields", "false")
+        .json(str(target))
+    )
+    files = [
+        ExtractedFile(p, table_name, source=None, items=None, size=p.stat().st_size)
+        for p in sorted(target.glob("part-*"))
+        if not p.name.endswith(".crc") and p.stat().st_size > 0
+    ]
+    writer.add_files(files)
+
+
+# --------------------------------------------------------------------------------------
+# the extract step
+# --------------------------------------------------------------------------------------
+def _resolve_table(table_name: Any, item: Any) -> str:
+    if callable(table_name):
+        return str(table_name(item))
+    return str(table_name)
+
+
+def extract_resource(
+    writer: PackageWriter, res: Resource, run_hints: Mapping[str, Any], table_name: str | None
+) -> None:
+    """Items of a resource into the package; hints recorded per table it fills."""
+    from loadstone import current
+
+    hints = merge_hints(res.compute_table_hints(), run_hints)
+    target = table_name if table_name is not None else res.table_name
+    data = res.data
+    if is_spark_dataframe(data) and isinstance(target, str):
+        writer.add_hints(target, hints)
+        extract_dataframe(writer, data, target)
+        return
+    if is_json_path(data) and isinstance(target, str):
+        writer.add_hints(target, hints)
+        extract_file(writer, Path(data), target)
+        return
+    static = isinstance(target, str)
+    if static:
+        writer.add_hints(target, hints)
+    with current.resource_context(res.name):
+        for item in res:
+            name = target if static else _resolve_table(target, item)
+            if not static and name not in writer.hints:
+                writer.add_hints(name, hints)
+            writer.write_item(name, item)  # type: ignore[arg-type]
+    if static:
+        writer._writer(target)  # a table with no items still gets hints, and no file
+
+
+def run_hints_of(
+    write_disposition: Any = None,
+    columns: Any = None,
+    primary_key: Any = None,
+    schema_contract: Any = None,
+    merge_key: Any = None,
+) -> dict[str, Any]:
+    return make_hints(
+        write_disposition=write_disposition,
+        columns=columns,
+        primary_key=primary_key,
+        schema_contract=schema_contract,
+        merge_key=merge_key,
+    )
+
+
+def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Resource]]:
+    """Any accepted input -> (source name or None, resources to extract)."""
+    if isinstance(data, Source):
+        return data.name, list(data.selected_resources.values())
+    if isinstance(data, Resource):
+        return None, [data]
+    if callable(data) and getattr(data, "__loadstone_source__", False):
+        src = data()
+        return src.name, list(src.selected_resources.values())
+    if is_spark_dataframe(data) or is_json_path(data):
+        if table_name is None:
+            if is_json_path(data):
+                table_name = _table_from_path(Path(data))
+            else:
+                raise ExtractError("a Spark DataFrame needs table_name= to name its table")
+        return None, [Resource(data, table_name, args_bound=True)]
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, Resource) for d in data):
+        return None, list(data)
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, Path) for d in data):
+        name = table_name or _table_from_path(data[0])
+        return None, [Resource(p, name, args_bound=True) for p in data]
+    if isinstance(data, (str, bytes)):
+        raise ExtractError(
+            f"cannot load {data!r}: a str is read as a file only when it ends with "
+            f"{', '.join(JSON_SUFFIXES)} (optionally .gz)"
+        )
+    name = table_name or getattr(data, "__name__", None)
+    if not name or name == "<lambda>":
+        raise ExtractError(
+            "cannot tell which table the data goes to: pass table_name= to run/extract "
+            "(or use a @resource)"
+        )
+    if callable(data) and not isinstance(data, Iterable):
+        return None, [Resource(data, name)]
+    return None, [Resource(data, name, args_bound=True)]
+
+
+def _table_from_path(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", *JSON_SUFFIXES):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name or "data"
+
+
+def extract(
+    package: LoadPackage,
+    data: Any,
+    *,
+    table_name: str | None = None,
+    run_hints: Mapping[str, Any] | None = None,
+    progress: ProgressCallback | None = None,
+) -> ExtractResult:
+    """Write ``data`` into ``package`` (in state ``extracting``); the caller switches state."""
+    source_name, resources = as_resources(data, table_name)
+    if table_name is not None and len(resources) > 1:
+        # one table name for several resources: dlt sends them all into that table
+        pass
+    writer = PackageWriter(package, progress)
+    for res in resources:
+        extract_resource(writer, res, run_hints or {}, table_name)
+    tables = writer.close()
+    return ExtractResult(package, tables, source_name)

@@ -1,0 +1,210 @@
+"""What a run did: ``LoadInfo`` (returned by ``run``/``load``), step infos and progress events.
+
+``LoadInfo`` is what users print, log and alert on: which packages went where, how many rows
+per table, how long each step took and how the schema changed. ``str(info)`` reads like
+dlt's load info; ``info.asdict()`` is plain JSON-able data (the CLI saves it as the trace).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class ProgressEvent:
+    """A step's progress, sent to ``pipeline(progress=...)`` while it works.
+
+    ``event`` is ``"started"``, ``"progress"``, ``"package_started"``,
+    ``"package_committed"`` (the destination committed the package, its state is about to
+    switch to ``loaded``), ``"package_done"`` or ``"finished"``. Counters are running totals
+    of the step.
+    """
+
+    step: str
+    event: str
+    load_id: str | None = None
+    rows: int = 0
+    bytes: int = 0
+    files: int = 0
+    tables: int = 0
+    elapsed: float = 0.0
+
+
+@attrs.define
+class StepInfo:
+    """One step of a run (extract, normalize, load) over all packages it handled."""
+
+    step: str
+    started_at: float
+    finished_at: float | None = None
+    load_ids: list[str] = attrs.field(factory=list)
+    rows: int = 0
+    bytes: int = 0
+    files: int = 0
+    row_counts: dict[str, int] = attrs.field(factory=dict)
+
+    @property
+    def elapsed(self) -> float:
+        end = self.finished_at if self.finished_at is not None else self.started_at
+        return max(0.0, end - self.started_at)
+
+    def asdict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "started_at": _iso(self.started_at),
+            "finished_at": _iso(self.finished_at) if self.finished_at else None,
+            "elapsed": round(self.elapsed, 6),
+            "load_ids": list(self.load_ids),
+            "rows": self.rows,
+            "bytes": self.bytes,
+            "files": self.files,
+            "row_counts": dict(self.row_counts),
+        }
+
+
+@attrs.define
+class PackageInfo:
+    """One load package of the run and what happened to it."""
+
+    load_id: str
+    schema_name: str
+    state: str
+    row_counts: dict[str, int] = attrs.field(factory=dict)
+    files: list[str] = attrs.field(factory=list)
+    new_tables: list[str] = attrs.field(factory=list)
+    new_columns: dict[str, list[str]] = attrs.field(factory=dict)
+    skipped: bool = False
+
+    def asdict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.define
+class LoadInfo:
+    """The outcome of ``run`` / ``load``: packages, row counts, files, timings, schema changes."""
+
+    pipeline_name: str
+    destination_name: str
+    dataset_name: str
+    destination_location: str | None = None
+    packages: list[PackageInfo] = attrs.field(factory=list)
+    steps: dict[str, StepInfo] = attrs.field(factory=dict)
+    first_run: bool = False
+
+    @property
+    def loads_ids(self) -> list[str]:
+        """The load ids loaded (dlt's attribute name)."""
+        return [p.load_id for p in self.packages]
+
+    @property
+    def load_ids(self) -> list[str]:
+        return self.loads_ids
+
+    @property
+    def row_counts(self) -> dict[str, int]:
+        """Rows per normalized table over all packages of the run."""
+        counts: dict[str, int] = {}
+        for package in self.packages:
+            for table, rows in package.row_counts.items():
+                counts[table] = counts.get(table, 0) + rows
+        return counts
+
+    @property
+    def has_failed_jobs(self) -> bool:
+        return False
+
+    def raise_on_failed_jobs(self) -> None:
+        """dlt compatibility: a failed load raises already, so there is nothing to raise."""
+
+    @property
+    def schema_changes(self) -> dict[str, dict[str, list[str]]]:
+        """Per load id: ``{"new_tables": [...], "new_columns": {table: [...]}}``."""
+        return {
+            p.load_id: {"new_tables": list(p.new_tables), "new_columns": dict(p.new_columns)}
+            for p in self.packages
+        }
+
+    def asdict(self) -> dict[str, Any]:
+        return {
+            "pipeline_name": self.pipeline_name,
+            "destination_name": self.destination_name,
+            "destination_location": self.destination_location,
+            "dataset_name": self.dataset_name,
+            "first_run": self.first_run,
+            "loads_ids": self.loads_ids,
+            "row_counts": self.row_counts,
+            "packages": [p.asdict() for p in self.packages],
+            "steps": {name: step.asdict() for name, step in self.steps.items()},
+        }
+
+    def __str__(self) -> str:
+        lines: list[str] = []
+        load = self.steps.get("load")
+        if load is not None:
+            lines.append(
+                f"Pipeline {self.pipeline_name} load step completed in "
+                f"{_seconds(load.elapsed)}"
+            )
+        lines.append(
+            f"{len(self.packages)} load package(s) were loaded to destination "
+            f"{self.destination_name} and into dataset {self.dataset_name}"
+        )
+        if self.destination_location:
+            lines.append(
+                f"The {self.destination_name} destination used {self.destination_location} "
+                f"location to store data"
+            )
+        for package in self.packages:
+            state = "LOADED" if package.state == "loaded" else package.state.upper()
+            note = " (found already loaded in the destination)" if package.skipped else ""
+            lines.append(
+                f"Load package {package.load_id} is {state} and contains no failed jobs{note}"
+            )
+        counts = self.row_counts
+        if counts:
+            lines.append("Rows loaded per table:")
+            width = max(len(t) for t in counts)
+            for table, rows in sorted(counts.items()):
+                lines.append(f"  {table.ljust(width)}  {rows}")
+        for name in ("extract", "normalize", "load"):
+            step = self.steps.get(name)
+            if step is not None:
+                lines.append(
+                    f"Step {name}: {_seconds(step.elapsed)}, {step.rows} rows, "
+                    f"{_megabytes(step.bytes)}, {step.files} files"
+                )
+        changes = [
+            (p.load_id, p.new_tables, p.new_columns)
+            for p in self.packages
+            if p.new_tables or any(p.new_columns.values())
+        ]
+        for load_id, tables, columns in changes:
+            added = sum(len(c) for c in columns.values())
+            lines.append(
+                f"Schema change in {load_id}: {len(tables)} new table(s) "
+                f"{', '.join(tables)}; {added} new column(s)"
+            )
+        return "\n".join(lines)
+
+
+def _iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).isoformat()
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.2f} seconds"
+
+
+def _megabytes(value: int) -> str:
+    return f"{value / 1_000_000:.2f} MB"
+
+
+def merge_counts(target: dict[str, int], source: Mapping[str, int]) -> None:
+    for key, value in source.items():
+        target[key] = target.get(key, 0) + int(value)

@@ -1,0 +1,325 @@
+"""Load packages on disk: the unit of work that survives a crash.
+
+A run turns its input into one package folder ``packages/<load_id>/`` and then moves that
+package through ``extracted -> normalized -> loaded``. Every state switch is an atomic
+rename of ``package.json``, so a process killed at any moment leaves a package whose state
+says exactly which step must be (re)done next: the next run finishes it before doing new
+work. Data files of a step are only trusted once the state that follows the step is
+written; a half-written ``normalized/`` folder is wiped and redone.
+
+Layout::
+
+    packages/<load_id>/
+        package.json      load id, schema name, state, extracted files, normalize result
+        table_hints.json  hints from code per source table (columns, keys, disposition ...)
+        extracted/        JSONL (or .jsonl.gz, or Spark JSON part files) written by extract
+        normalized/       the normalizer's output, one folder per table
+        schema.json       the schema this package was normalized with
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from loadstone.errors import LoadstoneError
+
+#: Package being written by extract; incomplete, discarded by the next run.
+EXTRACTING = "extracting"
+#: All input written to ``extracted/``; normalize is next.
+EXTRACTED = "extracted"
+#: Normalizer output in ``normalized/`` and ``schema.json``; load is next.
+NORMALIZED = "normalized"
+#: The destination holds the package (its ``_dlt_loads`` row is written).
+LOADED = "loaded"
+
+PENDING_STATES = (EXTRACTED, NORMALIZED)
+STATES = (EXTRACTING, EXTRACTED, NORMALIZED, LOADED)
+
+PACKAGE_FILE = "package.json"
+HINTS_FILE = "table_hints.json"
+SCHEMA_FILE = "schema.json"
+
+
+class LoadPackageError(LoadstoneError):
+    """A package folder is missing, corrupt or in an unexpected state."""
+
+
+@attrs.frozen
+class ExtractedFile:
+    """One extracted file and the *source* table its items belong to.
+
+    ``source`` and ``first_line`` say where the lines came from when the file is a chunk of
+    a user's file, so that an error about line ``n`` of the chunk can name
+    ``source`` line ``first_line + n - 1``.
+    """
+
+    path: Path
+    table_name: str
+    source: str | None = None
+    first_line: int = 1
+    items: int | None = None
+    size: int | None = None
+
+
+@attrs.frozen
+class NormalizedTable:
+    """One normalized table of a package as the normalizer reported it."""
+
+    table_name: str
+    folder: Path
+    row_count: int
+    files: tuple[Path, ...] = ()
+
+
+_last_load_id = 0.0
+_load_id_lock = threading.Lock()
+
+
+def new_load_id() -> str:
+    """A load id: Unix time as a decimal string, strictly increasing within the process.
+
+    Two packages made in the same clock tick would share an id (and the destination would
+    think the second was already loaded), hence the nudge past the previous id.
+    """
+    global _last_load_id
+    with _load_id_lock:
+        now = time.time()
+        if now <= _last_load_id:
+            now = _last_load_id + 1e-6
+        _last_load_id = now
+    return repr(now)
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    """Write JSON to ``path`` through a temp file + fsync + rename (all or nothing)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(payload, handle, indent=1, default=str)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+class LoadPackage:
+    """A package folder: its state, files, hints and schema. Thin state over the disk."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._meta: dict[str, Any] | None = None
+
+    # -- creation -------------------------------------------------------------------------
+    @classmethod
+    def create(cls, packages_dir: Path, schema_name: str, load_id: str | None = None) -> LoadPackage:
+        """Make a new package in state ``extracting`` under ``packages_dir``."""
+        load_id = load_id or new_load_id()
+        root = Path(packages_dir) / load_id
+        if root.exists():
+            raise LoadPackageError(f"load package {load_id} already exists at {root}")
+        (root / "extracted").mkdir(parents=True)
+        package = cls(root)
+        package._write_meta(
+            {
+                "load_id": load_id,
+                "schema_name": schema_name,
+                "state": EXTRACTING,
+                "created_at": time.time(),
+                "state_changed_at": time.time(),
+                "extracted_files": [],
+                "normalized_tables": {},
+            }
+        )
+        return package
+
+    # -- metadata -------------------------------------------------------------------------
+    @property
+    def meta(self) -> dict[str, Any]:
+        if self._meta is None:
+            path = self.root / PACKAGE_FILE
+            try:
+                self._meta = json.loads(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise LoadPackageError(f"{path} is missing: not a load package") from None
+            except json.JSONDecodeError as exc:
+                raise LoadPackageError(f"{path} is not valid JSON: {exc}") from None
+        return self._meta
+
+    def _write_meta(self, meta: dict[str, Any]) -> None:
+        write_json_atomic(self.root / PACKAGE_FILE, meta)
+        self._meta = meta
+
+    def update(self, **values: Any) -> None:
+        """Change metadata fields (not the state) atomically."""
+        meta = dict(self.meta)
+        meta.update(values)
+        self._write_meta(meta)
+
+    @property
+    def load_id(self) -> str:
+        return str(self.meta["load_id"])
+
+    @property
+    def schema_name(self) -> str:
+        return str(self.meta["schema_name"])
+
+    @property
+    def state(self) -> str:
+        return str(self.meta["state"])
+
+    @property
+    def is_pending(self) -> bool:
+        return self.state in PENDING_STATES
+
+    def set_state(self, state: str, **values: Any) -> None:
+        """Switch to ``state`` (and store ``values``) in one atomic rename."""
+        if state not in STATES:
+            raise LoadPackageError(f"unknown package state {state!r}; known: {STATES}")
+        meta = dict(self.meta)
+        meta.update(values)
+        meta["state"] = state
+        meta["state_changed_at"] = time.time()
+        meta.setdefault("history", []).append([state, time.time()])
+        self._write_meta(meta)
+
+    # -- folders --------------------------------------------------------------------------
+    @property
+    def extracted_dir(self) -> Path:
+        return self.root / "extracted"
+
+    @property
+    def normalized_dir(self) -> Path:
+        return self.root / "normalized"
+
+    @property
+    def schema_path(self) -> Path:
+        return self.root / SCHEMA_FILE
+
+    def reset_normalized(self) -> Path:
+        """Remove any half-written normalizer output and return an empty ``normalized/``."""
+        if self.normalized_dir.exists():
+            shutil.rmtree(self.normalized_dir)
+        self.normalized_dir.mkdir(parents=True)
+        return self.normalized_dir
+
+    # -- extracted files ------------------------------------------------------------------
+    def add_extracted_files(self, files: list[ExtractedFile]) -> None:
+        """Record files written into ``extracted/`` (paths stored relative to the package)."""
+        records = list(self.meta.get("extracted_files", []))
+        for file in files:
+            path = Path(file.path)
+            rel = path.relative_to(self.root) if path.is_absolute() else path
+            records.append(
+                {
+                    "path": rel.as_posix(),
+                    "table_name": file.table_name,
+                    "source": file.source,
+                    "first_line": file.first_line,
+                    "items": file.items,
+                    "size": file.size if file.size is not None else _size(self.root / rel),
+                }
+            )
+        self.update(extracted_files=records)
+
+    def extracted_files(self) -> list[ExtractedFile]:
+        """The extracted files with the source table name of each (absolute paths)."""
+        return [
+            ExtractedFile(
+                path=self.root / record["path"],
+                table_name=record["table_name"],
+                source=record.get("source"),
+                first_line=int(record.get("first_line") or 1),
+                items=record.get("items"),
+                size=record.get("size"),
+            )
+            for record in self.meta.get("extracted_files", [])
+        ]
+
+    def extracted_tables(self) -> list[str]:
+        """Source table names in the order they were first extracted."""
+        return list(dict.fromkeys(f.table_name for f in self.extracted_files()))
+
+    # -- hints ----------------------------------------------------------------------------
+    def write_table_hints(self, hints: Mapping[str, Mapping[str, Any]]) -> None:
+        write_json_atomic(self.root / HINTS_FILE, {k: dict(v) for k, v in hints.items()})
+
+    def table_hints(self) -> dict[str, dict[str, Any]]:
+        """Hints from code per source table (empty when the package has none)."""
+        path = self.root / HINTS_FILE
+        if not path.exists():
+            return {}
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    # -- schema ---------------------------------------------------------------------------
+    def write_schema(self, schema_dict: Mapping[str, Any]) -> None:
+        write_json_atomic(self.schema_path, dict(schema_dict))
+
+    def read_schema_dict(self) -> dict[str, Any] | None:
+        if not self.schema_path.exists():
+            return None
+        return json.loads(self.schema_path.read_text(encoding="utf-8"))
+
+    # -- normalized -----------------------------------------------------------------------
+    def normalized_tables(self) -> dict[str, NormalizedTable]:
+        """The normalize result stored with state ``normalized``: table -> output."""
+        out: dict[str, NormalizedTable] = {}
+        for name, record in self.meta.get("normalized_tables", {}).items():
+            out[name] = NormalizedTable(
+                table_name=name,
+                folder=self.root / record["folder"],
+                row_count=int(record["row_count"]),
+                files=tuple(self.root / f for f in record.get("files", [])),
+            )
+        return out
+
+    def delete_data(self) -> None:
+        """Drop the data files of a loaded package, keeping its metadata for history."""
+        for folder in (self.extracted_dir, self.normalized_dir):
+            if folder.exists():
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+
+    def __repr__(self) -> str:
+        return f"LoadPackage({self.root}, state={self.state})"
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def list_packages(packages_dir: Path) -> list[LoadPackage]:
+    """All packages under ``packages_dir``, oldest load id first (skips foreign folders)."""
+    packages_dir = Path(packages_dir)
+    if not packages_dir.is_dir():
+        return []
+    found: list[LoadPackage] = []
+    for child in packages_dir.iterdir():
+        if child.is_dir() and (child / PACKAGE_FILE).exists():
+            found.append(LoadPackage(child))
+    return sorted(found, key=lambda p: _load_id_key(p.root.name))
+
+
+def iter_pending(packages_dir: Path) -> Iterator[LoadPackage]:
+    """Packages that a crash or failure left between extract and load, oldest first."""
+    for package in list_packages(packages_dir):
+        if package.is_pending:
+            yield package
+
+
+def _load_id_key(load_id: str) -> tuple[float, str]:
+    try:
+        return (float(load_id), load_id)
+    except ValueError:
+        return (float("inf"), load_id)

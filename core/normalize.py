@@ -1,0 +1,189 @@
+"""The normalizer contract: what the pipeline hands a normalizer and what it gets back.
+
+A normalizer plugin (entry point group ``loadstone.normalizers``) provides an object with::
+
+    normalize(package, schema, context) -> NormalizeResult
+
+``package`` (a :class:`loadstone.load_package.LoadPackage` or anything shaped like it) has
+
+* ``load_id: str``;
+* ``extracted_files() -> list[ExtractedFile]``: each has ``path`` (JSONL, maybe ``.gz``; one
+  source item per line) and ``table_name`` (the *source*, not normalized, table name), and
+  optionally ``source`` / ``first_line`` (where the lines came from, for error messages);
+* ``normalized_dir: Path``: where the normalizer writes its Parquet data sets;
+* ``table_hints`` (a mapping, or a method returning one): per source table name a partial
+  table in dlt's dict form (``columns``, ``primary_key``, ``merge_key``,
+  ``write_disposition`` as a string or ``{"disposition", "strategy"}``, ``schema_contract``,
+  ``max_nesting`` ...).
+
+The result names, per normalized table, one folder of Parquet files. The files of one table
+all use the data types of the returned schema, but a file holds only the columns its part of
+the input filled: readers combine them **by column name** (DuckDB
+``read_parquet(..., union_by_name=true)``, ``pyarrow.dataset`` with the schema from
+:func:`arrow_type`). Parquet types per data type are :data:`PARQUET_TYPES`.
+
+Nothing in a failed normalize reaches a destination: the normalizer removes what it wrote
+and raises; running it again on the fixed package works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import attrs
+
+from loadstone.errors import LoadstoneError
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
+#: What to do with a line that is not a JSON document.
+ON_BAD_RECORD_VALUES = ("fail", "skip", "quarantine")
+
+#: Name of the extra table that holds quarantined lines (columns file, line, error, raw).
+BAD_RECORDS_TABLE = "_bad_records"
+
+#: Parquet physical type per data type, as text (documentation; see :func:`arrow_type`).
+#: ``wei`` (integers of any size, e.g. Ethereum amounts) is ``decimal128(38, 0)``: DuckDB and
+#: most warehouses hold at most 38 digits; an integer with more digits cannot be coerced into
+#: ``wei`` and goes, losslessly, to the variant column ``<column>__v_text``.
+PARQUET_TYPES: Mapping[str, str] = {
+    "text": "string",
+    "bigint": "int64",
+    "double": "float64",
+    "bool": "bool",
+    "timestamp": "timestamp[us, tz=UTC]",
+    "date": "date32",
+    "time": "time64[us]",
+    "decimal": "decimal128(38, 9) unless precision/scale are hinted",
+    "wei": "decimal128(38, 0)",
+    "json": "string (JSON text)",
+    "binary": "binary",
+}
+
+
+def arrow_type(data_type: str, precision: int | None = None, scale: int | None = None) -> Any:
+    """The pyarrow type loadstone writes for ``data_type`` (hinted precision/scale honoured)."""
+    import pyarrow as pa
+
+    if data_type in ("text", "json"):
+        return pa.string()
+    if data_type == "bigint":
+        return pa.int64()
+    if data_type == "double":
+        return pa.float64()
+    if data_type == "bool":
+        return pa.bool_()
+    if data_type == "timestamp":
+        return pa.timestamp("us", tz="UTC")
+    if data_type == "date":
+        return pa.date32()
+    if data_type == "time":
+        return pa.time64("us")
+    if data_type == "decimal":
+        return pa.decimal128(precision or 38, 9 if scale is None else scale)
+    if data_type == "wei":
+        return pa.decimal128(38, 0)
+    if data_type == "binary":
+        return pa.binary()
+    raise ValueError(f"unknown data type {data_type!r}")
+
+
+class NormalizeError(LoadstoneError):
+    """Normalizing a package failed; nothing of it was kept."""
+
+
+class BadRecordError(NormalizeError):
+    """A line of an extracted file is not a JSON document (``on_bad_record="fail"``)."""
+
+    def __init__(self, file: str, line: int, error: str) -> None:
+        self.file = file
+        self.line = line
+        self.error = error
+        super().__init__(
+            f"bad record in {file} line {line}: {error}. Fix the line and run again, or set "
+            f"NORMALIZE__ON_BAD_RECORD=skip|quarantine to drop or quarantine such lines"
+        )
+
+
+class IdentifierCollisionError(NormalizeError):
+    """Two different source identifiers became identifiers the destination cannot tell apart."""
+
+    def __init__(self, table: str, kind: str, first: str, second: str, detail: str) -> None:
+        self.table = table
+        self.kind = kind
+        self.first = first
+        self.second = second
+        super().__init__(
+            f"{kind} identifier collision in table {table!r}: source identifiers {first!r} and "
+            f"{second!r} {detail}. Nothing was written; use a case-insensitive naming "
+            f"convention for this destination or rename one of them"
+        )
+
+
+class SchemaContractError(NormalizeError):
+    """Data broke a ``freeze`` schema contract."""
+
+    def __init__(self, table: str, column: str | None, value: Any, entity: str) -> None:
+        self.table = table
+        self.column = column
+        self.value = value
+        self.entity = entity
+        where = f"table {table!r}" + (f" column {column!r}" if column else "")
+        super().__init__(
+            f"schema contract violation: {entity} are frozen but {where} would change "
+            f"(value {value!r})"
+        )
+
+
+def _check_on_bad_record(_instance: Any, _attribute: Any, value: str) -> None:
+    if value not in ON_BAD_RECORD_VALUES:
+        raise ValueError(f"on_bad_record must be one of {ON_BAD_RECORD_VALUES}, not {value!r}")
+
+
+@attrs.frozen
+class NormalizeContext:
+    """Everything a normalizer needs besides the package and the schema.
+
+    ``naming`` is an instance already sized to the destination's identifier limits;
+    ``capabilities`` (``loadstone.destination.Capabilities``) may be None when unknown.
+    """
+
+    spark: Any
+    naming: NamingConvention
+    capabilities: Any = None
+    on_bad_record: str = attrs.field(default="fail", validator=_check_on_bad_record)
+
+
+@attrs.frozen
+class TableOutput:
+    """One normalized table of a package: its folder (a safe file name), rows and files."""
+
+    folder: Path
+    row_count: int
+    files: tuple[Path, ...] = ()
+
+
+@attrs.frozen
+class NormalizeResult:
+    """The evolved schema, the data written per normalized table, and what changed."""
+
+    schema: Any
+    tables: Mapping[str, TableOutput]
+    bad_records: int = 0
+    new_tables: tuple[str, ...] = ()
+    new_columns: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+
+    @property
+    def schema_changed(self) -> bool:
+        return bool(self.new_tables or any(self.new_columns.values()))
+
+
+class Normalizer(Protocol):
+    """What a normalizer plugin's ``loadstone_normalizer()`` hook returns."""
+
+    def normalize(self, package: Any, schema: Any, context: NormalizeContext) -> NormalizeResult:
+        """Normalize ``package`` into Parquet under ``package.normalized_dir``."""
+        ...

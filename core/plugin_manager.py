@@ -1,0 +1,430 @@
+"""Finds plugins by name, loads them on demand, and calls the hook of the one asked for.
+
+A plugin is a module. It is named either by the short name of its entry point in one of the
+groups ``loadstone.naming``, ``loadstone.normalizers``, ``loadstone.destinations`` (what
+``pip install some-package`` adds), or by its fully qualified module name (any name with a
+dot), imported on demand. Built-in plugins come through the very same entry points, so a
+third-party plugin is selected exactly like a built-in one: by configuration, with no code
+change.
+
+Nothing is imported until it is asked for: listing plugins reads package metadata only, and
+asking for the ``snake_case`` naming imports that one module, not every plugin. The module
+is registered with a pluggy ``PluginManager`` (project ``loadstone``, specs from
+:mod:`loadstone.hookspecs`) and only *its* hook is called, so two plugins of the same kind
+never answer for each other.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from collections.abc import Iterable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import importlib_metadata
+import pluggy
+
+from loadstone import config, hookspecs
+from loadstone.errors import LoadstoneError
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
+#: plugin kind -> entry-point group
+GROUPS: dict[str, str] = {
+    "naming": "loadstone.naming",
+    "normalizers": "loadstone.normalizers",
+    "destinations": "loadstone.destinations",
+}
+#: plugin kind -> the hook its plugins implement
+HOOKS: dict[str, str] = {
+    "naming": "loadstone_naming_convention",
+    "normalizers": "loadstone_normalizer",
+    "destinations": "loadstone_destinations",
+}
+#: plugin kind -> what a user calls one plugin of that kind
+_LABELS: dict[str, str] = {
+    "naming": "naming convention",
+    "normalizers": "normalizer",
+    "destinations": "destination",
+}
+
+
+@attrs.frozen
+class PluginInfo:
+    """One installed plugin, as its entry point declares it (nothing is imported)."""
+
+    kind: str
+    name: str
+    module: str
+    distribution: str | None
+    version: str | None
+
+
+class UnknownPluginError(LoadstoneError, LookupError):
+    """No plugin of this kind has this name; lists the names there are and how to add one."""
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        available: Sequence[str],
+        broken: Iterable[BaseException] = (),
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.available = tuple(available)
+        self.broken = tuple(broken)
+        label = _LABELS.get(kind, kind)
+        names = ", ".join(self.available) if self.available else "(none installed)"
+        message = (
+            f"unknown {label} {name!r}. Available: {names}. "
+            f"To add one, `pip install <package>` that exposes an entry point named {name!r} "
+            f"in group {GROUPS.get(kind, kind)!r}, or name a plugin by its fully qualified "
+            f"module name (for example 'my_package.my_{kind}')."
+        )
+        if self.broken:
+            message += " Plugins that failed to load: " + "; ".join(map(str, self.broken))
+        super().__init__(message)
+
+
+class PluginImportError(LoadstoneError, ImportError):
+    """A plugin module could not be imported; names the module and the import error."""
+
+    def __init__(self, kind: str, module: str, cause: BaseException) -> None:
+        self.kind = kind
+        self.module = module
+        self.cause = cause
+        label = _LABELS.get(kind, kind)
+        super().__init__(
+            f"{label} plugin module {module!r} could not be imported: "
+            f"{type(cause).__name__}: {cause}"
+        )
+
+
+class PluginContractError(LoadstoneError, TypeError):
+    """A plugin module was found but does not provide what its kind requires."""
+
+    def __init__(self, kind: str, module: str, problem: str) -> None:
+        self.kind = kind
+        self.module = module
+        self.problem = problem
+        label = _LABELS.get(kind, kind)
+        super().__init__(f"{label} plugin {module!r} {problem}")
+
+
+# --- entry points ----------------------------------------------------------------------------
+
+#: (sys.path snapshot) -> kind -> entry points sorted by name
+_entry_point_cache: dict[tuple[str, ...], dict[str, list[importlib_metadata.EntryPoint]]] = {}
+
+
+def _entry_points(kind: str) -> list[importlib_metadata.EntryPoint]:
+    """The entry points of one kind, by name; scanned once per ``sys.path`` state."""
+    key = tuple(sys.path)
+    by_kind = _entry_point_cache.get(key)
+    if by_kind is None:
+        _entry_point_cache.clear()
+        by_kind = {}
+        for each_kind, group in GROUPS.items():
+            seen: dict[str, importlib_metadata.EntryPoint] = {}
+            for entry_point in importlib_metadata.entry_points(group=group):
+                seen.setdefault(entry_point.name, entry_point)
+            by_kind[each_kind] = sorted(seen.values(), key=lambda ep: ep.name)
+        _entry_point_cache[key] = by_kind
+    return by_kind[kind]
+
+
+def _entry_point(kind: str, name: str) -> importlib_metadata.EntryPoint | None:
+    for entry_point in _entry_points(kind):
+        if entry_point.name == name:
+            return entry_point
+    return None
+
+
+def plugin_names(kind: str) -> list[str]:
+    """Short names of the installed plugins of one kind (entry-point names)."""
+    return [entry_point.name for entry_point in _entry_points(kind)]
+
+
+def clear_cache() -> None:
+    """Forget scanned entry points (needed only after installing into a live ``sys.path``)."""
+    _entry_point_cache.clear()
+    importlib.invalidate_caches()
+
+
+def list_plugins() -> list[PluginInfo]:
+    """Every installed plugin of every kind, from package metadata (no plugin is imported)."""
+    infos = []
+    for kind in GROUPS:
+        for entry_point in _entry_points(kind):
+            dist = entry_point.dist
+            infos.append(
+                PluginInfo(
+                    kind=kind,
+                    name=entry_point.name,
+                    module=entry_point.value,
+                    distribution=dist.name if dist is not None else None,
+                    version=dist.version if dist is not None else None,
+                )
+            )
+    return infos
+
+
+# --- loading and calling ---------------------------------------------------------------------
+
+_manager: pluggy.PluginManager | None = None
+#: what `_call_own_hook` returns for a plugin that does not implement the hook
+_NO_HOOK: Any = object()
+
+
+def _plugin_manager() -> pluggy.PluginManager:
+    global _manager
+    if _manager is None:
+        _manager = pluggy.PluginManager(hookspecs.PROJECT)
+        _manager.add_hookspecs(hookspecs)
+    return _manager
+
+
+def _import_module_path(kind: str, module_name: str) -> ModuleType:
+    try:
+        return importlib.import_module(module_name)
+    except Exception as error:
+        raise PluginImportError(kind, module_name, error) from error
+
+
+def load_plugin(kind: str, name: str) -> Any:
+    """Return the plugin object (a module) named ``name``: module path or entry-point name."""
+    if kind not in GROUPS:
+        raise ValueError(f"unknown plugin kind {kind!r}; one of {', '.join(GROUPS)}")
+    if "." in name:
+        return _import_module_path(kind, name)
+    entry_point = _entry_point(kind, name)
+    if entry_point is None:
+        raise UnknownPluginError(kind, name, plugin_names(kind))
+    try:
+        return entry_point.load()
+    except Exception as error:
+        raise PluginImportError(kind, entry_point.value, error) from error
+
+
+def _plugin_label(plugin: Any) -> str:
+    return getattr(plugin, "__name__", None) or repr(plugin)
+
+
+def _register(kind: str, plugin: Any) -> pluggy.PluginManager:
+    """Register ``plugin`` once; a hook it implements but the specs lack is an error."""
+    manager = _plugin_manager()
+    if manager.is_registered(plugin):
+        return manager
+    try:
+        manager.register(plugin, name=f"{_plugin_label(plugin)}@{id(plugin)}")
+        manager.check_pending()
+    except pluggy.PluginValidationError as error:
+        if manager.is_registered(plugin):
+            manager.unregister(plugin)
+        raise PluginContractError(kind, _plugin_label(plugin), f"is not valid: {error}") from error
+    return manager
+
+
+def _implements(manager: pluggy.PluginManager, plugin: Any, hook_name: str) -> bool:
+    caller = getattr(manager.hook, hook_name)
+    return any(impl.plugin is plugin for impl in caller.get_hookimpls())
+
+
+def _call_own_hook(kind: str, plugin: Any) -> Any:
+    """Call ``plugin``'s hook of ``kind`` (and no other plugin's); ``_NO_HOOK`` if it has none."""
+    manager = _register(kind, plugin)
+    hook_name = HOOKS[kind]
+    if not _implements(manager, plugin, hook_name):
+        return _NO_HOOK
+    others = [other for other in manager.get_plugins() if other is not plugin]
+    try:
+        results = manager.subset_hook_caller(hook_name, remove_plugins=others)()
+    except LoadstoneError:
+        raise
+    except Exception as error:
+        raise PluginContractError(
+            kind, _plugin_label(plugin), f"failed in `{hook_name}`: {type(error).__name__}: {error}"
+        ) from error
+    return results[0] if results else None
+
+
+def _missing_hook(kind: str, plugin: Any, alternative: str = "") -> PluginContractError:
+    hook_name = HOOKS[kind]
+    problem = f"does not implement the hook `{hook_name}`"
+    if callable(getattr(plugin, hook_name, None)):
+        problem += " (the function is there: mark it with `@loadstone.hookimpl`)"
+    return PluginContractError(kind, _plugin_label(plugin), problem + alternative)
+
+
+# --- naming ----------------------------------------------------------------------------------
+
+
+def _naming_class_of(plugin: Any) -> type[NamingConvention]:
+    provided = _call_own_hook("naming", plugin)
+    label = _plugin_label(plugin)
+    if provided is _NO_HOOK:
+        provided = getattr(plugin, "NamingConvention", None)
+        if provided is None:
+            raise _missing_hook(
+                "naming", plugin, " and has no class `NamingConvention` (the dlt layout)"
+            )
+    return _checked_naming_class(provided, label)
+
+
+def _checked_naming_class(provided: Any, label: str) -> type[NamingConvention]:
+    """Accept a class that behaves as a naming convention (duck-typed, like dlt's modules)."""
+    if not isinstance(provided, type) or not callable(
+        getattr(provided, "normalize_identifier", None)
+    ):
+        raise PluginContractError(
+            "naming",
+            label,
+            f"provides {provided!r}, which is not a naming convention class "
+            "(a subclass of loadstone.naming.NamingConvention)",
+        )
+    return provided
+
+
+def naming_convention_class(name: str | ModuleType | type) -> type[NamingConvention]:
+    """The naming convention class named ``name`` (short name or module path).
+
+    A module object or a class is accepted too (tests, and code that already holds one).
+    """
+    if isinstance(name, type):
+        return _checked_naming_class(name, f"{name.__module__}.{name.__qualname__}")
+    plugin = name if isinstance(name, ModuleType) else load_plugin("naming", name)
+    return _naming_class_of(plugin)
+
+
+def naming_convention(
+    name: str | ModuleType | type | None = None, max_length: int | None = None
+) -> NamingConvention:
+    """An instance of the naming convention ``name``, or of the configured one when None.
+
+    ``None`` resolves the name with :func:`loadstone.config.resolve_naming` (env
+    ``SCHEMA__NAMING``, ``[schema] naming`` in config.toml, else ``snake_case``).
+    """
+    if name is not None:
+        return naming_convention_class(name)(max_length=max_length)
+    found = config.locate_naming()
+    try:
+        convention_class = naming_convention_class(found.value)
+    except (UnknownPluginError, PluginImportError, PluginContractError) as error:
+        error.args = (f"{error.args[0]} (the name comes from {found.origin})",)
+        raise
+    return convention_class(max_length=max_length)
+
+
+# --- normalizers -----------------------------------------------------------------------------
+
+
+def get_normalizer(name: str) -> Any:
+    """The normalizer named ``name`` (short name or module path)."""
+    plugin = load_plugin("normalizers", name)
+    normalizer = _call_own_hook("normalizers", plugin)
+    if normalizer is _NO_HOOK:
+        raise _missing_hook("normalizers", plugin)
+    if normalizer is None or not callable(getattr(normalizer, "normalize", None)):
+        raise PluginContractError(
+            "normalizers",
+            _plugin_label(plugin),
+            f"returned {normalizer!r}, which has no `normalize(package, schema, context)`",
+        )
+    return normalizer
+
+
+# --- destinations ----------------------------------------------------------------------------
+
+
+def _destinations_of(plugin: Any) -> list[Any]:
+    provided = _call_own_hook("destinations", plugin)
+    if provided is _NO_HOOK:
+        raise _missing_hook("destinations", plugin)
+    if provided is None or isinstance(provided, str | bytes):
+        provided = [provided]
+    destinations = list(provided)
+    for destination in destinations:
+        if not isinstance(getattr(destination, "name", None), str):
+            raise PluginContractError(
+                "destinations",
+                _plugin_label(plugin),
+                f"returned {destination!r}, which is not a Destination (it has no `.name`)",
+            )
+    return destinations
+
+
+def _has_loader(destination: Any) -> bool:
+    return getattr(destination, "client_class", None) is not None
+
+
+def _all_destinations() -> tuple[dict[str, Any], dict[str, LoadstoneError]]:
+    """Every destination of every plugin, by name, with duplicates settled; and the failures.
+
+    When several plugins declare the same name, the plugin whose entry-point name *is* that
+    name wins (``duckdb`` comes from the ``duckdb`` plugin, not from the capability
+    ``profiles``); then a destination with a loader beats a profile without one; then the
+    first plugin in entry-point name order. A plugin that fails to load does not hide the
+    destinations of the others: its error is returned beside them (entry-point name -> error).
+    """
+    chosen: dict[str, tuple[tuple[bool, bool], Any]] = {}
+    failures: dict[str, LoadstoneError] = {}
+    for entry_point in _entry_points("destinations"):
+        try:
+            declared = _destinations_of(load_plugin("destinations", entry_point.name))
+        except (PluginImportError, PluginContractError) as error:
+            failures[entry_point.name] = error
+            continue
+        for destination in declared:
+            rank = (entry_point.name == destination.name, _has_loader(destination))
+            current = chosen.get(destination.name)
+            if current is None or rank > current[0]:
+                chosen[destination.name] = (rank, destination)
+    return {name: chosen[name][1] for name in sorted(chosen)}, failures
+
+
+def destination_names() -> list[str]:
+    """Names of every destination the installed destination plugins declare.
+
+    A destination plugin that fails to load is left out with a warning that says why.
+    """
+    destinations, failures = _all_destinations()
+    for error in failures.values():
+        warnings.warn(f"destination plugin left out: {error}", RuntimeWarning, stacklevel=2)
+    return list(destinations)
+
+
+def get_destination(name: str) -> Any:
+    """The destination named ``name``, or the one destination of the module path ``name``.
+
+    The plugin whose entry-point name is ``name`` is asked first, so asking for ``duckdb``
+    imports only that plugin; otherwise every destination plugin is consulted.
+    """
+    if "." in name:
+        plugin = load_plugin("destinations", name)
+        destinations = _destinations_of(plugin)
+        if len(destinations) != 1:
+            raise PluginContractError(
+                "destinations",
+                name,
+                "declares "
+                f"{len(destinations)} destinations ({_names(destinations)}); a module named as "
+                "a destination must declare exactly one",
+            )
+        return destinations[0]
+    if _entry_point("destinations", name) is not None:
+        for destination in _destinations_of(load_plugin("destinations", name)):
+            if destination.name == name:
+                return destination
+    destinations, failures = _all_destinations()
+    if name in destinations:
+        return destinations[name]
+    raise UnknownPluginError("destinations", name, list(destinations), failures.values())
+
+
+def _names(objects: Iterable[Any]) -> str:
+    return ", ".join(str(getattr(each, "name", each)) for each in objects) or "none"

@@ -1,0 +1,125 @@
+"""Identifier collisions on case-insensitive destinations.
+
+A case-sensitive naming convention (``sql_cs_v1``, ``direct``, ``duck_case``) keeps ``Id``
+and ``id`` apart; a destination that folds case (DuckDB, Postgres unquoted, Snowflake ...)
+would store both in the same column or table. Merging them silently loses data, so the load
+stops **before any data moves** and the error names both identifiers.
+
+Two entry points:
+
+* :func:`find_identifier_collisions` is pure and works on ``(normalized, source)`` pairs:
+  the normalizer calls it per batch with the identifiers it just produced;
+* :func:`check_case_collisions` checks a whole schema (tables, and columns per table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from loadstone.errors import LoadstoneError
+
+if TYPE_CHECKING:
+    from loadstone.schema.schema import Schema
+
+__all__ = [
+    "Collision",
+    "IdentifierCollisionError",
+    "check_case_collisions",
+    "find_identifier_collisions",
+]
+
+
+@attrs.frozen
+class Collision:
+    """Identifiers that become one after case folding.
+
+    ``identifiers``: ``(normalized identifier, source identifier)`` pairs, in first-seen order.
+    ``table`` is the table holding colliding columns, ``None`` for colliding table names.
+    """
+
+    folded: str
+    identifiers: tuple[tuple[str, str], ...]
+    table: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return "table" if self.table is None else "column"
+
+    def describe(self) -> str:
+        names = " and ".join(
+            repr(source) if source == normalized else f"{source!r} (as {normalized!r})"
+            for normalized, source in self.identifiers
+        )
+        where = f" in table {self.table!r}" if self.table is not None else ""
+        return f"{self.kind}s {names}{where} collide as {self.folded!r}"
+
+
+class IdentifierCollisionError(LoadstoneError):
+    """Identifiers that a case-insensitive destination would merge; nothing was loaded."""
+
+    def __init__(self, collisions: Iterable[Collision], schema_name: str | None = None) -> None:
+        self.collisions = list(collisions)
+        self.schema_name = schema_name
+        where = f"schema {schema_name!r}: " if schema_name else ""
+        details = "; ".join(c.describe() for c in self.collisions)
+        super().__init__(
+            f"{where}the destination is case-insensitive but the naming convention keeps case: "
+            f"{details}. Rename the source fields, or use a case-insensitive naming convention "
+            "(e.g. snake_case or sql_ci_v1)."
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.collisions, self.schema_name))
+
+
+def find_identifier_collisions(
+    identifiers: Mapping[str, str] | Iterable[tuple[str, str]],
+    *,
+    table: str | None = None,
+) -> list[Collision]:
+    """Groups of distinct normalized identifiers that are equal after ``str.casefold``.
+
+    ``identifiers``: ``{normalized: source}`` or ``(normalized, source)`` pairs (the same
+    normalized identifier from several sources is not a collision: the convention merged
+    them on purpose). ``table`` tags the result for column collisions.
+    """
+    pairs = identifiers.items() if isinstance(identifiers, Mapping) else identifiers
+    groups: dict[str, dict[str, str]] = {}
+    for normalized, source in pairs:
+        group = groups.setdefault(normalized.casefold(), {})
+        group.setdefault(normalized, source)
+    return [
+        Collision(folded, tuple(group.items()), table)
+        for folded, group in groups.items()
+        if len(group) > 1
+    ]
+
+
+def check_case_collisions(
+    schema: Schema,
+    has_case_sensitive_identifiers: bool,
+    *,
+    source_identifiers: Mapping[str, str] | None = None,
+) -> None:
+    """Raise :class:`IdentifierCollisionError` when ``schema`` holds table names, or column
+    names within one table, that differ only by case, and the destination is
+    case-insensitive (``has_case_sensitive_identifiers`` false).
+
+    ``source_identifiers`` optionally maps schema identifiers back to the source names the
+    user wrote, so the message shows those.
+    """
+    if has_case_sensitive_identifiers:
+        return
+    sources = source_identifiers or {}
+    collisions = find_identifier_collisions((name, sources.get(name, name)) for name in schema.tables)
+    for table in schema.tables.values():
+        collisions.extend(
+            find_identifier_collisions(
+                ((name, sources.get(name, name)) for name in table.columns), table=table.name
+            )
+        )
+    if collisions:
+        raise IdentifierCollisionError(collisions, schema.name)

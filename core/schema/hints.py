@@ -1,0 +1,202 @@
+"""Hints from code: ``columns=``, ``primary_key=``, ``write_disposition=`` ... -> a partial Table.
+
+``@resource(...)``, ``apply_hints(...)`` and ``pipeline.run(...)`` take table hints in the
+user's words: column dicts or lists, key names as strings or lists, a write disposition as a
+string or ``{"disposition": "merge", "strategy": "scd2"}``. These pure functions turn them
+into a :class:`~loadstone.schema.model.Table` that :meth:`Schema.update_table` merges.
+
+Identifiers may be given in source form (``createdAt``) or destination form
+(``created_at``): :func:`normalize_hints` puts every identifier through the naming
+convention (column names with ``normalize_path``, table names with
+``normalize_tables_path``; both idempotent, so destination forms pass unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from loadstone.data_types import validate_precision
+from loadstone.schema.contracts import SchemaContract
+from loadstone.schema.model import WRITE_DISPOSITIONS, Column, InvalidSchemaError, Table
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
+__all__ = [
+    "MERGE_STRATEGIES",
+    "columns_from_hint",
+    "normalize_hints",
+    "parse_write_disposition",
+    "table_from_hints",
+]
+
+MERGE_STRATEGIES: Final[tuple[str, ...]] = ("delete-insert", "scd2", "upsert", "insert-only")
+
+#: the system columns dlt adds to an scd2 table (observed stored form).
+_SCD2_VALID_FROM: Final = "_dlt_valid_from"
+_SCD2_VALID_TO: Final = "_dlt_valid_to"
+
+
+def parse_write_disposition(value: str | Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
+    """``(disposition, extra table keys)`` from a write_disposition hint.
+
+    ``"merge"`` -> ``("merge", {})``; ``{"disposition": "merge", "strategy": "scd2"}`` ->
+    ``("merge", {"x-merge-strategy": "scd2"})`` (dlt's stored key). Further dict keys
+    (``validity_column_names``, ``boundary_timestamp`` ...) are kept as ``x-<key>`` table hints.
+    """
+    if value is None:
+        return None, {}
+    if isinstance(value, str):
+        disposition, extra = value, {}
+    elif isinstance(value, Mapping):
+        disposition = value.get("disposition")
+        extra = {}
+        strategy = value.get("strategy")
+        if strategy is not None:
+            if strategy not in MERGE_STRATEGIES:
+                raise InvalidSchemaError(
+                    f"unknown merge strategy {strategy!r}; use one of {', '.join(MERGE_STRATEGIES)}"
+                )
+            if disposition != "merge":
+                raise InvalidSchemaError(f"a merge strategy needs disposition 'merge', got {disposition!r}")
+            extra["x-merge-strategy"] = strategy
+        for key, item in value.items():
+            if key not in ("disposition", "strategy"):
+                extra["x-" + key.replace("_", "-")] = item
+    else:
+        raise InvalidSchemaError(f"write_disposition must be a string or dict, got {value!r}")
+    if disposition not in WRITE_DISPOSITIONS:
+        raise InvalidSchemaError(
+            f"unknown write_disposition {disposition!r}; use one of {', '.join(WRITE_DISPOSITIONS)}"
+        )
+    return disposition, extra
+
+
+def _as_list(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return list(value)
+
+
+def columns_from_hint(
+    columns: Mapping[str, Any] | Sequence[Mapping[str, Any] | Column] | None,
+) -> dict[str, Column]:
+    """Columns from a ``columns=`` hint: ``{name: {hints}}`` or ``[{"name": ..., hints}]``."""
+    out: dict[str, Column] = {}
+    if columns is None:
+        return out
+    items: Iterable[tuple[str | None, Any]]
+    if isinstance(columns, Mapping):
+        items = columns.items()
+    else:
+        items = ((None, c) for c in columns)
+    for name, spec in items:
+        if isinstance(spec, Column):
+            column = spec if name is None else attrs.evolve(spec, name=name)
+        elif isinstance(spec, Mapping):
+            column = Column.from_dict(spec, name if name is not None else spec.get("name"))
+        else:
+            raise InvalidSchemaError(f"column hint for {name!r} must be a dict, got {spec!r}")
+        if column.data_type is not None:
+            validate_precision(column.data_type, column.precision, column.scale)
+        out[column.name] = column
+    return out
+
+
+def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
+    for name in names:
+        existing = columns.get(name) or Column(name)
+        changes: dict[str, Any] = {hint: True}
+        if hint == "primary_key" and existing.nullable is None:
+            changes["nullable"] = False
+        columns[name] = existing.evolve(**changes)
+
+
+def table_from_hints(
+    table_name: str,
+    *,
+    columns: Mapping[str, Any] | Sequence[Mapping[str, Any] | Column] | None = None,
+    primary_key: str | Sequence[str] | None = None,
+    merge_key: str | Sequence[str] | None = None,
+    write_disposition: str | Mapping[str, Any] | None = None,
+    schema_contract: Any = None,
+    parent: str | None = None,
+    description: str | None = None,
+    resource: str | None = None,
+    table_format: str | None = None,
+    file_format: str | None = None,
+    max_nesting: int | None = None,
+) -> Table:
+    """A partial table from code hints (identifiers as given: normalize with
+    :func:`normalize_hints` before merging into a schema).
+
+    ``primary_key`` columns become ``nullable: false`` unless a column hint says otherwise;
+    an ``scd2`` merge adds dlt's ``_dlt_valid_from`` / ``_dlt_valid_to`` columns.
+    """
+    cols = columns_from_hint(columns)
+    _mark(cols, _as_list(primary_key), "primary_key")
+    _mark(cols, _as_list(merge_key), "merge_key")
+    disposition, extra = parse_write_disposition(write_disposition)
+    if extra.get("x-merge-strategy") == "scd2":
+        from_name = extra.get("x-validity-column-names", [_SCD2_VALID_FROM, _SCD2_VALID_TO])
+        valid_from, valid_to = from_name[0], from_name[1]
+        cols.setdefault(
+            valid_from,
+            Column(valid_from, data_type="timestamp", nullable=True, extra={"x-valid-from": True}),
+        )
+        cols.setdefault(
+            valid_to,
+            Column(valid_to, data_type="timestamp", nullable=True, extra={"x-valid-to": True}),
+        )
+    if schema_contract is not None:
+        SchemaContract.parse(schema_contract)  # validate early, keep the user's form
+    if table_format is not None:
+        extra["table_format"] = table_format
+    if file_format is not None:
+        extra["file_format"] = file_format
+    if max_nesting is not None:
+        extra["x-normalizer"] = {"max_nesting": int(max_nesting)}
+    return Table(
+        table_name,
+        columns=cols,
+        write_disposition=disposition,
+        parent=parent,
+        schema_contract=schema_contract,
+        description=description,
+        resource=resource,
+        extra=extra,
+    )
+
+
+def normalize_hints(
+    table: Table, naming: NamingConvention, *, use_break_path: bool = True
+) -> Table:
+    """``table`` with every identifier in destination form.
+
+    ``use_break_path`` (the schema's ``use_break_path_on_normalize``): True normalizes by path
+    (``a__b`` stays ``a__b``); False uses the legacy whole-identifier rule.
+    """
+    norm_col = naming.normalize_path if use_break_path else naming.normalize_identifier
+    norm_table = naming.normalize_tables_path if use_break_path else naming.normalize_table_identifier
+    columns: dict[str, Column] = {}
+    for column in table.columns.values():
+        name = norm_col(column.name)
+        existing = columns.get(name)
+        renamed = attrs.evolve(column, name=name)
+        columns[name] = renamed if existing is None else existing.merge(renamed)
+    validity = table.extra.get("x-validity-column-names")
+    extra = dict(table.extra)
+    if isinstance(validity, list):
+        extra["x-validity-column-names"] = [norm_col(n) for n in validity]
+    return attrs.evolve(
+        table,
+        name=norm_table(table.name),
+        parent=None if table.parent is None else norm_table(table.parent),
+        columns=columns,
+        extra=extra,
+    )

@@ -1,0 +1,634 @@
+"""The Schema: tables, settings and naming of one source, with its version.
+
+A thin mutable holder around frozen values (:class:`~loadstone.schema.model.Table`,
+:class:`~loadstone.schema.settings.SchemaSettings`): the pipeline evolves one schema over a
+run, while every part it hands to a Spark worker is an immutable, picklable value.
+
+Stored form: dlt's engine_version 11 document (``to_dict`` / ``from_dict``), so files move
+between dlt and loadstone in both directions.
+
+``normalizers.json.module``: dlt writes ``dlt.common.normalizers.json.relational``; dlt
+imports that module by name, so loadstone keeps writing exactly that value (a file we save
+loads in dlt) and maps it to its own ``relational`` normalizer plugin when reading
+(:attr:`Schema.json_normalizer`). Any other module name is kept as written and names a
+loadstone normalizer plugin directly.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+import yaml
+
+from loadstone.data_types import py_type_to_data_type, variant_column_name
+from loadstone.detections import detect_type
+from loadstone.errors import LoadstoneError
+from loadstone.schema.model import Column, InvalidSchemaError, Table
+from loadstone.schema.settings import SchemaSettings, hints_for_column, preferred_type_for
+from loadstone.schema.versioning import (
+    ENGINE_VERSION,
+    MAX_PREVIOUS_HASHES,
+    content_hash,
+)
+from loadstone.schema.versioning import bump_version as _next_version
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
+__all__ = [
+    "DLT_JSON_NORMALIZER_MODULE",
+    "LOADS_TABLE_NAME",
+    "STATE_TABLE_NAME",
+    "VERSION_TABLE_NAME",
+    "Schema",
+    "TableNotFoundError",
+    "loads_table",
+    "state_table",
+    "version_table",
+]
+
+DLT_JSON_NORMALIZER_MODULE: Final = "dlt.common.normalizers.json.relational"
+#: stored module names that mean loadstone's relational normalizer plugin.
+_RELATIONAL_ALIASES: Final = frozenset({DLT_JSON_NORMALIZER_MODULE, "relational"})
+
+VERSION_TABLE_NAME: Final = "_dlt_version"
+LOADS_TABLE_NAME: Final = "_dlt_loads"
+STATE_TABLE_NAME: Final = "_dlt_pipeline_state"
+
+
+class TableNotFoundError(LoadstoneError, KeyError):
+    """A table name that is not in the schema."""
+
+    def __init__(self, schema_name: str, table_name: str, known: Iterable[str]) -> None:
+        self.schema_name = schema_name
+        self.table_name = table_name
+        self.known = list(known)
+        names = ", ".join(sorted(self.known)) or "(none)"
+        super().__init__(f"table {table_name!r} is not in schema {schema_name!r}; tables: {names}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.schema_name, self.table_name, self.known))
+
+
+def version_table(name: str = VERSION_TABLE_NAME) -> Table:
+    """``_dlt_version``: one row per schema version a destination migrated to."""
+    return Table.from_dict(
+        {
+            "columns": {
+                "version": _sys("bigint", "Numeric version of the schema, incremented on each schema change"),
+                "engine_version": _sys("bigint", "Version of the dlt schema engine that created this schema"),
+                "inserted_at": _sys("timestamp", "Timestamp when this schema version was stored"),
+                "schema_name": _sys("text", "Name of the schema"),
+                "version_hash": _sys("text", "Unique hash of the schema content, used to detect changes"),
+                "schema": _sys("text", "JSON representation of the complete schema definition"),
+            },
+            "write_disposition": "skip",
+            "resource": VERSION_TABLE_NAME,
+            "description": "Created by DLT. Tracks schema updates",
+        },
+        name,
+    )
+
+
+def loads_table(name: str = LOADS_TABLE_NAME) -> Table:
+    """``_dlt_loads``: one row per completed load package."""
+    return Table.from_dict(
+        {
+            "columns": {
+                "load_id": {**_sys("text", "Unique identifier of the load operation"), "precision": 64},
+                "schema_name": _sys("text", "Name of the schema associated with this load", True),
+                "status": _sys("bigint", "Status of the load operation (0 = success)"),
+                "inserted_at": _sys("timestamp", "Timestamp when the load was completed"),
+                "schema_version_hash": _sys("text", "Hash of the schema version used during this load", True),
+            },
+            "write_disposition": "skip",
+            "resource": LOADS_TABLE_NAME,
+            "description": "Created by DLT. Tracks completed loads",
+        },
+        name,
+    )
+
+
+def state_table(name: str = STATE_TABLE_NAME) -> Table:
+    """``_dlt_pipeline_state``: the pipeline state stored at the destination (as dlt writes it)."""
+    return Table.from_dict(
+        {
+            "columns": {
+                "version": _sys("bigint", "Numeric version of the pipeline state"),
+                "engine_version": _sys("bigint", "Version of the dlt state engine"),
+                "pipeline_name": _sys("text", "Name of the pipeline this state belongs to"),
+                "state": _sys("text", "Compressed JSON representation of the pipeline state"),
+                "created_at": _sys("timestamp", "Timestamp when this state was created"),
+                "version_hash": _sys("text", "Hash of the state content, used to detect changes", True),
+                "_dlt_load_id": {
+                    **_sys("text", "Load identifier linking this row to its load operation"),
+                    "precision": 64,
+                },
+                "_dlt_id": {"data_type": "text", "nullable": False, "unique": True, "row_key": True},
+            },
+            "write_disposition": "append",
+            "file_format": "preferred",
+            "resource": STATE_TABLE_NAME,
+        },
+        name,
+    )
+
+
+def _sys(data_type: str, description: str, nullable: bool = False) -> dict[str, Any]:
+    return {"data_type": data_type, "nullable": nullable, "description": description}
+
+
+def _default_normalizers(naming: str) -> dict[str, Any]:
+    return {"names": naming, "json": {"module": DLT_JSON_NORMALIZER_MODULE}}
+
+
+class Schema:
+    """A named schema: ordered tables, settings, naming and version.
+
+    ``Schema(name)`` is a new schema as dlt makes one: the ``_dlt_version`` and ``_dlt_loads``
+    tables, ``iso_timestamp`` detection and the relational normalizer's default hints.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        naming: str | None = None,
+        normalizers: Mapping[str, Any] | None = None,
+        settings: SchemaSettings | None = None,
+        tables: Iterable[Table] | None = None,
+        add_system_tables: bool = True,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidSchemaError(f"schema name must be a non-empty string, got {name!r}")
+        self._name = name
+        self._normalizers: dict[str, Any] = (
+            copy.deepcopy(dict(normalizers))
+            if normalizers is not None
+            else _default_normalizers(naming or "snake_case")
+        )
+        if naming is not None:
+            self._normalizers["names"] = naming
+        self._settings = settings if settings is not None else SchemaSettings.relational_defaults()
+        self._tables: dict[str, Table] = {}
+        if add_system_tables:
+            for table in (version_table(), loads_table()):
+                self._tables[self._system_table_name(table.name)] = attrs.evolve(
+                    table, name=self._system_table_name(table.name)
+                )
+        for table in tables or ():
+            self._tables[table.name] = table
+        self.version = 1
+        self.engine_version = ENGINE_VERSION
+        self.previous_hashes: list[str] = []
+        self.stored_version_hash: str | None = None
+        #: True when from_dict found a hash that did not match the content (hand edit or a file
+        #: hashed by dlt) and accepted it as a new version.
+        self.was_modified_on_load = False
+        self._extra: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def tables(self) -> Mapping[str, Table]:
+        """Tables by name, in order (read-only; change them with :meth:`update_table`)."""
+        return MappingProxyType(self._tables)
+
+    @property
+    def settings(self) -> SchemaSettings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, value: SchemaSettings) -> None:
+        self._settings = value
+
+    @property
+    def normalizers(self) -> dict[str, Any]:
+        """The stored ``normalizers`` section (a copy)."""
+        return copy.deepcopy(self._normalizers)
+
+    # ------------------------------------------------------------------ naming
+    @property
+    def naming_name(self) -> str:
+        """Name of the schema's naming convention (``normalizers.names``)."""
+        return str(self._normalizers.get("names") or "snake_case")
+
+    @property
+    def use_break_path_on_normalize(self) -> bool:
+        """True (default): source keys go through ``normalize_path``; False: legacy whole-key."""
+        return bool(self._normalizers.get("use_break_path_on_normalize", True))
+
+    @use_break_path_on_normalize.setter
+    def use_break_path_on_normalize(self, value: bool) -> None:
+        self._normalizers["use_break_path_on_normalize"] = bool(value)
+
+    @property
+    def allow_identifier_change_on_table_with_data(self) -> bool:
+        return bool(self._normalizers.get("allow_identifier_change_on_table_with_data", False))
+
+    def naming_convention(self, max_length: int | None = None) -> NamingConvention:
+        """An instance of the schema's naming convention, sized for a destination."""
+        from loadstone.plugin_manager import naming_convention
+
+        return naming_convention(self.naming_name, max_length)
+
+    def set_naming(self, naming: str) -> None:
+        """Record a new naming convention. Check first with
+        :func:`loadstone.schema.naming_change.check_naming_change` when tables hold data."""
+        self._normalizers["names"] = naming
+
+    def _system_table_name(self, name: str) -> str:
+        try:
+            return self.naming_convention().normalize_table_identifier(name)
+        except Exception:  # naming plugin not installed yet: keep dlt's names
+            return name
+
+    @property
+    def version_table_name(self) -> str:
+        return self._system_table_name(VERSION_TABLE_NAME)
+
+    @property
+    def loads_table_name(self) -> str:
+        return self._system_table_name(LOADS_TABLE_NAME)
+
+    @property
+    def state_table_name(self) -> str:
+        return self._system_table_name(STATE_TABLE_NAME)
+
+    # ------------------------------------------------------------------ normalizer config
+    @property
+    def json_normalizer(self) -> str:
+        """The loadstone normalizer plugin: ``relational`` for dlt's relational module."""
+        module = (self._normalizers.get("json") or {}).get("module") or DLT_JSON_NORMALIZER_MODULE
+        return "relational" if module in _RELATIONAL_ALIASES else module
+
+    @property
+    def json_normalizer_config(self) -> dict[str, Any]:
+        """``normalizers.json.config`` (``max_nesting``, ``propagation`` ...), a copy."""
+        return copy.deepcopy((self._normalizers.get("json") or {}).get("config") or {})
+
+    def update_json_normalizer_config(self, **config: Any) -> None:
+        """Set keys of ``normalizers.json.config`` (e.g. ``max_nesting=2``)."""
+        json_section = self._normalizers.setdefault("json", {"module": DLT_JSON_NORMALIZER_MODULE})
+        if json_section.get("module") == "relational":
+            json_section["module"] = DLT_JSON_NORMALIZER_MODULE
+        json_section.setdefault("config", {}).update(config)
+
+    @property
+    def max_nesting(self) -> int | None:
+        value = self.json_normalizer_config.get("max_nesting")
+        return None if value is None else int(value)
+
+    # ------------------------------------------------------------------ tables
+    def get_table(self, table_name: str) -> Table:
+        try:
+            return self._tables[table_name]
+        except KeyError:
+            raise TableNotFoundError(self._name, table_name, self._tables) from None
+
+    def has_table(self, table_name: str) -> bool:
+        return table_name in self._tables
+
+    def is_system_table(self, table_name: str) -> bool:
+        return table_name.startswith("_dlt") or table_name in (
+            self.version_table_name,
+            self.loads_table_name,
+            self.state_table_name,
+        )
+
+    def data_tables(self, *, seen_data_only: bool = False) -> list[Table]:
+        """Tables holding user data (not ``_dlt_*``); with ``seen_data_only`` only those the
+        normalizer wrote rows to."""
+        return [
+            table
+            for name, table in self._tables.items()
+            if not self.is_system_table(name) and (table.seen_data or not seen_data_only)
+        ]
+
+    def data_table_names(self, *, seen_data_only: bool = False) -> list[str]:
+        return [table.name for table in self.data_tables(seen_data_only=seen_data_only)]
+
+    def dlt_tables(self) -> list[Table]:
+        return [table for name, table in self._tables.items() if self.is_system_table(name)]
+
+    def nested_tables(self, table_name: str) -> list[Table]:
+        """Every table nested (at any depth) under ``table_name``, parents before children."""
+        found: list[Table] = []
+        frontier = [table_name]
+        while frontier:
+            parent = frontier.pop(0)
+            for table in self._tables.values():
+                if table.parent == parent:
+                    found.append(table)
+                    frontier.append(table.name)
+        return found
+
+    def root_table(self, table_name: str) -> Table:
+        """The root (top-level) table of ``table_name``."""
+        table = self.get_table(table_name)
+        seen = {table.name}
+        while table.parent is not None:
+            table = self.get_table(table.parent)
+            if table.name in seen:
+                raise InvalidSchemaError("parent cycle", table=table.name)
+            seen.add(table.name)
+        return table
+
+    def update_table(self, partial: Table) -> Table:
+        """Merge ``partial`` into the table of its name (or add it); returns the result.
+
+        A nested table's parent must already be in the schema (it is created first, both by
+        the normalizer and when hints arrive from code).
+        """
+        if partial.parent is not None and partial.parent not in self._tables:
+            raise InvalidSchemaError(
+                f"parent table {partial.parent!r} is not in schema {self._name!r}",
+                table=partial.name,
+            )
+        existing = self._tables.get(partial.name)
+        merged = partial if existing is None else existing.merge(partial)
+        self._tables[partial.name] = merged
+        return merged
+
+    def update_schema(self, other: Schema) -> None:
+        """Merge every table and setting of ``other`` (same name) into this schema."""
+        for table in other.tables.values():
+            if table.parent is not None and table.parent not in self._tables:
+                self._tables[table.name] = table
+            else:
+                self.update_table(table)
+        self._settings = (
+            self._settings.merge_hints(other.settings.default_hints)
+            .update_preferred_types(other.settings.preferred_types)
+        )
+        for detection in other.settings.detections:
+            self._settings = self._settings.add_type_detection(detection)
+
+    def replace_table(self, table: Table) -> None:
+        """Put ``table`` as is (no merge): for hints that must override, e.g. dropped columns."""
+        self._tables[table.name] = table
+
+    def drop_tables(self, table_names: Iterable[str]) -> list[Table]:
+        """Remove tables; returns the removed ones."""
+        removed = []
+        for name in list(table_names):
+            table = self._tables.pop(name, None)
+            if table is not None:
+                removed.append(table)
+        return removed
+
+    # ------------------------------------------------------------------ settings
+    def add_type_detection(self, detection: str) -> None:
+        self._settings = self._settings.add_type_detection(detection)
+
+    def remove_type_detection(self, detection: str) -> None:
+        self._settings = self._settings.remove_type_detection(detection)
+
+    def merge_hints(self, new_hints: Mapping[str, Iterable[str]], *, replace: bool = False) -> None:
+        self._settings = self._settings.merge_hints(new_hints, replace=replace)
+
+    def update_preferred_types(
+        self, new_preferred_types: Mapping[str, str], *, replace: bool = False
+    ) -> None:
+        self._settings = self._settings.update_preferred_types(new_preferred_types, replace=replace)
+
+    def set_schema_contract(self, contract: Any) -> None:
+        """Schema-wide contract: a mode string or ``{"tables": ..., "columns": ..., "data_type": ...}``."""
+        from loadstone.schema.contracts import SchemaContract
+
+        if contract is not None:
+            SchemaContract.parse(contract)  # validates
+        self._settings = self._settings.with_schema_contract(contract)
+
+    # ------------------------------------------------------------------ inference
+    def infer_data_type(self, column_name: str, value: Any, *, new_column: bool = True) -> str | None:
+        """The data type a value gives a column: preferred type, detections (new columns
+        only), then the Python type. ``None`` for a null value without a preferred type."""
+        preferred = preferred_type_for(self._settings, column_name)
+        if preferred is not None:
+            return preferred
+        if value is None:
+            return None
+        if new_column and self._settings.detections:
+            detected = detect_type(value, self._settings.detections)
+            if detected is not None:
+                return detected
+        return py_type_to_data_type(value)
+
+    def infer_column(self, table_name: str, column_name: str, value: Any) -> Column:
+        """The column a first ``value`` makes in ``table_name`` (names are normalized).
+
+        A column already declared without a data type (hints from code) keeps its hints and
+        gets the inferred type; default hint rules add ``not_null``/``unique``/... by name.
+        """
+        existing: Column | None = None
+        table = self._tables.get(table_name)
+        if table is not None:
+            existing = table.columns.get(column_name)
+            if existing is not None and existing.data_type is not None:
+                return existing
+        data_type = self.infer_data_type(column_name, value, new_column=True)
+        stored: dict[str, Any] = {"data_type": data_type, "nullable": True}
+        stored.update(hints_for_column(self._settings, column_name))
+        if data_type is None:
+            stored.pop("data_type")
+        column = Column.from_dict(stored, column_name)
+        return column if existing is None else column.merge(existing)
+
+    def infer_variant_column(
+        self, table_name: str, column_name: str, value: Any, naming: NamingConvention
+    ) -> Column:
+        """The variant column for a ``value`` that did not coerce into ``column_name``.
+
+        Named after the value's Python type (``id__v_text``); its data type comes from the
+        usual inference, so detections apply (dlt stores an ISO string arriving at a bigint
+        column in ``c__v_text`` typed ``timestamp``).
+        """
+        py_type = py_type_to_data_type(value)
+        if py_type is None:
+            raise ValueError("a null value never needs a variant column")
+        name = variant_column_name(column_name, py_type, naming)
+        return self.infer_column(table_name, name, value).evolve(variant=True)
+
+    # ------------------------------------------------------------------ versions
+    @property
+    def version_hash(self) -> str:
+        """Content hash of the current state (see :mod:`loadstone.schema.versioning`)."""
+        return content_hash(self._content_dict())
+
+    @property
+    def is_modified(self) -> bool:
+        """True when the content changed since it was loaded or last saved."""
+        return self.stored_version_hash != self.version_hash
+
+    @property
+    def is_new(self) -> bool:
+        return self.stored_version_hash is None
+
+    def bump_version(self) -> tuple[int, str]:
+        """Record a save: if the content changed, version + 1 and the old hash goes to
+        ``previous_hashes``. Returns ``(version, version_hash)``."""
+        current = self.version_hash
+        if self.stored_version_hash is None:
+            self.stored_version_hash = current
+            return self.version, current
+        self.version, self.previous_hashes = _next_version(
+            self.version, self.stored_version_hash, current, self.previous_hashes
+        )
+        self.stored_version_hash = current
+        return self.version, current
+
+    # ------------------------------------------------------------------ stored form
+    def _content_dict(self, *, with_names: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "engine_version": self.engine_version,
+            "name": self._name,
+            "tables": {n: t.to_dict(with_names=with_names) for n, t in self._tables.items()},
+            "settings": self._settings.to_dict(),
+            "normalizers": copy.deepcopy(self._normalizers),
+        }
+        out.update(copy.deepcopy(self._extra))
+        return out
+
+    def to_dict(self, *, bump_version: bool = True, remove_names: bool = False) -> dict[str, Any]:
+        """The stored document (dlt engine_version 11 layout and key order).
+
+        ``bump_version`` first records a save (so the document carries its final version and
+        hash); ``remove_names`` drops the redundant ``name`` keys inside tables and columns,
+        as dlt's exported YAML does.
+        """
+        if bump_version:
+            self.bump_version()
+        content = self._content_dict(with_names=not remove_names)
+        out: dict[str, Any] = {
+            "version": self.version,
+            "version_hash": self.version_hash,
+            "engine_version": content.pop("engine_version"),
+            "name": content.pop("name"),
+            "tables": content.pop("tables"),
+            "settings": content.pop("settings"),
+            "normalizers": content.pop("normalizers"),
+        }
+        out.update(content)
+        out["previous_hashes"] = list(self.previous_hashes)
+        return out
+
+    def to_pretty_yaml(self, *, bump_version: bool = True, remove_names: bool = True) -> str:
+        """YAML as dlt exports it (key order kept, no ``name`` repeats)."""
+        return yaml.safe_dump(
+            self.to_dict(bump_version=bump_version, remove_names=remove_names),
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+            width=120,
+        )
+
+    def to_pretty_json(self, *, bump_version: bool = True, remove_names: bool = False) -> str:
+        return json.dumps(
+            self.to_dict(bump_version=bump_version, remove_names=remove_names),
+            indent=2,
+            ensure_ascii=False,
+            default=str,
+        )
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, Any], *, bump_version: bool = True) -> Schema:
+        """Read a stored document (ours or dlt's, engine_version 11; tables and columns with or
+        without ``name`` keys).
+
+        When the recorded ``version_hash`` does not match the content (a hand edit, or a hash
+        computed by dlt) and ``bump_version`` is set, the document is accepted as a new
+        version: version + 1, the recorded hash first in ``previous_hashes``, and
+        :attr:`was_modified_on_load` set.
+        """
+        if not isinstance(stored, Mapping):
+            raise InvalidSchemaError(f"a stored schema is a mapping, got {type(stored).__name__}")
+        name = stored.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidSchemaError("stored schema has no 'name'")
+        engine_version = stored.get("engine_version", ENGINE_VERSION)
+        if not isinstance(engine_version, int) or engine_version > ENGINE_VERSION:
+            raise InvalidSchemaError(
+                f"schema {name!r} has engine_version {engine_version!r}; loadstone reads up to "
+                f"{ENGINE_VERSION}"
+            )
+        tables_data = stored.get("tables") or {}
+        tables = [Table.from_dict(data or {}, table_name) for table_name, data in tables_data.items()]
+        normalizers = stored.get("normalizers")
+        schema = cls(
+            name,
+            normalizers=normalizers if normalizers is not None else _default_normalizers("snake_case"),
+            settings=SchemaSettings.from_dict(stored.get("settings")),
+            tables=tables,
+            add_system_tables=False,
+        )
+        schema.engine_version = ENGINE_VERSION
+        schema._extra = {
+            k: copy.deepcopy(v)
+            for k, v in stored.items()
+            if k
+            not in {
+                "version",
+                "version_hash",
+                "engine_version",
+                "name",
+                "tables",
+                "settings",
+                "normalizers",
+                "previous_hashes",
+            }
+        }
+        schema.version = int(stored.get("version") or 1)
+        schema.previous_hashes = list(stored.get("previous_hashes") or [])[:MAX_PREVIOUS_HASHES]
+        recorded = stored.get("version_hash")
+        current = schema.version_hash
+        if recorded is None:
+            schema.stored_version_hash = current
+        elif recorded == current or not bump_version:
+            schema.stored_version_hash = recorded if recorded == current else current
+        else:
+            schema.version, schema.previous_hashes = _next_version(
+                schema.version, recorded, current, schema.previous_hashes
+            )
+            schema.stored_version_hash = current
+            schema.was_modified_on_load = True
+        return schema
+
+    def clone(self, *, name: str | None = None) -> Schema:
+        """A deep copy (optionally renamed); version state is kept."""
+        copy_ = Schema.from_dict(self.to_dict(bump_version=False), bump_version=False)
+        copy_.version = self.version
+        copy_.previous_hashes = list(self.previous_hashes)
+        copy_.stored_version_hash = self.stored_version_hash
+        if name is not None:
+            copy_._name = name
+        return copy_
+
+    # ------------------------------------------------------------------ misc
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Schema):
+            return NotImplemented
+        return self._content_dict() == other._content_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Schema(name={self._name!r}, version={self.version}, tables={len(self._tables)}, "
+            f"naming={self.naming_name!r})"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+

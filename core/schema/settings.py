@@ -1,0 +1,201 @@
+"""Schema settings: detections, default hints and preferred types.
+
+The settings are the global rules that apply to every *new* column: they are how a user says
+"every column named ``id`` is a primary key" or "anything ending in ``_at`` is a timestamp"
+without listing tables. Rules match **normalized** (destination) column names, either
+exactly or, with a ``re:`` prefix, by regular expression search (dlt's ``SimpleRegex``).
+
+:class:`SchemaSettings` is a frozen value (the :class:`~loadstone.schema.Schema` swaps it
+when a rule changes), so the compiled matchers can be cached and shipped to Spark workers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Final
+
+import attrs
+
+from loadstone.data_types import is_data_type
+from loadstone.detections import DEFAULT_DETECTIONS, check_detections
+from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError
+
+__all__ = [
+    "RELATIONAL_DEFAULT_HINTS",
+    "SchemaSettings",
+    "hints_for_column",
+    "matches_rule",
+    "preferred_type_for",
+]
+
+#: the hints the relational normalizer adds to a new schema (key order as dlt writes them).
+RELATIONAL_DEFAULT_HINTS: Final[dict[str, tuple[str, ...]]] = {
+    "not_null": ("_dlt_id", "_dlt_root_id", "_dlt_parent_id", "_dlt_list_idx", "_dlt_load_id"),
+    "parent_key": ("_dlt_parent_id",),
+    "root_key": ("_dlt_root_id",),
+    "unique": ("_dlt_id",),
+    "row_key": ("_dlt_id",),
+}
+
+_REGEX_PREFIX: Final = "re:"
+
+
+@lru_cache(maxsize=4096)
+def _compiled(rule: str) -> re.Pattern[str] | None:
+    if rule.startswith(_REGEX_PREFIX):
+        try:
+            return re.compile(rule[len(_REGEX_PREFIX) :])
+        except re.error as ex:
+            raise InvalidSchemaError(f"invalid regex rule {rule!r}: {ex}") from None
+    return None
+
+
+def matches_rule(rule: str, name: str) -> bool:
+    """True when ``name`` matches ``rule``: equal, or ``re:<pattern>`` searching it."""
+    pattern = _compiled(rule)
+    if pattern is None:
+        return rule == name
+    return pattern.search(name) is not None
+
+
+def _freeze_hints(value: Mapping[str, Iterable[str]] | None) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for hint, rules in (value or {}).items():
+        if isinstance(rules, str):
+            rules = [rules]
+        out[hint] = tuple(rules)
+    return out
+
+
+def _check_hints(instance: Any, attribute: Any, value: Mapping[str, Sequence[str]]) -> None:
+    for hint, rules in value.items():
+        if hint not in COLUMN_HINTS:
+            raise InvalidSchemaError(
+                f"unknown hint {hint!r} in default_hints; known: {', '.join(COLUMN_HINTS)}"
+            )
+        for rule in rules:
+            _compiled(rule)
+
+
+def _check_preferred(instance: Any, attribute: Any, value: Mapping[str, str]) -> None:
+    for rule, data_type in value.items():
+        if not is_data_type(data_type):
+            raise InvalidSchemaError(f"preferred type {data_type!r} for {rule!r} is not a data type")
+        _compiled(rule)
+
+
+def _check_detections(instance: Any, attribute: Any, value: Sequence[str]) -> None:
+    check_detections(value)
+
+
+@attrs.frozen(kw_only=True)
+class SchemaSettings:
+    """The ``settings`` section of a stored schema.
+
+    ``schema_contract`` is the schema-wide contract (``str`` mode or a dict per entity);
+    ``extra`` keeps unknown keys for round trips.
+    """
+
+    detections: tuple[str, ...] = attrs.field(
+        default=DEFAULT_DETECTIONS, converter=tuple, validator=_check_detections
+    )
+    default_hints: dict[str, tuple[str, ...]] = attrs.field(
+        factory=dict, converter=_freeze_hints, validator=_check_hints, hash=False
+    )
+    preferred_types: dict[str, str] = attrs.field(
+        factory=dict, converter=dict, validator=_check_preferred, hash=False
+    )
+    schema_contract: Any = attrs.field(default=None, hash=False)
+    extra: dict[str, Any] = attrs.field(factory=dict, converter=dict, hash=False)
+
+    @classmethod
+    def relational_defaults(cls) -> SchemaSettings:
+        """Settings of a new schema: ``iso_timestamp`` plus the relational normalizer's hints."""
+        return cls(default_hints=RELATIONAL_DEFAULT_HINTS)
+
+    # ------------------------------------------------------------ changes (return new values)
+    def add_type_detection(self, detection: str) -> SchemaSettings:
+        """Append ``detection`` (no duplicates)."""
+        if detection in self.detections:
+            return self
+        return attrs.evolve(self, detections=(*self.detections, detection))
+
+    def remove_type_detection(self, detection: str) -> SchemaSettings:
+        return attrs.evolve(self, detections=tuple(d for d in self.detections if d != detection))
+
+    def merge_hints(
+        self, new_hints: Mapping[str, Iterable[str]], *, replace: bool = False
+    ) -> SchemaSettings:
+        """Add rules per hint (no duplicates); ``replace=True`` replaces each given hint's list."""
+        hints = dict(self.default_hints)
+        for hint, rules in _freeze_hints(new_hints).items():
+            if replace or hint not in hints:
+                hints[hint] = tuple(dict.fromkeys(rules))
+            else:
+                hints[hint] = tuple(dict.fromkeys((*hints[hint], *rules)))
+        return attrs.evolve(self, default_hints=hints)
+
+    def update_preferred_types(
+        self, new_preferred_types: Mapping[str, str], *, replace: bool = False
+    ) -> SchemaSettings:
+        types = {} if replace else dict(self.preferred_types)
+        types.update(new_preferred_types)
+        return attrs.evolve(self, preferred_types=types)
+
+    def with_schema_contract(self, contract: Any) -> SchemaSettings:
+        return attrs.evolve(self, schema_contract=contract)
+
+    # ------------------------------------------------------------ stored form
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.schema_contract is not None:
+            out["schema_contract"] = self.schema_contract
+        if self.detections:
+            out["detections"] = list(self.detections)
+        if self.default_hints:
+            out["default_hints"] = {hint: list(rules) for hint, rules in self.default_hints.items()}
+        if self.preferred_types:
+            out["preferred_types"] = dict(self.preferred_types)
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> SchemaSettings:
+        data = dict(data or {})
+        known = {
+            key: data.pop(key)
+            for key in ("detections", "default_hints", "preferred_types", "schema_contract")
+            if key in data
+        }
+        known.setdefault("detections", ())
+        return cls(extra=data, **known)
+
+
+def preferred_type_for(settings: SchemaSettings, column_name: str) -> str | None:
+    """The preferred data type of a (normalized) column name: exact rules first, then ``re:``."""
+    preferred = settings.preferred_types
+    exact = preferred.get(column_name)
+    if exact is not None and not column_name.startswith(_REGEX_PREFIX):
+        return exact
+    for rule, data_type in preferred.items():
+        if rule.startswith(_REGEX_PREFIX) and matches_rule(rule, column_name):
+            return data_type
+    return None
+
+
+def hints_for_column(settings: SchemaSettings, column_name: str) -> dict[str, Any]:
+    """Column hints the default_hints rules give a (normalized) column name.
+
+    Returned as stored column keys: ``not_null`` becomes ``nullable: False``, every other hint
+    ``<hint>: True``.
+    """
+    out: dict[str, Any] = {}
+    for hint, rules in settings.default_hints.items():
+        if any(matches_rule(rule, column_name) for rule in rules):
+            if hint == "not_null":
+                out["nullable"] = False
+            else:
+                out[hint] = True
+    return out

@@ -1,0 +1,87 @@
+"""Pipeline state: the small dict that lets a pipeline continue where it stopped.
+
+The state names the pipeline's dataset, destination and schemas and holds the sources'
+persistent state (``loadstone.current.source_state()``). It is saved locally
+(``<pipelines_dir>/<pipeline>/state.json``) after every step and sent to the destination's
+``_dlt_pipeline_state`` with every load, so that a pipeline whose local folder is lost is
+restored from its destination on the next run. ``_local`` holds what must never leave the
+machine (first run flag, timestamps) and is stripped before the state is sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from loadstone.load_package import write_json_atomic
+
+STATE_ENGINE_VERSION = 4
+STATE_FILE = "state.json"
+
+
+def new_state(pipeline_name: str) -> dict[str, Any]:
+    """The state of a pipeline that never ran."""
+    return {
+        "_state_version": 0,
+        "_state_engine_version": STATE_ENGINE_VERSION,
+        "pipeline_name": pipeline_name,
+        "dataset_name": None,
+        "destination_name": None,
+        "default_schema_name": None,
+        "schema_names": [],
+        "sources": {},
+        "_local": {"first_run": True},
+    }
+
+
+def shareable(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The state without ``_local`` (what goes to the destination)."""
+    return {k: copy.deepcopy(v) for k, v in state.items() if k != "_local"}
+
+
+def state_hash(state: Mapping[str, Any]) -> str:
+    """Content hash of the shareable state, ignoring the version fields."""
+    content = {
+        k: v
+        for k, v in shareable(state).items()
+        if k not in ("_state_version", "_version_hash")
+    }
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).digest()
+    return base64.b64encode(digest).decode("ascii")
+
+
+def bump_version(state: dict[str, Any]) -> bool:
+    """Increase ``_state_version`` when the content changed; True when it did."""
+    new_hash = state_hash(state)
+    if state.get("_version_hash") == new_hash:
+        return False
+    state["_state_version"] = int(state.get("_state_version", 0)) + 1
+    state["_version_hash"] = new_hash
+    return True
+
+
+def load_local(working_dir: Path) -> dict[str, Any] | None:
+    """The locally saved state, or None when the pipeline folder has none."""
+    path = Path(working_dir) / STATE_FILE
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def save_local(working_dir: Path, state: Mapping[str, Any]) -> None:
+    Path(working_dir).mkdir(parents=True, exist_ok=True)
+    write_json_atomic(Path(working_dir) / STATE_FILE, dict(state))
+
+
+def merge_restored(local: dict[str, Any], restored: Mapping[str, Any]) -> dict[str, Any]:
+    """Take the destination's state when it is newer than the local one (keeps ``_local``)."""
+    if int(restored.get("_state_version", 0)) <= int(local.get("_state_version", 0)):
+        return local
+    merged = {k: copy.deepcopy(v) for k, v in restored.items() if k != "_local"}
+    merged["_local"] = dict(local.get("_local", {}))
+    return merged

@@ -1,0 +1,65 @@
+"""DuckDB: the embedded default destination (capability profile + loader).
+
+The database is a file, ``<pipeline_name>.duckdb`` in the working directory unless
+credentials say otherwise (factory argument ``loadstone.destinations.duckdb("x.duckdb")``,
+env ``DESTINATION__DUCKDB__CREDENTIALS``, or ``[destination.duckdb] credentials`` in config).
+A dataset is a DuckDB schema; every name is quoted and fully qualified.
+
+Type mapping (``sql.duckdb_type``): text VARCHAR, double DOUBLE, bool BOOLEAN, bigint by
+precision bits TINYINT/SMALLINT/INTEGER/BIGINT/HUGEINT, timestamp TIMESTAMP WITH TIME ZONE
+(naive by precision: TIMESTAMP_S/_MS/TIMESTAMP/_NS), date DATE, time TIME, binary BLOB, json
+JSON, decimal DECIMAL(p,s) default (38,9), and **wei VARCHAR**: 256-bit values exceed both
+DECIMAL(38) and HUGEINT, and only text keeps every digit.
+"""
+
+from __future__ import annotations
+
+from loadstone.destination import Capabilities, Destination
+from loadstone.hookspecs import hookimpl
+
+CAPABILITIES = Capabilities(
+    max_identifier_length=65536,
+    max_column_identifier_length=65536,
+    has_case_sensitive_identifiers=False,
+    casefold="keep",
+    preferred_naming="snake_case",
+    preferred_loader_file_format="insert_values",
+    supported_loader_file_formats=("insert_values", "parquet"),
+    supported_merge_strategies=("delete-insert", "upsert", "scd2"),
+    timestamp_precision=6,
+    decimal_precision=(38, 9),
+    wei_precision=(76, 0),
+    supports_transactions=True,
+    supports_ddl_transactions=True,
+)
+
+
+def _client_class() -> type:
+    # imported when a client is opened, so listing plugins does not import duckdb
+    from loadstone.plugins.destinations.duckdb.client import DuckDBClient
+
+    return DuckDBClient
+
+
+class _LazyClient:
+    """Callable standing in for ``DuckDBClient`` until a client is actually needed."""
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        return _client_class()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return "<DuckDBClient (lazy)>"
+
+
+DUCKDB = Destination(
+    name="duckdb",
+    capabilities=CAPABILITIES,
+    client_class=_LazyClient(),
+    description="embedded DuckDB database file (default destination)",
+)
+
+
+@hookimpl
+def loadstone_destinations() -> list[Destination]:
+    """The DuckDB destination."""
+    return [DUCKDB]

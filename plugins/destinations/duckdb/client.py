@@ -1,0 +1,481 @@
+"""The DuckDB loader: one client per dataset (a DuckDB schema) of one database file.
+
+Everything of one package happens in one DuckDB transaction (DuckDB's DDL is transactional):
+schema migration, staging, the data of every table, the ``_dlt_pipeline_state`` row and, last,
+the ``_dlt_loads`` row. A failure at any point rolls all of it back, so a retry loads the
+package exactly once; a package whose load id is already in ``_dlt_loads`` is not loaded again.
+
+Every name is quoted (``sql.quote``) and fully qualified ``"catalog"."dataset"."table"``.
+Merge dispositions stage data in ``<dataset>_staging`` and apply it from there
+(see ``merge.py``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from loadstone.destination import (
+    SYSTEM_TABLES,
+    Destination,
+    DestinationError,
+    DestinationSchemaMismatch,
+    LoadFailed,
+    LoadRequest,
+    decode_state,
+    encode_state,
+    new_row_id,
+    schema_dict,
+    schema_naming,
+)
+from loadstone.plugins.destinations.duckdb import merge
+from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
+from loadstone.plugins.destinations.duckdb.sql import (
+    duckdb_type,
+    normalize_type_name,
+    qualified,
+    quote,
+    types_compatible,
+)
+from loadstone.plugins.destinations.duckdb.tables import TableModel
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+CREDENTIALS_ENV = "DESTINATION__DUCKDB__CREDENTIALS"
+
+
+def resolve_credentials(destination: Destination, pipeline_name: str | None) -> Any:
+    """Where the database is: explicit credentials, then configuration, then
+    ``<pipeline_name>.duckdb`` in the working directory."""
+    explicit = destination.config.get("credentials")
+    if explicit is not None:
+        return explicit
+    configured = _configured_credentials(destination.name)
+    if configured:
+        return configured
+    return f"{pipeline_name or 'loadstone'}.duckdb"
+
+
+def _configured_credentials(name: str) -> str | None:
+    try:
+        from loadstone import config
+    except ImportError:
+        config = None  # type: ignore[assignment]
+    if config is not None:
+        resolve = getattr(config, "resolve", None)
+        if resolve is not None:
+            for candidate in (
+                f"destination.{name}.credentials",
+                ("destination", name, "credentials"),
+            ):
+                try:
+                    value = resolve(candidate)
+                except Exception:  # the resolver's own signature may differ; try the next form
+                    continue
+                if value:
+                    return str(value)
+    return os.environ.get(f"DESTINATION__{name.upper()}__CREDENTIALS") or os.environ.get(
+        CREDENTIALS_ENV
+    )
+
+
+def connect(credentials: Any) -> tuple[duckdb.DuckDBPyConnection, bool]:
+    """Open (or borrow) a connection; returns it and whether this client owns it."""
+    if isinstance(credentials, duckdb.DuckDBPyConnection):
+        return credentials, False
+    path = str(credentials)
+    for prefix in ("duckdb:///", "duckdb://"):
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+    if path != ":memory:":
+        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        path = str(Path(path).expanduser())
+    return duckdb.connect(path), True
+
+
+class DuckDBClient:
+    """Loads packages into one dataset of a DuckDB database (see module docstring)."""
+
+    def __init__(
+        self,
+        destination: Destination,
+        schema: Any,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        staging_dataset_name: str | None = None,
+    ) -> None:
+        self.destination = destination
+        self.schema = schema
+        self.dataset_name = dataset_name
+        self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
+        self.pipeline_name = pipeline_name
+        self.credentials = resolve_credentials(destination, pipeline_name)
+        self._conn, self._owns = connect(self.credentials)
+        self._exec("SET TimeZone = 'UTC'")
+        self.catalog: str = self._first("SELECT current_database()")[0]
+        self._naming = self._resolve_naming(schema)
+
+    # --- names -------------------------------------------------------------------------
+
+    def _resolve_naming(self, schema: Any) -> Any | None:
+        if self.destination.naming_convention:
+            try:
+                from loadstone.plugin_manager import naming_convention
+
+                return naming_convention(self.destination.naming_convention)
+            except ImportError:
+                return None
+        return schema_naming(schema) if schema is not None else None
+
+    def _adopt_naming(self, schema: Any) -> None:
+        """Use the naming of the schema being loaded when no override or schema fixed it."""
+        if schema is not None and not self.destination.naming_convention:
+            self._naming = schema_naming(schema)
+
+    def ident(self, name: str) -> str:
+        """A system column name through the naming convention."""
+        return self._naming.normalize_identifier(name) if self._naming else name
+
+    def table_ident(self, name: str) -> str:
+        """A system table name through the naming convention (``s3_tables``: ``dlt_loads``)."""
+        if self._naming is None:
+            return name
+        normalize = getattr(self._naming, "normalize_table_identifier", None)
+        return normalize(name) if normalize else self._naming.normalize_identifier(name)
+
+    def system_table(self, name: str) -> str:
+        return self.table_ident(name)
+
+    def qualified(self, table: str, staging: bool = False) -> str:
+        dataset = self.staging_dataset_name if staging else self.dataset_name
+        return qualified(self.catalog, dataset, table)
+
+    # --- introspection -----------------------------------------------------------------
+
+    def existing_columns(
+        self, table: str, staging: bool = False
+    ) -> dict[str, tuple[str, str]] | None:
+        """``{lower name: (name, type)}`` of a table in the dataset, or None if it is absent.
+
+        Names compare case-insensitively because DuckDB identifiers do.
+        """
+        dataset = self.staging_dataset_name if staging else self.dataset_name
+        rows = self._conn.execute(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_catalog = ? AND table_schema = ? AND lower(table_name) = lower(?) "
+            "ORDER BY ordinal_position",
+            [self.catalog, dataset, table],
+        ).fetchall()
+        if not rows:
+            return None
+        return {name.lower(): (name, type_) for name, type_ in rows}
+
+    def table_exists(self, table: str) -> bool:
+        return self.existing_columns(table) is not None
+
+    # --- DDL ---------------------------------------------------------------------------
+
+    def _exec(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        self._conn.execute(sql, list(params) if params else None).fetchall()
+
+    def _first(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
+        """The first row (the whole result is fetched: DuckDB 2 refuses new statements while a
+        result is unfinished)."""
+        found = self._conn.execute(sql, list(params) if params else None).fetchall()
+        return found[0] if found else None
+
+    def _ensure_dataset(self, staging: bool = False) -> list[str]:
+        dataset = self.staging_dataset_name if staging else self.dataset_name
+        exists = self._first(
+            "SELECT 1 FROM information_schema.schemata WHERE catalog_name = ? AND schema_name = ?",
+            [self.catalog, dataset],
+        )
+        if exists:
+            return []
+        sql = f"CREATE SCHEMA IF NOT EXISTS {qualified(self.catalog, dataset)}"
+        self._exec(sql)
+        return [sql]
+
+    def ensure_table(
+        self, table: str, columns: Sequence[Mapping[str, Any]], staging: bool = False
+    ) -> list[str]:
+        """Create the table, or add its missing columns; fail on a column of another type.
+
+        New columns added by ALTER are nullable: DuckDB cannot add a NOT NULL column, and a
+        table created by someone else may already hold rows.
+        """
+        target = self.qualified(table, staging)
+        existing = self.existing_columns(table, staging)
+        statements: list[str] = []
+        if existing is None:
+            parts = []
+            for col in columns:
+                ddl = f"{quote(col['name'])} {duckdb_type(col, table)}"
+                if col.get("nullable", True) is False:
+                    ddl += " NOT NULL"
+                parts.append(ddl)
+            sql = f"CREATE TABLE {target} ({', '.join(parts)})"
+            self._exec(sql)
+            return [sql]
+        for col in columns:
+            expected = duckdb_type(col, table)
+            found = existing.get(col["name"].lower())
+            if found is None:
+                sql = f"ALTER TABLE {target} ADD COLUMN {quote(col['name'])} {expected}"
+                self._exec(sql)
+                statements.append(sql)
+            elif not types_compatible(found[1], expected):
+                raise DestinationSchemaMismatch(
+                    f"{self.dataset_name}.{table}",
+                    found[0],
+                    found[1],
+                    normalize_type_name(expected),
+                )
+        return statements
+
+    def _ensure_system_tables(self) -> list[str]:
+        statements: list[str] = []
+        for name, cols in SYSTEM_TABLES.items():
+            columns = [
+                {"name": self.ident(c.name), "data_type": c.data_type, "nullable": c.nullable}
+                for c in cols
+            ]
+            statements += self.ensure_table(self.system_table(name), columns)
+        return statements
+
+    def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
+        statements = self._ensure_dataset()
+        statements += self._ensure_system_tables()
+        model = TableModel(stored, self)
+        for table in model.data_tables():
+            columns = model.columns_for_destination(table)
+            if columns:
+                statements += self.ensure_table(table, columns)
+        self._record_version(stored)
+        return statements
+
+    def _record_version(self, stored: Mapping[str, Any]) -> bool:
+        version_hash = stored_version_hash(stored)
+        schema_name = stored.get("name", "")
+        vt = self.qualified(self.system_table("_dlt_version"))
+        c = self.ident
+        found = self._first(
+            f"SELECT 1 FROM {vt} WHERE {quote(c('version_hash'))} = ? "
+            f"AND {quote(c('schema_name'))} = ?",
+            [version_hash, schema_name],
+        )
+        if found:
+            return False
+        names = ", ".join(quote(c(col.name)) for col in SYSTEM_TABLES["_dlt_version"])
+        self._exec(
+            f"INSERT INTO {vt} ({names}) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                int(stored.get("version", 1) or 1),
+                int(stored.get("engine_version", 11) or 11),
+                _now(),
+                schema_name,
+                version_hash,
+                json.dumps(stored, default=str),
+            ],
+        )
+        return True
+
+    # --- the contract ------------------------------------------------------------------
+
+    def initialize_storage(self) -> None:
+        """Create the dataset if it does not exist."""
+        self._ensure_dataset()
+
+    def update_stored_schema(self, schema: Any = None) -> list[str]:
+        """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
+        stored = schema_dict(schema if schema is not None else self.schema)
+        self._adopt_naming(schema)
+        self._exec("BEGIN TRANSACTION")
+        try:
+            statements = self._migrate(stored)
+        except BaseException:
+            self._exec("ROLLBACK")
+            raise
+        self._exec("COMMIT")
+        return statements
+
+    def load_package(self, request: LoadRequest) -> None:
+        """Load one package atomically (see module docstring); a loaded package is skipped."""
+        self._adopt_naming(request.schema)
+        if self.is_package_loaded(request.load_id):
+            return
+        stored = schema_dict(request.schema)
+        model = TableModel(stored, self)
+        sources = {
+            table: ParquetSource.from_spec(table, spec) for table, spec in request.tables.items()
+        }
+        current: list[str | None] = [None]
+        self._exec("BEGIN TRANSACTION")
+        try:
+            self._migrate(stored)
+            merge.load_tables(self, model, sources, request.load_id, current)
+            if request.pipeline_state is not None:
+                current[0] = self.system_table("_dlt_pipeline_state")
+                self._insert_state(request)
+            current[0] = self.system_table("_dlt_loads")
+            self._insert_load(request.load_id, stored)
+        except DestinationError:
+            self._exec("ROLLBACK")
+            raise
+        except duckdb.Error as exc:
+            self._exec("ROLLBACK")
+            table = current[0]
+            files = [str(f) for f in sources[table].files] if table in sources else []
+            raise LoadFailed(request.load_id, table, str(exc).splitlines()[0], files) from exc
+        except BaseException:
+            self._exec("ROLLBACK")
+            raise
+        self._exec("COMMIT")
+
+    def _insert_state(self, request: LoadRequest) -> None:
+        row = request.pipeline_state
+        assert row is not None
+        table = self.qualified(self.system_table("_dlt_pipeline_state"))
+        names = ", ".join(quote(self.ident(c.name)) for c in SYSTEM_TABLES["_dlt_pipeline_state"])
+        self._exec(
+            f"INSERT INTO {table} ({names}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                row.version,
+                row.engine_version,
+                row.pipeline_name,
+                encode_state(row.state),
+                row.created_at or _now(),
+                row.version_hash,
+                request.load_id,
+                new_row_id(),
+            ],
+        )
+
+    def _insert_load(self, load_id: str, stored: Mapping[str, Any]) -> None:
+        table = self.qualified(self.system_table("_dlt_loads"))
+        names = ", ".join(quote(self.ident(c.name)) for c in SYSTEM_TABLES["_dlt_loads"])
+        self._exec(
+            f"INSERT INTO {table} ({names}) VALUES (?, ?, 0, ?, ?)",
+            [load_id, stored.get("name", ""), _now(), stored_version_hash(stored)],
+        )
+
+    def is_package_loaded(self, load_id: str) -> bool:
+        loads = self.system_table("_dlt_loads")
+        if not self.table_exists(loads):
+            return False
+        row = self._first(
+            f"SELECT 1 FROM {self.qualified(loads)} WHERE {quote(self.ident('load_id'))} = ?",
+            [load_id],
+        )
+        return row is not None
+
+    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+        version = self.system_table("_dlt_version")
+        if not self.table_exists(version):
+            return None
+        c = self.ident
+        row = self._first(
+            f"SELECT {quote(c('schema'))} FROM {self.qualified(version)} "
+            f"WHERE {quote(c('schema_name'))} = ? "
+            f"ORDER BY {quote(c('inserted_at'))} DESC, {quote(c('version'))} DESC LIMIT 1",
+            [schema_name],
+        )
+        return json.loads(row[0]) if row else None
+
+    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+        """Newest state of a *completed* load (its load id is in ``_dlt_loads``)."""
+        state = self.system_table("_dlt_pipeline_state")
+        loads = self.system_table("_dlt_loads")
+        if not (self.table_exists(state) and self.table_exists(loads)):
+            return None
+        c = self.ident
+        row = self._first(
+            f"SELECT s.{quote(c('state'))} FROM {self.qualified(state)} AS s "
+            f"JOIN {self.qualified(loads)} AS l ON l.{quote(c('load_id'))} = s.{quote(c('_dlt_load_id'))} "
+            f"WHERE s.{quote(c('pipeline_name'))} = ? "
+            f"ORDER BY s.{quote(c('created_at'))} DESC, l.{quote(c('load_id'))} DESC LIMIT 1",
+            [pipeline_name],
+        )
+        return decode_state(row[0]) if row else None
+
+    def table_names(self) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_catalog = ? AND table_schema = ? ORDER BY table_name",
+            [self.catalog, self.dataset_name],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def table_row_counts(self) -> dict[str, int]:
+        return {
+            t: self._first(f"SELECT count(*) FROM {self.qualified(t)}")[0]
+            for t in self.table_names()
+        }
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        """Run ``sql`` (``?`` placeholders) and return all rows as tuples.
+
+        DuckDB's Python rows for TIMESTAMP WITH TIME ZONE need ``pytz``; without it the rows
+        are fetched through Arrow instead (aware datetimes via ``zoneinfo``).
+        """
+        bound = list(params) if params else None
+        result = self._conn.execute(sql, bound)
+        try:
+            return result.fetchall()
+        except duckdb.InvalidInputException as error:
+            result.abort()
+            if "pytz" not in str(error):
+                raise
+        table = self._conn.sql(sql, params=bound).to_arrow_table()
+        return [tuple(row.values()) for row in table.to_pylist()]
+
+    def drop_dataset(self) -> None:
+        for dataset in (self.dataset_name, self.staging_dataset_name):
+            self._exec(f"DROP SCHEMA IF EXISTS {qualified(self.catalog, dataset)} CASCADE")
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The open DuckDB connection (for reading results; loads go through the contract)."""
+        return self._conn
+
+    def close(self) -> None:
+        if self._owns:
+            self._conn.close()
+
+    def __enter__(self) -> DuckDBClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- used by merge.py --------------------------------------------------------------
+
+    def execute(self, sql: str, params: Iterable[Any] | None = None) -> None:
+        self._conn.execute(sql, list(params) if params is not None else None).fetchall()
+
+
+def stored_version_hash(stored: Mapping[str, Any]) -> str:
+    """The schema's ``version_hash``; a hand-made dict without one gets a content hash."""
+    value = stored.get("version_hash")
+    if value:
+        return str(value)
+    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
+    return hashlib.sha256(content).hexdigest()
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(tz=_dt.timezone.utc)

@@ -1,0 +1,386 @@
+"""Write dispositions for DuckDB: append, replace and merge (delete-insert, upsert, scd2).
+
+All of it runs inside the package transaction the client opened, so each disposition may
+take several statements and still look atomic from outside. A root table and its nested
+tables are handled together: nested rows follow their root row through ``_dlt_root_id``
+(or, when the normalizer did not propagate a root key, through the ``_dlt_parent_id`` chain).
+
+Semantics (observed from dlt 1.x on DuckDB):
+
+* ``replace``: the root and *all* its nested tables are emptied, then loaded.
+* ``delete-insert`` (default merge): data is staged in ``<dataset>_staging``; rows of the
+  final root table whose primary key (or merge key) matches a staged row are deleted with
+  their nested rows; staged root rows are de-duplicated by primary key keeping the first in
+  load order (or by ``x-dedup-sort``), then inserted with the nested rows of the kept rows.
+  Without primary and merge key it appends.
+* ``upsert``: by primary key: matching root rows are updated, new ones inserted; nested rows
+  of every staged root are replaced (delete + insert).
+* ``scd2``: ``_dlt_id`` is a hash of the row. Active rows (``_dlt_valid_to`` NULL) whose hash
+  is absent from the load are retired (``_dlt_valid_to`` = load time); staged rows whose hash
+  is not active are inserted with ``_dlt_valid_from`` = load time. With a merge key only rows
+  whose merge key is in the load can be retired. Nested rows are inserted when new.
+  The load time is the instant the load id encodes, shared by the whole package.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from loadstone.destination import LoadFailed, load_id_timestamp
+from loadstone.plugins.destinations.duckdb.sql import duckdb_type, quote
+
+if TYPE_CHECKING:
+    from loadstone.plugins.destinations.duckdb.client import DuckDBClient
+    from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
+    from loadstone.plugins.destinations.duckdb.tables import TableModel
+
+_RN = "__loadstone_rn"
+
+
+def load_tables(
+    client: DuckDBClient,
+    model: TableModel,
+    sources: Mapping[str, ParquetSource],
+    load_id: str,
+    current: list[str | None],
+) -> None:
+    """Load every table of the package, grouped by root table, in the open transaction."""
+    for table in sources:
+        if table not in model.tables:
+            raise LoadFailed(load_id, table, "the table is not in the package's schema")
+    roots: list[str] = []
+    for table in sources:
+        root = model.root(table)
+        if root not in roots:
+            roots.append(root)
+    for root in roots:
+        chain = [root, *model.nested_tables(root)]
+        disposition = model.disposition(root)
+        loader = _Loader(client, model, sources, load_id, current, chain)
+        if disposition == "replace":
+            loader.replace()
+        elif disposition == "merge":
+            loader.merge()
+        else:
+            loader.append()
+
+
+class _Loader:
+    """One root table's chain within one package."""
+
+    def __init__(
+        self,
+        client: DuckDBClient,
+        model: TableModel,
+        sources: Mapping[str, ParquetSource],
+        load_id: str,
+        current: list[str | None],
+        chain: list[str],
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.sources = sources
+        self.load_id = load_id
+        self.current = current
+        self.chain = chain
+        self.root = chain[0]
+        self.staged: dict[str, str] = {}
+
+    # --- helpers -----------------------------------------------------------------------
+
+    def _has_data(self, table: str) -> bool:
+        source = self.sources.get(table)
+        return source is not None and not source.is_empty and bool(self.model.typed_columns(table))
+
+    def _columns(self, table: str) -> list[tuple[str, str]]:
+        return [(c["name"], duckdb_type(c, table)) for c in self.model.typed_columns(table)]
+
+    def _names(self, table: str) -> str:
+        return ", ".join(quote(n) for n, _ in self._columns(table))
+
+    def _final(self, table: str) -> str:
+        return self.client.qualified(table)
+
+    def _exec(self, table: str, sql: str, params: Sequence[object] | None = None) -> None:
+        self.current[0] = table
+        self.client.execute(sql, params)
+
+    def _insert_files(self, table: str, target: str) -> None:
+        source = self.sources[table]
+        columns = self._columns(table)
+        names = ", ".join(quote(n) for n, _ in columns)
+        self.current[0] = table
+        from_clause = source.from_clause(self.client.connection)
+        self._exec(
+            table,
+            f"INSERT INTO {target} ({names}) SELECT {source.select_list(columns)} FROM {from_clause}",
+        )
+
+    def _existing_chain(self) -> list[str]:
+        return [t for t in self.chain if self.client.table_exists(t)]
+
+    # --- append / replace --------------------------------------------------------------
+
+    def append(self) -> None:
+        for table in self.chain:
+            if self._has_data(table):
+                self._insert_files(table, self._final(table))
+
+    def replace(self) -> None:
+        for table in reversed(self._existing_chain()):
+            self._exec(table, f"DELETE FROM {self._final(table)}")
+        self.append()
+
+    # --- merge -------------------------------------------------------------------------
+
+    def merge(self) -> None:
+        strategy = self.model.strategy(self.root)
+        supported = self.client.destination.capabilities.supported_merge_strategies
+        if strategy not in supported:
+            raise LoadFailed(
+                self.load_id,
+                self.root,
+                f"merge strategy {strategy!r} is not supported here (supported: {', '.join(supported)})",
+            )
+        self._stage()
+        if self.root not in self.staged:
+            # only nested rows arrived (no root rows): nothing to match, keep them
+            self._append_staged(self.chain[1:])
+            return
+        if strategy == "scd2":
+            self._scd2()
+        elif strategy == "upsert":
+            self._upsert()
+        else:
+            self._delete_insert()
+
+    def _stage(self) -> None:
+        """Copy the package's files of this chain into ``<dataset>_staging`` tables."""
+        self.client._ensure_dataset(staging=True)
+        for table in self.chain:
+            if not self._has_data(table):
+                continue
+            staging = self.client.qualified(table, staging=True)
+            self._exec(table, f"DROP TABLE IF EXISTS {staging}")
+            self.current[0] = table
+            self.client.ensure_table(table, self.model.typed_columns(table), staging=True)
+            self._insert_files(table, staging)
+            self.staged[table] = staging
+
+    def _append_staged(self, tables: Sequence[str]) -> None:
+        for table in tables:
+            if table in self.staged:
+                names = self._names(table)
+                self._exec(
+                    table,
+                    f"INSERT INTO {self._final(table)} ({names}) SELECT {names} FROM {self.staged[table]}",
+                )
+
+    @staticmethod
+    def _match(groups: Sequence[Sequence[str]], left: str = "d", right: str = "s") -> str:
+        clauses = [
+            "(" + " AND ".join(f"{left}.{quote(k)} = {right}.{quote(k)}" for k in keys) + ")"
+            for keys in groups
+            if keys
+        ]
+        return " OR ".join(clauses)
+
+    def _dedup(self, staged: str, keys: Sequence[str]) -> str:
+        """Staged rows, one per key: the first in load order unless ``x-dedup-sort`` says."""
+        order = [f"{quote(c)} {d.upper()}" for c, d in self.model.dedup_sort(self.root)]
+        order.append("rowid")
+        partition = ", ".join(quote(k) for k in keys)
+        return (
+            f"SELECT * EXCLUDE ({_RN}) FROM (SELECT *, row_number() OVER "
+            f"(PARTITION BY {partition} ORDER BY {', '.join(order)}) AS {_RN} FROM {staged})"
+            f" WHERE {_RN} = 1"
+        )
+
+    def _row_key(self, table: str) -> str:
+        key = self.model.row_key(table)
+        if key is None:
+            raise LoadFailed(self.load_id, table, "a merge needs a row key column (_dlt_id)")
+        return key
+
+    def _delete_nested(self, doomed_root_ids: str) -> None:
+        """Delete nested rows of the root rows selected by ``doomed_root_ids``, deepest first."""
+        nested = [t for t in self._existing_chain() if t != self.root]
+        for table in sorted(nested, key=self.model.depth, reverse=True):
+            self._exec(
+                table,
+                f"DELETE FROM {self._final(table)} WHERE {self._ids_below(table, doomed_root_ids, final=True)}",
+            )
+
+    def _ids_below(self, table: str, root_ids: str, final: bool) -> str:
+        """A predicate on ``table`` selecting rows that belong to the roots in ``root_ids``.
+
+        Uses the root key when the table has one, else walks the parent-key chain through
+        the final tables (``final``) or the staged ones.
+        """
+        root_key = self.model.root_key(table)
+        if root_key is not None:
+            return f"{quote(root_key)} IN ({root_ids})"
+        parent = self.model.parent(table)
+        parent_key = self.model.parent_key(table)
+        if parent is None or parent_key is None:
+            raise LoadFailed(
+                self.load_id, table, "nested table has neither root key nor parent key"
+            )
+        if parent == self.root:
+            return f"{quote(parent_key)} IN ({root_ids})"
+        source = self._final(parent) if final else self.staged.get(parent)
+        if source is None:
+            return "FALSE"
+        parent_ids = (
+            f"SELECT {quote(self._row_key(parent))} FROM {source} "
+            f"WHERE {self._ids_below(parent, root_ids, final)}"
+        )
+        return f"{quote(parent_key)} IN ({parent_ids})"
+
+    def _insert_nested(self, kept_root_ids: str | None) -> None:
+        """Insert staged nested rows (of the kept root rows when ``kept_root_ids`` is given)."""
+        for table in self.chain[1:]:
+            if table not in self.staged:
+                continue
+            names = self._names(table)
+            where = (
+                f" WHERE {self._ids_below(table, kept_root_ids, final=False)}"
+                if kept_root_ids is not None
+                else ""
+            )
+            self._exec(
+                table,
+                f"INSERT INTO {self._final(table)} ({names}) SELECT {names} FROM {self.staged[table]}{where}",
+            )
+
+    # --- strategies --------------------------------------------------------------------
+
+    def _delete_insert(self) -> None:
+        root, staged = self.root, self.staged[self.root]
+        pk, mk = self.model.primary_key(root), self.model.merge_key(root)
+        if not pk and not mk:
+            self._append_staged(self.chain)
+            return
+        final = self._final(root)
+        match = self._match([pk, mk])
+        exists = f"EXISTS (SELECT 1 FROM {staged} AS s WHERE {match})"
+        if len(self.chain) > 1:
+            doomed = f"SELECT d.{quote(self._row_key(root))} FROM {final} AS d WHERE {exists}"
+            self._delete_nested(doomed)
+        self._exec(root, f"DELETE FROM {final} AS d WHERE {exists}")
+        names = self._names(root)
+        kept = self._live(self._dedup(staged, pk) if pk else f"SELECT * FROM {staged}")
+        self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept})")
+        filtered = pk or self.model.hard_delete(root)
+        kept_ids = f"SELECT {quote(self._row_key(root))} FROM ({kept})" if filtered else None
+        self._insert_nested(kept_ids)
+
+    def _deleted(self, alias: str = "") -> str | None:
+        """Predicate: the staged row asks to be deleted (``hard_delete`` column), or None."""
+        hard = self.model.hard_delete(self.root)
+        if hard is None:
+            return None
+        column = f"{alias}{quote(hard[0])}"
+        return f"COALESCE({column}, FALSE)" if hard[1] else f"{column} IS NOT NULL"
+
+    def _live(self, rows_sql: str) -> str:
+        """``rows_sql`` without the rows marked for hard deletion."""
+        deleted = self._deleted()
+        return f"SELECT * FROM ({rows_sql}) WHERE NOT ({deleted})" if deleted else rows_sql
+
+    def _upsert(self) -> None:
+        root, staged = self.root, self.staged[self.root]
+        pk = self.model.primary_key(root)
+        if not pk:
+            raise LoadFailed(self.load_id, root, "the upsert strategy needs a primary_key")
+        final = self._final(root)
+        match = self._match([pk])
+        kept = self._dedup(staged, pk)
+        if len(self.chain) > 1:
+            doomed = (
+                f"SELECT d.{quote(self._row_key(root))} FROM {final} AS d "
+                f"WHERE EXISTS (SELECT 1 FROM {staged} AS s WHERE {match})"
+            )
+            self._delete_nested(doomed)
+        deleted = self._deleted("s.")
+        if deleted:
+            self._exec(
+                root,
+                f"DELETE FROM {final} AS d WHERE EXISTS "
+                f"(SELECT 1 FROM ({kept}) AS s WHERE ({match}) AND {deleted})",
+            )
+            kept = self._live(kept)
+        columns = [n for n, _ in self._columns(root)]
+        updates = ", ".join(f"{quote(c)} = s.{quote(c)}" for c in columns if c not in pk)
+        if updates:
+            self._exec(root, f"UPDATE {final} AS d SET {updates} FROM ({kept}) AS s WHERE {match}")
+        names = self._names(root)
+        select = ", ".join(f"s.{quote(c)}" for c in columns)
+        self._exec(
+            root,
+            f"INSERT INTO {final} ({names}) SELECT {select} FROM ({kept}) AS s "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {match})",
+        )
+        self._insert_nested(f"SELECT {quote(self._row_key(root))} FROM ({kept})")
+
+    def _scd2(self) -> None:
+        root, staged = self.root, self.staged[self.root]
+        final = self._final(root)
+        valid_from, valid_to = self.model.validity_columns(root)
+        version = self.model.row_version(root)
+        if version is None:
+            raise LoadFailed(self.load_id, root, "scd2 needs a row version column (_dlt_id)")
+        at = _instant(self.model.boundary_timestamp(root)) or load_id_timestamp(self.load_id)
+        active_at = _instant(self.model.active_record_timestamp(root))
+        qv, qto, qfrom = quote(version), quote(valid_to), quote(valid_from)
+        tz = "TIMESTAMP WITH TIME ZONE"
+        active, active_params = (
+            (f"{qto} IS NULL", [])
+            if active_at is None
+            else (f"{qto} = CAST(? AS {tz})", [active_at])
+        )
+        retire = (
+            f"UPDATE {final} AS d SET {qto} = CAST(? AS {tz}) "
+            f"WHERE d.{active} AND d.{qv} NOT IN (SELECT {qv} FROM {staged})"
+        )
+        merge_key = self.model.merge_key(root)
+        if merge_key:
+            retire += f" AND EXISTS (SELECT 1 FROM {staged} AS s WHERE {self._match([merge_key])})"
+        self._exec(root, retire, [at, *active_params])
+        columns = [n for n, _ in self._columns(root) if n not in (valid_from, valid_to)]
+        names = ", ".join(quote(c) for c in columns)
+        self._exec(
+            root,
+            f"INSERT INTO {final} ({names}, {qfrom}, {qto}) "
+            f"SELECT {names}, CAST(? AS {tz}), CAST(? AS {tz}) "
+            f"FROM ({self._dedup(staged, [version])}) "
+            f"WHERE {qv} NOT IN (SELECT {qv} FROM {final} WHERE {active})",
+            [at, active_at, *active_params],
+        )
+        for table in self.chain[1:]:
+            if table not in self.staged:
+                continue
+            key = quote(self._row_key(table))
+            names = self._names(table)
+            self._exec(
+                table,
+                f"INSERT INTO {self._final(table)} ({names}) SELECT {names} FROM {self.staged[table]} "
+                f"WHERE {key} NOT IN (SELECT {key} FROM {self._final(table)})",
+            )
+
+
+def _instant(value: Any) -> _dt.datetime | None:
+    """A timestamp hint (datetime, ISO text or Unix seconds) as an aware datetime, or None."""
+    if value is None:
+        return None
+    if isinstance(value, _dt.datetime):
+        at = value
+    elif isinstance(value, _dt.date):
+        at = _dt.datetime(value.year, value.month, value.day)
+    elif isinstance(value, (int, float)):
+        return _dt.datetime.fromtimestamp(value, tz=_dt.timezone.utc)
+    else:
+        at = _dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return at if at.tzinfo else at.replace(tzinfo=_dt.timezone.utc)

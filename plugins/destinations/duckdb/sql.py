@@ -1,0 +1,147 @@
+"""Pure SQL text rules for DuckDB: quoting identifiers and mapping schema types to DuckDB types.
+
+Kept apart from the client so the rules can be tested without a database and read in one
+place. Every identifier that reaches DuckDB goes through :func:`quote`: a column named
+``"; DROP TABLE users; --`` is a column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from loadstone.destination import UnsupportedType
+
+#: DuckDB's largest DECIMAL precision.
+MAX_DECIMAL_PRECISION = 38
+DEFAULT_DECIMAL = (38, 9)
+
+
+def quote(ident: str) -> str:
+    """Quote an identifier for DuckDB: wrap in ``"`` and double any ``"`` inside."""
+    return '"' + ident.replace('"', '""') + '"'
+
+
+def qualified(*parts: str) -> str:
+    """``"catalog"."dataset"."table"``: always fully qualified, so a dataset named like the
+    catalog (pipeline ``shop``, dataset ``shop``) is never ambiguous."""
+    return ".".join(quote(p) for p in parts)
+
+
+def literal(value: str) -> str:
+    """A SQL string literal (for the few places parameters cannot go, e.g. file lists)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _int_type(bits: int | None) -> str:
+    if bits is None:
+        return "BIGINT"
+    if bits <= 8:
+        return "TINYINT"
+    if bits <= 16:
+        return "SMALLINT"
+    if bits <= 32:
+        return "INTEGER"
+    if bits <= 64:
+        return "BIGINT"
+    return "HUGEINT"
+
+
+def _timestamp_type(precision: int | None, timezone: bool) -> str:
+    if timezone:
+        # DuckDB has one time-zone-aware timestamp type (microseconds).
+        return "TIMESTAMP WITH TIME ZONE"
+    if precision is None:
+        return "TIMESTAMP"
+    if precision == 0:
+        return "TIMESTAMP_S"
+    if precision <= 3:
+        return "TIMESTAMP_MS"
+    if precision <= 6:
+        return "TIMESTAMP"
+    return "TIMESTAMP_NS"
+
+
+def duckdb_type(column: Mapping[str, Any], table: str = "?") -> str:
+    """The DuckDB type of a schema column (dlt's stored column dict).
+
+    * ``wei`` → ``VARCHAR`` (decimal text): Ethereum values are 256-bit; DuckDB's DECIMAL
+      stops at 38 digits and HUGEINT at 128 bits, and a column's type is fixed when created
+      while later rows may be larger, so only text is lossless for every value.
+    * ``decimal`` with a precision above 38 → ``VARCHAR`` for the same reason (lossless).
+    * ``timestamp``: ``timezone`` false → naive ``TIMESTAMP`` by precision (0 → _S, 3 → _MS,
+      6 → plain, 9 → _NS); time-zone aware is always ``TIMESTAMP WITH TIME ZONE``.
+    * ``bigint`` precision is in bits: TINYINT / SMALLINT / INTEGER / BIGINT / HUGEINT.
+    * ``text``/``binary`` precision is accepted and ignored (DuckDB has no length limit).
+    """
+    data_type = column.get("data_type")
+    precision = column.get("precision")
+    name = str(column.get("name", "?"))
+    if data_type == "text" or data_type == "wei":
+        return "VARCHAR"
+    if data_type == "double":
+        return "DOUBLE"
+    if data_type == "bool":
+        return "BOOLEAN"
+    if data_type == "bigint":
+        return _int_type(precision)
+    if data_type == "timestamp":
+        return _timestamp_type(precision, column.get("timezone", True) is not False)
+    if data_type == "date":
+        return "DATE"
+    if data_type == "time":
+        return "TIME"
+    if data_type == "binary":
+        return "BLOB"
+    if data_type == "json":
+        return "JSON"
+    if data_type == "decimal":
+        p = precision if precision is not None else DEFAULT_DECIMAL[0]
+        s = column.get("scale")
+        if s is None:
+            s = DEFAULT_DECIMAL[1] if precision is None else 0
+        if p > MAX_DECIMAL_PRECISION:
+            return "VARCHAR"
+        if s > p:
+            raise UnsupportedType(table, name, "decimal", f"scale {s} exceeds precision {p}")
+        return f"DECIMAL({p},{s})"
+    raise UnsupportedType(table, name, str(data_type), "DuckDB has no mapping for this data type")
+
+
+def normalize_type_name(type_name: str) -> str:
+    """Canonical spelling of a DuckDB type as information_schema reports it, for comparison."""
+    t = " ".join(type_name.upper().split())
+    aliases = {
+        "TIMESTAMPTZ": "TIMESTAMP WITH TIME ZONE",
+        "TIMESTAMP_US": "TIMESTAMP",
+        "INT8": "BIGINT",
+        "LONG": "BIGINT",
+        "INT4": "INTEGER",
+        "INT": "INTEGER",
+        "INT2": "SMALLINT",
+        "INT1": "TINYINT",
+        "INT128": "HUGEINT",
+        "FLOAT8": "DOUBLE",
+        "BOOL": "BOOLEAN",
+        "STRING": "VARCHAR",
+        "TEXT": "VARCHAR",
+        "BYTEA": "BLOB",
+        "NUMERIC": "DECIMAL(18,3)",
+        "DECIMAL": "DECIMAL(18,3)",
+    }
+    if t.startswith("VARCHAR("):
+        return "VARCHAR"
+    t = t.replace(", ", ",")
+    return aliases.get(t, t)
+
+
+def types_compatible(existing: str, expected: str) -> bool:
+    """Whether a column already in the destination can take values of the expected type.
+
+    Exact match after canonical spelling, plus JSON held in a VARCHAR column (dlt itself
+    treats json as "JSON or string").
+    """
+    e, x = normalize_type_name(existing), normalize_type_name(expected)
+    if e == x:
+        return True
+    return x == "JSON" and e == "VARCHAR"

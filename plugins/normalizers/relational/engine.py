@@ -1,0 +1,622 @@
+"""The relational core: source items -> typed rows of root and nested tables, in one worker.
+
+Runs inside a Spark task (or in the driver for a single chunk) over one chunk of one
+extracted file. It is plain Python on purpose: every row goes through dict operations that
+pyarrow or Spark SQL cannot express (flattening with per-key naming, variant columns), and a
+tight loop over Python dicts is the fastest way to do them.
+
+Sequential semantics in parallel: a column not in the schema gets its type from the first
+non-None value *this task* sees (unless the driver forces the type). Which column a value
+goes to is a pure function of (column type, value), so the task's rows equal the sequential
+result iff each of its local decisions equals the decision of the globally first value. The
+task reports, per new column, the position of its first value ``(chunk, line, visit)`` and
+the type; the driver compares and re-runs only the tasks that guessed differently.
+"""
+
+from __future__ import annotations
+
+import base64
+import decimal
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import orjson
+
+from loadstone.plugins.normalizers.relational import type_rules
+from loadstone.plugins.normalizers.relational.folders import safe_folder
+
+LOAD_ID = "_dlt_load_id"
+ROW_ID = "_dlt_id"
+PARENT_ID = "_dlt_parent_id"
+LIST_IDX = "_dlt_list_idx"
+ROOT_ID = "_dlt_root_id"
+
+#: a bare JSON integer of 19+ digits: orjson would parse it as a float (losing digits), so such
+#: lines go through the json module, which keeps Python's exact int
+_LONG_INT = re.compile(rb"(?<![\d.\w])-?\d{19,}(?![\d.eE])")
+#: cheap pre-check for _LONG_INT at memory speed: digits -> "0", everything else -> "x"
+_DIGIT_MASK = bytes(48 if 48 <= i <= 57 else 120 for i in range(256))
+_NINETEEN_DIGITS = b"0" * 19
+
+
+def has_long_integer(raw: bytes) -> bool:
+    """True if the line may hold a bare integer orjson cannot parse exactly."""
+    return raw.translate(_DIGIT_MASK).find(_NINETEEN_DIGITS) >= 0 and _LONG_INT.search(raw) is not None
+
+_FAST_TYPES = {str: "text", bool: "bool", float: "double", dict: "json", list: "json"}
+_I64_MIN = type_rules.INT64_MIN
+_I64_MAX = type_rules.INT64_MAX
+
+
+@attrs.frozen
+class RootSpec:
+    """How the items of one source table are normalized (from the table hints)."""
+
+    source_name: str
+    root: str
+    max_nesting: int = 1000
+    propagate_root_key: bool = False
+    primary_key: tuple[str, ...] = ()
+    row_hash: bool = False
+    contract: Mapping[str, str] = attrs.field(factory=dict)
+    existing_table: bool = False
+
+
+@attrs.frozen
+class EngineConfig:
+    """Everything a task needs; pickled once into every Spark task."""
+
+    naming: Any
+    load_id: str
+    out_dir: str
+    specs: Mapping[str, RootSpec]
+    known: Mapping[str, Mapping[str, str]]
+    existing_tables: frozenset[str]
+    detections: tuple[str, ...] = ("iso_timestamp",)
+    preferred: Mapping[str, str] = attrs.field(factory=dict)
+    use_break_path: bool = True
+    on_bad_record: str = "fail"
+    flush_rows: int = 20000
+    compression: str = "snappy"
+
+
+@attrs.frozen
+class Chunk:
+    """A byte range of one extracted file; ``end`` -1 means to the end (all of a .gz)."""
+
+    index: int
+    file_index: int
+    path: str
+    table_name: str
+    start: int
+    end: int
+    display: str
+    first_line: int = 1
+
+
+class TaskFailure(Exception):
+    """Raised inside a task; carried to the driver as data (never through Spark's errors)."""
+
+    def __init__(self, kind: str, **info: Any) -> None:
+        self.kind = kind
+        self.info = info
+        super().__init__(kind, info)
+
+
+def new_random_id() -> str:
+    return base64.b64encode(os.urandom(10)).decode("ascii")[:-2]
+
+
+def digest_id(text: str) -> str:
+    """base64 (no '=') of a 10-byte SHAKE-128 digest: dlt's deterministic row keys."""
+    return base64.b64encode(hashlib.shake_128(text.encode("utf-8")).digest(10)).decode("ascii")[:-2]
+
+
+def json_text(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def iter_lines(chunk: Chunk) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number within the chunk, line bytes) for each line of the chunk."""
+    if chunk.path.endswith(".gz"):
+        import gzip
+
+        with gzip.open(chunk.path, "rb") as handle:
+            for number, line in enumerate(handle, 1):
+                yield number, line
+        return
+    with open(chunk.path, "rb") as handle:
+        handle.seek(chunk.start)
+        data = handle.read() if chunk.end < 0 else handle.read(chunk.end - chunk.start)
+    for number, line in enumerate(data.split(b"\n"), 1):
+        yield number, line
+
+
+class ChunkEngine:
+    """Normalizes the items of one chunk and writes its Parquet files."""
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        chunk: Chunk,
+        forced: Mapping[str, Mapping[str, str]],
+        attempt: int,
+    ) -> None:
+        self.config = config
+        self.chunk = chunk
+        self.naming = config.naming
+        self.forced = forced
+        self.attempt = attempt
+        self.types: dict[str, dict[str, str]] = {t: dict(c) for t, c in config.known.items()}
+        self.preferred = type_rules.compile_preferred(config.preferred)
+        self.detections = config.detections
+        self.key_cache: dict[str, str] = {}
+        self.key_source: dict[str, str] = {}
+        self.col_cache: dict[tuple[str, ...], str] = {}
+        self.col_parts: dict[str, tuple[str, ...]] = {}
+        self.table_cache: dict[tuple[str, ...], str] = {}
+        self.table_source: dict[str, str] = {}
+        self.variant_cache: dict[tuple[str, str], str] = {}
+        #: table -> [row count, {column: values}] (column lists padded with None lazily)
+        self.buffers: dict[str, list[Any]] = {}
+        self.parents: dict[str, str | None] = {}
+        self.table_first: dict[str, tuple[int, int, int]] = {}
+        self.row_counts: dict[str, int] = {}
+        # (table, column) -> [position, type, is_variant, decided_locally, source identifier]
+        self.new_columns: dict[tuple[str, str], list[Any]] = {}
+        self.files: dict[str, list[str]] = {}
+        self.file_counter = 0
+        self.line = 0
+        self.seq = 0
+        self.bad: list[tuple[int, str, str]] = []
+        self.bad_count = 0
+        self.discarded_rows = 0
+
+    # -- identifiers ------------------------------------------------------------------------
+    def norm_key(self, key: str) -> str:
+        try:
+            return self.key_cache[key]
+        except KeyError:
+            pass
+        if not key.strip():
+            normalized = "_empty"
+        elif self.config.use_break_path:
+            normalized = self.naming.normalize_path(key)
+        else:
+            normalized = self.naming.normalize_identifier(key)
+        self.key_cache[key] = normalized
+        self.key_source.setdefault(normalized, key)
+        return normalized
+
+    def col_name(self, parts: tuple[str, ...]) -> str:
+        try:
+            return self.col_cache[parts]
+        except KeyError:
+            name = parts[0] if len(parts) == 1 else self.naming.shorten_fragments(*parts)
+            self.col_cache[parts] = name
+            self.col_parts.setdefault(name, parts)
+            return name
+
+    def table_name(self, parts: tuple[str, ...]) -> str:
+        try:
+            return self.table_cache[parts]
+        except KeyError:
+            name = self.naming.shorten_fragments(*parts)
+            self.table_cache[parts] = name
+            self.table_source.setdefault(name, "__".join(self.key_source.get(p, p) for p in parts))
+            return name
+
+    def source_of(self, column: str) -> str:
+        parts = self.col_parts.get(column)
+        if parts is None:
+            return column
+        return ".".join(self.key_source.get(p, p) for p in parts)
+
+    # -- items ------------------------------------------------------------------------------
+    def process_item(self, item: Any, spec: RootSpec, line: int) -> None:
+        self.line = line
+        self.seq = 0
+        if type(item) is not dict:
+            item = {"value": item}
+        root = spec.root
+        if root not in self.parents:
+            self.parents[root] = None
+            self.table_first[root] = (self.chunk.index, line, 0)
+            if not spec.existing_table and spec.contract.get("tables") in ("freeze", "discard_row"):
+                if spec.contract["tables"] == "freeze":
+                    raise TaskFailure(
+                        "contract", table=root, column=None, value=None, entity="tables"
+                    )
+        if spec.contract.get("tables") == "discard_row" and not spec.existing_table:
+            self.discarded_rows += 1
+            return
+        raw: dict[str, Any] = {}
+        pending: list[tuple[tuple[str, ...], list[Any], int]] = []
+        self.flatten(item, (), 0, raw, root, spec, pending)
+        raw[LOAD_ID] = self.config.load_id
+        row_id = raw.get(ROW_ID)
+        if row_id is None:
+            if spec.primary_key:
+                key = {k: raw.get(k) for k in spec.primary_key}
+                row_id = digest_id(json_text(dict(sorted(key.items()))))
+            elif spec.row_hash:
+                content = {k: v for k, v in raw.items() if not k.startswith("_dlt")}
+                row_id = digest_id(json_text(dict(sorted(content.items()))))
+            else:
+                row_id = new_random_id()
+            raw[ROW_ID] = row_id
+        typed = self.type_row(root, raw, spec)
+        if typed is None:
+            return
+        self.emit(root, typed)
+        root_id = row_id if spec.propagate_root_key else None
+        for parts, seq, depth in pending:
+            self.process_list(seq, (root,), parts, depth, row_id, root, root_id, spec)
+
+    def flatten(
+        self,
+        data: dict[str, Any],
+        prefix: tuple[str, ...],
+        depth: int,
+        out: dict[str, Any],
+        table: str,
+        spec: RootSpec,
+        pending: list[tuple[tuple[str, ...], list[Any], int]],
+    ) -> None:
+        max_nesting = spec.max_nesting
+        table_types = self.types.get(table)
+        deferred: list[tuple[dict[str, Any], tuple[str, ...]]] | None = None
+        for key, value in data.items():
+            nk = self.key_cache.get(key)
+            if nk is None:
+                nk = self.norm_key(key)
+            parts = (*prefix, nk) if prefix else (nk,)
+            tv = type(value)
+            if tv is dict:
+                if depth < max_nesting:
+                    col = self.col_name(parts)
+                    if table_types is None or table_types.get(col) != "json":
+                        # dlt places nested dicts after this level's own keys, last dict first
+                        if deferred is None:
+                            deferred = []
+                        deferred.append((value, parts))
+                        continue
+                    out[col] = value
+                    continue
+            elif tv is list:
+                if depth < max_nesting:
+                    col = self.col_name(parts)
+                    if table_types is None or table_types.get(col) != "json":
+                        pending.append((parts, value, depth + 1))
+                        continue
+                    out[col] = value
+                    continue
+            col = self.col_cache.get(parts)
+            if col is None:
+                col = self.col_name(parts)
+            out[col] = value
+        if deferred is not None:
+            for value, parts in reversed(deferred):
+                self.flatten(value, parts, depth + 1, out, table, spec, pending)
+
+    def process_list(
+        self,
+        seq: list[Any],
+        parent_parts: tuple[str, ...],
+        parts: tuple[str, ...],
+        depth: int,
+        parent_id: str,
+        parent_table: str,
+        root_id: str | None,
+        spec: RootSpec,
+    ) -> None:
+        if not seq:
+            return
+        table_parts = parent_parts + parts
+        table = self.table_name(table_parts)
+        if table not in self.parents:
+            self.parents[table] = parent_table
+            self.table_first[table] = (self.chunk.index, self.line, self.seq)
+            if table not in self.config.existing_tables and spec.existing_table:
+                mode = spec.contract.get("tables")
+                if mode == "freeze":
+                    raise TaskFailure(
+                        "contract", table=table, column=None, value=None, entity="tables"
+                    )
+        max_nesting = spec.max_nesting
+        for idx, element in enumerate(seq):
+            self.seq += 1
+            raw: dict[str, Any] = {}
+            pending: list[tuple[tuple[str, ...], list[Any], int]] = []
+            te = type(element)
+            if te is dict:
+                self.flatten(element, (), depth, raw, table, spec, pending)
+            elif te is list:
+                table_types = self.types.get(table)
+                if depth < max_nesting and (
+                    table_types is None or table_types.get("list") != "json"
+                ):
+                    pending.append((("list",), element, depth + 1))
+                else:
+                    raw["list"] = element
+            else:
+                raw["value"] = element
+            if root_id is not None:
+                raw[ROOT_ID] = root_id
+            raw[PARENT_ID] = parent_id
+            raw[LIST_IDX] = idx
+            row_id = raw.get(ROW_ID)
+            if row_id is None:
+                row_id = digest_id(f"{parent_id}_{table}_{idx}")
+                raw[ROW_ID] = row_id
+            typed = self.type_row(table, raw, spec)
+            if typed is None:
+                continue
+            self.emit(table, typed)
+            for sub_parts, sub_seq, sub_depth in pending:
+                self.process_list(
+                    sub_seq, table_parts, sub_parts, sub_depth, row_id, table, root_id, spec
+                )
+
+    # -- types ------------------------------------------------------------------------------
+    def type_row(self, table: str, raw: dict[str, Any], spec: RootSpec) -> dict[str, Any] | None:
+        types = self.types.get(table)
+        if types is None:
+            types = self.types[table] = {}
+        out: dict[str, Any] = {}
+        for col, value in raw.items():
+            self.seq += 1
+            if value is None:
+                continue
+            tv = type(value)
+            vt = _FAST_TYPES.get(tv)
+            if vt is None:
+                if tv is int:
+                    vt = "bigint" if _I64_MIN <= value <= _I64_MAX else "wei"
+                else:
+                    vt = type_rules.py_type(value)
+            t = types.get(col)
+            if t is None:
+                t = self.new_column(table, col, value, vt, spec)
+                if t is None:
+                    continue
+                if t == "":
+                    return None
+            if t == vt:
+                if vt == "json":
+                    out[col] = json_text(value)
+                elif vt == "wei":
+                    if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+                        out[col] = decimal.Decimal(value)
+                    else:
+                        placed = self.variant(table, col, "text", str(value), spec, types, out)
+                        if placed is None:
+                            return None
+                else:
+                    out[col] = value
+                continue
+            if t == "json":
+                out[col] = json_text(value)
+                continue
+            try:
+                out[col] = type_rules.coerce(t, vt, value)
+            except type_rules.CoercionError:
+                if vt == "json":
+                    value = json_text(value)
+                elif vt == "wei" and not -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+                    vt, value = "text", str(value)
+                elif vt == "wei":
+                    value = decimal.Decimal(value)
+                placed = self.variant(table, col, vt, value, spec, types, out)
+                if placed is None:
+                    return None
+        return out
+
+    def variant(
+        self,
+        table: str,
+        col: str,
+        vt: str,
+        value: Any,
+        spec: RootSpec,
+        types: dict[str, str],
+        out: dict[str, Any] | None = None,
+    ) -> bool | None:
+        vcol = self.variant_cache.get((col, vt))
+        if vcol is None:
+            vcol = self.naming.shorten_fragments(col, f"v_{vt}")
+            self.variant_cache[(col, vt)] = vcol
+        if vcol not in types:
+            mode = (
+                spec.contract.get("data_type")
+                if table in self.config.existing_tables or spec.existing_table
+                else None
+            )
+            if mode == "freeze":
+                raise TaskFailure(
+                    "contract", table=table, column=col, value=repr(value), entity="data_type"
+                )
+            if mode == "discard_row":
+                self.discarded_rows += 1
+                return None
+            if mode == "discard_value":
+                return False
+            types[vcol] = vt
+            self.new_columns[(table, vcol)] = [
+                (self.chunk.index, self.line, self.seq),
+                vt,
+                True,
+                False,
+                self.source_of(col),
+            ]
+        if out is not None:
+            out[vcol] = value
+        return True
+
+    def new_column(self, table: str, col: str, value: Any, vt: str, spec: RootSpec) -> str | None:
+        """Type of a column this task meets for the first time; '' discards the row, None the value."""
+        if table in self.config.existing_tables:
+            mode = spec.contract.get("columns")
+            if mode == "freeze":
+                raise TaskFailure(
+                    "contract", table=table, column=col, value=repr(value), entity="columns"
+                )
+            if mode == "discard_row":
+                self.discarded_rows += 1
+                return ""
+            if mode == "discard_value":
+                return None
+        forced = self.forced.get(table, {}).get(col)
+        if forced is not None:
+            t = forced
+            local = False
+        else:
+            local = True
+            t = type_rules.preferred_type(col, self.preferred) if self.preferred else None
+            if t is None:
+                t = type_rules.detect_type(value, self.detections) if self.detections else None
+                if t is None:
+                    t = vt
+        self.types[table][col] = t
+        self.new_columns[(table, col)] = [
+            (self.chunk.index, self.line, self.seq),
+            t,
+            False,
+            local,
+            self.source_of(col),
+        ]
+        return t
+
+    # -- output -----------------------------------------------------------------------------
+    def emit(self, table: str, row: dict[str, Any]) -> None:
+        """Append a typed row to the table's column lists (columnar: cost per present cell)."""
+        buffer = self.buffers.get(table)
+        if buffer is None:
+            buffer = self.buffers[table] = [0, {}]
+        n = buffer[0]
+        columns = buffer[1]
+        for col, value in row.items():
+            values = columns.get(col)
+            if values is None:
+                values = columns[col] = [None] * n
+            elif len(values) != n:
+                values.extend([None] * (n - len(values)))
+            values.append(value)
+        n += 1
+        buffer[0] = n
+        if n >= self.config.flush_rows:
+            self.flush(table)
+
+    def flush(self, table: str) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from loadstone.normalize import arrow_type
+
+        buffer = self.buffers.get(table)
+        if not buffer or not buffer[0]:
+            return
+        n, columns = buffer
+        self.buffers[table] = [0, {}]
+        self.row_counts[table] = self.row_counts.get(table, 0) + n
+        types = self.types[table]
+        arrays = []
+        fields = []
+        for col in types:
+            values = columns.get(col)
+            if values is None:
+                continue
+            if len(values) != n:
+                values.extend([None] * (n - len(values)))
+            at = arrow_type(types[col])
+            arrays.append(pa.array(values, type=at))
+            fields.append(pa.field(col, at))
+        data = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+        folder = Path(self.config.out_dir) / safe_folder(table)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.file_counter += 1
+        path = folder / f"c{self.chunk.index:05d}-a{self.attempt}-{self.file_counter:04d}.parquet"
+        pq.write_table(data, path, compression=self.config.compression)
+        self.files.setdefault(table, []).append(str(path))
+
+    def flush_all(self) -> None:
+        for table in list(self.buffers):
+            self.flush(table)
+
+    def facts(self) -> dict[str, Any]:
+        return {
+            "chunk": self.chunk.index,
+            "attempt": self.attempt,
+            "tables": {
+                t: {
+                    "first": self.table_first[t],
+                    "parent": self.parents[t],
+                    "rows": self.row_counts.get(t, 0),
+                }
+                for t in self.parents
+            },
+            "table_sources": dict(self.table_source),
+            "columns": {f"{t}\x00{c}": v for (t, c), v in self.new_columns.items()},
+            "files": self.files,
+            "bad": self.bad,
+            "bad_count": self.bad_count,
+            "discarded_rows": self.discarded_rows,
+            "error": None,
+        }
+
+
+def run_chunk(
+    config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
+) -> dict[str, Any]:
+    """Normalize one chunk; failures come back as data, never as a Spark exception."""
+    engine = ChunkEngine(config, chunk, forced, attempt)
+    spec = config.specs[chunk.table_name]
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    process = engine.process_item
+    long_int = has_long_integer
+    try:
+        for number, raw in iter_lines(chunk):
+            if not raw or raw.isspace():
+                continue
+            try:
+                item = json.loads(raw) if long_int(raw) else loads(raw)
+            except (decode_error, ValueError) as exc:
+                try:
+                    item = json.loads(raw)
+                except ValueError:
+                    engine.bad_count += 1
+                    if config.on_bad_record == "fail":
+                        raise TaskFailure("bad_record", line=number, error=str(exc)) from None
+                    if config.on_bad_record == "quarantine":
+                        engine.bad.append(
+                            (number, str(exc), raw.decode("utf-8", "replace").rstrip("\r"))
+                        )
+                    continue
+            process(item, spec, number)
+        engine.flush_all()
+    except TaskFailure as failure:
+        result = engine.facts()
+        result["error"] = {"kind": failure.kind, **failure.info}
+        return result
+    except Exception as exc:
+        import traceback
+
+        result = engine.facts()
+        result["error"] = {
+            "kind": "internal",
+            "line": engine.line,
+            "message": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(),
+        }
+        return result
+    return engine.facts()

@@ -1,0 +1,598 @@
+"""The relational normalizer on Spark: plan chunks, run them, merge schema facts, re-run guesses.
+
+Flow of :meth:`RelationalNormalizer.normalize`:
+
+1. split the package's extracted files into chunks (byte ranges aligned to newlines; a
+   ``.gz`` file is one chunk);
+2. run every chunk as one Spark task (``sc.parallelize(..., len(chunks))``); each task
+   normalizes its lines with :mod:`.engine` and writes its own Parquet files straight into the
+   package; only *schema facts* travel back to the driver (first positions and types of new
+   columns, tables, row counts, bad lines), never rows;
+3. decide every new column's type from its globally first value, re-run only the tasks whose
+   local guess differed (their earlier files are deleted), then build the evolved schema with
+   columns in order of first appearance, exactly as a sequential run would.
+
+A single chunk runs in the driver process: there is nothing to parallelize and a Python
+worker start costs more than the work.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from loadstone.normalize import (
+    BAD_RECORDS_TABLE,
+    BadRecordError,
+    IdentifierCollisionError,
+    NormalizeContext,
+    NormalizeError,
+    NormalizeResult,
+    SchemaContractError,
+    TableOutput,
+)
+from loadstone.plugins.normalizers.relational.engine import (
+    LIST_IDX,
+    LOAD_ID,
+    PARENT_ID,
+    ROOT_ID,
+    ROW_ID,
+    Chunk,
+    EngineConfig,
+    RootSpec,
+    run_chunk,
+)
+from loadstone.plugins.normalizers.relational.folders import safe_folder
+
+#: Plain files larger than this are split into chunks of about this size.
+DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
+
+_SYSTEM_COLUMNS: Mapping[str, dict[str, Any]] = {
+    LOAD_ID: {"data_type": "text", "nullable": False},
+    ROW_ID: {"data_type": "text", "nullable": False, "unique": True, "row_key": True},
+    PARENT_ID: {"data_type": "text", "nullable": False, "parent_key": True},
+    LIST_IDX: {"data_type": "bigint", "nullable": False},
+    ROOT_ID: {"data_type": "text", "nullable": False, "root_key": True},
+}
+
+
+def plan_chunks(files: Sequence[Any], chunk_bytes: int) -> list[Chunk]:
+    """Chunks of the extracted files, in source order (file, then byte offset)."""
+    chunks: list[Chunk] = []
+    for file_index, extracted in enumerate(files):
+        path = str(extracted.path)
+        display = str(getattr(extracted, "source", None) or path)
+        first_line = int(getattr(extracted, "first_line", 1) or 1)
+        size = os.path.getsize(path)
+        if path.endswith(".gz") or size <= chunk_bytes:
+            chunks.append(
+                Chunk(
+                    len(chunks), file_index, path, extracted.table_name, 0, -1, display, first_line
+                )
+            )
+            continue
+        start = 0
+        with open(path, "rb") as handle:
+            while start < size:
+                target = start + chunk_bytes
+                if target >= size:
+                    end = size
+                else:
+                    handle.seek(target)
+                    handle.readline()
+                    end = min(handle.tell(), size)
+                chunks.append(
+                    Chunk(
+                        len(chunks),
+                        file_index,
+                        path,
+                        extracted.table_name,
+                        start,
+                        end,
+                        display,
+                        first_line,
+                    )
+                )
+                start = end
+    return chunks
+
+
+def chunk_first_lines(chunks: Sequence[Chunk]) -> dict[int, int]:
+    """Absolute line number of each chunk's first line (only computed when needed)."""
+    result: dict[int, int] = {}
+    by_file: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_file.setdefault(chunk.path, []).append(chunk)
+    for path, parts in by_file.items():
+        line = parts[0].first_line
+        if len(parts) == 1:
+            result[parts[0].index] = line
+            continue
+        with open(path, "rb") as handle:
+            for chunk in parts:
+                result[chunk.index] = line
+                if chunk.end < 0:
+                    break
+                handle.seek(chunk.start)
+                line += handle.read(chunk.end - chunk.start).count(b"\n")
+    return result
+
+
+def _schema_dict(schema: Any) -> dict[str, Any]:
+    if schema is None:
+        return {"tables": {}}
+    if isinstance(schema, Mapping):
+        return copy.deepcopy(dict(schema))
+    return copy.deepcopy(schema.to_dict())
+
+
+def _rebuild_schema(original: Any, data: dict[str, Any]) -> Any:
+    if original is None or isinstance(original, Mapping):
+        return data
+    from_dict = getattr(type(original), "from_dict", None)
+    if from_dict is None:
+        return data
+    return from_dict(data)
+
+
+def _disposition(hints: Mapping[str, Any]) -> tuple[str, str | None]:
+    value = hints.get("write_disposition")
+    if isinstance(value, Mapping):
+        return str(value.get("disposition") or "append"), value.get("strategy")
+    return str(value or "append"), hints.get("x-merge-strategy")
+
+
+def _as_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(value)
+
+
+def _contract(value: Any) -> dict[str, str]:
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return {"tables": value, "columns": value, "data_type": value}
+    return {k: str(v) for k, v in dict(value).items()}
+
+
+class RelationalNormalizer:
+    """dlt's relational normalization, run as Spark tasks that write Parquet directly."""
+
+    def __init__(
+        self,
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        flush_rows: int = 20000,
+        inline_single_chunk: bool = True,
+    ) -> None:
+        self.chunk_bytes = chunk_bytes
+        self.flush_rows = flush_rows
+        self.inline_single_chunk = inline_single_chunk
+        #: figures of the last run: chunks planned and chunks re-run (for tests and benchmarks)
+        self.last_stats: dict[str, int] = {}
+
+    # -- public -----------------------------------------------------------------------------
+    def normalize(self, package: Any, schema: Any, context: NormalizeContext) -> NormalizeResult:
+        data = _schema_dict(schema)
+        out_dir = Path(package.normalized_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._normalize(package, schema, data, context, out_dir)
+        except BaseException:
+            for child in out_dir.iterdir():
+                if child.is_dir():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
+            raise
+
+    # -- steps ------------------------------------------------------------------------------
+    def _normalize(
+        self,
+        package: Any,
+        original: Any,
+        data: dict[str, Any],
+        context: NormalizeContext,
+        out_dir: Path,
+    ) -> NormalizeResult:
+        naming = context.naming
+        tables: dict[str, Any] = data.setdefault("tables", {})
+        settings = data.get("settings") or {}
+        normalizers = data.get("normalizers") or {}
+        use_break_path = normalizers.get("use_break_path_on_normalize", True) is not False
+        hints_source = package.table_hints
+        hints_by_source: Mapping[str, Any] = (
+            hints_source() if callable(hints_source) else (hints_source or {})
+        )
+        files = list(package.extracted_files())
+        existing_before = {name for name in tables}
+
+        specs: dict[str, RootSpec] = {}
+        hinted_columns: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        root_props: dict[str, dict[str, Any]] = {}
+        for source_name in dict.fromkeys(f.table_name for f in files):
+            hints = dict(hints_by_source.get(source_name) or {})
+            root = (
+                naming.normalize_tables_path(source_name)
+                if use_break_path
+                else naming.normalize_table_identifier(source_name)
+            )
+            disposition, strategy = _disposition(hints)
+            pk = tuple(naming.normalize_path(k) for k in _as_tuple(hints.get("primary_key")))
+            mk = tuple(naming.normalize_path(k) for k in _as_tuple(hints.get("merge_key")))
+            existing = tables.get(root) or {}
+            x_normalizer = dict(hints.get("x-normalizer") or {})
+            max_nesting = hints.get(
+                "max_nesting", hints.get("max_table_nesting", x_normalizer.get("max_nesting"))
+            )
+            if max_nesting is None:
+                max_nesting = (existing.get("x-normalizer") or {}).get("max_nesting")
+            if max_nesting is None:
+                max_nesting = (
+                    (normalizers.get("json") or {}).get("config", {}).get("max_nesting", 1000)
+                )
+            propagate = disposition == "merge" or bool(
+                hints.get("root_key_propagation") or x_normalizer.get("root_key_propagation")
+            )
+            specs[source_name] = RootSpec(
+                source_name=source_name,
+                root=root,
+                max_nesting=int(max_nesting),
+                propagate_root_key=propagate,
+                primary_key=pk if strategy in ("upsert", "insert-only") else (),
+                row_hash=strategy == "scd2",
+                contract=_contract(hints.get("schema_contract") or existing.get("schema_contract")),
+                existing_table=root in existing_before,
+            )
+            cols: list[tuple[str, dict[str, Any]]] = []
+            for name, column in (hints.get("columns") or {}).items():
+                column = dict(column or {})
+                column_name = naming.normalize_path(column.get("name") or name)
+                column["name"] = column_name
+                cols.append((column_name, column))
+            for key in pk + tuple(
+                naming.normalize_path(k) for k in _as_tuple(hints.get("primary_key"))
+            ):
+                if all(c != key for c, _ in cols):
+                    cols.append((key, {"name": key}))
+            for key in mk:
+                if all(c != key for c, _ in cols):
+                    cols.append((key, {"name": key}))
+            for column_name, column in cols:
+                if column_name in pk or column_name in tuple(
+                    naming.normalize_path(k) for k in _as_tuple(hints.get("primary_key"))
+                ):
+                    column["primary_key"] = True
+                    column["nullable"] = False
+                if column_name in mk:
+                    column["merge_key"] = True
+            hinted_columns[root] = cols
+            props: dict[str, Any] = {"write_disposition": disposition, "resource": source_name}
+            if strategy:
+                props["x-merge-strategy"] = strategy
+            if hints.get("max_nesting") is not None or hints.get("max_table_nesting") is not None:
+                props["x-normalizer"] = {"max_nesting": int(max_nesting)}
+            if hints.get("schema_contract") is not None:
+                props["schema_contract"] = hints["schema_contract"]
+            root_props[root] = props
+
+        known: dict[str, dict[str, str]] = {}
+        for name, table in tables.items():
+            known[name] = {
+                c: col["data_type"]
+                for c, col in (table.get("columns") or {}).items()
+                if col.get("data_type")
+            }
+        for root, cols in hinted_columns.items():
+            for column_name, column in cols:
+                if column.get("data_type"):
+                    known.setdefault(root, {})[column_name] = column["data_type"]
+
+        config = EngineConfig(
+            naming=naming,
+            load_id=str(package.load_id),
+            out_dir=str(out_dir),
+            specs=specs,
+            known=known,
+            existing_tables=frozenset(existing_before),
+            detections=tuple(settings.get("detections", ("iso_timestamp",)) or ()),
+            preferred=dict(settings.get("preferred_types") or {}),
+            use_break_path=use_break_path,
+            on_bad_record=context.on_bad_record,
+            flush_rows=self.flush_rows,
+        )
+        chunks = plan_chunks(files, self.chunk_bytes)
+        facts = self._run(context, config, chunks, {c.index: {} for c in chunks}, 0)
+        self._raise_failures(facts, chunks)
+        decisions = self._decide(facts)
+        rerun: dict[int, dict[str, dict[str, str]]] = {}
+        for fact in facts:
+            for key, (_pos, data_type, variant, local, _src) in fact["columns"].items():
+                if local and not variant and decisions[key][1] != data_type:
+                    rerun[fact["chunk"]] = self._forced(decisions)
+                    break
+        if rerun:
+            for fact in facts:
+                if fact["chunk"] in rerun:
+                    for paths in fact["files"].values():
+                        for path in paths:
+                            Path(path).unlink(missing_ok=True)
+            redo = self._run(context, config, [c for c in chunks if c.index in rerun], rerun, 1)
+            self._raise_failures(redo, chunks)
+            by_chunk = {f["chunk"]: f for f in facts}
+            by_chunk.update({f["chunk"]: f for f in redo})
+            facts = [by_chunk[c.index] for c in chunks]
+            decisions = self._decide(facts)
+        self.last_stats = {"chunks": len(chunks), "reruns": len(rerun)}
+        return self._finish(
+            original,
+            data,
+            context,
+            facts,
+            decisions,
+            chunks,
+            specs,
+            hinted_columns,
+            root_props,
+            existing_before,
+            out_dir,
+            package,
+        )
+
+    def _run(
+        self,
+        context: NormalizeContext,
+        config: EngineConfig,
+        chunks: list[Chunk],
+        forced: Mapping[int, Any],
+        attempt: int,
+    ) -> list[dict[str, Any]]:
+        if not chunks:
+            return []
+        if len(chunks) == 1 and (self.inline_single_chunk or context.spark is None):
+            return [run_chunk(config, chunks[0], forced.get(chunks[0].index, {}), attempt)]
+        if context.spark is None:
+            return [run_chunk(config, c, forced.get(c.index, {}), attempt) for c in chunks]
+        sc = context.spark.sparkContext
+        work = [(c, forced.get(c.index, {})) for c in chunks]
+
+        def task(items: Any) -> Any:
+            for chunk, chunk_forced in items:
+                yield run_chunk(config, chunk, chunk_forced, attempt)
+
+        return sc.parallelize(work, len(work)).mapPartitions(task).collect()
+
+    @staticmethod
+    def _raise_failures(facts: Sequence[dict[str, Any]], chunks: Sequence[Chunk]) -> None:
+        failures = sorted((f for f in facts if f["error"]), key=lambda f: f["chunk"])
+        if not failures:
+            return
+        fact = failures[0]
+        error = fact["error"]
+        chunk = chunks[fact["chunk"]]
+        kind = error["kind"]
+        if kind == "bad_record":
+            first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
+            raise BadRecordError(chunk.display, first + error["line"] - 1, error["error"])
+        if kind == "contract":
+            raise SchemaContractError(
+                error["table"], error["column"], error["value"], error["entity"]
+            )
+        first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
+        raise NormalizeError(
+            f"normalizing {chunk.display} failed near line {first + int(error.get('line') or 1) - 1}: "
+            f"{error['message']}\n{error.get('traceback', '')}"
+        )
+
+    @staticmethod
+    def _decide(
+        facts: Sequence[dict[str, Any]],
+    ) -> dict[str, tuple[tuple[int, int, int], str, bool, str]]:
+        """(table, column) -> (first position, type, is_variant, source) of the globally first value."""
+        decisions: dict[str, tuple[tuple[int, int, int], str, bool, str]] = {}
+        for fact in facts:
+            for key, (pos, data_type, variant, _local, source) in fact["columns"].items():
+                pos = tuple(pos)
+                current = decisions.get(key)
+                if current is None or pos < current[0]:
+                    decisions[key] = (pos, data_type, variant, source)
+        return decisions
+
+    @staticmethod
+    def _forced(decisions: Mapping[str, tuple[Any, str, bool, str]]) -> dict[str, dict[str, str]]:
+        forced: dict[str, dict[str, str]] = {}
+        for key, (_pos, data_type, variant, _src) in decisions.items():
+            if not variant:
+                table, column = key.split("\x00", 1)
+                forced.setdefault(table, {})[column] = data_type
+        return forced
+
+    def _finish(
+        self,
+        original: Any,
+        data: dict[str, Any],
+        context: NormalizeContext,
+        facts: Sequence[dict[str, Any]],
+        decisions: Mapping[str, tuple[Any, str, bool, str]],
+        chunks: Sequence[Chunk],
+        specs: Mapping[str, RootSpec],
+        hinted_columns: Mapping[str, list[tuple[str, dict[str, Any]]]],
+        root_props: Mapping[str, dict[str, Any]],
+        existing_before: set[str],
+        out_dir: Path,
+        package: Any,
+    ) -> NormalizeResult:
+        tables: dict[str, Any] = data["tables"]
+        table_first: dict[str, tuple[int, int, int]] = {}
+        parents: dict[str, str | None] = {}
+        rows: dict[str, int] = {}
+        files: dict[str, list[Path]] = {}
+        table_sources: dict[str, str] = {}
+        for fact in facts:
+            table_sources.update(
+                {k: v for k, v in fact.get("table_sources", {}).items() if k not in table_sources}
+            )
+            for name, info in fact["tables"].items():
+                pos = tuple(info["first"])
+                if name not in table_first or pos < table_first[name]:
+                    table_first[name] = pos
+                parents[name] = info["parent"]
+                rows[name] = rows.get(name, 0) + info["rows"]
+            for name, paths in fact["files"].items():
+                files.setdefault(name, []).extend(Path(p) for p in paths)
+
+        columns_by_table: dict[str, list[tuple[tuple[int, int, int], str, str, bool, str]]] = {}
+        for key, (pos, data_type, variant, source) in decisions.items():
+            table, column = key.split("\x00", 1)
+            columns_by_table.setdefault(table, []).append((pos, column, data_type, variant, source))
+
+        self._check_collisions(context, table_first, columns_by_table, tables, table_sources)
+
+        new_tables: list[str] = []
+        new_columns: dict[str, tuple[str, ...]] = {}
+        for name in sorted(table_first, key=lambda t: table_first[t]):
+            table = tables.get(name)
+            if table is None:
+                table = {"name": name, "columns": {}}
+                parent = parents[name]
+                if parent is not None:
+                    table["parent"] = parent
+                tables[name] = table
+                new_tables.append(name)
+                for column_name, column in hinted_columns.get(name, []):
+                    if column.get("data_type"):
+                        table["columns"][column_name] = dict(column)
+            if name in root_props:
+                for key, value in root_props[name].items():
+                    if (
+                        key == "write_disposition"
+                        and "write_disposition" in table
+                        and name in existing_before
+                    ):
+                        continue
+                    if key == "resource":
+                        table.setdefault(key, value)
+                    else:
+                        table[key] = value
+                table.setdefault("x-normalizer", {})
+                table["x-normalizer"]["seen-data"] = True
+            cols: dict[str, Any] = table.setdefault("columns", {})
+            added: list[str] = []
+            hinted = dict(hinted_columns.get(name, []))
+            for _pos, column, data_type, variant, _src in sorted(columns_by_table.get(name, [])):
+                if column in cols:
+                    continue
+                if column in _SYSTEM_COLUMNS:
+                    entry = {"name": column, **_SYSTEM_COLUMNS[column]}
+                else:
+                    entry = {"name": column, "data_type": data_type, "nullable": True}
+                    if variant:
+                        entry["variant"] = True
+                    if column in hinted:
+                        entry.update({k: v for k, v in hinted[column].items() if k != "data_type"})
+                cols[column] = entry
+                added.append(column)
+            if added:
+                new_columns[name] = tuple(added)
+
+        outputs: dict[str, TableOutput] = {}
+        for name in sorted(table_first, key=lambda t: table_first[t]):
+            outputs[name] = TableOutput(
+                out_dir / safe_folder(name), rows.get(name, 0), tuple(files.get(name, ()))
+            )
+
+        bad_total = sum(int(f["bad_count"]) for f in facts)
+        quarantined = [(f["chunk"], b) for f in facts for b in f["bad"]]
+        if quarantined:
+            outputs[BAD_RECORDS_TABLE] = self._write_bad_records(quarantined, chunks, out_dir)
+            if BAD_RECORDS_TABLE not in tables:
+                tables[BAD_RECORDS_TABLE] = {
+                    "name": BAD_RECORDS_TABLE,
+                    "write_disposition": "append",
+                    "columns": {
+                        "file": {"name": "file", "data_type": "text", "nullable": False},
+                        "line": {"name": "line", "data_type": "bigint", "nullable": False},
+                        "error": {"name": "error", "data_type": "text", "nullable": False},
+                        "raw": {"name": "raw", "data_type": "text", "nullable": True},
+                    },
+                }
+                new_tables.append(BAD_RECORDS_TABLE)
+        return NormalizeResult(
+            schema=_rebuild_schema(original, data),
+            tables=outputs,
+            bad_records=bad_total,
+            new_tables=tuple(new_tables),
+            new_columns=new_columns,
+        )
+
+    @staticmethod
+    def _check_collisions(
+        context: NormalizeContext,
+        table_first: Mapping[str, Any],
+        columns_by_table: Mapping[str, list[Any]],
+        tables: Mapping[str, Any],
+        table_sources: Mapping[str, str],
+    ) -> None:
+        """A case-sensitive naming on a case-insensitive destination must not merge identifiers."""
+        caps = context.capabilities
+        if caps is None or not getattr(context.naming, "is_case_sensitive", False):
+            return
+        if getattr(caps, "has_case_sensitive_identifiers", True):
+            return
+        seen_tables: dict[str, str] = {}
+        for name in list(tables) + sorted(table_first, key=lambda t: table_first[t]):
+            folded = name.lower()
+            other = seen_tables.setdefault(folded, name)
+            if other != name:
+                raise IdentifierCollisionError(
+                    name,
+                    "table",
+                    table_sources.get(other, other),
+                    table_sources.get(name, name),
+                    f"both become {folded!r} on a case-insensitive destination",
+                )
+        for table, entries in columns_by_table.items():
+            seen: dict[str, tuple[str, str]] = {}
+            for column in (tables.get(table) or {}).get("columns", {}):
+                seen[column.lower()] = (column, column)
+            for _pos, column, _dt, _variant, source in sorted(entries):
+                folded = column.lower()
+                other = seen.setdefault(folded, (column, source))
+                if other[0] != column:
+                    raise IdentifierCollisionError(
+                        table,
+                        "column",
+                        other[1],
+                        source,
+                        f"become {other[0]!r} and {column!r}, the same column on a case-insensitive destination",
+                    )
+
+    @staticmethod
+    def _write_bad_records(
+        quarantined: list[tuple[int, tuple[int, str, str]]], chunks: Sequence[Chunk], out_dir: Path
+    ) -> TableOutput:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        firsts = chunk_first_lines(chunks)
+        rows_file = [chunks[i].display for i, _ in quarantined]
+        rows_line = [firsts[i] + b[0] - 1 for i, b in quarantined]
+        table = pa.table(
+            {
+                "file": pa.array(rows_file, pa.string()),
+                "line": pa.array(rows_line, pa.int64()),
+                "error": pa.array([b[1] for _, b in quarantined], pa.string()),
+                "raw": pa.array([b[2] for _, b in quarantined], pa.string()),
+            }
+        )
+        folder = out_dir / safe_folder(BAD_RECORDS_TABLE)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "bad-records.parquet"
+        pq.write_table(table, path)
+        return TableOutput(folder, len(quarantined), (path,))

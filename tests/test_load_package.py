@@ -1,0 +1,149 @@
+"""Load packages on disk: states switch atomically, files and hints are recorded."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from loadstone.extract import PackageWriter, encode_item, extract, extract_file
+from loadstone.load_package import (
+    EXTRACTED,
+    EXTRACTING,
+    LOADED,
+    NORMALIZED,
+    LoadPackage,
+    LoadPackageError,
+    iter_pending,
+    list_packages,
+    new_load_id,
+)
+from loadstone.resource import resource
+
+
+def test_load_id_is_unix_time_as_decimal_string() -> None:
+    load_id = new_load_id()
+    assert float(load_id) > 1_600_000_000
+    assert load_id == repr(float(load_id))
+
+
+def test_load_ids_strictly_increase_within_a_process() -> None:
+    ids = [new_load_id() for _ in range(1000)]
+    assert [float(i) for i in ids] == sorted({float(i) for i in ids})
+
+
+def test_new_package_starts_extracting_with_package_json(tmp_path: Path) -> None:
+    package = LoadPackage.create(tmp_path, "shop")
+    meta = json.loads((package.root / "package.json").read_text())
+    assert meta["state"] == EXTRACTING
+    assert meta["schema_name"] == "shop"
+    assert meta["load_id"] == package.root.name
+    assert package.extracted_dir.is_dir()
+
+
+def test_state_switch_is_persisted_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    package = LoadPackage.create(tmp_path, "shop")
+    for state in (EXTRACTED, NORMALIZED, LOADED):
+        package.set_state(state)
+        assert LoadPackage(package.root).state == state
+    assert sorted(p.name for p in package.root.iterdir() if p.is_file()) == ["package.json"]
+
+
+def test_unknown_state_is_refused(tmp_path: Path) -> None:
+    package = LoadPackage.create(tmp_path, "shop")
+    with pytest.raises(LoadPackageError, match="unknown package state"):
+        package.set_state("done")
+
+
+def test_pending_packages_are_extracted_or_normalized_oldest_first(tmp_path: Path) -> None:
+    a = LoadPackage.create(tmp_path, "s")
+    b = LoadPackage.create(tmp_path, "s")
+    c = LoadPackage.create(tmp_path, "s")
+    a.set_state(NORMALIZED)
+    b.set_state(LOADED)
+    c.set_state(EXTRACTED)
+    assert [p.load_id for p in iter_pending(tmp_path)] == [a.load_id, c.load_id]
+    assert [p.load_id for p in list_packages(tmp_path)] == [a.load_id, b.load_id, c.load_id]
+
+
+def test_extracted_files_name_their_source_table(tmp_path: Path) -> None:
+    package = LoadPackage.create(tmp_path, "s")
+    result = extract(package, [{"id": 1}, {"id": 2}], table_name="Users")
+    files = package.extracted_files()
+    assert [f.table_name for f in files] == ["Users"]
+    assert files[0].path.read_text().splitlines() == ['{"id":1}', '{"id":2}']
+    assert result.tables["Users"].items == 2
+
+
+def test_items_are_chunked_into_bounded_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("loadstone.extract.CHUNK_ITEMS", 10)
+    package = LoadPackage.create(tmp_path, "s")
+    extract(package, ({"i": i} for i in range(35)), table_name="t")
+    files = package.extracted_files()
+    assert [f.items for f in files] == [10, 10, 10, 5]
+    lines = [line for f in files for line in f.path.read_bytes().splitlines()]
+    assert [orjson.loads(line)["i"] for line in lines] == list(range(35))
+
+
+def test_resource_hints_are_stored_per_source_table(tmp_path: Path) -> None:
+    @resource(primary_key="id", write_disposition={"disposition": "merge", "strategy": "upsert"})
+    def users():
+        yield [{"id": 1}]
+
+    package = LoadPackage.create(tmp_path, "s")
+    extract(package, users)
+    hints = package.table_hints()
+    assert hints["users"]["primary_key"] == ["id"]
+    assert hints["users"]["write_disposition"] == "merge"
+    assert hints["users"]["x-merge-strategy"] == "upsert"
+
+
+def test_dynamic_table_name_sends_items_to_their_tables(tmp_path: Path) -> None:
+    items = [{"kind": "a", "v": 1}, {"kind": "b", "v": 2}, {"kind": "a", "v": 3}]
+    package = LoadPackage.create(tmp_path, "s")
+    extract(package, resource(items, name="events", table_name=lambda item: item["kind"]))
+    assert sorted(package.extracted_tables()) == ["a", "b"]
+
+
+def test_jsonl_file_is_rechunked_by_whole_lines_with_line_numbers(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"n": i, "pad": "x" * 50}) + "\n" for i in range(100)))
+    package = LoadPackage.create(tmp_path / "packages", "s")
+    writer = PackageWriter(package)
+    extract_file(writer, source, "t", chunk_bytes=1000)
+    writer.close()
+    files = package.extracted_files()
+    assert len(files) > 5
+    numbers = []
+    for f in files:
+        lines = f.path.read_text().splitlines()
+        assert orjson.loads(lines[0])["n"] == f.first_line - 1
+        numbers += [orjson.loads(line)["n"] for line in lines]
+        assert f.source == str(source)
+    assert numbers == list(range(100))
+
+
+def test_gzipped_jsonl_and_json_array_files_are_read(tmp_path: Path) -> None:
+    gz = tmp_path / "a.jsonl.gz"
+    with gzip.open(gz, "wt") as handle:
+        handle.write('{"id": 1}\n{"id": 2}\n')
+    array = tmp_path / "b.json"
+    array.write_text(json.dumps([{"id": 3}, {"id": 4}], indent=2))
+    package = LoadPackage.create(tmp_path / "p", "s")
+    extract(package, [gz, array], table_name="t")
+    ids = [
+        orjson.loads(line)["id"]
+        for f in package.extracted_files()
+        for line in f.path.read_bytes().splitlines()
+    ]
+    assert sorted(ids) == [1, 2, 3, 4]
+
+
+def test_big_integers_and_decimals_keep_every_digit() -> None:
+    from decimal import Decimal
+
+    line = encode_item({"big": 2**80, "dec": Decimal("12345678901234567890.123456789")})
+    assert line == b'{"big":1208925819614629174706176,"dec":12345678901234567890.123456789}'

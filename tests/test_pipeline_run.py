@@ -1,0 +1,192 @@
+"""``pipeline.run``: every kind of input, load info, querying the dataset, state and packages."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+import loadstone as dlt
+from loadstone import current
+from loadstone.pipeline import Pipeline
+
+pytestmark = pytest.mark.spark
+
+
+def rows(db: str, sql: str) -> list[tuple[Any, ...]]:
+    with duckdb.connect(db, read_only=True) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_generator_items_are_loaded() -> None:
+    pipe = dlt.pipeline("gen", destination="duckdb", dataset_name="d")
+    pipe.run(({"id": i} for i in range(5)), table_name="numbers")
+    assert rows("gen.duckdb", "SELECT sum(id), count(*) FROM d.numbers") == [(10, 5)]
+
+
+def test_jsonl_gz_and_json_array_files_are_loaded(tmp_path: Path) -> None:
+    gz = tmp_path / "events.jsonl.gz"
+    with gzip.open(gz, "wt") as handle:
+        handle.write('{"id": 1, "tags": ["a", "b"]}\n{"id": 2, "tags": []}\n')
+    array = tmp_path / "more.json"
+    array.write_text(json.dumps([{"id": 3, "tags": ["c"]}], indent=2))
+    pipe = dlt.pipeline("files", destination="duckdb", dataset_name="d")
+    pipe.run(str(gz), table_name="events")
+    pipe.run(array, table_name="events")
+    assert rows("files.duckdb", "SELECT id FROM d.events ORDER BY id") == [(1,), (2,), (3,)]
+    assert rows("files.duckdb", "SELECT value FROM d.events__tags ORDER BY value") == [
+        ("a",),
+        ("b",),
+        ("c",),
+    ]
+
+
+def test_spark_dataframe_is_written_by_spark_and_loaded(spark: Any) -> None:
+    df = spark.createDataFrame([(1, "a"), (2, "b")], ["id", "name"])
+    pipe = dlt.pipeline("frames", destination="duckdb", dataset_name="d")
+    info = pipe.run(df, table_name="people")
+    assert rows("frames.duckdb", "SELECT id, name FROM d.people ORDER BY id") == [(1, "a"), (2, "b")]
+    assert info.row_counts["people"] == 2
+
+
+def test_source_loads_only_selected_resources() -> None:
+    @dlt.source
+    def shop():
+        return [
+            dlt.resource([{"id": 1}], name="orders"),
+            dlt.resource([{"id": 2}], name="customers"),
+        ]
+
+    pipe = dlt.pipeline("shop_src", destination="duckdb", dataset_name="d")
+    info = pipe.run(shop().with_resources("customers"))
+    assert set(info.row_counts) == {"customers"}
+    assert pipe.default_schema.name == "shop"
+    assert "orders" not in pipe.default_schema.tables
+
+
+def test_load_info_prints_and_serializes_ids_counts_steps() -> None:
+    pipe = dlt.pipeline("info", destination="duckdb", dataset_name="d")
+    info = pipe.run([{"id": 1, "kids": [{"n": 1}, {"n": 2}]}], table_name="parents")
+    text = str(info)
+    assert info.loads_ids[0] in text
+    assert "LOADED" in text and "parents__kids" in text
+    data = info.asdict()
+    assert data["row_counts"] == {"parents": 1, "parents__kids": 2}
+    assert set(data["steps"]) == {"extract", "normalize", "load"}
+    assert data["packages"][0]["new_tables"] == ["parents", "parents__kids"]
+    json.dumps(data)
+
+
+def test_dataset_gives_rows_arrow_and_row_counts() -> None:
+    pipe = dlt.pipeline("query", destination="duckdb", dataset_name="d")
+    pipe.run([{"id": 1, "name": "Alice"}, {"id": 2, "name": "Bob"}], table_name="users")
+    users = pipe.dataset()["users"]
+    assert sorted(r[:2] for r in users.fetchall()) == [(1, "Alice"), (2, "Bob")]
+    table = users.arrow()
+    assert table.num_rows == 2 and "_dlt_id" in table.column_names
+    assert pipe.dataset().row_counts().fetchall() == [("users", 2)]
+
+
+def test_sql_client_runs_sql_on_the_dataset() -> None:
+    pipe = dlt.pipeline("sqlc", destination="duckdb", dataset_name="d")
+    pipe.run([{"id": 7}], table_name="t")
+    with pipe.sql_client() as client:
+        assert client.execute_sql(f"SELECT id FROM {client.make_qualified_table_name('t')}") == [(7,)]
+        with client.execute_query("SELECT count(*) FROM d._dlt_loads") as cursor:
+            assert cursor.fetchall() == [(1,)]
+
+
+def test_dataset_named_like_the_pipeline_loads_in_duckdb() -> None:
+    pipe = dlt.pipeline(pipeline_name="shop", destination="duckdb", dataset_name="shop")
+    pipe.run([{"id": 1}], table_name="shop")
+    pipe.run([{"id": 2}], table_name="shop")
+    assert rows("shop.duckdb", "SELECT id FROM shop.shop.shop ORDER BY id") == [(1,), (2,)]
+    assert pipe.dataset()["shop"].count() == 2
+
+
+def test_state_and_schema_are_restored_from_the_destination_after_the_local_folder_is_lost() -> None:
+    @dlt.source
+    def numbers():
+        @dlt.resource
+        def counter():
+            state = current.resource_state()
+            start = state.get("last", 0)
+            yield [{"n": n} for n in range(start, start + 3)]
+            state["last"] = start + 3
+
+        return counter
+
+    pipe = dlt.pipeline("restore", destination="duckdb", dataset_name="d")
+    pipe.run(numbers())
+    assert pipe.state["sources"]["numbers"]["resources"]["counter"] == {"last": 3}
+    shutil.rmtree(pipe.pipelines_dir)
+
+    again = dlt.pipeline("restore", destination="duckdb", dataset_name="d")
+    again.run(numbers())
+    assert again.state["sources"]["numbers"]["resources"]["counter"] == {"last": 6}
+    assert rows("restore.duckdb", "SELECT n FROM d.counter ORDER BY n") == [(n,) for n in range(6)]
+    assert "counter" in again.default_schema.tables
+    assert again.default_schema.name == "numbers"
+
+
+def test_steps_run_one_by_one_and_pending_packages_are_listed() -> None:
+    pipe = dlt.pipeline("steps", destination="duckdb", dataset_name="d")
+    pipe.extract([{"id": 1}], table_name="t")
+    assert [p.state for p in pipe.list_pending_packages()] == ["extracted"]
+    pipe.normalize()
+    assert [p.state for p in pipe.list_pending_packages()] == ["normalized"]
+    info = pipe.load()
+    assert pipe.list_pending_packages() == []
+    assert info.row_counts == {"t": 1}
+
+
+def test_drop_pending_packages_removes_unloaded_work() -> None:
+    pipe = dlt.pipeline("drop", destination="duckdb", dataset_name="d")
+    pipe.extract([{"id": 1}], table_name="t")
+    dropped = pipe.drop_pending_packages()
+    assert len(dropped) == 1
+    assert pipe.list_pending_packages() == []
+
+
+def test_next_run_finishes_pending_packages_first() -> None:
+    pipe = dlt.pipeline("pending", destination="duckdb", dataset_name="d")
+    pipe.extract([{"id": 1}], table_name="t")
+    info = dlt.pipeline("pending", destination="duckdb", dataset_name="d").run(
+        [{"id": 2}], table_name="t"
+    )
+    assert len(info.loads_ids) == 2
+    assert rows("pending.duckdb", "SELECT id FROM d.t ORDER BY id") == [(1,), (2,)]
+
+
+def test_replace_disposition_from_run_replaces_the_rows() -> None:
+    pipe = dlt.pipeline("repl", destination="duckdb", dataset_name="d")
+    pipe.run([{"id": 1}, {"id": 2}], table_name="t", write_disposition="replace")
+    pipe.run([{"id": 3}], table_name="t", write_disposition="replace")
+    assert rows("repl.duckdb", "SELECT id FROM d.t") == [(3,)]
+
+
+def test_table_names_go_through_the_naming_convention() -> None:
+    pipe = dlt.pipeline("names", destination="duckdb", dataset_name="d")
+    pipe.run([{"createdAt": 1}], table_name="CamelCase")
+    assert rows("names.duckdb", "SELECT created_at FROM d.camel_case") == [(1,)]
+
+
+def test_export_schema_path_gets_the_schema_as_yaml(tmp_path: Path) -> None:
+    export = tmp_path / "export"
+    pipe = dlt.pipeline("exp", destination="duckdb", dataset_name="d", export_schema_path=export)
+    pipe.run([{"id": 1}], table_name="t")
+    text = (export / "exp.schema.yaml").read_text()
+    assert "t:" in text and "id:" in text
+
+
+def test_pipeline_reopened_by_name_keeps_dataset_and_destination() -> None:
+    dlt.pipeline("reopen", destination="duckdb", dataset_name="kept").run([{"id": 1}], table_name="t")
+    again = Pipeline("reopen")
+    assert again.dataset_name == "kept"
+    assert again.destination.name == "duckdb"
+    assert again.dataset()["t"].count() == 1
