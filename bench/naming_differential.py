@@ -54,12 +54,43 @@ _SPECIAL = "+-*@|▶\"'\n\r\t_ "
 _UNICODE_LETTERS = "éüßçøÅÆŒİıſǅΣσςДжあ漢字한ÀÉÎÕÜÿĀžƒǆǈΩѣ"
 _UNICODE_DIGITS = "٣९１²⅓"
 _EMOJI = ["💥", "🙂", "👍🏽", "🇵🇱", "🧑‍💻", "✨", "❤️"]
-_WHITESPACE = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u00a0\u1680\u2000\u2003\u2028\u2029\u202f\u205f\u3000"
+_WHITESPACE = (
+    " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u00a0\u1680\u2000\u2003\u2028\u2029\u202f\u205f\u3000"
+)
 _ODD = "\u200b\u200d\ufeff\x00\x7f\u0301\u0300\u00ad"
 _WORDS = [
-    "deal", "flow", "created", "at", "http", "response", "id", "user", "URL", "Json", "API",
-    "value", "x", "a", "B", "data", "Type", "ETag", "iOS", "v2", "max", "min", "_dlt", "loads",
-    "HTTPResponse", "XMLHttpRequest", "userID", "ABCdef", "fooBAR", "a1B2", "col", "Zürich",
+    "deal",
+    "flow",
+    "created",
+    "at",
+    "http",
+    "response",
+    "id",
+    "user",
+    "URL",
+    "Json",
+    "API",
+    "value",
+    "x",
+    "a",
+    "B",
+    "data",
+    "Type",
+    "ETag",
+    "iOS",
+    "v2",
+    "max",
+    "min",
+    "_dlt",
+    "loads",
+    "HTTPResponse",
+    "XMLHttpRequest",
+    "userID",
+    "ABCdef",
+    "fooBAR",
+    "a1B2",
+    "col",
+    "Zürich",
 ]
 
 
@@ -153,9 +184,35 @@ def generate_cases(seed: int, count: int) -> dict[str, Any]:
     """The inputs of one differential run: identifiers, paths, fragment lists, shorten calls."""
     rng = random.Random(seed)
     fixed = [
-        "DealFlow", "createdAt", "HTTPResponse", "2fa", "a+b", "trailing__", "a__b", "__",
-        "_", "___", "  x  ", "_dlt_loads", "_dlt_version", "a▶b", "💥", "é", "a\nb", '"q"',
-        "'q'", " ", "", "\t\n", "x" * 300, "Ab__Cd", "a__", "1_", "_1_", "İstanbul", "ǅemal",
+        "DealFlow",
+        "createdAt",
+        "HTTPResponse",
+        "2fa",
+        "a+b",
+        "trailing__",
+        "a__b",
+        "__",
+        "_",
+        "___",
+        "  x  ",
+        "_dlt_loads",
+        "_dlt_version",
+        "a▶b",
+        "💥",
+        "é",
+        "a\nb",
+        '"q"',
+        "'q'",
+        " ",
+        "",
+        "\t\n",
+        "x" * 300,
+        "Ab__Cd",
+        "a__",
+        "1_",
+        "_1_",
+        "İstanbul",
+        "ǅemal",
     ]
     identifiers: list[Any] = [*fixed, None]
     identifiers += [generate_identifier(rng) for _ in range(count)]
@@ -230,7 +287,9 @@ def run_cases(get_class: Callable[[str], Any], cases: dict[str, Any]) -> dict[st
                     "name": _outcome(instance.name),
                     "class_name": _outcome(cls.name),
                     "str": _outcome(lambda instance=instance: str(instance)),
-                    "is_case_sensitive": _outcome(lambda instance=instance: instance.is_case_sensitive),
+                    "is_case_sensitive": _outcome(
+                        lambda instance=instance: instance.is_case_sensitive
+                    ),
                     "max_length": _outcome(lambda instance=instance: instance.max_length),
                     "path_separator": _outcome(lambda instance=instance: instance.PATH_SEPARATOR),
                 }
@@ -238,12 +297,16 @@ def run_cases(get_class: Callable[[str], Any], cases: dict[str, Any]) -> dict[st
         per_op: dict[str, Any] = {"properties": properties}
         for op, source in OPERATIONS:
             per_op[op] = [
-                [_outcome(_operation(instance, op, item, cases["identifiers"])) for instance in instances]
+                [
+                    _outcome(_operation(instance, op, item, cases["identifiers"]))
+                    for instance in instances
+                ]
                 for item in cases[source]
             ]
         results[convention] = per_op
     results["shorten_identifier"] = [
-        _outcome(lambda args=args: shorten_class.shorten_identifier(*args)) for args in cases["shorten"]
+        _outcome(lambda args=args: shorten_class.shorten_identifier(*args))
+        for args in cases["shorten"]
     ]
     results["too_long_s3_tables"] = [
         _outcome(lambda max_length=max_length: get_class("s3_tables")(max_length).max_length)
@@ -252,7 +315,9 @@ def run_cases(get_class: Callable[[str], Any], cases: dict[str, Any]) -> dict[st
     return results
 
 
-def diff_results(expected: dict[str, Any], actual: dict[str, Any], cases: dict[str, Any]) -> tuple[int, int, list[str]]:
+def diff_results(
+    expected: dict[str, Any], actual: dict[str, Any], cases: dict[str, Any]
+) -> tuple[int, int, list[str]]:
     """(number of compared outcomes, number of differences, readable first differences)."""
     compared = 0
     differences: list[str] = []
@@ -275,7 +340,9 @@ def diff_results(expected: dict[str, Any], actual: dict[str, Any], cases: dict[s
             ):
                 for max_length, want, got in zip(lengths, want_row, got_row, strict=True):
                     compare(f"{convention}({max_length}).{op}({item!r})", want, got)
-    for args, want, got in zip(cases["shorten"], expected["shorten_identifier"], actual["shorten_identifier"], strict=True):
+    for args, want, got in zip(
+        cases["shorten"], expected["shorten_identifier"], actual["shorten_identifier"], strict=True
+    ):
         compare(f"shorten_identifier{tuple(args)!r}", want, got)
     for want, got in zip(expected["too_long_s3_tables"], actual["too_long_s3_tables"], strict=True):
         compare("s3_tables(max_length > 255)", want, got)
@@ -345,7 +412,9 @@ def main(argv: list[str] | None = None) -> int:
         f"compared outcomes={compared} differences={count}"
     )
     print(
-        f"time: dlt {dlt_seconds:.2f}s (incl. interpreter start), loadstone {loadstone_seconds:.2f}s"
+        f"time: dlt {dlt_seconds:.2f}s (incl. interpreter start and JSON), "
+        f"loadstone {loadstone_seconds:.2f}s, ratio loadstone/dlt "
+        f"{loadstone_seconds / dlt_seconds:.2f}"
     )
     return 1 if count else 0
 

@@ -11,7 +11,7 @@ Sources and resources
 Schema
     Schema
 Naming conventions and plugins
-    naming_convention, hookimpl
+    naming_convention, NamingConvention, hookimpl
 Destinations
     destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``)
 Errors
@@ -35,6 +35,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
     "naming_convention": ("loadstone.plugin_manager", "naming_convention"),
+    "NamingConvention": ("loadstone.naming", "NamingConvention"),
     "hookimpl": ("loadstone.hookspecs", "hookimpl"),
     "destinations": ("loadstone.destinations", None),
     "config": ("loadstone.config", None),
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from loadstone.errors import LoadstoneError
     from loadstone.hookspecs import hookimpl
     from loadstone.load_info import LoadInfo
+    from loadstone.naming import NamingConvention
     from loadstone.pipeline import Pipeline, pipeline
     from loadstone.plugin_manager import naming_convention
     from loadstone.resource import resource, source

@@ -11,11 +11,29 @@ lives here, as pure functions without Spark, state or I/O (they pickle and run a
 * :func:`variant_column_name`: the name of that variant column, ``<column>__v_<type>``;
 * precision and scale rules (:func:`default_precision_scale`, :func:`validate_precision`).
 
-The coercion table reproduces dlt 1.31's observed behaviour (black-box runs recorded under
-``tests/fixtures/schemas/coercion_dlt.json``): e.g. a ``bigint`` column takes the text
-``"123"`` and ``"0xff"`` but not ``"1.5"``; a ``bool`` column takes any number (``bool(x)``)
-and the text ``"true"``; a ``timestamp`` column takes numbers as Unix epoch seconds; a ``text``
-column takes every scalar (``bool`` as ``"True"``, bytes as base64, datetimes as ISO 8601).
+The coercion table reproduces dlt 1.31's observed behaviour (black-box runs recorded in
+``tests/fixtures/schemas/coercion_dlt.json`` and ``coercion_hinted_dlt.json``); per target:
+
+=========  ==================================================================================
+text       every scalar: ``str()`` (``True`` -> ``"True"``, ``2.0`` -> ``"2.0"``), ISO 8601 for
+           date/time values, standard base64 for bytes
+bigint     text through Python ``int()`` (spaces, ``+``, ``_``) or a lower-case ``0x`` hex
+           literal; whole doubles; wei within 64 bits. Not: ``"1.5"``, ``"1e3"``, bool
+double     text through ``float()`` or ``0x`` hex; bigint, wei, decimal. Not: bool
+decimal    text through ``Decimal()`` or ``0x`` hex; bigint, wei, finite doubles
+wei        integers of up to 76 digits from text, bigint, whole doubles and decimals
+bool       numbers (``bool(x)``); text ``y/yes/t/true/on/1`` and ``n/no/f/false/off/0`` in any
+           case, without surrounding spaces
+timestamp  text: ISO 8601 timestamp, else ISO date (midnight), else Unix epoch seconds;
+           numbers as epoch seconds; dates as midnight UTC. Zones are converted to UTC
+date       as timestamp, then the UTC date
+time       text ``HH:MM[:SS[.ffffff]]`` with an optional zone, which is dropped
+binary     text: ``0x`` hex or strict base64; non-negative ints little-endian, minimal length
+json       only documents (dicts and lists); a scalar goes to a variant column
+=========  ==================================================================================
+
+Deliberate difference: dlt lets an out-of-range value reach a ``bigint`` column and the load
+fails; here the value does not coerce, so it lands in a variant column and the load succeeds.
 
 Integers beyond the signed 64-bit range (dlt's extract rejects them) are stored losslessly:
 as ``wei`` when ``abs(value) < 10**76`` (exact in a Parquet ``decimal256(76, 0)``, which covers
@@ -46,6 +64,7 @@ __all__ = [
     "DEFAULT_DECIMAL_PRECISION",
     "DEFAULT_DECIMAL_SCALE",
     "DEFAULT_TIMESTAMP_PRECISION",
+    "PRECISION_MEANING",
     "WEI_MAX_ABS",
     "WEI_PRECISION",
     "CoercionError",
@@ -90,6 +109,7 @@ DEFAULT_DECIMAL_SCALE: Final = 9
 DEFAULT_TIMESTAMP_PRECISION: Final = 6
 
 _UTC: Final = dt.timezone.utc
+_ZERO: Final = dt.timedelta(0)
 
 
 class CoercionError(LoadstoneError, ValueError):
@@ -239,8 +259,49 @@ def _offset(text: str | None) -> dt.timezone:
     return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
 
 
+_DIGITS: Final = frozenset("0123456789")
+
+
+def _common_shape(value: str) -> bool:
+    """``YYYY-MM-DDTHH:MM:SS[.fff|.ffffff][Z|±HH:MM]`` (what APIs and isoformat() emit),
+    checked by position because a regex costs more than the whole parse."""
+    n = len(value)
+    if n < 19 or value[4] != "-" or value[7] != "-" or value[10] not in "T " or value[13] != ":":
+        return False
+    if value[16] != ":" or not (value[:4] + value[5:7] + value[8:10]).isdigit():
+        return False
+    if not (value[11:13] + value[14:16] + value[17:19]).isdigit():
+        return False
+    rest = value[19:]
+    if rest[:1] == ".":
+        if len(rest) >= 7 and rest[1:7].isdigit():
+            end = 7
+        elif len(rest) >= 4 and rest[1:4].isdigit():
+            end = 4
+        else:
+            return False
+        if rest[end : end + 1] in _DIGITS and len(rest) > end:
+            return False  # other fraction lengths take the general parser
+        rest = rest[end:]
+    if rest in ("", "Z"):
+        return True
+    return (
+        len(rest) == 6 and rest[0] in "+-" and rest[3] == ":" and (rest[1:3] + rest[4:6]).isdigit()
+    )
+
+
 def parse_iso_timestamp(value: str) -> dt.datetime | None:
     """The UTC datetime of an ISO 8601 timestamp string, ``None`` when it is not one."""
+    if _common_shape(value):
+        try:
+            moment = dt.datetime.fromisoformat(value[:-1] + "+00:00" if value[-1] == "Z" else value)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            return moment.replace(tzinfo=_UTC)
+        if moment.utcoffset() == _ZERO:
+            return moment.replace(tzinfo=_UTC)
+        return moment.astimezone(_UTC)
     match = _TS_EXT.fullmatch(value) or _TS_BASIC.fullmatch(value)
     if match is None:
         return None
@@ -334,17 +395,17 @@ def _to_text(from_type: str, value: Any) -> str:
     return str(value)
 
 
-_HEX_INT = re.compile(r"[+-]?0[xX][0-9a-fA-F]+")
+def _hex_digits(text: str) -> str | None:
+    """The digits of a ``0x`` literal (lower-case prefix only, as dlt reads them)."""
+    return text[2:] if text.startswith("0x") else None
 
 
 def _text_to_int(text: str) -> int:
-    """Integer from text: decimal digits or a ``0x`` hex literal (as dlt accepts)."""
-    stripped = text.strip()
-    if _HEX_INT.fullmatch(stripped):
-        return int(stripped, 16)
-    if "_" in stripped:
-        raise ValueError(f"invalid integer literal {text!r}")
-    return int(stripped, 10)
+    """Integer from text: Python's ``int()`` (spaces, ``+``, ``_`` allowed) or ``0x`` hex."""
+    digits = _hex_digits(text)
+    if digits is not None:
+        return int(digits, 16)
+    return int(text, 10)
 
 
 def _to_bigint(from_type: str, value: Any) -> int:
@@ -359,6 +420,7 @@ def _to_bigint(from_type: str, value: Any) -> int:
     else:
         raise _fail("bigint", from_type, value)
     if not BIGINT_MIN <= result <= BIGINT_MAX:
+        # dlt lets these through and the load fails; a variant keeps the row loadable
         raise CoercionError("bigint", from_type, value, "outside the signed 64-bit range")
     return result
 
@@ -373,7 +435,7 @@ def _to_wei(from_type: str, value: Any) -> int:
             raise CoercionError("wei", from_type, value, "not a whole number")
         result = int(value)
     elif from_type == "decimal":
-        if value != value.to_integral_value():
+        if not value.is_finite() or value != value.to_integral_value():
             raise CoercionError("wei", from_type, value, "not a whole number")
         result = int(value)
     else:
@@ -385,12 +447,10 @@ def _to_wei(from_type: str, value: Any) -> int:
 
 def _to_double(from_type: str, value: Any) -> float:
     if from_type == "text":
-        stripped = value.strip()
-        if _HEX_INT.fullmatch(stripped):
-            return float(int(stripped, 16))
-        if "_" in stripped:
-            raise ValueError(f"invalid number {value!r}")
-        return float(stripped)
+        digits = _hex_digits(value)
+        if digits is not None:
+            return float(int(digits, 16))
+        return float(value)
     if from_type in ("bigint", "wei", "decimal"):
         return float(value)
     raise _fail("double", from_type, value)
@@ -398,11 +458,11 @@ def _to_double(from_type: str, value: Any) -> float:
 
 def _to_decimal(from_type: str, value: Any) -> Decimal:
     if from_type == "text":
-        stripped = value.strip()
-        if _HEX_INT.fullmatch(stripped):
-            return Decimal(int(stripped, 16))
+        digits = _hex_digits(value)
+        if digits is not None:
+            return Decimal(int(digits, 16))
         try:
-            result = Decimal(stripped)
+            result = Decimal(value)
         except InvalidOperation:
             raise CoercionError("decimal", from_type, value, "not a number") from None
         if not result.is_finite():
@@ -417,14 +477,19 @@ def _to_decimal(from_type: str, value: Any) -> Decimal:
     raise _fail("decimal", from_type, value)
 
 
+#: text a bool column accepts (case-insensitive, no surrounding spaces), as dlt reads it
+_TRUE_TEXT: Final = frozenset({"y", "yes", "t", "true", "on", "1"})
+_FALSE_TEXT: Final = frozenset({"n", "no", "f", "false", "off", "0"})
+
+
 def _to_bool(from_type: str, value: Any) -> bool:
     if from_type == "text":
-        lowered = value.strip().lower()
-        if lowered == "true":
+        lowered = value.lower()
+        if lowered in _TRUE_TEXT:
             return True
-        if lowered == "false":
+        if lowered in _FALSE_TEXT:
             return False
-        raise CoercionError("bool", from_type, value, "only 'true' and 'false' are booleans")
+        raise CoercionError("bool", from_type, value, "not a boolean word")
     if from_type in ("bigint", "double", "decimal", "wei"):
         return bool(value)
     raise _fail("bool", from_type, value)
@@ -435,20 +500,15 @@ def _epoch_to_datetime(seconds: float | int | Decimal) -> dt.datetime:
 
 
 def _text_to_epoch_or_iso(text: str) -> dt.datetime:
-    """Text in a timestamp column: a number is Unix epoch seconds, else ISO 8601."""
-    stripped = text.strip()
-    if _HEX_INT.fullmatch(stripped) is None and "_" not in stripped:
-        try:
-            return _epoch_to_datetime(float(stripped))
-        except ValueError:
-            pass
-    parsed = parse_iso_timestamp(stripped)
+    """Text in a timestamp/date column: ISO 8601 timestamp, ISO date (midnight UTC), else a
+    number of Unix epoch seconds (so ``"2023"`` is a year, ``"1700000000"`` a Unix time)."""
+    parsed = parse_iso_timestamp(text)
     if parsed is not None:
         return parsed
-    day = parse_iso_date(stripped)
-    if day is not None and "-" in stripped:
+    day = parse_iso_date(text)
+    if day is not None:
         return dt.datetime(day.year, day.month, day.day, tzinfo=_UTC)
-    raise ValueError(f"not a timestamp: {text!r}")
+    return _epoch_to_datetime(float(text))
 
 
 def _to_timestamp(from_type: str, value: Any) -> dt.datetime:
@@ -486,29 +546,21 @@ def _to_time(from_type: str, value: Any) -> dt.time:
 
 def _to_binary(from_type: str, value: Any) -> bytes:
     if from_type == "text":
-        stripped = value.strip()
-        if stripped[:2] in ("0x", "0X"):
-            return bytes.fromhex(stripped[2:])
-        return base64.b64decode(stripped, validate=True)
+        digits = _hex_digits(value)
+        if digits is not None:
+            return bytes.fromhex(digits)
+        return base64.b64decode(value, validate=True)
     if from_type == "bigint":
+        # little-endian, minimal length (0 -> b""), as dlt stores ints in binary columns
         if value < 0:
             raise CoercionError("binary", from_type, value, "negative integers have no bytes")
-        return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
+        return value.to_bytes((value.bit_length() + 7) // 8, "little")
     raise _fail("binary", from_type, value)
 
 
 def _to_json(from_type: str, value: Any) -> Any:
-    # a json column keeps any value as a JSON document: scalars are valid JSON values too
-    if from_type in ("text", "bigint", "double", "bool", "json"):
-        return value
-    if from_type == "decimal":
-        return str(value)
-    if from_type == "wei":
-        return int(value)
-    if from_type in ("timestamp", "date", "time"):
-        return value.isoformat()
-    if from_type == "binary":
-        return base64.b64encode(bytes(value)).decode("ascii")
+    # a json column takes documents (dicts and lists) only; dlt puts a scalar arriving at a
+    # json column into a variant column
     raise _fail("json", from_type, value)
 
 
@@ -531,7 +583,7 @@ _TO: Final = {
 # precision and scale
 
 #: data types that accept a precision hint, and what it means
-_PRECISION_MEANING: Final = {
+PRECISION_MEANING: Final = {
     "text": "maximum length in characters",
     "binary": "maximum length in bytes",
     "timestamp": "fractional second digits (0-9)",
@@ -556,19 +608,22 @@ def default_precision_scale(data_type: str) -> tuple[int | None, int | None]:
 
 
 def validate_precision(data_type: str, precision: int | None, scale: int | None) -> None:
-    """Raise :class:`InvalidPrecisionError` for a precision/scale ``data_type`` cannot have.
+    """Raise :class:`InvalidPrecisionError` for a precision/scale that cannot be right.
 
-    Rules: precision only on text, binary, timestamp, time, bigint, decimal, wei; scale only
-    on decimal and wei, with ``0 <= scale <= precision``; timestamp/time precision 0-9;
-    bigint precision 1-64 bits; decimal precision 1-76 (decimal256).
+    Precision means something for text, binary, timestamp, time, bigint, decimal and wei;
+    scale for decimal and wei. On other types both are *ignored* (dlt keeps e.g. a
+    ``double`` with precision 10 and destinations ignore it), but they must still be
+    non-negative integers. Rules: timestamp/time precision 0-9 digits; bigint 1-64 bits;
+    decimal/wei 1-76 digits; ``scale <= precision``.
     """
-    if precision is not None:
-        if data_type not in _PRECISION_MEANING:
-            raise InvalidPrecisionError(f"data type {data_type} does not take a precision")
-        if isinstance(precision, bool) or not isinstance(precision, int) or precision < 0:
+    for label, number in (("precision", precision), ("scale", scale)):
+        if number is not None and (
+            isinstance(number, bool) or not isinstance(number, int) or number < 0
+        ):
             raise InvalidPrecisionError(
-                f"precision of {data_type} must be a non-negative integer, got {precision!r}"
+                f"{label} of {data_type} must be a non-negative integer, got {number!r}"
             )
+    if precision is not None:
         if data_type in ("timestamp", "time") and precision > 9:
             raise InvalidPrecisionError(f"{data_type} precision is 0-9 digits, got {precision}")
         if data_type == "bigint" and not 1 <= precision <= 64:
@@ -577,11 +632,7 @@ def validate_precision(data_type: str, precision: int | None, scale: int | None)
             raise InvalidPrecisionError(
                 f"{data_type} precision is 1-{WEI_PRECISION} digits, got {precision}"
             )
-    if scale is not None:
-        if data_type not in ("decimal", "wei"):
-            raise InvalidPrecisionError(f"data type {data_type} does not take a scale")
-        if isinstance(scale, bool) or not isinstance(scale, int) or scale < 0:
-            raise InvalidPrecisionError(f"scale must be a non-negative integer, got {scale!r}")
+    if scale is not None and data_type in ("decimal", "wei"):
         effective = precision if precision is not None else default_precision_scale(data_type)[0]
         if effective is not None and scale > effective:
             raise InvalidPrecisionError(f"scale {scale} exceeds precision {effective}")

@@ -75,15 +75,15 @@ def tag_length(collision_probability: float = DEFAULT_COLLISION_PROBABILITY) -> 
     return int((2 + 1) * math.log2(1 / collision_probability) // 8) + 1
 
 
-def compute_tag(identifier: str, collision_probability: float = DEFAULT_COLLISION_PROBABILITY) -> str:
+def compute_tag(
+    identifier: str, collision_probability: float = DEFAULT_COLLISION_PROBABILITY
+) -> str:
     """The deterministic tag of an identifier: SHAKE-128, base64, made identifier-safe.
 
     ``/`` and ``+`` become ``a`` and ``b`` and the result is lower-cased, so the tag fits every
     convention's alphabet and does not depend on the destination's case folding.
     """
-    digest = hashlib.shake_128(identifier.encode("utf-8")).digest(
-        tag_length(collision_probability)
-    )
+    digest = hashlib.shake_128(identifier.encode("utf-8")).digest(tag_length(collision_probability))
     text = base64.b64encode(digest).decode("ascii").rstrip("=")
     return text.replace("/", "a").replace("+", "b").lower()
 
@@ -109,8 +109,6 @@ class NamingConvention(ABC):
 
     #: Joins the parts of a compound identifier (nested table, flattened column).
     PATH_SEPARATOR: ClassVar[str] = "__"
-    #: Probability of a collision between shortened identifiers; sets the tag length.
-    COLLISION_PROBABILITY: ClassVar[float] = DEFAULT_COLLISION_PROBABILITY
 
     max_length: int | None
 
@@ -188,9 +186,7 @@ class NamingConvention(ABC):
     # --- shortening ----------------------------------------------------------------------------
 
     @staticmethod
-    def shorten_identifier(
-        normalized_ident: str, identifier: str, max_length: int | None
-    ) -> str:
+    def shorten_identifier(normalized_ident: str, identifier: str, max_length: int | None) -> str:
         """Shorten ``normalized_ident`` to ``max_length`` if it is longer, tagged by ``identifier``.
 
         The tag comes from the source identifier, not the normalized one: two sources that

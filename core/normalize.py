@@ -147,6 +147,8 @@ def _check_on_bad_record(_instance: Any, _attribute: Any, value: str) -> None:
 class NormalizeContext:
     """Everything a normalizer needs besides the package and the schema.
 
+    ``spark`` is a SparkSession, or a zero-argument callable returning one (lazy: a package
+    small enough for one task then never starts a JVM), or None (run in this process).
     ``naming`` is an instance already sized to the destination's identifier limits;
     ``capabilities`` (``loadstone.destination.Capabilities``) may be None when unknown.
     """

@@ -287,12 +287,10 @@ class Pipeline:
         if not self._state.get("default_schema_name"):
             self._state["default_schema_name"] = data["name"]
         if self.export_schema_path is not None:
+            from loadstone.schema.files import export_schema
+
             self.export_schema_path.mkdir(parents=True, exist_ok=True)
-            yaml_text = schema.to_pretty_yaml() if hasattr(schema, "to_pretty_yaml") else None
-            if yaml_text is not None:
-                (self.export_schema_path / f"{data['name']}.schema.yaml").write_text(
-                    yaml_text, encoding="utf-8"
-                )
+            export_schema(schema, self.export_schema_path)
 
     def _save_state(self) -> None:
         self._state["pipeline_name"] = self.pipeline_name
@@ -307,17 +305,12 @@ class Pipeline:
 
     # -- schema for a package ---------------------------------------------------------------
     def _imported_schema(self, name: str) -> Any | None:
+        """``<import_schema_path>/<name>.schema.yaml`` when the pipeline was given that folder."""
         if self.import_schema_path is None:
             return None
-        for suffix in (".schema.yaml", ".schema.yml", ".schema.json"):
-            path = self.import_schema_path / f"{name}{suffix}"
-            if path.exists():
-                module = _schema_module()
-                loader = getattr(module, "load_schema_file", None)
-                if loader is not None:
-                    return loader(path)
-                return module.Schema.from_file(path)
-        return None
+        from loadstone.schema.files import import_schema
+
+        return import_schema(name, self.import_schema_path)
 
     def _schema_for_extract(self, name: str, provided: Any | None) -> Any:
         """The schema a new package of ``name`` uses: stored, imported or from code."""
@@ -458,6 +451,7 @@ class Pipeline:
         self._steps["normalize"] = step
         self._emit("normalize", "started")
         normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
+        self._emit("normalize", "starting_spark")
         spark = get_spark_session()
         on_bad_record = str(config.get("normalize.on_bad_record", "fail"))
         done: list[str] = []
@@ -550,12 +544,9 @@ class Pipeline:
 
     def _check_collisions(self, schema: Any) -> None:
         """Stop before any data moves when identifiers collide in a case-insensitive destination."""
-        module = _schema_module()
-        check = getattr(module, "check_identifier_collisions", None)
-        if check is None:
-            return
-        naming = self.naming_for(schema)
-        check(schema, self.capabilities, naming)
+        from loadstone.schema.collisions import check_case_collisions
+
+        check_case_collisions(schema, bool(self.capabilities.has_case_sensitive_identifiers))
 
     def load(self) -> LoadInfo:
         """Load every normalized package (oldest first) into the destination."""

@@ -482,7 +482,7 @@ def _make_schema(name: str, func: Any) -> Any:
     module_file = getattr(module, "__file__", None)
     finder = getattr(schema_module, "find_source_schema_file", None)
     if module_file and finder is not None:
-        found = finder(Path(module_file).parent, name)
+        found = finder(module_file, name)
         if found:
             loader = getattr(schema_module, "load_schema_file", None)
             if loader is not None:

@@ -151,24 +151,56 @@ class ConformanceReport:
 # --- the checks ------------------------------------------------------------------------------
 
 _MAX_SHOWN = 5
+_MAX_LINE = 240
+_TAGS_CHECK = "tags deterministic (same source, same tag; different source, different tag)"
 
 
 def _result(name: str, problems: list[str], passed_detail: str = "") -> CheckResult:
     if not problems:
         return CheckResult(name, True, passed_detail)
-    shown = problems[:_MAX_SHOWN]
+    shown = [
+        problem if len(problem) <= _MAX_LINE else problem[: _MAX_LINE - 3] + "..."
+        for problem in problems[:_MAX_SHOWN]
+    ]
     more = len(problems) - len(shown)
     detail = "\n".join(shown) + (f"\n... and {more} more" if more else "")
     return CheckResult(name, False, detail)
 
 
-def _attempt(call: Callable[[], Any], problems: list[str], what: str) -> Any:
-    """Run ``call``; a raised exception is a problem (reported), not a crash of the check."""
+def _label(convention: object) -> str:
     try:
-        return call()
-    except Exception as error:
-        problems.append(f"{what} raised {type(error).__name__}: {error}")
-        return None
+        return str(convention)
+    except Exception:
+        return type(convention).__name__
+
+
+@attrs.define
+class _Probe:
+    """Calls a convention's operations; a raised exception becomes a reported problem."""
+
+    convention: NamingConvention
+    problems: list[str]
+
+    @property
+    def label(self) -> str:
+        return _label(self.convention)
+
+    def __call__(self, op: str, *args: Any) -> Any:
+        try:
+            return getattr(self.convention, op)(*args)
+        except Exception as error:
+            shown = ", ".join(repr(arg) for arg in args)
+            self.problems.append(
+                f"{self.label}.{op}({shown}) raised {type(error).__name__}: {error}"
+            )
+            return None
+
+    def attribute(self, name: str) -> Any:
+        try:
+            return getattr(self.convention, name)
+        except Exception as error:
+            self.problems.append(f"{self.label}.{name} raised {type(error).__name__}: {error}")
+            return None
 
 
 def _check_non_empty(
@@ -176,14 +208,15 @@ def _check_non_empty(
 ) -> CheckResult:
     problems: list[str] = []
     for convention in conventions:
+        probe = _Probe(convention, problems)
         for sample in samples:
             for op in ("normalize_identifier", "normalize_table_identifier", "normalize_path"):
-                what = f"{convention}.{op}({sample!r})"
-                output = _attempt(
-                    lambda op=op, s=sample: getattr(convention, op)(s), problems, what
-                )
+                output = probe(op, sample)
                 if output is not None and (not isinstance(output, str) or not output):
-                    problems.append(f"{what} returned {output!r}, expected a non-empty str")
+                    problems.append(
+                        f"{probe.label}.{op}({sample!r}) returned {output!r}, "
+                        "expected a non-empty str"
+                    )
     return _result("non-empty output for non-blank input", problems)
 
 
@@ -191,20 +224,15 @@ def _check_blank_rejected(conventions: Sequence[NamingConvention]) -> CheckResul
     problems: list[str] = []
     for convention in conventions:
         for blank in (None, "", "   ", "\t\n"):
+            what = f"{_label(convention)}.normalize_identifier({blank!r})"
             try:
                 output = convention.normalize_identifier(blank)  # type: ignore[arg-type]
             except ValueError:
                 continue
             except Exception as error:
-                problems.append(
-                    f"{convention}.normalize_identifier({blank!r}) raised "
-                    f"{type(error).__name__}, expected a ValueError"
-                )
+                problems.append(f"{what} raised {type(error).__name__}, expected a ValueError")
                 continue
-            problems.append(
-                f"{convention}.normalize_identifier({blank!r}) returned {output!r}, "
-                "expected a ValueError"
-            )
+            problems.append(f"{what} returned {output!r}, expected a ValueError")
     return _result("None and blank identifiers raise ValueError", problems)
 
 
@@ -228,27 +256,23 @@ def _check_idempotent(
     problems: list[str] = []
     checked = 0
     for convention in conventions:
+        probe = _Probe(convention, problems)
         for sample in samples:
-            first = _attempt(
-                lambda s=sample: convention.normalize_path(s),
-                problems,
-                f"{convention}.normalize_path({sample!r})",
-            )
-            if not first or not _attempt(
-                lambda s=sample, f=first: _unambiguous_and_unshortened(convention, s, f),
-                problems,
-                f"{convention}: breaking {sample!r}",
-            ):
+            first = probe("normalize_path", sample)
+            if not isinstance(first, str) or not first:
+                continue
+            try:
+                comparable = _unambiguous_and_unshortened(convention, sample, first)
+            except Exception as error:
+                problems.append(f"{probe.label}: breaking {sample!r} raised {error!r}")
+                continue
+            if not comparable:
                 continue
             checked += 1
-            second = _attempt(
-                lambda f=first: convention.normalize_path(f),
-                problems,
-                f"{convention}.normalize_path({first!r})",
-            )
+            second = probe("normalize_path", first)
             if second is not None and second != first:
                 problems.append(
-                    f"{convention}: normalize_path({sample!r}) = {first!r}, "
+                    f"{probe.label}: normalize_path({sample!r}) = {first!r}, "
                     f"but normalize_path({first!r}) = {second!r}"
                 )
     if not checked:
@@ -270,31 +294,28 @@ def _check_max_length(
             "max_length respected", False, "no convention with a max_length to check"
         )
     for convention in sized:
-        limit = convention.max_length
+        probe = _Probe(convention, problems)
+        limit = convention.max_length or 0
         for index, sample in enumerate(samples):
-            calls: dict[str, Callable[[], Any]] = {
-                f"normalize_identifier({sample!r})": lambda s=sample: (
-                    convention.normalize_identifier(s)
-                ),
-                f"normalize_table_identifier({sample!r})": (
-                    lambda s=sample: convention.normalize_table_identifier(s)
-                ),
-                f"normalize_path({sample!r})": lambda s=sample: convention.normalize_path(s),
-                f"normalize_tables_path({sample!r})": lambda s=sample: (
-                    convention.normalize_tables_path(s)
-                ),
-            }
-            neighbour = samples[(index + 1) % len(samples)]
-            calls[f"shorten_fragments(<normalized {sample!r}>, <normalized {neighbour!r}>)"] = (
-                lambda s=sample, n=neighbour: convention.shorten_fragments(
-                    convention.normalize_identifier(s), convention.normalize_identifier(n)
+            outputs = {
+                op: probe(op, sample)
+                for op in (
+                    "normalize_identifier",
+                    "normalize_table_identifier",
+                    "normalize_path",
+                    "normalize_tables_path",
                 )
-            )
-            for what, call in calls.items():
-                output = _attempt(call, problems, f"{convention}.{what}")
-                if isinstance(output, str) and len(output) > limit:  # type: ignore[operator]
+            }
+            neighbour = probe("normalize_identifier", samples[(index + 1) % len(samples)])
+            if outputs["normalize_identifier"] is not None and neighbour is not None:
+                outputs["shorten_fragments"] = probe(
+                    "shorten_fragments", outputs["normalize_identifier"], neighbour
+                )
+            for op, output in outputs.items():
+                if isinstance(output, str) and len(output) > limit:
                     problems.append(
-                        f"{convention}.{what} is {len(output)} characters long: {output!r}"
+                        f"{probe.label}.{op}({sample!r}) is {len(output)} characters long: "
+                        f"{output!r}"
                     )
     checked = ", ".join(str(convention.max_length) for convention in sized)
     return _result("max_length respected", problems, f"max_length {checked}")
@@ -303,50 +324,38 @@ def _check_max_length(
 def _check_tags(conventions: Sequence[NamingConvention], samples: Sequence[str]) -> CheckResult:
     problems: list[str] = []
     sized = [convention for convention in conventions if convention.max_length]
+    if not sized:
+        problems.append("no convention with a max_length: tags are never made")
     for convention in sized:
+        probe = _Probe(convention, problems)
         limit = convention.max_length or 0
-        fresh = _attempt(
-            lambda c=convention: type(c)(c.max_length),
-            problems,
-            f"{type(convention).__name__}({limit})",
-        )
-        long_samples = [sample for sample in samples if len(sample) > limit] or [
-            "identifier" * (limit // 5 + 2)
-        ]
-        for sample in long_samples:
-            what = f"{convention}.normalize_identifier({sample!r})"
-            first = _attempt(lambda s=sample: convention.normalize_identifier(s), problems, what)
-            again = _attempt(lambda s=sample: convention.normalize_identifier(s), problems, what)
-            other = (
-                _attempt(lambda s=sample, f=fresh: f.normalize_identifier(s), problems, what)
-                if fresh is not None
-                else first
-            )
-            if not (first == again == other):
+        try:
+            fresh: NamingConvention | None = type(convention)(convention.max_length)
+        except Exception as error:
+            problems.append(f"{type(convention).__name__}({limit}) raised {error!r}")
+            fresh = None
+        fresh_probe = _Probe(fresh or convention, problems)
+        long_samples = [sample for sample in samples if len(sample) > limit]
+        for sample in long_samples or ["identifier" * (limit // 5 + 2)]:
+            first = probe("normalize_identifier", sample)
+            again = probe("normalize_identifier", sample)
+            other = fresh_probe("normalize_identifier", sample)
+            if not first == again == other:
                 problems.append(
-                    f"{what} gave {first!r}, then {again!r}, on a new instance {other!r}"
+                    f"{probe.label}.normalize_identifier({sample!r}) gave {first!r}, "
+                    f"then {again!r}, on a new instance {other!r}"
                 )
         # two sources sharing head and tail differ only in the middle: only a tag tells them apart
         left = "a" * (limit * 2) + "X" + "a" * (limit * 2)
         right = "a" * (limit * 2) + "Y" + "a" * (limit * 2)
-        outputs = [
-            _attempt(
-                lambda s=source: convention.normalize_identifier(s),
-                problems,
-                f"{convention}({source!r})",
-            )
-            for source in (left, right)
-        ]
-        if outputs[0] is not None and outputs[0] == outputs[1]:
+        left_out = probe("normalize_identifier", left)
+        right_out = probe("normalize_identifier", right)
+        if left_out is not None and left_out == right_out:
             problems.append(
-                f"{convention}: {left!r} and {right!r} shorten to the same {outputs[0]!r}; "
+                f"{probe.label}: {left!r} and {right!r} shorten to the same {left_out!r}; "
                 "the tag must come from the source identifier"
             )
-    if not sized:
-        problems.append("no convention with a max_length: tags are never made")
-    return _result(
-        "tags deterministic (same source, same tag; different source, different tag)", problems
-    )
+    return _result(_TAGS_CHECK, problems)
 
 
 def _check_round_trip(
@@ -354,36 +363,26 @@ def _check_round_trip(
 ) -> CheckResult:
     problems: list[str] = []
     for convention in conventions:
+        probe = _Probe(convention, problems)
         separator = convention.PATH_SEPARATOR
         parts = []
         for sample in samples:
-            normalized = _attempt(
-                lambda s=sample: convention.normalize_identifier(s),
-                problems,
-                f"{convention}.normalize_identifier({sample!r})",
-            )
+            normalized = probe("normalize_identifier", sample)
             # a part that begins or ends with a separator character makes the boundary
             # ambiguous (duck_case keeps "a_"): those parts cannot round-trip by design
-            if normalized and normalized[0] not in separator and normalized[-1] not in separator:
+            if (
+                isinstance(normalized, str)
+                and normalized
+                and normalized[0] not in separator
+                and normalized[-1] not in separator
+            ):
                 parts.append(normalized)
         for start in range(0, len(parts), 3):
             group = parts[start : start + 3]
-            path = _attempt(
-                lambda g=group: convention.make_path(*g),
-                problems,
-                f"{convention}.make_path{tuple(group)!r}",
-            )
-            if path is None:
-                continue
-            broken = _attempt(
-                lambda p=path: convention.break_path(p),
-                problems,
-                f"{convention}.break_path({path!r})",
-            )
+            path = probe("make_path", *group)
+            broken = probe("break_path", path) if path is not None else None
             if broken is not None and list(broken) != group:
-                problems.append(
-                    f"{convention}: break_path(make_path(*{group!r})) = {list(broken)!r}"
-                )
+                problems.append(f"{probe.label}: break_path(make_path(*{group!r})) = {broken!r}")
     return _result("make_path / break_path round trip on normalized parts", problems)
 
 
@@ -395,48 +394,40 @@ def _check_case_claim(
 ) -> CheckResult:
     problems: list[str] = []
     for convention in conventions:
-        claim = _attempt(
-            lambda c=convention: c.is_case_sensitive, problems, f"{convention}.is_case_sensitive"
-        )
+        probe = _Probe(convention, problems)
+        claim = probe.attribute("is_case_sensitive")
         if not isinstance(claim, bool):
-            problems.append(f"{convention}.is_case_sensitive is {claim!r}, expected a bool")
+            problems.append(f"{probe.label}.is_case_sensitive is {claim!r}, expected a bool")
             continue
         variants = {
             word: [
-                _attempt(
-                    lambda v=v: convention.normalize_identifier(v), problems, f"{convention}({v!r})"
-                )
-                for v in (word, word.upper(), word.capitalize())
+                probe("normalize_identifier", variant)
+                for variant in (word, word.upper(), word.capitalize())
             ]
             for word in _CASE_WORDS
         }
         if claim:
-            if all(len({output for output in outputs}) == 1 for outputs in variants.values()):
+            if all(len(set(outputs)) == 1 for outputs in variants.values()):
                 problems.append(
-                    f"{convention} claims to be case-sensitive but maps every case variant of "
+                    f"{probe.label} claims to be case-sensitive but maps every case variant of "
                     f"{list(variants)!r} to the same identifier"
                 )
             continue
         for word, outputs in variants.items():
-            folded = {output.casefold() for output in outputs if isinstance(output, str)}
-            if len(folded) > 1:
+            if len({output.casefold() for output in outputs if isinstance(output, str)}) > 1:
                 problems.append(
-                    f"{convention} claims to be case-insensitive but maps {word!r}, "
+                    f"{probe.label} claims to be case-insensitive but maps {word!r}, "
                     f"{word.upper()!r}, {word.capitalize()!r} to {outputs!r}"
                 )
-        outputs = [
-            _attempt(
-                lambda s=sample: convention.normalize_identifier(s),
-                problems,
-                f"{convention}({sample!r})",
-            )
-            for sample in samples
+        texts = [
+            output
+            for output in (probe("normalize_identifier", sample) for sample in samples)
+            if isinstance(output, str)
         ]
-        texts = [output for output in outputs if isinstance(output, str)]
         if not (all(t == t.lower() for t in texts) or all(t == t.upper() for t in texts)):
             mixed = [t for t in texts if t != t.lower()][:3]
             problems.append(
-                f"{convention} claims to be case-insensitive but its identifiers are not folded "
+                f"{probe.label} claims to be case-insensitive but its identifiers are not folded "
                 f"to one case, e.g. {mixed!r}: a case-insensitive destination would merge "
                 "identifiers that differ only in case"
             )
@@ -446,11 +437,13 @@ def _check_case_claim(
 def _check_str(conventions: Sequence[NamingConvention]) -> CheckResult:
     problems: list[str] = []
     for convention in conventions:
-        name = _attempt(convention.name, problems, f"{type(convention).__name__}.name()")
-        text = _attempt(lambda c=convention: str(c), problems, f"str({type(convention).__name__})")
+        probe = _Probe(convention, problems)
+        name = probe("name")
+        text = probe("__str__")
+        sensitive = probe.attribute("is_case_sensitive")
         if name is None or text is None:
             continue
-        expected = name + ("_cs" if convention.is_case_sensitive else "_ci")
+        expected = name + ("_cs" if sensitive else "_ci")
         if convention.max_length:
             expected += f"_{convention.max_length}"
         if text != expected:

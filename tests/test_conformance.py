@@ -183,9 +183,7 @@ def test_the_naming_conformance_fixture_works_in_a_plugin_authors_suite(tmp_path
         "    report = naming_conformance(snake_case.NamingConvention)\n"
         "    assert report.ok, report.render()\n"
     )
-    installed = any(
-        ep.value == "loadstone.testing" for ep in entry_points(group="pytest11")
-    )
+    installed = any(ep.value == "loadstone.testing" for ep in entry_points(group="pytest11"))
     plugin = [] if installed else ["-p", "loadstone.testing"]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", *plugin, "-q", "-p", "no:cacheprovider", str(suite)],

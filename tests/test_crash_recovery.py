@@ -26,7 +26,7 @@ SCRIPT = """
 import os, signal, sys, threading
 import loadstone as dlt
 
-phase, delay = sys.argv[1], float(sys.argv[2])
+phase, delay, rows = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 
 def kill():
     os.kill(os.getpid(), signal.SIGKILL)
@@ -40,17 +40,19 @@ def progress(event):
         kill()   # the destination committed; the package state still says 'normalized'
 
 pipe = dlt.pipeline("crashy", destination="duckdb", dataset_name="crash", progress=progress)
-pipe.run(({"id": i, "tags": [i, i + 1]} for i in range(%d)), table_name="items")
+pipe.run(({"id": i, "tags": [i, i + 1]} for i in range(rows)), table_name="items")
 print("run finished without being killed")
-""" % ROWS
+"""
 
 
-def run_killed(phase: str, delay: float) -> subprocess.CompletedProcess[str]:
+def run_killed(
+    phase: str, delay: float, rows: int = ROWS, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     script = Path("crash_script.py")
     script.write_text(SCRIPT)
-    env = dict(os.environ, SPARK__MASTER="local[1]")
+    env = dict(os.environ, SPARK__MASTER="local[1]", **(env or {}))
     return subprocess.run(
-        [sys.executable, str(script), phase, str(delay)],
+        [sys.executable, str(script), phase, str(delay), str(rows)],
         env=env,
         capture_output=True,
         text=True,
@@ -76,10 +78,48 @@ def finish_and_count() -> tuple[int, int, int, int]:
     return items, distinct, tags, loads
 
 
-def test_kill_during_normalize_is_finished_by_the_next_run() -> None:
-    result = run_killed("normalize", 0.5)
+def test_kill_when_normalize_starts_is_finished_by_the_next_run() -> None:
+    result = run_killed("normalize", 0)
     assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
     assert package_states() == ["extracted"]
+    assert finish_and_count() == (ROWS, ROWS, 2 * ROWS, 1)
+
+
+KILLING_NORMALIZER = """
+import os, signal
+from loadstone.hookspecs import hookimpl
+from loadstone.plugin_manager import get_normalizer
+
+
+class KillAfterWriting:
+    def normalize(self, package, schema, context):
+        get_normalizer("relational").normalize(package, schema, context)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@hookimpl
+def loadstone_normalizer():
+    return KillAfterWriting()
+"""
+
+
+def test_kill_after_the_normalizer_wrote_its_files_is_finished_by_the_next_run() -> None:
+    # the normalizer is chosen by config; this one (named by module path) dies after writing
+    Path("crash_plugins").mkdir()
+    Path("crash_plugins/__init__.py").write_text("")
+    Path("crash_plugins/killing_normalizer.py").write_text(KILLING_NORMALIZER)
+    result = run_killed(
+        "none",
+        0,
+        env={
+            "NORMALIZE__NORMALIZER": "crash_plugins.killing_normalizer",
+            "PYTHONPATH": os.getcwd(),
+        },
+    )
+    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
+    assert package_states() == ["extracted"]
+    root = Path(os.environ["LOADSTONE_HOME"]) / "pipelines" / "crashy" / "packages"
+    assert any((root).glob("*/normalized/**/*.parquet"))
     assert finish_and_count() == (ROWS, ROWS, 2 * ROWS, 1)
 
 

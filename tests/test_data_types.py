@@ -66,6 +66,9 @@ def same_value(ours: Any, theirs: Any) -> bool:
 
 
 DLT_CASES = json.loads(FIXTURE.read_text())["cases"]
+HINTED_CASES = json.loads(
+    (FIXTURE.parent / "coercion_hinted_dlt.json").read_text(encoding="utf-8")
+)["cases"]
 
 
 def case_id(case: dict[str, Any]) -> str:
@@ -136,11 +139,31 @@ def test_coercion_matches_dlt(case: dict[str, Any]) -> None:
     value = decode(case["second"])
     from_type = py_type_to_data_type(value)
     if "coerced" in case:
-        assert same_value(coerce_value(case["column_type"], from_type, value), decode(case["coerced"]))
+        assert same_value(
+            coerce_value(case["column_type"], from_type, value), decode(case["coerced"])
+        )
     else:
         with pytest.raises(CoercionError):
             coerce_value(case["column_type"], from_type, value)
         assert case["variant"]["name"] == f"c__v_{from_type}"
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "case",
+    HINTED_CASES,
+    ids=[f"{c['column_type']}<-{c['value']['type']}:{c['value']['value']!r}" for c in HINTED_CASES],
+)
+def test_coercion_into_hinted_columns_matches_dlt(case: dict[str, Any]) -> None:
+    value = decode(case["value"])
+    from_type = py_type_to_data_type(value)
+    if "coerced" in case:
+        assert same_value(
+            coerce_value(case["column_type"], from_type, value), decode(case["coerced"])
+        )
+    else:
+        with pytest.raises(CoercionError):
+            coerce_value(case["column_type"], from_type, value)
 
 
 def test_text_column_takes_every_scalar() -> None:
@@ -191,9 +214,10 @@ def test_time_text_coerces_to_time_without_zone() -> None:
 
 def test_bool_column_takes_true_false_text_and_numbers() -> None:
     assert coerce_value("bool", "text", "false") is False
+    assert coerce_value("bool", "text", "YES") is True
     assert coerce_value("bool", "bigint", 0) is False
     with pytest.raises(CoercionError):
-        coerce_value("bool", "text", "yes")
+        coerce_value("bool", "text", " true")
 
 
 def test_wei_column_takes_integers_and_integral_decimals() -> None:
@@ -202,9 +226,15 @@ def test_wei_column_takes_integers_and_integral_decimals() -> None:
     assert not can_coerce("wei", "decimal", Decimal("1.5"))
 
 
-def test_json_column_keeps_any_json_value() -> None:
-    assert coerce_value("json", "bigint", 5) == 5
-    assert coerce_value("json", "text", "x") == "x"
+def test_json_column_takes_only_documents() -> None:
+    assert coerce_value("json", "json", {"a": 1}) == {"a": 1}
+    assert not can_coerce("json", "bigint", 5)
+    assert not can_coerce("json", "text", "x")
+
+
+def test_binary_from_integers_is_little_endian() -> None:
+    assert coerce_value("binary", "bigint", 256) == b"\x00\x01"
+    assert coerce_value("binary", "bigint", 0) == b""
 
 
 def test_coercion_error_names_both_types_and_the_value() -> None:
@@ -320,8 +350,14 @@ def test_default_precision_of_decimal_and_wei() -> None:
 
 @pytest.mark.parametrize(
     ("data_type", "precision", "scale"),
-    [("bool", 1, None), ("text", None, 2), ("timestamp", 10, None), ("bigint", 65, None),
-     ("decimal", 10, 11), ("decimal", 80, None), ("text", -1, None)],
+    [
+        ("timestamp", 10, None),
+        ("bigint", 65, None),
+        ("decimal", 10, 11),
+        ("decimal", 80, None),
+        ("text", -1, None),
+        ("double", 1.5, None),
+    ],
 )
 def test_invalid_precision_and_scale_are_rejected(
     data_type: str, precision: int | None, scale: int | None
@@ -332,8 +368,16 @@ def test_invalid_precision_and_scale_are_rejected(
 
 @pytest.mark.parametrize(
     ("data_type", "precision", "scale"),
-    [("text", 64, None), ("timestamp", 3, None), ("bigint", 32, None), ("decimal", 10, 2),
-     ("decimal", None, 5)],
+    [
+        ("text", 64, None),
+        ("timestamp", 3, None),
+        ("bigint", 32, None),
+        ("decimal", 10, 2),
+        ("decimal", None, 5),
+        ("double", 10, 2),
+    ],
 )
-def test_valid_precision_and_scale_pass(data_type: str, precision: int | None, scale: int | None) -> None:
+def test_valid_or_ignored_precision_and_scale_pass(
+    data_type: str, precision: int | None, scale: int | None
+) -> None:
     validate_precision(data_type, precision, scale)

@@ -443,3 +443,43 @@ def test_query_returns_aware_timestamps(tmp_path: Path) -> None:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
         ((inserted_at,),) = client.query('SELECT inserted_at FROM "db"."mydata"."_dlt_loads"')
     assert inserted_at.utcoffset() == dt.timedelta(0)
+
+
+def test_a_database_locked_by_another_process_gives_a_clear_error(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from loadstone.plugins.destinations.duckdb.client import DuckDBConnectionError
+
+    path = tmp_path / "locked.duckdb"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys, time; c = duckdb.connect({str(path)!r}); print('ok', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
+        with pytest.raises(DuckDBConnectionError, match=r"locked\.duckdb"):
+            duckdb_destination(path).client(USERS, "mydata")
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_dataset_and_table_names_compare_case_insensitively_like_duckdb(tmp_path: Path) -> None:
+    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+        client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
+    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "MyData") as client:
+        client.load_package(request(USERS, {"users": [_users(tmp_path / "v", 2)]}))
+        assert rows(client, "users", columns="id") == [(1,), (2,)]
+
+
+def test_the_duckdb_client_implements_the_destination_client_protocol(tmp_path: Path) -> None:
+    from loadstone.destination import DestinationClient
+
+    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+        assert isinstance(client, DestinationClient)

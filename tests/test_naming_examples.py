@@ -78,7 +78,9 @@ def test_snake_case_is_case_insensitive_with_separator_double_underscore() -> No
         ("Zürich", "Z_rich", "z_rich"),
     ],
 )
-def test_sql_conventions_are_sql_safe_and_differ_only_in_case(source: str, cs: str, ci: str) -> None:
+def test_sql_conventions_are_sql_safe_and_differ_only_in_case(
+    source: str, cs: str, ci: str
+) -> None:
     assert make(sql_cs_v1).normalize_identifier(source) == cs
     assert make(sql_ci_v1).normalize_identifier(source) == ci
 

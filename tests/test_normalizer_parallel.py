@@ -121,3 +121,17 @@ def test_nested_rows_link_to_their_parents_across_chunks(spark: Any, tmp_path: P
     kids = read_table(result, "t__kids")
     assert len(kids) == sum(i % 4 for i in range(40))
     assert all(parents[k["_dlt_parent_id"]] % 4 > k["_dlt_list_idx"] for k in kids)
+
+
+def test_a_lazy_spark_session_is_started_only_for_parallel_work(spark: Any, tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def lazy() -> Any:
+        calls.append(1)
+        return spark
+
+    context = NormalizeContext(spark=lazy, naming=snake_case())
+    _run(tmp_path, "one", [("t", [{"a": 1}])], context, chunk_bytes=1 << 20)
+    assert calls == []
+    _run(tmp_path, "many", [("t", [{"a": i} for i in range(100)])], context, chunk_bytes=SMALL_CHUNKS)
+    assert calls == [1]

@@ -29,7 +29,8 @@ def without_names(tables: dict) -> dict:
         name: {
             **{k: v for k, v in table.items() if k not in ("name", "columns")},
             "columns": {
-                c: {k: v for k, v in col.items() if k != "name"} for c, col in table["columns"].items()
+                c: {k: v for k, v in col.items() if k != "name"}
+                for c, col in table["columns"].items()
             },
         }
         for name, table in tables.items()
@@ -79,7 +80,9 @@ def test_our_fixture_loads_without_a_new_version() -> None:
 @pytest.mark.parametrize("suffix", ["yaml", "json"])
 def test_save_and_load_round_trip(tmp_path: Path, suffix: str) -> None:
     schema = Schema("s")
-    schema.update_table(Table("t", columns=[Column.from_dict({"data_type": "text", "x-hint": 1}, "a")]))
+    schema.update_table(
+        Table("t", columns=[Column.from_dict({"data_type": "text", "x-hint": 1}, "a")])
+    )
     path = save_schema_file(schema, tmp_path / f"s.schema.{suffix}")
     loaded = load_schema_file(path)
     assert loaded == schema and loaded.version_hash == schema.version_hash

@@ -18,7 +18,11 @@ def test_new_schema_has_dlt_system_tables_and_relational_hints() -> None:
     assert schema.settings.default_hints["root_key"] == ("_dlt_root_id",)
     assert schema.settings.default_hints["unique"] == ("_dlt_id",)
     assert set(schema.settings.default_hints["not_null"]) == {
-        "_dlt_id", "_dlt_root_id", "_dlt_parent_id", "_dlt_list_idx", "_dlt_load_id"
+        "_dlt_id",
+        "_dlt_root_id",
+        "_dlt_parent_id",
+        "_dlt_list_idx",
+        "_dlt_load_id",
     }
 
 
@@ -169,7 +173,9 @@ def test_variant_column_is_named_by_python_type_and_detected() -> None:
 def test_update_table_appends_new_columns_in_order() -> None:
     schema = Schema("s")
     schema.update_table(Table("t", columns=[Column("a", data_type="text")]))
-    schema.update_table(Table("t", columns=[Column("b", data_type="bigint")], write_disposition="merge"))
+    schema.update_table(
+        Table("t", columns=[Column("b", data_type="bigint")], write_disposition="merge")
+    )
     table = schema.get_table("t")
     assert table.column_names() == ["a", "b"]
     assert table.write_disposition == "merge"

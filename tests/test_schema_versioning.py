@@ -121,7 +121,7 @@ def test_hand_edited_document_is_accepted_as_a_new_version() -> None:
     loaded = Schema.from_dict(stored)
     assert loaded.was_modified_on_load
     assert loaded.version == stored["version"] + 1
-    assert loaded.previous_hashes[0] == stored["version_hash"]
+    assert loaded.previous_hashes[0] == stored["version_hash"] == loaded.loaded_version_hash
     assert loaded.get_table("_dlt_loads").columns["status"].description == "edited by hand"
     assert not loaded.is_modified  # the edit is now the saved state
 

@@ -93,7 +93,7 @@ def show_text(pipe: Any, limit: int) -> str:
     out.append(_table(counts, ("table", "rows")) if counts else "(no data tables)")
     if "_dlt_loads" in dataset.tables:
         loads = dataset.query(
-            f"SELECT load_id, schema_name, status, inserted_at FROM "
+            f"SELECT load_id, schema_name, status, CAST(inserted_at AS VARCHAR) FROM "
             f"{dataset.qualified('_dlt_loads')} ORDER BY load_id DESC LIMIT {int(limit)}"
         ).fetchall()
         out += ["", "load history (_dlt_loads, newest first):"]

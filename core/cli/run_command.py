@@ -110,6 +110,8 @@ class ProgressDisplay:
         now = time.monotonic()
         if event.event == "started":
             self._write(f"{event.step:<9} started", final=not self.tty)
+        elif event.event == "starting_spark":
+            self._write(f"{event.step:<9} starting Spark", final=not self.tty)
         elif event.event == "finished":
             self._write(self._line(event) + "  done", final=True)
         elif event.event in ("progress", "package_done"):

@@ -114,7 +114,9 @@ def check_case_collisions(
     if has_case_sensitive_identifiers:
         return
     sources = source_identifiers or {}
-    collisions = find_identifier_collisions((name, sources.get(name, name)) for name in schema.tables)
+    collisions = find_identifier_collisions(
+        (name, sources.get(name, name)) for name in schema.tables
+    )
     for table in schema.tables.values():
         collisions.extend(
             find_identifier_collisions(

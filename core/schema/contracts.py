@@ -269,7 +269,10 @@ def check_new_table(
 
 
 def check_new_column(
-    schema: Schema, table_name: str, column_name: str, value: Any,
+    schema: Schema,
+    table_name: str,
+    column_name: str,
+    value: Any,
     *,
     table_is_new: bool | None = None,
 ) -> ContractDecision:
@@ -294,7 +297,10 @@ def check_new_column(
 
 
 def check_variant(
-    schema: Schema, table_name: str, variant_column: str, value: Any,
+    schema: Schema,
+    table_name: str,
+    variant_column: str,
+    value: Any,
     *,
     table_is_new: bool | None = None,
 ) -> ContractDecision:

@@ -135,7 +135,9 @@ def export_schema(
     schema: Schema, folder: str | os.PathLike[str], format: SchemaFormat = "yaml"
 ) -> Path:
     """Write ``<folder>/<name>.schema.yaml`` (dlt's ``export_schema_path`` layout)."""
-    return save_schema_file(schema, Path(folder) / export_schema_file_name(schema.name, format), format)
+    return save_schema_file(
+        schema, Path(folder) / export_schema_file_name(schema.name, format), format
+    )
 
 
 def import_schema(name: str, folder: str | os.PathLike[str]) -> Schema | None:

@@ -38,9 +38,12 @@ MERGE_STRATEGIES: Final[tuple[str, ...]] = ("delete-insert", "scd2", "upsert", "
 #: the system columns dlt adds to an scd2 table (observed stored form).
 _SCD2_VALID_FROM: Final = "_dlt_valid_from"
 _SCD2_VALID_TO: Final = "_dlt_valid_to"
+_ROW_KEY: Final = "_dlt_id"
 
 
-def parse_write_disposition(value: str | Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
+def parse_write_disposition(
+    value: str | Mapping[str, Any] | None,
+) -> tuple[str | None, dict[str, Any]]:
     """``(disposition, extra table keys)`` from a write_disposition hint.
 
     ``"merge"`` -> ``("merge", {})``; ``{"disposition": "merge", "strategy": "scd2"}`` ->
@@ -61,7 +64,9 @@ def parse_write_disposition(value: str | Mapping[str, Any] | None) -> tuple[str 
                     f"unknown merge strategy {strategy!r}; use one of {', '.join(MERGE_STRATEGIES)}"
                 )
             if disposition != "merge":
-                raise InvalidSchemaError(f"a merge strategy needs disposition 'merge', got {disposition!r}")
+                raise InvalidSchemaError(
+                    f"a merge strategy needs disposition 'merge', got {disposition!r}"
+                )
             extra["x-merge-strategy"] = strategy
         for key, item in value.items():
             if key not in ("disposition", "strategy"):
@@ -153,6 +158,13 @@ def table_from_hints(
             valid_to,
             Column(valid_to, data_type="timestamp", nullable=True, extra={"x-valid-to": True}),
         )
+        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
+        cols.setdefault(
+            _ROW_KEY,
+            Column(
+                _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
+            ),
+        )
     if schema_contract is not None:
         SchemaContract.parse(schema_contract)  # validate early, keep the user's form
     if table_format is not None:
@@ -182,7 +194,9 @@ def normalize_hints(
     (``a__b`` stays ``a__b``); False uses the legacy whole-identifier rule.
     """
     norm_col = naming.normalize_path if use_break_path else naming.normalize_identifier
-    norm_table = naming.normalize_tables_path if use_break_path else naming.normalize_table_identifier
+    norm_table = (
+        naming.normalize_tables_path if use_break_path else naming.normalize_table_identifier
+    )
     columns: dict[str, Column] = {}
     for column in table.columns.values():
         name = norm_col(column.name)

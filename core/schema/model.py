@@ -90,7 +90,9 @@ class InvalidSchemaError(LoadstoneError, ValueError):
         return (_rebuild_invalid_schema, (self.message, self.table, self.column))
 
 
-def _rebuild_invalid_schema(message: str, table: str | None, column: str | None) -> InvalidSchemaError:
+def _rebuild_invalid_schema(
+    message: str, table: str | None, column: str | None
+) -> InvalidSchemaError:
     return InvalidSchemaError(message, table=table, column=column)
 
 
@@ -103,7 +105,7 @@ def _check_data_type(instance: Column, attribute: attrs.Attribute[Any], value: A
         raise InvalidSchemaError(f"unknown data_type {value!r}", column=instance.name)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, repr=False)
 class Column:
     """One column of a table.
 
@@ -134,6 +136,11 @@ class Column:
     #: key order of the stored dict this column was read from (written back the same way;
     #: not part of equality)
     key_order: tuple[str, ...] = attrs.field(default=(), converter=tuple, eq=False, repr=False)
+
+    def __repr__(self) -> str:
+        """Only the hints that are set: a column has ~20 fields, most of them unset."""
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.to_dict(with_name=False).items())
+        return f"Column({self.name!r}{', ' if shown else ''}{shown})"
 
     @property
     def is_complete(self) -> bool:

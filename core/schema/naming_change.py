@@ -56,9 +56,7 @@ def _normalizers(naming: NamingConvention, use_break_path: bool) -> tuple[Any, A
     return naming.normalize_table_identifier, naming.normalize_identifier
 
 
-def renamed_identifiers(
-    schema: Schema, naming: NamingConvention
-) -> dict[str, dict[str, str]]:
+def renamed_identifiers(schema: Schema, naming: NamingConvention) -> dict[str, dict[str, str]]:
     """Per table, the identifiers (table name and columns) ``naming`` would change:
     ``{table: {old: new}}``; tables with no change are left out."""
     norm_table, norm_column = _normalizers(naming, schema.use_break_path_on_normalize)

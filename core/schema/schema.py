@@ -83,11 +83,17 @@ def version_table(name: str = VERSION_TABLE_NAME) -> Table:
     return Table.from_dict(
         {
             "columns": {
-                "version": _sys("bigint", "Numeric version of the schema, incremented on each schema change"),
-                "engine_version": _sys("bigint", "Version of the dlt schema engine that created this schema"),
+                "version": _sys(
+                    "bigint", "Numeric version of the schema, incremented on each schema change"
+                ),
+                "engine_version": _sys(
+                    "bigint", "Version of the dlt schema engine that created this schema"
+                ),
                 "inserted_at": _sys("timestamp", "Timestamp when this schema version was stored"),
                 "schema_name": _sys("text", "Name of the schema"),
-                "version_hash": _sys("text", "Unique hash of the schema content, used to detect changes"),
+                "version_hash": _sys(
+                    "text", "Unique hash of the schema content, used to detect changes"
+                ),
                 "schema": _sys("text", "JSON representation of the complete schema definition"),
             },
             "write_disposition": "skip",
@@ -103,11 +109,16 @@ def loads_table(name: str = LOADS_TABLE_NAME) -> Table:
     return Table.from_dict(
         {
             "columns": {
-                "load_id": {**_sys("text", "Unique identifier of the load operation"), "precision": 64},
+                "load_id": {
+                    **_sys("text", "Unique identifier of the load operation"),
+                    "precision": 64,
+                },
                 "schema_name": _sys("text", "Name of the schema associated with this load", True),
                 "status": _sys("bigint", "Status of the load operation (0 = success)"),
                 "inserted_at": _sys("timestamp", "Timestamp when the load was completed"),
-                "schema_version_hash": _sys("text", "Hash of the schema version used during this load", True),
+                "schema_version_hash": _sys(
+                    "text", "Hash of the schema version used during this load", True
+                ),
             },
             "write_disposition": "skip",
             "resource": LOADS_TABLE_NAME,
@@ -127,12 +138,19 @@ def state_table(name: str = STATE_TABLE_NAME) -> Table:
                 "pipeline_name": _sys("text", "Name of the pipeline this state belongs to"),
                 "state": _sys("text", "Compressed JSON representation of the pipeline state"),
                 "created_at": _sys("timestamp", "Timestamp when this state was created"),
-                "version_hash": _sys("text", "Hash of the state content, used to detect changes", True),
+                "version_hash": _sys(
+                    "text", "Hash of the state content, used to detect changes", True
+                ),
                 "_dlt_load_id": {
                     **_sys("text", "Load identifier linking this row to its load operation"),
                     "precision": 64,
                 },
-                "_dlt_id": {"data_type": "text", "nullable": False, "unique": True, "row_key": True},
+                "_dlt_id": {
+                    "data_type": "text",
+                    "nullable": False,
+                    "unique": True,
+                    "row_key": True,
+                },
             },
             "write_disposition": "append",
             "file_format": "preferred",
@@ -193,6 +211,9 @@ class Schema:
         #: True when from_dict found a hash that did not match the content (hand edit or a file
         #: hashed by dlt) and accepted it as a new version.
         self.was_modified_on_load = False
+        #: the ``version_hash`` written in the document from_dict read (None for new schemas):
+        #: lets import_schema_path notice whether the user's file changed since last import.
+        self.loaded_version_hash: str | None = None
         self._extra: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ identity
@@ -249,10 +270,17 @@ class Schema:
         self._normalizers["names"] = naming
 
     def _system_table_name(self, name: str) -> str:
-        try:
-            return self.naming_convention().normalize_table_identifier(name)
-        except Exception:  # naming plugin not installed yet: keep dlt's names
-            return name
+        cached = self.__dict__.get("_system_names")
+        if cached is None or cached[0] != self.naming_name:
+            cached = (self.naming_name, {})
+            self.__dict__["_system_names"] = cached
+        names: dict[str, str] = cached[1]
+        if name not in names:
+            try:
+                names[name] = self.naming_convention().normalize_table_identifier(name)
+            except LoadstoneError:  # naming plugin not installed: keep dlt's names
+                names[name] = name
+        return names[name]
 
     @property
     def version_table_name(self) -> str:
@@ -368,10 +396,9 @@ class Schema:
                 self._tables[table.name] = table
             else:
                 self.update_table(table)
-        self._settings = (
-            self._settings.merge_hints(other.settings.default_hints)
-            .update_preferred_types(other.settings.preferred_types)
-        )
+        self._settings = self._settings.merge_hints(
+            other.settings.default_hints
+        ).update_preferred_types(other.settings.preferred_types)
         for detection in other.settings.detections:
             self._settings = self._settings.add_type_detection(detection)
 
@@ -412,7 +439,9 @@ class Schema:
         self._settings = self._settings.with_schema_contract(contract)
 
     # ------------------------------------------------------------------ inference
-    def infer_data_type(self, column_name: str, value: Any, *, new_column: bool = True) -> str | None:
+    def infer_data_type(
+        self, column_name: str, value: Any, *, new_column: bool = True
+    ) -> str | None:
         """The data type a value gives a column: preferred type, detections (new columns
         only), then the Python type. ``None`` for a null value without a preferred type."""
         preferred = preferred_type_for(self._settings, column_name)
@@ -564,11 +593,15 @@ class Schema:
                 f"{ENGINE_VERSION}"
             )
         tables_data = stored.get("tables") or {}
-        tables = [Table.from_dict(data or {}, table_name) for table_name, data in tables_data.items()]
+        tables = [
+            Table.from_dict(data or {}, table_name) for table_name, data in tables_data.items()
+        ]
         normalizers = stored.get("normalizers")
         schema = cls(
             name,
-            normalizers=normalizers if normalizers is not None else _default_normalizers("snake_case"),
+            normalizers=normalizers
+            if normalizers is not None
+            else _default_normalizers("snake_case"),
             settings=SchemaSettings.from_dict(stored.get("settings")),
             tables=tables,
             add_system_tables=False,
@@ -592,6 +625,7 @@ class Schema:
         schema.version = int(stored.get("version") or 1)
         schema.previous_hashes = list(stored.get("previous_hashes") or [])[:MAX_PREVIOUS_HASHES]
         recorded = stored.get("version_hash")
+        schema.loaded_version_hash = recorded
         current = schema.version_hash
         if recorded is None:
             schema.stored_version_hash = current
@@ -630,5 +664,6 @@ class Schema:
         )
 
     def __getstate__(self) -> dict[str, Any]:
-        return self.__dict__.copy()
-
+        state = self.__dict__.copy()
+        state.pop("_system_names", None)
+        return state

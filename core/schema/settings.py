@@ -82,7 +82,9 @@ def _check_hints(instance: Any, attribute: Any, value: Mapping[str, Sequence[str
 def _check_preferred(instance: Any, attribute: Any, value: Mapping[str, str]) -> None:
     for rule, data_type in value.items():
         if not is_data_type(data_type):
-            raise InvalidSchemaError(f"preferred type {data_type!r} for {rule!r} is not a data type")
+            raise InvalidSchemaError(
+                f"preferred type {data_type!r} for {rule!r} is not a data type"
+            )
         _compiled(rule)
 
 

@@ -7,6 +7,8 @@ name here, so underscores are never collapsed).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from loadstone.hookspecs import hookimpl
 from loadstone.naming import NamingConvention as BaseNamingConvention
 
@@ -15,6 +17,7 @@ __all__ = ["NamingConvention", "loadstone_naming_convention", "normalize_direct"
 _REPLACE = str.maketrans({"\n": "_", "\r": "_", "'": "_", '"': "_", "▶": "_"})
 
 
+@lru_cache(maxsize=16384)
 def normalize_direct(identifier: str) -> str:
     """The direct rule on one stripped, non-empty identifier (without shortening)."""
     return identifier.translate(_REPLACE)

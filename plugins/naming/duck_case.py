@@ -6,6 +6,7 @@ Only newline, carriage return and ``"`` are replaced; runs of ``_`` are collapse
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from loadstone.hookspecs import hookimpl
 from loadstone.naming import NamingConvention as BaseNamingConvention
@@ -16,6 +17,7 @@ _REPLACE = str.maketrans({"\n": "_", "\r": "_", '"': "_"})
 _UNDERSCORE_RUN = re.compile(r"__+")
 
 
+@lru_cache(maxsize=16384)
 def normalize_duck_case(identifier: str) -> str:
     """The duck_case rule on one stripped, non-empty identifier (without shortening)."""
     return _UNDERSCORE_RUN.sub("_", identifier.translate(_REPLACE))
@@ -30,9 +32,7 @@ class NamingConvention(BaseNamingConvention):
 
     def normalize_identifier(self, identifier: str) -> str:
         identifier = super().normalize_identifier(identifier)
-        return self.shorten_identifier(
-            normalize_duck_case(identifier), identifier, self.max_length
-        )
+        return self.shorten_identifier(normalize_duck_case(identifier), identifier, self.max_length)
 
 
 @hookimpl

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from loadstone.hookspecs import hookimpl
 from loadstone.naming import NamingConvention as BaseNamingConvention
@@ -16,6 +17,7 @@ _TRAILING_UNDERSCORES = re.compile(r"_+$")
 _UNDERSCORE_RUN = re.compile(r"__+")
 
 
+@lru_cache(maxsize=16384)
 def normalize_sql_cs(identifier: str) -> str:
     """The sql_cs_v1 rule on one stripped, non-empty identifier (without shortening).
 

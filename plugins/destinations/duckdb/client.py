@@ -98,7 +98,21 @@ def connect(credentials: Any) -> tuple[duckdb.DuckDBPyConnection, bool]:
     if path != ":memory:":
         Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         path = str(Path(path).expanduser())
-    return duckdb.connect(path), True
+    try:
+        return duckdb.connect(path), True
+    except duckdb.Error as error:
+        raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
+
+
+class DuckDBConnectionError(DestinationError):
+    """The database file cannot be opened (most often: another process holds its lock)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"cannot open DuckDB database {path}: {reason}; if another process (a running "
+            f"pipeline, a DuckDB shell) has it open, close it and retry"
+        )
 
 
 class DuckDBClient:
@@ -171,7 +185,7 @@ class DuckDBClient:
         dataset = self.staging_dataset_name if staging else self.dataset_name
         rows = self._conn.execute(
             "SELECT column_name, data_type FROM information_schema.columns "
-            "WHERE table_catalog = ? AND table_schema = ? AND lower(table_name) = lower(?) "
+            "WHERE table_catalog = ? AND lower(table_schema) = lower(?) AND lower(table_name) = lower(?) "
             "ORDER BY ordinal_position",
             [self.catalog, dataset, table],
         ).fetchall()
@@ -196,7 +210,7 @@ class DuckDBClient:
     def _ensure_dataset(self, staging: bool = False) -> list[str]:
         dataset = self.staging_dataset_name if staging else self.dataset_name
         exists = self._first(
-            "SELECT 1 FROM information_schema.schemata WHERE catalog_name = ? AND schema_name = ?",
+            "SELECT 1 FROM information_schema.schemata WHERE catalog_name = ? AND lower(schema_name) = lower(?)",
             [self.catalog, dataset],
         )
         if exists:
@@ -410,7 +424,7 @@ class DuckDBClient:
     def table_names(self) -> list[str]:
         rows = self._conn.execute(
             "SELECT table_name FROM information_schema.tables "
-            "WHERE table_catalog = ? AND table_schema = ? ORDER BY table_name",
+            "WHERE table_catalog = ? AND lower(table_schema) = lower(?) ORDER BY table_name",
             [self.catalog, self.dataset_name],
         ).fetchall()
         return [r[0] for r in rows]
@@ -432,7 +446,9 @@ class DuckDBClient:
         try:
             return result.fetchall()
         except duckdb.InvalidInputException as error:
-            result.abort()
+            abort = getattr(result, "abort", None)  # DuckDB 2: release the unfinished result
+            if abort is not None:
+                abort()
             if "pytz" not in str(error):
                 raise
         table = self._conn.sql(sql, params=bound).to_arrow_table()
@@ -465,7 +481,8 @@ class DuckDBClient:
     # --- used by merge.py --------------------------------------------------------------
 
     def execute(self, sql: str, params: Iterable[Any] | None = None) -> None:
-        self._conn.execute(sql, list(params) if params is not None else None).fetchall()
+        """Run one statement of a disposition (every statement goes through ``_exec``)."""
+        self._exec(sql, list(params) if params is not None else None)
 
 
 def stored_version_hash(stored: Mapping[str, Any]) -> str:

@@ -49,6 +49,9 @@ def has_long_integer(raw: bytes) -> bool:
     """True if the line may hold a bare integer orjson cannot parse exactly."""
     return raw.translate(_DIGIT_MASK).find(_NINETEEN_DIGITS) >= 0 and _LONG_INT.search(raw) is not None
 
+#: data type -> the Python type whose values need no coercion into it
+_EXACT = {"text": str, "bigint": int, "double": float, "bool": bool}
+
 _FAST_TYPES = {str: "text", bool: "bool", float: "double", dict: "json", list: "json"}
 _I64_MIN = type_rules.INT64_MIN
 _I64_MAX = type_rules.INT64_MAX
@@ -166,6 +169,9 @@ class ChunkEngine:
         self.table_cache: dict[tuple[str, ...], str] = {}
         self.table_source: dict[str, str] = {}
         self.variant_cache: dict[tuple[str, str], str] = {}
+        #: table -> {column: Python type stored as is} (the per-cell fast path)
+        self.exact: dict[str, dict[str, type]] = {}
+        self.prefix_names: dict[tuple[str, ...], dict[str, tuple[tuple[str, ...], str]]] = {}
         #: table -> [row count, {column: values}] (column lists padded with None lazily)
         self.buffers: dict[str, list[Any]] = {}
         self.parents: dict[str, str | None] = {}
@@ -254,13 +260,24 @@ class ChunkEngine:
             else:
                 row_id = new_random_id()
             raw[ROW_ID] = row_id
-        typed = self.type_row(root, raw, spec)
-        if typed is None:
+        if not self.type_row(root, raw, spec):
             return
-        self.emit(root, typed)
         root_id = row_id if spec.propagate_root_key else None
         for parts, seq, depth in pending:
             self.process_list(seq, (root,), parts, depth, row_id, root, root_id, spec)
+
+    def names_under(self, prefix: tuple[str, ...]) -> dict[str, tuple[tuple[str, ...], str]]:
+        """Cache of source key -> (normalized parts, column name) for one flatten prefix."""
+        names = self.prefix_names.get(prefix)
+        if names is None:
+            names = self.prefix_names[prefix] = {}
+        return names
+
+    def name_of(self, names: dict[str, Any], prefix: tuple[str, ...], key: str) -> tuple[tuple[str, ...], str]:
+        nk = self.norm_key(key)
+        parts = (*prefix, nk)
+        entry = names[key] = (parts, self.col_name(parts))
+        return entry
 
     def flatten(
         self,
@@ -272,38 +289,29 @@ class ChunkEngine:
         spec: RootSpec,
         pending: list[tuple[tuple[str, ...], list[Any], int]],
     ) -> None:
-        max_nesting = spec.max_nesting
+        expand = depth < spec.max_nesting
         table_types = self.types.get(table)
+        names = self.prefix_names.get(prefix)
+        if names is None:
+            names = self.names_under(prefix)
         deferred: list[tuple[dict[str, Any], tuple[str, ...]]] | None = None
         for key, value in data.items():
-            nk = self.key_cache.get(key)
-            if nk is None:
-                nk = self.norm_key(key)
-            parts = (*prefix, nk) if prefix else (nk,)
+            entry = names.get(key)
+            if entry is None:
+                entry = self.name_of(names, prefix, key)
             tv = type(value)
-            if tv is dict:
-                if depth < max_nesting:
-                    col = self.col_name(parts)
-                    if table_types is None or table_types.get(col) != "json":
+            if (tv is dict or tv is list) and expand:
+                parts, col = entry
+                if table_types is None or table_types.get(col) != "json":
+                    if tv is dict:
                         # dlt places nested dicts after this level's own keys, last dict first
                         if deferred is None:
                             deferred = []
                         deferred.append((value, parts))
-                        continue
-                    out[col] = value
-                    continue
-            elif tv is list:
-                if depth < max_nesting:
-                    col = self.col_name(parts)
-                    if table_types is None or table_types.get(col) != "json":
+                    else:
                         pending.append((parts, value, depth + 1))
-                        continue
-                    out[col] = value
                     continue
-            col = self.col_cache.get(parts)
-            if col is None:
-                col = self.col_name(parts)
-            out[col] = value
+            out[entry[1]] = value
         if deferred is not None:
             for value, parts in reversed(deferred):
                 self.flatten(value, parts, depth + 1, out, table, spec, pending)
@@ -358,27 +366,54 @@ class ChunkEngine:
             if row_id is None:
                 row_id = digest_id(f"{parent_id}_{table}_{idx}")
                 raw[ROW_ID] = row_id
-            typed = self.type_row(table, raw, spec)
-            if typed is None:
+            if not self.type_row(table, raw, spec):
                 continue
-            self.emit(table, typed)
             for sub_parts, sub_seq, sub_depth in pending:
                 self.process_list(
                     sub_seq, table_parts, sub_parts, sub_depth, row_id, table, root_id, spec
                 )
 
     # -- types ------------------------------------------------------------------------------
-    def type_row(self, table: str, raw: dict[str, Any], spec: RootSpec) -> dict[str, Any] | None:
+    def type_row(self, table: str, raw: dict[str, Any], spec: RootSpec) -> bool:
+        """Type and coerce one flattened row straight into the table's column lists.
+
+        Returns False when a schema contract discards the row (nothing of it is kept).
+        """
         types = self.types.get(table)
         if types is None:
             types = self.types[table] = {}
-        out: dict[str, Any] = {}
+        buffer = self.buffers.get(table)
+        if buffer is None:
+            buffer = self.buffers[table] = [0, {}]
+        n = buffer[0]
+        columns = buffer[1]
+        fast_types = _FAST_TYPES
+        exact = self.exact.get(table)
+        if exact is None:
+            exact = self.exact[table] = {c: _EXACT[t] for c, t in types.items() if t in _EXACT}
+        seq = self.seq
         for col, value in raw.items():
-            self.seq += 1
+            seq += 1
+            tv = type(value)
+            if tv is exact.get(col) and (tv is not int or _I64_MIN <= value <= _I64_MAX):
+                # fast path: the value already has the column's type
+                values = columns.get(col)
+                if values is None:
+                    values = columns[col] = [None] * n
+                    values.append(value)
+                    continue
+                size = len(values)
+                if size == n:
+                    values.append(value)
+                elif size < n:
+                    values.extend([None] * (n - size))
+                    values.append(value)
+                else:
+                    values[n] = value
+                continue
             if value is None:
                 continue
-            tv = type(value)
-            vt = _FAST_TYPES.get(tv)
+            vt = fast_types.get(tv)
             if vt is None:
                 if tv is int:
                     vt = "bigint" if _I64_MIN <= value <= _I64_MAX else "wei"
@@ -386,40 +421,91 @@ class ChunkEngine:
                     vt = type_rules.py_type(value)
             t = types.get(col)
             if t is None:
+                self.seq = seq
                 t = self.new_column(table, col, value, vt, spec)
                 if t is None:
                     continue
                 if t == "":
-                    return None
-            if t == vt:
-                if vt == "json":
-                    out[col] = json_text(value)
-                elif vt == "wei":
-                    if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
-                        out[col] = decimal.Decimal(value)
-                    else:
-                        placed = self.variant(table, col, "text", str(value), spec, types, out)
-                        if placed is None:
-                            return None
-                else:
-                    out[col] = value
-                continue
-            if t == "json":
-                out[col] = json_text(value)
-                continue
-            try:
-                out[col] = type_rules.coerce(t, vt, value)
-            except type_rules.CoercionError:
-                if vt == "json":
-                    value = json_text(value)
-                elif vt == "wei" and not -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
-                    vt, value = "text", str(value)
-                elif vt == "wei":
-                    value = decimal.Decimal(value)
-                placed = self.variant(table, col, vt, value, spec, types, out)
+                    return self.discard(columns, n)
+            if t != vt or vt == "json" or vt == "wei":
+                self.seq = seq
+                placed = self.place_slow(table, col, t, vt, value, spec, types, columns, n)
                 if placed is None:
-                    return None
-        return out
+                    return self.discard(columns, n)
+                continue
+            values = columns.get(col)
+            if values is None:
+                values = columns[col] = [None] * n
+                values.append(value)
+                continue
+            size = len(values)
+            if size == n:
+                values.append(value)
+            elif size < n:
+                values.extend([None] * (n - size))
+                values.append(value)
+            else:
+                values[n] = value
+        self.seq = seq
+        n += 1
+        buffer[0] = n
+        if n >= self.config.flush_rows:
+            self.flush(table)
+        return True
+
+    @staticmethod
+    def discard(columns: dict[str, list[Any]], n: int) -> bool:
+        for values in columns.values():
+            del values[n:]
+        return False
+
+    @staticmethod
+    def put(columns: dict[str, list[Any]], n: int, col: str, value: Any) -> None:
+        values = columns.get(col)
+        if values is None:
+            values = columns[col] = [None] * n
+        size = len(values)
+        if size < n:
+            values.extend([None] * (n - size))
+        if len(values) > n:
+            values[n] = value
+        else:
+            values.append(value)
+
+    def place_slow(
+        self,
+        table: str,
+        col: str,
+        t: str,
+        vt: str,
+        value: Any,
+        spec: RootSpec,
+        types: dict[str, str],
+        columns: dict[str, list[Any]],
+        n: int,
+    ) -> bool | None:
+        """Coercions, JSON text, wide integers and variant columns (None: discard the row)."""
+        if t == "json":
+            self.put(columns, n, col, json_text(value))
+            return True
+        if t == vt == "wei":
+            if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+                self.put(columns, n, col, decimal.Decimal(value))
+                return True
+            return self.variant(table, col, "text", str(value), spec, types, columns, n)
+        try:
+            self.put(columns, n, col, type_rules.coerce(t, vt, value))
+            return True
+        except type_rules.CoercionError:
+            pass
+        if vt == "json":
+            value = json_text(value)
+        elif vt == "wei":
+            if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+                value = decimal.Decimal(value)
+            else:
+                vt, value = "text", str(value)
+        return self.variant(table, col, vt, value, spec, types, columns, n)
 
     def variant(
         self,
@@ -429,7 +515,8 @@ class ChunkEngine:
         value: Any,
         spec: RootSpec,
         types: dict[str, str],
-        out: dict[str, Any] | None = None,
+        columns: dict[str, list[Any]],
+        n: int,
     ) -> bool | None:
         vcol = self.variant_cache.get((col, vt))
         if vcol is None:
@@ -451,6 +538,8 @@ class ChunkEngine:
             if mode == "discard_value":
                 return False
             types[vcol] = vt
+            if vt in _EXACT:
+                self.exact.setdefault(table, {})[vcol] = _EXACT[vt]
             self.new_columns[(table, vcol)] = [
                 (self.chunk.index, self.line, self.seq),
                 vt,
@@ -458,8 +547,7 @@ class ChunkEngine:
                 False,
                 self.source_of(col),
             ]
-        if out is not None:
-            out[vcol] = value
+        self.put(columns, n, vcol, value)
         return True
 
     def new_column(self, table: str, col: str, value: Any, vt: str, spec: RootSpec) -> str | None:
@@ -487,6 +575,8 @@ class ChunkEngine:
                 if t is None:
                     t = vt
         self.types[table][col] = t
+        if t in _EXACT:
+            self.exact.setdefault(table, {})[col] = _EXACT[t]
         self.new_columns[(table, col)] = [
             (self.chunk.index, self.line, self.seq),
             t,
@@ -497,25 +587,6 @@ class ChunkEngine:
         return t
 
     # -- output -----------------------------------------------------------------------------
-    def emit(self, table: str, row: dict[str, Any]) -> None:
-        """Append a typed row to the table's column lists (columnar: cost per present cell)."""
-        buffer = self.buffers.get(table)
-        if buffer is None:
-            buffer = self.buffers[table] = [0, {}]
-        n = buffer[0]
-        columns = buffer[1]
-        for col, value in row.items():
-            values = columns.get(col)
-            if values is None:
-                values = columns[col] = [None] * n
-            elif len(values) != n:
-                values.extend([None] * (n - len(values)))
-            values.append(value)
-        n += 1
-        buffer[0] = n
-        if n >= self.config.flush_rows:
-            self.flush(table)
-
     def flush(self, table: str) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq

@@ -357,9 +357,12 @@ class RelationalNormalizer:
             return []
         if len(chunks) == 1 and (self.inline_single_chunk or context.spark is None):
             return [run_chunk(config, chunks[0], forced.get(chunks[0].index, {}), attempt)]
-        if context.spark is None:
+        spark = context.spark
+        if spark is not None and not hasattr(spark, "sparkContext") and callable(spark):
+            spark = spark()  # a lazy session: started only when there is parallel work
+        if spark is None:
             return [run_chunk(config, c, forced.get(c.index, {}), attempt) for c in chunks]
-        sc = context.spark.sparkContext
+        sc = spark.sparkContext
         work = [(c, forced.get(c.index, {})) for c in chunks]
 
         def task(items: Any) -> Any:

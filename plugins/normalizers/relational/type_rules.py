@@ -58,15 +58,22 @@ def py_type(value: Any) -> str:
 
 def parse_iso_timestamp(text: str) -> datetime.datetime | None:
     """An ISO 8601 date-time (or date) string as an aware UTC datetime, else None."""
-    s = text.strip()
-    if len(s) < 10 or not s[:4].isdigit() or s[4] != "-":
-        return None
-    if s.endswith(("Z", "z")):
-        s = s[:-1] + "+00:00"
+    if len(text) < 10 or text[4:5] != "-" or not text[:4].isdigit():
+        text = text.strip()
+        if len(text) < 10 or text[4:5] != "-" or not text[:4].isdigit():
+            return None
     try:
-        parsed = datetime.datetime.fromisoformat(s)
+        parsed = datetime.datetime.fromisoformat(text)
     except ValueError:
-        return None
+        s = text.strip()
+        if len(s) < 10 or not s[:4].isdigit() or s[4] != "-":
+            return None
+        if s.endswith(("Z", "z")):
+            s = s[:-1] + "+00:00"
+        try:
+            parsed = datetime.datetime.fromisoformat(s)
+        except ValueError:
+            return None
     if parsed.tzinfo is None:
         return parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)

@@ -1,0 +1,116 @@
+"""A process killed in the middle of a load leaves all of the package or none of it.
+
+The load runs in a child process that ends itself abruptly (``os._exit``, no cleanup, no
+rollback) right after the k-th SQL statement of the package; the parent then opens the real
+database file, checks that the package is either wholly visible or not at all, and retries:
+the package ends up loaded exactly once whatever k was.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from test_duckdb_support import duckdb_destination, parquet, request, rows, schema, table
+
+TESTS = Path(__file__).resolve().parent
+LOAD_ID = "1700000999.5"
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, sys
+    sys.path.insert(0, {tests!r})
+    from test_duckdb_support import duckdb_destination, request
+    from loadstone.plugins.destinations.duckdb.client import DuckDBClient
+
+    crash_after, spec = int(sys.argv[1]), json.loads(sys.argv[2])
+    statements = 0
+    original = DuckDBClient._exec
+
+    def counting(self, sql, params=None):
+        global statements
+        original(self, sql, params)
+        statements += 1
+        if statements == crash_after:
+            os._exit(17)
+
+    DuckDBClient._exec = counting
+    with duckdb_destination(spec["db"]).client(spec["schema"], "shop") as client:
+        client.load_package(request(spec["schema"], spec["tables"], {load_id!r}, {{"s": 1}}))
+    print(statements)
+    """
+)
+
+
+def _package(tmp: Path) -> tuple[dict, dict]:
+    stored = schema(
+        users=table(
+            {"id": {"data_type": "bigint", "primary_key": True, "nullable": False}},
+            write_disposition="merge",
+        ),
+        users__pets=table({"value": {"data_type": "text"}}, parent="users", root_key=True),
+    )
+    users = parquet(
+        tmp / "u", [{"id": i, "_dlt_id": f"r{i}", "_dlt_load_id": LOAD_ID} for i in range(3)]
+    )
+    pets = parquet(
+        tmp / "p",
+        [
+            {
+                "value": "cat",
+                "_dlt_id": f"p{i}",
+                "_dlt_parent_id": f"r{i}",
+                "_dlt_root_id": f"r{i}",
+                "_dlt_list_idx": 0,
+            }
+            for i in range(3)
+        ],
+    )
+    return stored, {"users": [str(users)], "users__pets": [str(pets)]}
+
+
+def _run_child(tmp: Path, crash_after: int) -> subprocess.CompletedProcess[str]:
+    stored, tables = _package(tmp)
+    spec = {"db": str(tmp / "db.duckdb"), "schema": stored, "tables": tables}
+    code = CHILD.format(tests=str(TESTS), load_id=LOAD_ID)
+    return subprocess.run(
+        [sys.executable, "-c", code, str(crash_after), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+#: after the k-th statement: 1 is before BEGIN, the last is after COMMIT (checked below)
+CRASH_POINTS = [1, 3, 5, 8, 11, 14, 17, 20, 22, 23]
+
+
+@pytest.mark.parametrize("crash_after", CRASH_POINTS)
+def test_crash_after_any_statement_leaves_all_or_nothing_and_retry_loads_once(
+    tmp_path: Path, crash_after: int
+) -> None:
+    child = _run_child(tmp_path, crash_after)
+    assert child.returncode in (0, 17), child.stderr
+    stored, tables = _package(tmp_path / "retry")
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "shop") as client:
+        loaded = client.is_package_loaded(LOAD_ID)
+        users = rows(client, "users", columns="id") if client.table_exists("users") else []
+        assert users == ([(0,), (1,), (2,)] if loaded else [])
+        client.load_package(request(stored, tables, LOAD_ID))
+        assert rows(client, "users", columns="id") == [(0,), (1,), (2,)]
+        assert len(rows(client, "users__pets")) == 3
+        assert rows(client, "_dlt_loads", columns="load_id") == [(LOAD_ID,)]
+        assert len(rows(client, "_dlt_pipeline_state")) == (1 if loaded else 0)
+
+
+def test_the_crash_points_cover_the_whole_package(tmp_path: Path) -> None:
+    child = _run_child(tmp_path, 10_000)
+    assert child.returncode == 0, child.stderr
+    statements = int(child.stdout.split()[-1])
+    # the last crash point falls on the final statement (COMMIT), so some crash points
+    # land inside the transaction and one just after it
+    assert statements == CRASH_POINTS[-1]

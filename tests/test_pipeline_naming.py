@@ -1,0 +1,77 @@
+"""Naming in the pipeline: config and destination choose the convention, dataset names are
+normalized, and a case collision on a case-insensitive destination stops before data moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import pytest
+
+import loadstone as dlt
+from loadstone import normalize, schema
+
+#: the normalizer and the schema's final check each have their own collision error
+COLLISION_ERRORS = (normalize.IdentifierCollisionError, schema.IdentifierCollisionError)
+
+pytestmark = pytest.mark.spark
+
+
+def tables(db: str, dataset: str) -> list[str]:
+    with duckdb.connect(db, read_only=True) as conn:
+        return [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = ? "
+                "ORDER BY table_name",
+                [dataset],
+            ).fetchall()
+        ]
+
+
+def test_schema_naming_from_config_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCHEMA__NAMING", "direct")
+    pipe = dlt.pipeline("direct_names", destination="duckdb", dataset_name="d")
+    pipe.run([{"createdAt": 1}], table_name="CamelCase")
+    assert pipe.default_schema.naming_name == "direct"
+    assert "CamelCase" in tables("direct_names.duckdb", "d")
+
+
+def test_destination_factory_naming_convention_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCHEMA__NAMING", "direct")
+    pipe = dlt.pipeline(
+        "factory_names",
+        destination=dlt.destinations.duckdb("factory.duckdb", naming_convention="snake_case"),
+        dataset_name="d",
+    )
+    pipe.run([{"createdAt": 1}], table_name="CamelCase")
+    assert "camel_case" in tables("factory.duckdb", "d")
+
+
+def test_case_collision_on_a_case_insensitive_destination_stops_before_loading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SCHEMA__NAMING", "sql_cs_v1")
+    pipe = dlt.pipeline("collide", destination="duckdb", dataset_name="d")
+    with pytest.raises(COLLISION_ERRORS, match="collision"):
+        pipe.run([{"Deal": 1, "deal": 2}], table_name="t")
+    with duckdb.connect("collide.duckdb", read_only=True) as conn:
+        schemas = {r[0] for r in conn.execute("SELECT schema_name FROM information_schema.schemata").fetchall()}
+    assert "d" not in schemas
+    assert [p.state for p in pipe.list_pending_packages()] == ["extracted"]
+
+
+def test_dataset_name_goes_through_the_naming_convention() -> None:
+    pipe = dlt.pipeline("ds_names", destination="duckdb", dataset_name="My Data")
+    assert pipe.dataset_name == "my_data"
+
+
+def test_dataset_name_normalization_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DESTINATION__DUCKDB__ENABLE_DATASET_NAME_NORMALIZATION", "false")
+    pipe = dlt.pipeline("ds_kept", destination="duckdb", dataset_name="My Data")
+    assert pipe.dataset_name == "My Data"
+
+
+def test_dev_mode_dataset_suffix_follows_the_normalized_name() -> None:
+    pipe: Any = dlt.pipeline("dev", destination="duckdb", dataset_name="My Data", dev_mode=True)
+    assert pipe.dataset_name.startswith("my_data_") and len(pipe.dataset_name) == len("my_data_") + 14
