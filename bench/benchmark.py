@@ -85,7 +85,9 @@ def tree_rss(root: int) -> int:
 def run_measured(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
     """Run ``command``; returns (seconds, peak tree RSS in bytes, stdout)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     peak = 0
     stop = threading.Event()
 
@@ -110,7 +112,12 @@ def run_measured(command: list[str], env: dict[str, str], cwd: Path) -> tuple[fl
 def child_loadstone(path: str, work: str) -> None:
     import loadstone
 
-    pipeline = loadstone.pipeline("bench_loadstone", pipelines_dir=os.path.join(work, "pipelines"), destination=loadstone.destinations.duckdb(os.path.join(work, "loadstone.duckdb")), dataset_name="bench")
+    pipeline = loadstone.pipeline(
+        "bench_loadstone",
+        pipelines_dir=os.path.join(work, "pipelines"),
+        destination=loadstone.destinations.duckdb(os.path.join(work, "loadstone.duckdb")),
+        dataset_name="bench",
+    )
     info = pipeline.run(Path(path), table_name="events")
     print(json.dumps({"info": str(info)[-2000:]}))
 
@@ -125,7 +132,12 @@ def child_dlt(path: str, work: str) -> None:
                 if line.strip():
                     yield orjson.loads(line)
 
-    pipeline = dlt.pipeline(pipeline_name="bench_dlt", pipelines_dir=os.path.join(work, "pipelines"), destination=dlt.destinations.duckdb(os.path.join(work, "dlt.duckdb")), dataset_name="bench")
+    pipeline = dlt.pipeline(
+        pipeline_name="bench_dlt",
+        pipelines_dir=os.path.join(work, "pipelines"),
+        destination=dlt.destinations.duckdb(os.path.join(work, "dlt.duckdb")),
+        dataset_name="bench",
+    )
     info = pipeline.run(dlt.resource(items(), name="events"), loader_file_format="parquet")
     print(json.dumps({"info": str(info)[-2000:]}))
 
@@ -144,12 +156,18 @@ CHILDREN = {"loadstone": child_loadstone, "dlt": child_dlt, "spark_floor": child
 
 # -- driver ---------------------------------------------------------------------------------
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--records", type=int, nargs="+", default=[10_000, 20_000, 40_000])
-    parser.add_argument("--dlt-python", default=None, help="python of a venv with dlt 1.31 (optional)")
+    parser.add_argument(
+        "--dlt-python", default=None, help="python of a venv with dlt 1.31 (optional)"
+    )
     parser.add_argument("--workdir", default="/tmp/loadstone-bench")
     parser.add_argument("--only", nargs="+", choices=sorted(CHILDREN), default=None)
-    parser.add_argument("--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.child:
         kind, path, work = args.child
@@ -174,8 +192,12 @@ def main() -> int:
             env["LOADSTONE_HOME"] = str(work / "home")
             env["DLT_DATA_DIR"] = str(work / "dlt_home")
             python = args.dlt_python if kind == "dlt" else sys.executable
-            seconds, peak, _out = run_measured([python, str(HERE), "--child", kind, str(data), str(work)], env, work)
-            results.append({"records": records, "kind": kind, "seconds": seconds, "peak": peak, "bytes": size})
+            seconds, peak, _out = run_measured(
+                [python, str(HERE), "--child", kind, str(data), str(work)], env, work
+            )
+            results.append(
+                {"records": records, "kind": kind, "seconds": seconds, "peak": peak, "bytes": size}
+            )
             print(
                 f"{records:>7} {kind:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
                 f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:8.0f} MB",
@@ -198,9 +220,13 @@ def main() -> int:
         by_kind = {r["kind"]: float(r["seconds"]) for r in results if r["records"] == records}
         line = [f"{records} records:"]
         if "loadstone" in by_kind and "dlt" in by_kind:
-            line.append(f"dlt/loadstone = {by_kind['dlt'] / by_kind['loadstone']:.2f}x (>1: loadstone faster)")
+            line.append(
+                f"dlt/loadstone = {by_kind['dlt'] / by_kind['loadstone']:.2f}x (>1: loadstone faster)"
+            )
         if "loadstone" in by_kind and "spark_floor" in by_kind:
-            line.append(f"loadstone/spark_floor = {by_kind['loadstone'] / by_kind['spark_floor']:.2f}x")
+            line.append(
+                f"loadstone/spark_floor = {by_kind['loadstone'] / by_kind['spark_floor']:.2f}x"
+            )
         print("  ".join(line))
     return 0
 

@@ -13,7 +13,8 @@ Schema
 Naming conventions and plugins
     naming_convention, NamingConvention, hookimpl
 Destinations
-    destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``)
+    destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``), Destination,
+    Capabilities, DestinationNotSupported
 Errors
     LoadstoneError (every error derives from it)
 """
@@ -38,6 +39,9 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "NamingConvention": ("loadstone.naming", "NamingConvention"),
     "hookimpl": ("loadstone.hookspecs", "hookimpl"),
     "destinations": ("loadstone.destinations", None),
+    "Destination": ("loadstone.destination", "Destination"),
+    "Capabilities": ("loadstone.destination", "Capabilities"),
+    "DestinationNotSupported": ("loadstone.destination", "DestinationNotSupported"),
     "config": ("loadstone.config", None),
     "LoadstoneError": ("loadstone.errors", "LoadstoneError"),
     "UnknownPluginError": ("loadstone.plugin_manager", "UnknownPluginError"),
@@ -48,6 +52,7 @@ __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
     from loadstone import current, destinations
+    from loadstone.destination import Capabilities, Destination, DestinationNotSupported
     from loadstone.errors import LoadstoneError
     from loadstone.hookspecs import hookimpl
     from loadstone.load_info import LoadInfo

@@ -40,10 +40,14 @@ class _Result:
             return self._arrow
         import pyarrow as pa
 
-        return pa.table({name: [row[i] for row in self.rows] for i, name in enumerate(self.columns)})
+        return pa.table(
+            {name: [row[i] for row in self.rows] for i, name in enumerate(self.columns)}
+        )
 
 
-def _execute(client: Any, sql: str, params: Sequence[Any] = (), want_arrow: bool = False) -> _Result:
+def _execute(
+    client: Any, sql: str, params: Sequence[Any] = (), want_arrow: bool = False
+) -> _Result:
     """Run ``sql`` on a destination client; DuckDB-style connections give arrow directly."""
     conn = getattr(client, "connection", None)
     try:
@@ -99,7 +103,9 @@ class Relation:
         return self._run().columns
 
     def limit(self, n: int) -> Relation:
-        return Relation(self._dataset, f"SELECT * FROM ({self.sql}) AS q LIMIT {int(n)}", self._params)
+        return Relation(
+            self._dataset, f"SELECT * FROM ({self.sql}) AS q LIMIT {int(n)}", self._params
+        )
 
     def select(self, *columns: str) -> Relation:
         cols = ", ".join(_quote(c) for c in columns)
@@ -107,10 +113,14 @@ class Relation:
 
     def order_by(self, *columns: str) -> Relation:
         cols = ", ".join(_quote(c) for c in columns)
-        return Relation(self._dataset, f"SELECT * FROM ({self.sql}) AS q ORDER BY {cols}", self._params)
+        return Relation(
+            self._dataset, f"SELECT * FROM ({self.sql}) AS q ORDER BY {cols}", self._params
+        )
 
     def count(self) -> int:
-        row = Relation(self._dataset, f"SELECT count(*) FROM ({self.sql}) AS q", self._params).fetchone()
+        row = Relation(
+            self._dataset, f"SELECT count(*) FROM ({self.sql}) AS q", self._params
+        ).fetchone()
         return int(row[0]) if row else 0
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:

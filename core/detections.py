@@ -56,6 +56,7 @@ __all__ = [
     "DETECTIONS",
     "TIMESTAMP_WINDOW_SECONDS",
     "UnknownDetectionError",
+    "check_detections",
     "convert_detected",
     "detect",
     "detect_type",

@@ -146,8 +146,7 @@ class LoadInfo:
         load = self.steps.get("load")
         if load is not None:
             lines.append(
-                f"Pipeline {self.pipeline_name} load step completed in "
-                f"{_seconds(load.elapsed)}"
+                f"Pipeline {self.pipeline_name} load step completed in {_seconds(load.elapsed)}"
             )
         lines.append(
             f"{len(self.packages)} load package(s) were loaded to destination "

@@ -118,7 +118,9 @@ class LoadPackage:
 
     # -- creation -------------------------------------------------------------------------
     @classmethod
-    def create(cls, packages_dir: Path, schema_name: str, load_id: str | None = None) -> LoadPackage:
+    def create(
+        cls, packages_dir: Path, schema_name: str, load_id: str | None = None
+    ) -> LoadPackage:
         """Make a new package in state ``extracting`` under ``packages_dir``."""
         load_id = load_id or new_load_id()
         root = Path(packages_dir) / load_id

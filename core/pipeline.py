@@ -23,9 +23,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from loadstone import config, current, state as state_module
+from loadstone import config, current
+from loadstone import state as state_module
 from loadstone.errors import LoadstoneError
-from loadstone.extract import ExtractResult, extract as extract_data, run_hints_of
+from loadstone.extract import ExtractResult, run_hints_of
+from loadstone.extract import extract as extract_data
 from loadstone.load_info import LoadInfo, PackageInfo, ProgressEvent, StepInfo
 from loadstone.load_package import (
     EXTRACTED,
@@ -316,9 +318,7 @@ class Pipeline:
         """The schema a new package of ``name`` uses: stored, imported or from code."""
         stored = self.schemas.get(name)
         imported = self._imported_schema(name)
-        if imported is not None and (
-            stored is None or not _schema_has_tables(stored)
-        ):
+        if imported is not None and (stored is None or not _schema_has_tables(stored)):
             stored = imported
         if stored is None:
             schema = provided if provided is not None else _new_schema(name, None)
@@ -359,11 +359,13 @@ class Pipeline:
         if callable(data) and getattr(data, "__loadstone_source__", False):
             data = data()
             source_name = data.name
-        provided = schema if schema is not None else (
-            data.schema if isinstance(data, Source) else None
+        provided = (
+            schema if schema is not None else (data.schema if isinstance(data, Source) else None)
         )
         schema_name = (
-            getattr(schema, "name", None) or source_name or self.default_schema_name
+            getattr(schema, "name", None)
+            or source_name
+            or self.default_schema_name
             or self.pipeline_name
         )
         package_schema = self._schema_for_extract(schema_name, provided)
@@ -573,9 +575,7 @@ class Pipeline:
         return info
 
     def _client(self, schema: Any) -> Any:
-        return self.destination.client(
-            schema, self.dataset_name, pipeline_name=self.pipeline_name
-        )
+        return self.destination.client(schema, self.dataset_name, pipeline_name=self.pipeline_name)
 
     def _load_package(self, package: LoadPackage, step: StepInfo) -> PackageInfo:
         from loadstone.destination import LoadRequest, PipelineStateRow
@@ -847,7 +847,6 @@ def pipeline(
         export_schema_path=export_schema_path,
         progress=progress,
     )
-
 
 
 class _PipelineModule(types.ModuleType):

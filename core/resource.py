@@ -16,7 +16,6 @@ import inspect
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from loadstone.errors import LoadstoneError

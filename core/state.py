@@ -47,9 +47,7 @@ def shareable(state: Mapping[str, Any]) -> dict[str, Any]:
 def state_hash(state: Mapping[str, Any]) -> str:
     """Content hash of the shareable state, ignoring the version fields."""
     content = {
-        k: v
-        for k, v in shareable(state).items()
-        if k not in ("_state_version", "_version_hash")
+        k: v for k, v in shareable(state).items() if k not in ("_state_version", "_version_hash")
     }
     digest = hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).digest()
     return base64.b64encode(digest).decode("ascii")

@@ -38,7 +38,10 @@ def test_examples_data_is_a_small_nested_sample() -> None:
 
 
 def test_run_loads_the_example_orders_and_prints_load_info(capsys: Any) -> None:
-    assert cli("run", str(EXAMPLES / "orders.jsonl"), "--table", "orders", "--pipeline", "quickstart") == 0
+    assert (
+        cli("run", str(EXAMPLES / "orders.jsonl"), "--table", "orders", "--pipeline", "quickstart")
+        == 0
+    )
     out, err = capsys.readouterr()
     assert "LOADED" in out
     assert "orders__items" in out
@@ -52,7 +55,9 @@ def test_run_loads_the_example_orders_and_prints_load_info(capsys: Any) -> None:
 
 
 def test_pipeline_info_schema_and_trace_describe_the_last_run(capsys: Any) -> None:
-    cli("run", str(EXAMPLES / "orders.jsonl"), "--table", "orders", "--pipeline", "quickstart", "-q")
+    cli(
+        "run", str(EXAMPLES / "orders.jsonl"), "--table", "orders", "--pipeline", "quickstart", "-q"
+    )
     capsys.readouterr()
     assert cli("pipeline", "quickstart", "info") == 0
     out, _ = capsys.readouterr()
@@ -72,9 +77,21 @@ def test_run_reads_gzipped_files_and_folders_with_options(tmp_path: Path, capsys
         handle.write('{"id": 1, "v": "x"}\n{"id": 2, "v": "y"}\n')
     (folder / "b.json").write_text('[{"id": 2, "v": "z"}]')
     code = cli(
-        "run", str(folder), "--table", "things", "--pipeline", "p", "--dataset", "ds",
-        "--write-disposition", "merge", "--primary-key", "id",
-        "--pipelines-dir", str(tmp_path / "pipes"), "-q",
+        "run",
+        str(folder),
+        "--table",
+        "things",
+        "--pipeline",
+        "p",
+        "--dataset",
+        "ds",
+        "--write-disposition",
+        "merge",
+        "--primary-key",
+        "id",
+        "--pipelines-dir",
+        str(tmp_path / "pipes"),
+        "-q",
     )
     assert code == 0
     capsys.readouterr()
@@ -104,16 +121,28 @@ def test_unknown_pipeline_is_a_clear_error() -> None:
 def test_missing_input_is_a_clear_error() -> None:
     from loadstone.cli.run_command import InputError
 
-    with pytest.raises(InputError, match="missing.jsonl"):
+    with pytest.raises(InputError, match=r"missing\.jsonl"):
         cli("run", "missing.jsonl", "--table", "t")
 
 
 def test_console_script_runs_the_example_end_to_end() -> None:
     env = dict(os.environ, SPARK__MASTER="local[1]")
     done = subprocess.run(
-        [sys.executable, "-m", "loadstone.cli", "run", str(EXAMPLES / "orders.jsonl"),
-         "--table", "orders", "--pipeline", "quickstart"],
-        env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "loadstone.cli",
+            "run",
+            str(EXAMPLES / "orders.jsonl"),
+            "--table",
+            "orders",
+            "--pipeline",
+            "quickstart",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "LOADED" in done.stdout

@@ -72,7 +72,9 @@ def finish_and_count() -> tuple[int, int, int, int]:
     pipe.run()
     assert pipe.list_pending_packages() == []
     with duckdb.connect("crashy.duckdb", read_only=True) as conn:
-        (items, distinct) = conn.execute("SELECT count(*), count(DISTINCT id) FROM crash.items").fetchone()
+        (items, distinct) = conn.execute(
+            "SELECT count(*), count(DISTINCT id) FROM crash.items"
+        ).fetchone()
         (tags,) = conn.execute("SELECT count(*) FROM crash.items__tags").fetchone()
         (loads,) = conn.execute("SELECT count(*) FROM crash._dlt_loads").fetchone()
     return items, distinct, tags, loads

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loadstone.data_types import (
@@ -270,32 +270,38 @@ scalars = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(scalars)
 def test_every_scalar_coerces_to_text(value: Any) -> None:
     assert isinstance(coerce_value("text", py_type_to_data_type(value), value), str)
 
 
+@settings(deadline=None)
 @given(scalars)
 def test_coercion_to_own_type_is_identity(value: Any) -> None:
     data_type = py_type_to_data_type(value)
     assert coerce_value(data_type, data_type, value) == value
 
 
+@settings(deadline=None)
 @given(st.integers(min_value=BIGINT_MIN, max_value=BIGINT_MAX))
 def test_bigint_text_round_trip(value: int) -> None:
     assert coerce_value("bigint", "text", coerce_value("text", "bigint", value)) == value
 
 
+@settings(deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_double_text_round_trip(value: float) -> None:
     assert coerce_value("double", "text", coerce_value("text", "double", value)) == value
 
 
+@settings(deadline=None)
 @given(st.integers(min_value=-(2**53), max_value=2**53))
 def test_bigint_to_double_is_exact_within_53_bits(value: int) -> None:
     assert coerce_value("double", "bigint", value) == value
 
 
+@settings(deadline=None)
 @given(st.integers(min_value=-(10**75), max_value=10**75))
 def test_big_integers_are_lossless_through_wei(value: int) -> None:
     data_type = py_type_to_data_type(value)
@@ -304,16 +310,19 @@ def test_big_integers_are_lossless_through_wei(value: int) -> None:
     assert Decimal(coerce_value("text", data_type, value)) == value
 
 
+@settings(deadline=None)
 @given(st.binary())
 def test_binary_text_round_trip_is_base64(value: bytes) -> None:
     assert coerce_value("binary", "text", coerce_value("text", "binary", value)) == value
 
 
+@settings(deadline=None)
 @given(st.datetimes(timezones=st.just(UTC)))
 def test_timestamp_text_round_trip(value: dt.datetime) -> None:
     assert coerce_value("timestamp", "text", coerce_value("text", "timestamp", value)) == value
 
 
+@settings(deadline=None)
 @given(scalars, st.sampled_from(DATA_TYPES))
 def test_coercion_returns_or_raises_coercion_error_only(value: Any, to_type: str) -> None:
     try:

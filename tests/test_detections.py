@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loadstone.detections import (
@@ -139,17 +139,20 @@ def test_detections_are_picklable() -> None:
     assert isinstance(pickle.loads(pickle.dumps(UnknownDetectionError("x"))), UnknownDetectionError)
 
 
+@settings(deadline=None)
 @given(st.datetimes(timezones=st.just(UTC)))
 def test_any_isoformat_timestamp_is_detected_and_round_trips(value: dt.datetime) -> None:
     text = value.isoformat()
     assert detect(text, ["iso_timestamp"]) == ("timestamp", value)
 
 
+@settings(deadline=None)
 @given(st.dates())
 def test_any_iso_date_is_detected_and_round_trips(value: dt.date) -> None:
     assert detect(value.isoformat(), ["iso_date"]) == ("date", value)
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="abcxyz -_.:", max_size=30))
 def test_words_are_never_timestamps(value: str) -> None:
     assert detect_type(value, ["iso_timestamp", "iso_date"]) is None

@@ -78,7 +78,9 @@ def test_extracted_files_name_their_source_table(tmp_path: Path) -> None:
     assert result.tables["Users"].items == 2
 
 
-def test_items_are_chunked_into_bounded_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_items_are_chunked_into_bounded_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("loadstone.extract.CHUNK_ITEMS", 10)
     package = LoadPackage.create(tmp_path, "s")
     extract(package, ({"i": i} for i in range(35)), table_name="t")

@@ -133,5 +133,7 @@ def test_a_lazy_spark_session_is_started_only_for_parallel_work(spark: Any, tmp_
     context = NormalizeContext(spark=lazy, naming=snake_case())
     _run(tmp_path, "one", [("t", [{"a": 1}])], context, chunk_bytes=1 << 20)
     assert calls == []
-    _run(tmp_path, "many", [("t", [{"a": i} for i in range(100)])], context, chunk_bytes=SMALL_CHUNKS)
+    _run(
+        tmp_path, "many", [("t", [{"a": i} for i in range(100)])], context, chunk_bytes=SMALL_CHUNKS
+    )
     assert calls == [1]

@@ -17,11 +17,15 @@ def _write(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def test_a_bad_line_fails_the_run_naming_the_users_file_and_line_and_a_fixed_file_loads(tmp_path: Path) -> None:
+def test_a_bad_line_fails_the_run_naming_the_users_file_and_line_and_a_fixed_file_loads(
+    tmp_path: Path,
+) -> None:
     good = json.dumps({"id": 1, "tags": ["a", "b"]})
     source = _write(tmp_path / "users.jsonl", [good, good, "{not json", good])
     database = tmp_path / "p.duckdb"
-    pipeline = loadstone.pipeline("bad_lines", destination=loadstone.destinations.duckdb(str(database)), dataset_name="d")
+    pipeline = loadstone.pipeline(
+        "bad_lines", destination=loadstone.destinations.duckdb(str(database)), dataset_name="d"
+    )
     with pytest.raises(loadstone.LoadstoneError) as info:
         pipeline.run(source, table_name="users")
     error = info.value if isinstance(info.value, BadRecordError) else info.value.__cause__
@@ -30,7 +34,9 @@ def test_a_bad_line_fails_the_run_naming_the_users_file_and_line_and_a_fixed_fil
     assert error.file.endswith("users.jsonl")
 
     _write(source, [good, good, good])
-    pipeline = loadstone.pipeline("bad_lines", destination=loadstone.destinations.duckdb(str(database)), dataset_name="d")
+    pipeline = loadstone.pipeline(
+        "bad_lines", destination=loadstone.destinations.duckdb(str(database)), dataset_name="d"
+    )
     pipeline.run(source, table_name="users")
     with duckdb.connect(str(database)) as con:
         assert con.execute("SELECT count(*) FROM d.users").fetchone() == (3,)

@@ -56,7 +56,10 @@ def test_case_collision_on_a_case_insensitive_destination_stops_before_loading(
     with pytest.raises(COLLISION_ERRORS, match="collision"):
         pipe.run([{"Deal": 1, "deal": 2}], table_name="t")
     with duckdb.connect("collide.duckdb", read_only=True) as conn:
-        schemas = {r[0] for r in conn.execute("SELECT schema_name FROM information_schema.schemata").fetchall()}
+        schemas = {
+            r[0]
+            for r in conn.execute("SELECT schema_name FROM information_schema.schemata").fetchall()
+        }
     assert "d" not in schemas
     assert [p.state for p in pipe.list_pending_packages()] == ["extracted"]
 
@@ -74,4 +77,6 @@ def test_dataset_name_normalization_can_be_switched_off(monkeypatch: pytest.Monk
 
 def test_dev_mode_dataset_suffix_follows_the_normalized_name() -> None:
     pipe: Any = dlt.pipeline("dev", destination="duckdb", dataset_name="My Data", dev_mode=True)
-    assert pipe.dataset_name.startswith("my_data_") and len(pipe.dataset_name) == len("my_data_") + 14
+    assert (
+        pipe.dataset_name.startswith("my_data_") and len(pipe.dataset_name) == len("my_data_") + 14
+    )

@@ -48,7 +48,9 @@ def test_resource_from_data_needs_a_name() -> None:
 
 
 def test_decorator_hints_are_kept_in_dlt_table_form() -> None:
-    @resource(primary_key="id", write_disposition="merge", columns={"my_column": {"data_type": "bool"}})
+    @resource(
+        primary_key="id", write_disposition="merge", columns={"my_column": {"data_type": "bool"}}
+    )
     def users():
         yield {"id": 1}
 
@@ -70,7 +72,9 @@ def test_unknown_write_disposition_is_refused() -> None:
 
 def test_apply_hints_merges_columns_and_replaces_other_hints() -> None:
     res = resource([], name="t", columns={"a": {"data_type": "text"}}, write_disposition="append")
-    res.apply_hints(columns={"a": {"nullable": False}, "b": {"data_type": "json"}}, write_disposition="replace")
+    res.apply_hints(
+        columns={"a": {"nullable": False}, "b": {"data_type": "json"}}, write_disposition="replace"
+    )
     hints = res.compute_table_hints()
     assert hints["columns"]["a"] == {"name": "a", "data_type": "text", "nullable": False}
     assert hints["columns"]["b"]["data_type"] == "json"
@@ -98,9 +102,12 @@ def test_resources_are_reachable_by_name_for_apply_hints() -> None:
 
     source_data = mongodb().with_resources("collection1")
     source_data.resources["collection1"].apply_hints(columns={"column_name": {"data_type": "json"}})
-    assert source_data.resources["collection1"].compute_table_hints()["columns"]["column_name"][
-        "data_type"
-    ] == "json"
+    assert (
+        source_data.resources["collection1"].compute_table_hints()["columns"]["column_name"][
+            "data_type"
+        ]
+        == "json"
+    )
 
 
 def test_with_resources_names_the_unknown_resource() -> None:
@@ -131,7 +138,9 @@ def test_current_source_schema_outside_a_source_is_an_error() -> None:
         current.source_schema()
 
 
-def test_source_schema_file_beside_the_module_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_source_schema_file_beside_the_module_is_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import importlib
     import sys
 

@@ -50,7 +50,10 @@ def test_spark_dataframe_is_written_by_spark_and_loaded(spark: Any) -> None:
     df = spark.createDataFrame([(1, "a"), (2, "b")], ["id", "name"])
     pipe = dlt.pipeline("frames", destination="duckdb", dataset_name="d")
     info = pipe.run(df, table_name="people")
-    assert rows("frames.duckdb", "SELECT id, name FROM d.people ORDER BY id") == [(1, "a"), (2, "b")]
+    assert rows("frames.duckdb", "SELECT id, name FROM d.people ORDER BY id") == [
+        (1, "a"),
+        (2, "b"),
+    ]
     assert info.row_counts["people"] == 2
 
 
@@ -96,7 +99,9 @@ def test_sql_client_runs_sql_on_the_dataset() -> None:
     pipe = dlt.pipeline("sqlc", destination="duckdb", dataset_name="d")
     pipe.run([{"id": 7}], table_name="t")
     with pipe.sql_client() as client:
-        assert client.execute_sql(f"SELECT id FROM {client.make_qualified_table_name('t')}") == [(7,)]
+        assert client.execute_sql(f"SELECT id FROM {client.make_qualified_table_name('t')}") == [
+            (7,)
+        ]
         with client.execute_query("SELECT count(*) FROM d._dlt_loads") as cursor:
             assert cursor.fetchall() == [(1,)]
 
@@ -109,7 +114,9 @@ def test_dataset_named_like_the_pipeline_loads_in_duckdb() -> None:
     assert pipe.dataset()["shop"].count() == 2
 
 
-def test_state_and_schema_are_restored_from_the_destination_after_the_local_folder_is_lost() -> None:
+def test_state_and_schema_are_restored_from_the_destination_after_the_local_folder_is_lost() -> (
+    None
+):
     @dlt.source
     def numbers():
         @dlt.resource
@@ -185,7 +192,9 @@ def test_export_schema_path_gets_the_schema_as_yaml(tmp_path: Path) -> None:
 
 
 def test_pipeline_reopened_by_name_keeps_dataset_and_destination() -> None:
-    dlt.pipeline("reopen", destination="duckdb", dataset_name="kept").run([{"id": 1}], table_name="t")
+    dlt.pipeline("reopen", destination="duckdb", dataset_name="kept").run(
+        [{"id": 1}], table_name="t"
+    )
     again = Pipeline("reopen")
     assert again.dataset_name == "kept"
     assert again.destination.name == "duckdb"

@@ -10,6 +10,7 @@ from loadstone.plugin_manager import naming_convention
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import (
     IdentifierCollisionError,
+    check_batch_collisions,
     check_case_collisions,
     find_identifier_collisions,
 )
@@ -78,6 +79,23 @@ def test_batch_collisions_between_normalized_identifiers() -> None:
 
 def test_same_normalized_identifier_from_two_sources_is_not_a_collision() -> None:
     assert find_identifier_collisions([("a_b", "a-b"), ("a_b", "a b")]) == []
+
+
+def test_batch_column_colliding_with_a_column_already_in_the_schema() -> None:
+    with pytest.raises(IdentifierCollisionError, match=r"'CreatedAt' and 'CREATEDAT'"):
+        check_batch_collisions(cs_schema(), False, columns={"Events": {"CREATEDAT": "CREATEDAT"}})
+
+
+def test_batch_table_colliding_with_a_known_table() -> None:
+    with pytest.raises(IdentifierCollisionError, match="'events'"):
+        check_batch_collisions(cs_schema(), False, tables={"events": "events"})
+
+
+def test_batch_without_case_variants_passes() -> None:
+    check_batch_collisions(
+        cs_schema(), False, tables={"Other": "Other"}, columns={"Events": {"x": "x"}}
+    )
+    check_batch_collisions(None, True, columns={"t": {"A": "A", "a": "a"}})
 
 
 def test_collision_error_is_picklable() -> None:

@@ -1,8 +1,10 @@
 """Every example of ``../shared/seeds/destination-tables.md`` (and the variant-column example of
 ``schema.md``) runs verbatim with ``import loadstone as dlt`` and gives the tables shown there.
 
-The example code inside each test is copied from the seed unchanged, except ``import dlt``
-which becomes ``import loadstone as dlt``. Expected rows come from the seed's tables; where
+The examples are read from the seed page itself (its ```py blocks) and executed unchanged,
+except ``import dlt`` which becomes ``import loadstone as dlt``; blocks that only define
+``data`` (Charlie, the variant column) run with the pipeline code the page says "remains the
+same". Expected rows come from the seed's tables; where
 the seed is silent (nested rows after the merge), from ``tests/fixtures/pipeline/``, recorded
 once from dlt as a black box.
 """
@@ -38,91 +40,60 @@ def tables_of(dataset: str, db: str = "quick_start.duckdb") -> list[str]:
     ]
 
 
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+
+def seed_blocks(name: str) -> list[str]:
+    """The ```py blocks of a seed page, in order, with ``import dlt`` made ``import loadstone as dlt``."""
+    path = SEEDS / name
+    if not path.is_file():
+        raise RuntimeError(f"seed page {path} not found; clone beside ../shared")
+    blocks = re.findall(r"```py\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+    return [b.replace("import dlt\n", "import loadstone as dlt\n") for b in blocks]
+
+
+def run_block(code: str, namespace: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Execute one example as a script would (``import loadstone as dlt`` first)."""
+    scope: dict[str, Any] = {"__name__": "__seed_example__"}
+    scope.update(namespace or {})
+    exec(compile("import loadstone as dlt\n" + code, "<seed example>", "exec"), scope)
+    return scope
+
+
+BLOCKS = seed_blocks("destination-tables.md")
+SIMPLE, RESOURCE, NESTED, CHARLIE_DATA, MERGE, DEV_MODE = BLOCKS
+
+
+def pipeline_part(block: str) -> str:
+    """The lines of an example from ``pipeline = dlt.pipeline(`` on (its data left out)."""
+    return block[block.index("pipeline = dlt.pipeline(") :]
+
+
 def run_simple_pipeline() -> Any:
-    import loadstone as dlt
-
-    data = [
-        {'id': 1, 'name': 'Alice'},
-        {'id': 2, 'name': 'Bob'}
-    ]
-
-    pipeline = dlt.pipeline(
-        pipeline_name='quick_start',
-        destination='duckdb',
-        dataset_name='mydata'
-    )
-    load_info = pipeline.run(data, table_name="users")
-    return pipeline, load_info
+    scope = run_block(SIMPLE)
+    return scope["pipeline"], scope["load_info"]
 
 
 def run_nested_pipeline() -> Any:
-    import loadstone as dlt
-
-    data = [
-        {
-            'id': 1,
-            'name': 'Alice',
-            'pets': [
-                {'id': 1, 'name': 'Fluffy', 'type': 'cat'},
-                {'id': 2, 'name': 'Spot', 'type': 'dog'}
-            ]
-        },
-        {
-            'id': 2,
-            'name': 'Bob',
-            'pets': [
-                {'id': 3, 'name': 'Fido', 'type': 'dog'}
-            ]
-        }
-    ]
-
-    pipeline = dlt.pipeline(
-        pipeline_name='quick_start',
-        destination='duckdb',
-        dataset_name='mydata'
-    )
-    load_info = pipeline.run(data, table_name="users")
-    return pipeline, load_info
+    scope = run_block(NESTED)
+    return scope["pipeline"], scope["load_info"]
 
 
 def run_charlie() -> Any:
-    import loadstone as dlt
-
-    data = [
-        {
-            'id': 3,
-            'name': 'Charlie',
-            'pets': []
-        },
-    ]
     # "The rest of the pipeline definition remains the same."
-    pipeline = dlt.pipeline(
-        pipeline_name='quick_start',
-        destination='duckdb',
-        dataset_name='mydata'
-    )
-    load_info = pipeline.run(data, table_name="users")
-    return pipeline, load_info
+    scope = run_block(CHARLIE_DATA)
+    scope = run_block(pipeline_part(NESTED), {"data": scope["data"]})
+    return scope["pipeline"], scope["load_info"]
 
 
 def run_merge() -> Any:
-    import loadstone as dlt
+    scope = run_block(MERGE)
+    return scope["pipeline"], scope["load_info"]
 
-    @dlt.resource(primary_key="id", write_disposition="merge")
-    def users():
-        yield [
-            {'id': 1, 'name': 'Alice 2'},
-            {'id': 2, 'name': 'Bob 2'}
-        ]
 
-    pipeline = dlt.pipeline(
-        pipeline_name='quick_start',
-        destination='duckdb',
-        dataset_name='mydata'
-    )
-
-    load_info = pipeline.run(users)
-    return pipeline, load_info
+def test_the_seed_page_has_the_six_examples_this_file_runs() -> None:
+    assert len(BLOCKS) == 6
+    assert "dev_mode=True" in DEV_MODE and 'write_disposition="merge"' in MERGE
 
 
 def test_simple_pipeline_creates_users_in_mydata_with_dlt_columns() -> None:
@@ -142,29 +113,16 @@ def test_simple_pipeline_creates_users_in_mydata_with_dlt_columns() -> None:
 
 
 def test_resource_named_users_gives_the_same_table() -> None:
-    import loadstone as dlt
-
-    @dlt.resource
-    def users():
-        yield [
-            {'id': 1, 'name': 'Alice'},
-            {'id': 2, 'name': 'Bob'}
-        ]
-
-    pipeline = dlt.pipeline(
-        pipeline_name='quick_start',
-        destination='duckdb',
-        dataset_name='mydata'
-    )
-    load_info = pipeline.run(users)
-
+    scope = run_block(RESOURCE)
     assert rows("SELECT id, name FROM mydata.users ORDER BY id") == [(1, "Alice"), (2, "Bob")]
-    assert len(load_info.loads_ids) == 1
+    assert len(scope["load_info"].loads_ids) == 1
 
 
 def test_system_tables_are_created_in_the_dataset() -> None:
     run_simple_pipeline()
-    assert {"_dlt_loads", "_dlt_version", "_dlt_pipeline_state", "users"} <= set(tables_of("mydata"))
+    assert {"_dlt_loads", "_dlt_version", "_dlt_pipeline_state", "users"} <= set(
+        tables_of("mydata")
+    )
 
 
 def test_nested_lists_become_a_linked_nested_table() -> None:
@@ -245,20 +203,8 @@ def test_merge_stages_in_mydata_staging_and_updates_users() -> None:
 
 
 def test_dev_mode_loads_into_a_dataset_with_a_datetime_suffix() -> None:
-    import loadstone as dlt
-
-    data = [
-        {'id': 1, 'name': 'Alice'},
-        {'id': 2, 'name': 'Bob'}
-    ]
-
-    pipeline = dlt.pipeline(
-        pipeline_name='quick_start',
-        destination='duckdb',
-        dataset_name='mydata',
-        dev_mode=True # <-- add this line
-    )
-    load_info = pipeline.run(data, table_name="users")
+    scope = run_block(DEV_MODE)
+    pipeline, load_info = scope["pipeline"], scope["load_info"]
 
     assert re.fullmatch(r"mydata_\d{14}", pipeline.dataset_name)
     assert load_info.dataset_name == pipeline.dataset_name
@@ -266,7 +212,9 @@ def test_dev_mode_loads_into_a_dataset_with_a_datetime_suffix() -> None:
         (1, "Alice"),
         (2, "Bob"),
     ]
-    assert "mydata" not in {r[0] for r in rows("SELECT schema_name FROM information_schema.schemata")}
+    assert "mydata" not in {
+        r[0] for r in rows("SELECT schema_name FROM information_schema.schemata")
+    }
 
 
 def test_default_dataset_name_is_pipeline_name_with_dataset_suffix() -> None:
@@ -278,33 +226,45 @@ def test_default_dataset_name_is_pipeline_name_with_dataset_suffix() -> None:
     assert rows("SELECT id FROM quick_start_dataset.users") == [(1,)]
 
 
+def schema_data_blocks() -> list[str]:
+    """The two ``data = [...]`` examples of the variant-column section of schema.md."""
+    blocks = seed_blocks("schema.md")
+    return [b for b in blocks if b.lstrip().startswith("data = [") and "human_name" in b]
+
+
 def test_variant_column_example_adds_id_v_text_then_id_v_double() -> None:
     import loadstone as dlt
 
-    pipeline = dlt.pipeline(pipeline_name="quick_start", destination="duckdb", dataset_name="mydata")
+    first, second = schema_data_blocks()
+    pipeline = dlt.pipeline(
+        pipeline_name="quick_start", destination="duckdb", dataset_name="mydata"
+    )
 
-    data = [
-      {"id": 1, "human_name": "Alice"}
-    ]
-    pipeline.run(data, table_name="users")
+    pipeline.run(run_block(first)["data"], table_name="users")
     columns = pipeline.default_schema.to_dict()["tables"]["users"]["columns"]
     assert columns["id"]["data_type"] == "bigint" and columns["id"]["nullable"] is True
     assert columns["human_name"]["data_type"] == "text"
+    assert "id__v_text" not in columns
 
-    data = [
-      {"id": 1, "human_name": "Alice"},
-      {"id": "idx-nr-456", "human_name": "Bob"}
-    ]
-    pipeline.run(data, table_name="users")
+    pipeline.run(run_block(second)["data"], table_name="users")
     columns = pipeline.default_schema.to_dict()["tables"]["users"]["columns"]
-    assert columns["id__v_text"]["data_type"] == "text"
-    assert columns["id__v_text"]["nullable"] is True
-    assert columns["id__v_text"].get("variant") is True or columns["id__v_text"].get("is_variant")
+    assert [
+        (n, c["data_type"], c["nullable"]) for n, c in columns.items() if not n.startswith("_")
+    ] == [
+        ("id", "bigint", True),
+        ("human_name", "text", True),
+        ("id__v_text", "text", True),
+    ]
 
+    # "try to add a new record where id is a float number; you should see id__v_double"
     pipeline.run([{"id": 1.5, "human_name": "Carol"}], table_name="users")
     columns = pipeline.default_schema.to_dict()["tables"]["users"]["columns"]
     assert columns["id__v_double"]["data_type"] == "double"
     assert rows(
-        "SELECT id, id__v_text, id__v_double, human_name FROM mydata.users ORDER BY human_name"
-    ) == [(1, None, None, "Alice"), (1, None, None, "Alice"), (None, "idx-nr-456", None, "Bob"),
-          (None, None, 1.5, "Carol")]
+        "SELECT id, id__v_text, id__v_double, human_name FROM mydata.users ORDER BY human_name, id"
+    ) == [
+        (1, None, None, "Alice"),
+        (1, None, None, "Alice"),
+        (None, "idx-nr-456", None, "Bob"),
+        (None, None, 1.5, "Carol"),
+    ]

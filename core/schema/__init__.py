@@ -14,7 +14,8 @@ Contracts
 Hints from code
     table_from_hints, normalize_hints (module ``loadstone.schema.hints``)
 Identifiers
-    check_case_collisions, find_identifier_collisions, IdentifierCollisionError
+    check_case_collisions, check_batch_collisions, find_identifier_collisions,
+    IdentifierCollisionError
     (``loadstone.schema.collisions``); check_naming_change, NamingChangeError
     (``loadstone.schema.naming_change``)
 """
@@ -42,6 +43,7 @@ _LAZY: dict[str, str] = {
     "table_from_hints": "loadstone.schema.hints",
     "normalize_hints": "loadstone.schema.hints",
     "check_case_collisions": "loadstone.schema.collisions",
+    "check_batch_collisions": "loadstone.schema.collisions",
     "find_identifier_collisions": "loadstone.schema.collisions",
     "IdentifierCollisionError": "loadstone.schema.collisions",
     "check_naming_change": "loadstone.schema.naming_change",
@@ -63,6 +65,7 @@ __all__ = [
     "SchemaSettings",
     "Table",
     "TableNotFoundError",
+    "check_batch_collisions",
     "check_case_collisions",
     "check_naming_change",
     "content_hash",
@@ -79,6 +82,7 @@ __all__ = [
 if TYPE_CHECKING:
     from loadstone.schema.collisions import (
         IdentifierCollisionError,
+        check_batch_collisions,
         check_case_collisions,
         find_identifier_collisions,
     )

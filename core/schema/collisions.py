@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Collision",
     "IdentifierCollisionError",
+    "check_batch_collisions",
     "check_case_collisions",
     "find_identifier_collisions",
 ]
@@ -125,3 +126,34 @@ def check_case_collisions(
         )
     if collisions:
         raise IdentifierCollisionError(collisions, schema.name)
+
+
+def check_batch_collisions(
+    schema: Schema | None,
+    has_case_sensitive_identifiers: bool,
+    *,
+    tables: Mapping[str, str] | None = None,
+    columns: Mapping[str, Mapping[str, str]] | None = None,
+) -> None:
+    """Check identifiers a batch produced, together with those already in ``schema``.
+
+    ``tables``: ``{normalized table: source name}``; ``columns``: ``{normalized table:
+    {normalized column: source key}}``. Identifiers already in the schema take part (as their
+    own source), so ``id`` arriving after ``Id`` was loaded is caught too. Raises
+    :class:`IdentifierCollisionError` before anything is written.
+    """
+    if has_case_sensitive_identifiers:
+        return
+    known_tables = dict.fromkeys(schema.tables if schema is not None else ())
+    table_pairs = [(name, name) for name in known_tables if name not in (tables or {})]
+    table_pairs.extend((tables or {}).items())
+    collisions = find_identifier_collisions(table_pairs)
+    for table_name, new_columns in (columns or {}).items():
+        existing: Iterable[str] = ()
+        if schema is not None and table_name in schema.tables:
+            existing = schema.tables[table_name].columns
+        pairs = [(name, name) for name in existing if name not in new_columns]
+        pairs.extend(new_columns.items())
+        collisions.extend(find_identifier_collisions(pairs, table=table_name))
+    if collisions:
+        raise IdentifierCollisionError(collisions, None if schema is None else schema.name)

@@ -47,7 +47,10 @@ _NINETEEN_DIGITS = b"0" * 19
 
 def has_long_integer(raw: bytes) -> bool:
     """True if the line may hold a bare integer orjson cannot parse exactly."""
-    return raw.translate(_DIGIT_MASK).find(_NINETEEN_DIGITS) >= 0 and _LONG_INT.search(raw) is not None
+    return (
+        raw.translate(_DIGIT_MASK).find(_NINETEEN_DIGITS) >= 0 and _LONG_INT.search(raw) is not None
+    )
+
 
 #: data type -> the Python type whose values need no coercion into it
 _EXACT = {"text": str, "bigint": int, "double": float, "bool": bool}
@@ -273,7 +276,9 @@ class ChunkEngine:
             names = self.prefix_names[prefix] = {}
         return names
 
-    def name_of(self, names: dict[str, Any], prefix: tuple[str, ...], key: str) -> tuple[tuple[str, ...], str]:
+    def name_of(
+        self, names: dict[str, Any], prefix: tuple[str, ...], key: str
+    ) -> tuple[tuple[str, ...], str]:
         nk = self.norm_key(key)
         parts = (*prefix, nk)
         entry = names[key] = (parts, self.col_name(parts))

@@ -46,6 +46,7 @@ from loadstone.plugins.normalizers.relational.engine import (
     RootSpec,
     run_chunk,
 )
+from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 
 #: Plain files larger than this are split into chunks of about this size.
@@ -160,6 +161,16 @@ def _contract(value: Any) -> dict[str, str]:
     if isinstance(value, str):
         return {"tables": value, "columns": value, "data_type": value}
     return {k: str(v) for k, v in dict(value).items()}
+
+
+def _hint_rules(default_hints: Mapping[str, Sequence[str]]) -> Any:
+    """A function column name -> the schema's default hints that apply to a new column."""
+    rules = [(hint, type_rules.compile_preferred({p: hint for p in patterns})) for hint, patterns in default_hints.items()]
+
+    def hints_for(column: str) -> list[str]:
+        return [hint for hint, compiled in rules if type_rules.preferred_type(column, compiled)]
+
+    return hints_for
 
 
 class RelationalNormalizer:
@@ -450,6 +461,7 @@ class RelationalNormalizer:
             for name, paths in fact["files"].items():
                 files.setdefault(name, []).extend(Path(p) for p in paths)
 
+        default_hints = _hint_rules((data.get("settings") or {}).get("default_hints") or {})
         columns_by_table: dict[str, list[tuple[tuple[int, int, int], str, str, bool, str]]] = {}
         for key, (pos, data_type, variant, source) in decisions.items():
             table, column = key.split("\x00", 1)
@@ -497,6 +509,11 @@ class RelationalNormalizer:
                     entry = {"name": column, "data_type": data_type, "nullable": True}
                     if variant:
                         entry["variant"] = True
+                    for hint in default_hints(column):
+                        if hint == "not_null":
+                            entry["nullable"] = False
+                        else:
+                            entry[hint] = True
                     if column in hinted:
                         entry.update({k: v for k, v in hinted[column].items() if k != "data_type"})
                 cols[column] = entry
