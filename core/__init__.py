@@ -9,7 +9,7 @@ Pipelines
 Sources and resources
     resource, source, current
 Schema
-    Schema
+    Schema, SchemaContract
 Naming conventions and plugins
     naming_convention, NamingConvention, hookimpl
 Destinations
@@ -35,6 +35,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "source": ("loadstone.resource", "source"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
+    "SchemaContract": ("loadstone.schema.contracts", "SchemaContract"),
     "naming_convention": ("loadstone.plugin_manager", "naming_convention"),
     "NamingConvention": ("loadstone.naming", "NamingConvention"),
     "hookimpl": ("loadstone.hookspecs", "hookimpl"),
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from loadstone.plugin_manager import naming_convention
     from loadstone.resource import resource, source
     from loadstone.schema import Schema
+    from loadstone.schema.contracts import SchemaContract
 
 
 def __getattr__(name: str) -> Any:

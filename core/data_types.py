@@ -22,7 +22,7 @@ bigint     text through Python ``int()`` (spaces, ``+``, ``_``) or a lower-case 
 double     text through ``float()`` or ``0x`` hex; bigint, wei, decimal. Not: bool
 decimal    text through ``Decimal()`` or ``0x`` hex; bigint, wei, finite doubles
 wei        integers of up to 76 digits from text, bigint, whole doubles and decimals
-bool       numbers (``bool(x)``); text ``y/yes/t/true/on/1`` and ``n/no/f/false/off/0`` in any
+bool       numbers (``bool(x)``); text ``y/yes/t/true/1`` and ``n/no/f/false/0`` in any
            case, without surrounding spaces
 timestamp  text: ISO 8601 timestamp, else ISO date (midnight), else Unix epoch seconds;
            numbers as epoch seconds; dates as midnight UTC. Zones are converted to UTC
@@ -478,8 +478,8 @@ def _to_decimal(from_type: str, value: Any) -> Decimal:
 
 
 #: text a bool column accepts (case-insensitive, no surrounding spaces), as dlt reads it
-_TRUE_TEXT: Final = frozenset({"y", "yes", "t", "true", "on", "1"})
-_FALSE_TEXT: Final = frozenset({"n", "no", "f", "false", "off", "0"})
+_TRUE_TEXT: Final = frozenset({"y", "yes", "t", "true", "1"})
+_FALSE_TEXT: Final = frozenset({"n", "no", "f", "false", "0"})
 
 
 def _to_bool(from_type: str, value: Any) -> bool:

@@ -294,12 +294,27 @@ class Pipeline:
             self.export_schema_path.mkdir(parents=True, exist_ok=True)
             export_schema(schema, self.export_schema_path)
 
-    def _save_state(self) -> None:
+    def _stamp_state(self) -> None:
         self._state["pipeline_name"] = self.pipeline_name
         self._state["destination_name"] = self.destination.name
         self._state["dataset_name"] = self.dataset_name
         state_module.bump_version(self._state)
+
+    def _save_state(self) -> None:
+        self._stamp_state()
         state_module.save_local(self.working_dir, self._state)
+
+    def _adopt_package_state(self) -> None:
+        """Take the state a pending package carries when it is newer than the local state."""
+        for package in iter_pending(self.packages_dir):
+            carried = package.meta.get("pipeline_state")
+            if carried and int(carried.get("_state_version", 0)) > int(
+                self._state.get("_state_version", 0)
+            ):
+                local = self._state.get("_local", {})
+                self._state = dict(carried)
+                self._state["_local"] = {**carried.get("_local", {}), **local}
+                state_module.save_local(self.working_dir, self._state)
 
     def _emit(self, step: str, event: str, **values: Any) -> None:
         if self.progress is not None:
@@ -418,10 +433,18 @@ class Pipeline:
             shutil.rmtree(package.root, ignore_errors=True)
             raise
         package.write_schema(_schema_to_dict(package_schema))
-        package.set_state(EXTRACTED, extracted_rows=result.items, extracted_bytes=result.bytes)
-        self._save_schema(package_schema)
         if not source_state:
             sources_state.pop(source_name or schema_name, None)
+        self._stamp_state()
+        # the state the sources reached travels with the package, in the same atomic switch:
+        # a crash before the local state is saved cannot lose it (see _adopt_package_state)
+        package.set_state(
+            EXTRACTED,
+            extracted_rows=result.items,
+            extracted_bytes=result.bytes,
+            pipeline_state=self._state,
+        )
+        self._save_schema(package_schema)
         self._save_state()
         step.finished_at = time.time()
         step.load_ids.append(package.load_id)
@@ -700,6 +723,7 @@ class Pipeline:
         try:
             self._restore_from_destination()
             self._drop_incomplete_extracts()
+            self._adopt_package_state()
             # a crash left work behind: finish it before adding more
             self.normalize()
             pending_info = self.load() if self._has_normalized() else None

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loadstone.extract import PackageWriter, encode_item, extract, extract_file
 from loadstone.load_package import (
@@ -149,3 +151,22 @@ def test_big_integers_and_decimals_keep_every_digit() -> None:
 
     line = encode_item({"big": 2**80, "dec": Decimal("12345678901234567890.123456789")})
     assert line == b'{"big":1208925819614629174706176,"dec":12345678901234567890.123456789}'
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**100), max_value=2**100)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(max_size=8), json_values, max_size=6))
+def test_every_json_item_survives_extraction_unchanged(item: dict) -> None:
+    assert json.loads(encode_item(item)) == item
+    assert b"\n" not in encode_item(item)

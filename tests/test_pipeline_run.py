@@ -199,3 +199,37 @@ def test_pipeline_reopened_by_name_keeps_dataset_and_destination() -> None:
     assert again.dataset_name == "kept"
     assert again.destination.name == "duckdb"
     assert again.dataset()["t"].count() == 1
+
+
+def test_merge_resource_updates_rows_by_primary_key_and_stages_them() -> None:
+    @dlt.resource(primary_key="id", write_disposition="merge")
+    def users(suffix: str):
+        yield [{"id": 1, "name": f"Alice{suffix}"}, {"id": 2, "name": f"Bob{suffix}"}]
+
+    pipe = dlt.pipeline("merging", destination="duckdb", dataset_name="d")
+    pipe.run(users(""))
+    pipe.run(users(" 2"))
+    assert rows("merging.duckdb", "SELECT id, name FROM d.users ORDER BY id") == [
+        (1, "Alice 2"),
+        (2, "Bob 2"),
+    ]
+    assert rows("merging.duckdb", "SELECT count(*) FROM d_staging.users") == [(2,)]
+
+
+def test_state_carried_by_a_pending_package_survives_a_lost_local_save() -> None:
+    @dlt.resource
+    def counter():
+        current.resource_state()["last"] = 3
+        yield [{"n": 1}]
+
+    pipe = dlt.pipeline("carried", destination="duckdb", dataset_name="d")
+    pipe.run([{"n": 0}], table_name="counter")
+    state_file = pipe.working_dir / "state.json"
+    before = state_file.read_text()
+    pipe.extract(counter)
+    state_file.write_text(before)  # as if the process died before saving the local state
+
+    again = dlt.pipeline("carried", destination="duckdb", dataset_name="d")
+    again.run()
+    assert again.state["sources"]["carried"]["resources"]["counter"] == {"last": 3}
+    assert rows("carried.duckdb", "SELECT n FROM d.counter ORDER BY n") == [(0,), (1,)]

@@ -1,0 +1,71 @@
+"""Properties: however the input is split into chunks, the result is the sequential one.
+
+Chunks run in this process here (``spark=None`` runs them one after another through the same
+optimistic protocol as Spark tasks: local type guesses, global decision, re-runs), so
+hypothesis can try many splits quickly; ``test_normalizer_parallel`` runs it on Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+
+from loadstone.normalize import NormalizeContext
+from loadstone.plugins.normalizers.relational import RelationalNormalizer
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.sampled_from(["x", "12", "1.5", "true", "2023-04-08T05:14:40Z", "2021-01-01", ""]),
+)
+KEYS = st.sampled_from(["a", "b", "A", "c d", "ключ", "_dlt_x", "value"])
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=3)),
+    max_leaves=6,
+)
+RECORDS = st.lists(st.dictionaries(KEYS, VALUES, max_size=4), min_size=1, max_size=25)
+DROP = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id"}
+
+
+def _normalize(records: list[dict[str, Any]], chunk_bytes: int) -> tuple[Any, RelationalNormalizer]:
+    package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_")))
+    package.add_jsonl("t", records)
+    normalizer = RelationalNormalizer(chunk_bytes=chunk_bytes)
+    context = NormalizeContext(spark=None, naming=snake_case())
+    return normalizer.normalize(package, {"tables": {}}, context), normalizer
+
+
+def _columns(result: Any) -> list[tuple[str, list[tuple[str, Any]]]]:
+    return [
+        (name, [(c["name"], c.get("data_type")) for c in table["columns"].values()])
+        for name, table in schema_tables(result).items()
+    ]
+
+
+def _values(result: Any) -> dict[str, list[str]]:
+    return {
+        name: sorted(
+            json.dumps({k: v for k, v in row.items() if k not in DROP and v is not None}, sort_keys=True, default=str)
+            for row in read_table(result, name)
+        )
+        for name in schema_tables(result)
+    }
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=RECORDS, chunk_bytes=st.integers(min_value=1, max_value=400))
+def test_any_split_into_chunks_gives_the_sequential_schema_and_values(records: list[dict[str, Any]], chunk_bytes: int) -> None:
+    sequential, _ = _normalize(records, 1 << 30)
+    chunked, normalizer = _normalize(records, chunk_bytes)
+    assert _columns(chunked) == _columns(sequential)
+    assert _values(chunked) == _values(sequential)
+    assert {n: o.row_count for n, o in chunked.tables.items()} == {n: o.row_count for n, o in sequential.tables.items()}
