@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -82,8 +83,20 @@ def tree_rss(root: int) -> int:
     return total
 
 
-def run_measured(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
-    """Run ``command``; returns (seconds, peak tree RSS in bytes, stdout)."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_measured(
+    command: list[str], env: dict[str, str], cwd: Path
+) -> tuple[float, int, str, float]:
+    """Run ``command``; returns (seconds, peak tree RSS in bytes, stdout, CPU seconds).
+
+    CPU seconds (user + system of the whole reaped process tree, JVM included) are reported
+    beside wall time because they are far less sensitive to other load on the machine.
+    """
+    cpu_before = _children_cpu()
     started = time.perf_counter()
     process = subprocess.Popen(
         command, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -105,7 +118,7 @@ def run_measured(command: list[str], env: dict[str, str], cwd: Path) -> tuple[fl
     sampler.join()
     if process.returncode != 0:
         raise RuntimeError(f"{command[:3]} failed ({process.returncode}):\n{err[-4000:]}")
-    return elapsed, peak, out
+    return elapsed, peak, out, _children_cpu() - cpu_before
 
 
 # -- children (each runs in a cold process) ---------------------------------------------------
@@ -192,28 +205,39 @@ def main() -> int:
             env["LOADSTONE_HOME"] = str(work / "home")
             env["DLT_DATA_DIR"] = str(work / "dlt_home")
             python = args.dlt_python if kind == "dlt" else sys.executable
-            seconds, peak, _out = run_measured(
+            load_before = os.getloadavg()[0]
+            seconds, peak, _out, cpu = run_measured(
                 [python, str(HERE), "--child", kind, str(data), str(work)], env, work
             )
+            load = max(load_before, os.getloadavg()[0])
             results.append(
-                {"records": records, "kind": kind, "seconds": seconds, "peak": peak, "bytes": size}
+                {
+                    "records": records,
+                    "kind": kind,
+                    "seconds": seconds,
+                    "peak": peak,
+                    "bytes": size,
+                    "cpu": cpu,
+                    "load": load,
+                }
             )
             print(
                 f"{records:>7} {kind:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
-                f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:8.0f} MB",
+                f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:8.0f} MB  cpu {cpu:8.1f} s  "
+                f"load {load:4.1f}",
                 flush=True,
             )
             shutil.rmtree(work, ignore_errors=True)
         data.unlink()
 
     print()
-    print("| records | MB | tool | seconds | records/s | MB/s | peak RSS MB |")
-    print("|---:|---:|---|---:|---:|---:|---:|")
+    print("| records | MB | tool | seconds | records/s | MB/s | peak RSS MB | CPU s | load avg |")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r['records']} | {int(r['bytes']) / 1e6:.0f} | {r['kind']} | {r['seconds']:.2f} | "
             f"{int(r['records']) / float(r['seconds']):.0f} | {int(r['bytes']) / float(r['seconds']) / 1e6:.2f} | "
-            f"{int(r['peak']) / 1e6:.0f} |"
+            f"{int(r['peak']) / 1e6:.0f} | {float(r['cpu']):.1f} | {float(r['load']):.1f} |"
         )
     print()
     for records in args.records:

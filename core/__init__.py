@@ -28,11 +28,11 @@ __version__ = "0.1.0"
 
 #: public name -> (module, attribute); attribute None means the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
-    "pipeline": ("loadstone.pipeline", "pipeline"),
-    "Pipeline": ("loadstone.pipeline", "Pipeline"),
+    "pipeline": ("loadstone.pipelines", "pipeline"),
+    "Pipeline": ("loadstone.pipelines", "Pipeline"),
     "LoadInfo": ("loadstone.load_info", "LoadInfo"),
-    "resource": ("loadstone.resource", "resource"),
-    "source": ("loadstone.resource", "source"),
+    "resource": ("loadstone.sources", "resource"),
+    "source": ("loadstone.sources", "source"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
     "SchemaContract": ("loadstone.schema.contracts", "SchemaContract"),
@@ -58,11 +58,11 @@ if TYPE_CHECKING:
     from loadstone.hookspecs import hookimpl
     from loadstone.load_info import LoadInfo
     from loadstone.naming import NamingConvention
-    from loadstone.pipeline import Pipeline, pipeline
+    from loadstone.pipelines import Pipeline, pipeline
     from loadstone.plugin_manager import naming_convention
-    from loadstone.resource import resource, source
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
+    from loadstone.sources import resource, source
 
 
 def __getattr__(name: str) -> Any:

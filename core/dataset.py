@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from loadstone.errors import LoadstoneError
 
 if TYPE_CHECKING:
-    from loadstone.pipeline import Pipeline
+    from loadstone.pipelines import Pipeline
 
 
 class DatasetError(LoadstoneError):
@@ -45,21 +45,38 @@ class _Result:
         )
 
 
+def _duckdb_arrow(conn: Any, sql: str, params: Sequence[Any]) -> Any:
+    """A query's result as a ``pyarrow.Table`` from a DuckDB-style connection (or None)."""
+    relation = conn.sql(sql, params=list(params) if params else None)
+    if relation is None:  # a statement without a result
+        return None
+    for name in ("to_arrow_table", "arrow", "fetch_arrow_table"):
+        method = getattr(relation, name, None)
+        if method is not None:
+            table = method()
+            return table.read_all() if hasattr(table, "read_all") else table
+    return None
+
+
 def _execute(
     client: Any, sql: str, params: Sequence[Any] = (), want_arrow: bool = False
 ) -> _Result:
-    """Run ``sql`` on a destination client; DuckDB-style connections give arrow directly."""
+    """Run ``sql`` on a destination client.
+
+    A DuckDB-style connection answers in Arrow, and rows are made from the Arrow columns:
+    time zone aware timestamps then come back as ``datetime`` with ``zoneinfo`` (DuckDB's
+    own row fetch needs ``pytz``). Other clients answer through ``client.query``.
+    """
     conn = getattr(client, "connection", None)
     try:
-        if conn is not None and hasattr(conn, "execute"):
-            cursor = conn.execute(sql, list(params) if params else None)
-            columns = [d[0] for d in (cursor.description or [])]
-            if want_arrow and hasattr(cursor, "arrow"):
-                table = cursor.arrow()
-                if hasattr(table, "read_all"):
-                    table = table.read_all()
-                return _Result(columns, [], table)
-            return _Result(columns, cursor.fetchall())
+        if conn is not None and hasattr(conn, "sql"):
+            table = _duckdb_arrow(conn, sql, params)
+            if table is None:
+                return _Result([], [])
+            if want_arrow:
+                return _Result(list(table.column_names), [], table)
+            columns = [column.to_pylist() for column in table.columns]
+            return _Result(list(table.column_names), list(zip(*columns, strict=True)))
         rows = client.query(sql, *params)
         return _Result([], rows)
     except LoadstoneError:

@@ -30,7 +30,7 @@ import orjson
 
 from loadstone.errors import LoadstoneError
 from loadstone.load_package import ExtractedFile, LoadPackage
-from loadstone.resource import Resource, Source, make_hints, merge_hints
+from loadstone.sources import Resource, Source, make_hints, merge_hints
 
 #: A chunk file is closed once it holds this many bytes ...
 CHUNK_BYTES = 32 * 1024 * 1024

@@ -113,7 +113,7 @@ class LoadPackage:
     """A package folder: its state, files, hints and schema. Thin state over the disk."""
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+        self.root = Path(root).absolute()
         self._meta: dict[str, Any] | None = None
 
     # -- creation -------------------------------------------------------------------------
@@ -216,8 +216,8 @@ class LoadPackage:
         """Record files written into ``extracted/`` (paths stored relative to the package)."""
         records = list(self.meta.get("extracted_files", []))
         for file in files:
-            path = Path(file.path)
-            rel = path.relative_to(self.root) if path.is_absolute() else path
+            path = Path(file.path).absolute()
+            rel = path.relative_to(self.root)
             records.append(
                 {
                     "path": rel.as_posix(),

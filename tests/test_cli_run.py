@@ -146,3 +146,24 @@ def test_console_script_runs_the_example_end_to_end() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "LOADED" in done.stdout
+
+
+def test_progress_display_writes_one_line_per_update_when_not_a_tty() -> None:
+    import io
+
+    from loadstone.load_info import ProgressEvent
+
+    stream = io.StringIO()
+    display = run_command.ProgressDisplay(stream, interval=0)
+    display(ProgressEvent("extract", "started"))
+    display(
+        ProgressEvent("extract", "progress", rows=10_000, bytes=2_000_000, files=1, elapsed=1.5)
+    )
+    display(
+        ProgressEvent("extract", "finished", rows=12_000, bytes=2_500_000, files=2, elapsed=2.0)
+    )
+    display.close()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "extract   started"
+    assert "10,000 rows" in lines[1] and "2.00 MB" in lines[1] and "1 files" in lines[1]
+    assert lines[-1].endswith("done") and "12,000 rows" in lines[-1] and "2.0 s" in lines[-1]

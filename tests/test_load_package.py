@@ -23,7 +23,7 @@ from loadstone.load_package import (
     list_packages,
     new_load_id,
 )
-from loadstone.resource import resource
+from loadstone.sources import resource
 
 
 def test_load_id_is_unix_time_as_decimal_string() -> None:
@@ -170,3 +170,10 @@ json_values = st.recursive(
 def test_every_json_item_survives_extraction_unchanged(item: dict) -> None:
     assert json.loads(encode_item(item)) == item
     assert b"\n" not in encode_item(item)
+
+
+def test_a_package_under_a_relative_folder_finds_its_files() -> None:
+    package = LoadPackage.create(Path("relative_packages"), "s")
+    extract(package, [{"id": 1}], table_name="t")
+    (file,) = LoadPackage(Path("relative_packages") / package.load_id).extracted_files()
+    assert file.path.read_text() == '{"id":1}\n'

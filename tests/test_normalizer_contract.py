@@ -221,15 +221,31 @@ def test_legacy_break_path_setting_normalizes_keys_whole(tmp_path: Path) -> None
 
 
 def test_default_hints_of_the_schema_apply_to_new_columns(tmp_path: Path) -> None:
-    schema = {"tables": {}, "settings": {"default_hints": {"partition": ["re:_at$"], "not_null": ["id"]}}}
-    columns = schema_tables(_normalize(tmp_path, [{"id": 1, "created_at": "x"}], schema=schema))["t"]["columns"]
+    schema = {
+        "tables": {},
+        "settings": {"default_hints": {"partition": ["re:_at$"], "not_null": ["id"]}},
+    }
+    columns = schema_tables(_normalize(tmp_path, [{"id": 1, "created_at": "x"}], schema=schema))[
+        "t"
+    ]["columns"]
     assert columns["created_at"]["partition"] is True
     assert columns["id"]["nullable"] is False
 
 
 def test_preferred_types_fix_the_type_of_new_columns(tmp_path: Path) -> None:
-    schema = {"tables": {}, "settings": {"preferred_types": {"re:_ts$": "timestamp", "price": "double"}}}
+    schema = {
+        "tables": {},
+        "settings": {"preferred_types": {"re:_ts$": "timestamp", "price": "double"}},
+    }
     result = _normalize(tmp_path, [{"seen_ts": 0, "price": 3}], schema=schema)
     columns = schema_tables(result)["t"]["columns"]
-    assert (columns["seen_ts"]["data_type"], columns["price"]["data_type"]) == ("timestamp", "double")
+    assert (columns["seen_ts"]["data_type"], columns["price"]["data_type"]) == (
+        "timestamp",
+        "double",
+    )
     assert read_table(result, "t")[0]["price"] == 3.0
+
+
+def test_frozen_tables_reject_a_new_table(tmp_path: Path) -> None:
+    with pytest.raises(SchemaContractError, match="tables"):
+        _normalize(tmp_path, [{"a": 1}], hints={"schema_contract": "freeze"})

@@ -34,7 +34,7 @@ REAL_CASES = [
 HOSTILE = load_fixture("hostile_input.json")["cases"]
 HOSTILE_NAMES = [case["name"] for case in HOSTILE]
 #: cases whose every row key is deterministic (supplied root ids; primary-key hashes)
-DETERMINISTIC_IDS = {"supplied_ids", "upsert"}
+DETERMINISTIC_IDS = {"supplied_ids", "upsert", "insert_only", "scd2"}
 RANDOM_ID_COLUMNS = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id"}
 
 
@@ -100,7 +100,7 @@ def test_hostile_data_gives_dlt_values(tmp_path: Path, case: dict[str, Any]) -> 
     expected = load_fixture(f"expected_{case['name']}.json")
     result = _normalize(tmp_path, case["table"], case["records"], case["hints"])
     for name, table in expected["tables"].items():
-        skip = {"_dlt_load_id"}
+        skip = {"_dlt_load_id", "_dlt_valid_from"}
         if case["name"] not in DETERMINISTIC_IDS:
             skip |= RANDOM_ID_COLUMNS
         keep = [i for i, c in enumerate(table["db_columns"]) if c not in skip]
@@ -142,3 +142,35 @@ def test_upsert_root_keys_are_the_dlt_primary_key_hash(tmp_path: Path) -> None:
     columns = expected["db_columns"]
     want = {row[columns.index("id")]: row[columns.index("_dlt_id")] for row in expected["rows"]}
     assert {r["id"]: r["_dlt_id"] for r in read_table(result, "upserted")} == want
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("case", HOSTILE, ids=HOSTILE_NAMES)
+def test_hostile_data_gives_dlt_column_hints(tmp_path: Path, case: dict[str, Any]) -> None:
+    """Nullability and every column hint (row_key, parent_key, variant, x-valid-from ...)."""
+    expected = load_fixture(f"expected_{case['name']}.json")
+    tables = schema_tables(_normalize(tmp_path, case["table"], case["records"], case["hints"]))
+    _assert_same_hints(expected, tables)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("file_name", "table"), REAL_CASES)
+def test_real_cases_give_dlt_column_hints(
+    tmp_path: Path, cases_dir: Path, file_name: str, table: str
+) -> None:
+    expected = load_fixture(f"expected_{table}.json")
+    records = json.loads((cases_dir / file_name).read_text(encoding="utf-8"))
+    _assert_same_hints(expected, schema_tables(_normalize(tmp_path, table, records, {})))
+
+
+def _assert_same_hints(expected: dict[str, Any], tables: Any) -> None:
+    for name, table in expected["tables"].items():
+        want = [
+            {k: v for k, v in c.items() if v is not None or k.startswith("x-")}
+            for c in table["columns"]
+        ]
+        got = [
+            {k: v for k, v in c.items() if v is not None or k.startswith("x-")}
+            for c in tables[name]["columns"].values()
+        ]
+        assert got == want, name

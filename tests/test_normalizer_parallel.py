@@ -123,7 +123,9 @@ def test_nested_rows_link_to_their_parents_across_chunks(spark: Any, tmp_path: P
     assert all(parents[k["_dlt_parent_id"]] % 4 > k["_dlt_list_idx"] for k in kids)
 
 
-def test_a_lazy_spark_session_is_started_only_for_parallel_work(spark: Any, tmp_path: Path) -> None:
+def test_a_lazy_session_starts_in_the_background_and_takes_over_remaining_chunks(
+    spark: Any, tmp_path: Path
+) -> None:
     calls: list[int] = []
 
     def lazy() -> Any:
@@ -131,9 +133,25 @@ def test_a_lazy_spark_session_is_started_only_for_parallel_work(spark: Any, tmp_
         return spark
 
     context = NormalizeContext(spark=lazy, naming=snake_case())
-    _run(tmp_path, "one", [("t", [{"a": 1}])], context, chunk_bytes=1 << 20)
+    records = [{"a": i, "b": [i] * (i % 3)} for i in range(300)]
+    sequential = _run(tmp_path, "seq", [("t", records)], context, chunk_bytes=1 << 20)
     assert calls == []
-    _run(
-        tmp_path, "many", [("t", [{"a": i} for i in range(100)])], context, chunk_bytes=SMALL_CHUNKS
-    )
+    package = StandInPackage(tmp_path / "many")
+    package.add_jsonl("t", records)
+    normalizer = RelationalNormalizer(chunk_bytes=SMALL_CHUNKS, lazy_spark_bytes=1)
+    parallel = normalizer.normalize(package, {"tables": {}}, context)
     assert calls == [1]
+    assert normalizer.last_stats["chunks"] > 2
+    assert _columns(parallel) == _columns(sequential)
+    for table in ("t", "t__b"):
+        assert _values(parallel, table) == _values(sequential, table)
+
+
+def test_a_small_package_with_a_lazy_session_never_starts_spark(tmp_path: Path) -> None:
+    def lazy() -> Any:
+        raise AssertionError("Spark must not start for a small package")
+
+    context = NormalizeContext(spark=lazy, naming=snake_case())
+    records = [{"a": i} for i in range(100)]
+    result = _run(tmp_path, "small", [("t", records)], context, chunk_bytes=SMALL_CHUNKS)
+    assert result.tables["t"].row_count == 100

@@ -54,7 +54,11 @@ def _columns(result: Any) -> list[tuple[str, list[tuple[str, Any]]]]:
 def _values(result: Any) -> dict[str, list[str]]:
     return {
         name: sorted(
-            json.dumps({k: v for k, v in row.items() if k not in DROP and v is not None}, sort_keys=True, default=str)
+            json.dumps(
+                {k: v for k, v in row.items() if k not in DROP and v is not None},
+                sort_keys=True,
+                default=str,
+            )
             for row in read_table(result, name)
         )
         for name in schema_tables(result)
@@ -63,9 +67,13 @@ def _values(result: Any) -> dict[str, list[str]]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=RECORDS, chunk_bytes=st.integers(min_value=1, max_value=400))
-def test_any_split_into_chunks_gives_the_sequential_schema_and_values(records: list[dict[str, Any]], chunk_bytes: int) -> None:
+def test_any_split_into_chunks_gives_the_sequential_schema_and_values(
+    records: list[dict[str, Any]], chunk_bytes: int
+) -> None:
     sequential, _ = _normalize(records, 1 << 30)
-    chunked, normalizer = _normalize(records, chunk_bytes)
+    chunked, _ = _normalize(records, chunk_bytes)
     assert _columns(chunked) == _columns(sequential)
     assert _values(chunked) == _values(sequential)
-    assert {n: o.row_count for n, o in chunked.tables.items()} == {n: o.row_count for n, o in sequential.tables.items()}
+    assert {n: o.row_count for n, o in chunked.tables.items()} == {
+        n: o.row_count for n, o in sequential.tables.items()
+    }

@@ -13,7 +13,7 @@ import pytest
 
 import loadstone as dlt
 from loadstone import current
-from loadstone.pipeline import Pipeline
+from loadstone.pipelines import Pipeline
 
 pytestmark = pytest.mark.spark
 
@@ -233,3 +233,63 @@ def test_state_carried_by_a_pending_package_survives_a_lost_local_save() -> None
     again.run()
     assert again.state["sources"]["carried"]["resources"]["counter"] == {"last": 3}
     assert rows("carried.duckdb", "SELECT n FROM d.counter ORDER BY n") == [(0,), (1,)]
+
+
+def test_dataset_returns_timestamps_as_aware_datetimes() -> None:
+    import datetime as dt
+
+    pipe = dlt.pipeline("times", destination="duckdb", dataset_name="d")
+    pipe.run([{"at": "2026-01-03T00:50:00Z"}], table_name="events")
+    ((at, *_),) = pipe.dataset()["events"].fetchall()
+    assert at == dt.datetime(2026, 1, 3, 0, 50, tzinfo=dt.timezone.utc)
+    loads = pipe.dataset()["_dlt_loads"].arrow()
+    assert loads.num_rows == 1
+
+
+def test_import_schema_path_gives_the_types_of_a_schema_file(tmp_path: Path) -> None:
+    from loadstone.schema import Schema
+    from loadstone.schema.files import export_schema
+
+    declared = Schema.from_dict(
+        {
+            "name": "imp",
+            "tables": {
+                "t": {
+                    "name": "t",
+                    "columns": {"code": {"name": "code", "data_type": "text", "nullable": True}},
+                }
+            },
+        }
+    )
+    folder = tmp_path / "import"
+    export_schema(declared, folder)
+    pipe = dlt.pipeline("imp", destination="duckdb", dataset_name="d", import_schema_path=folder)
+    pipe.run([{"code": 42}], table_name="t")
+    assert pipe.default_schema.tables["t"].columns["code"].data_type == "text"
+    assert rows("imp.duckdb", "SELECT code FROM d.t") == [("42",)]
+
+
+def test_resource_max_table_nesting_keeps_deeper_lists_as_json() -> None:
+    @dlt.resource(max_table_nesting=0)
+    def users():
+        yield {"id": 1, "pets": [{"name": "Fluffy"}]}
+
+    pipe = dlt.pipeline("nesting", destination="duckdb", dataset_name="d")
+    info = pipe.run(users)
+    assert set(info.row_counts) == {"users"}
+    assert pipe.default_schema.tables["users"].columns["pets"].data_type == "json"
+
+
+def test_columns_hint_from_run_sets_the_column_type() -> None:
+    pipe = dlt.pipeline("typed", destination="duckdb", dataset_name="d")
+    pipe.run([{"my_column": 1}], table_name="t", columns={"my_column": {"data_type": "text"}})
+    assert rows("typed.duckdb", "SELECT my_column FROM d.t") == [("1",)]
+
+
+def test_destination_without_a_loader_fails_before_extracting() -> None:
+    from loadstone.destination import DestinationNotSupported
+
+    pipe = dlt.pipeline("profile_only", destination="snowflake", dataset_name="d")
+    with pytest.raises(DestinationNotSupported, match="snowflake"):
+        pipe.run([{"id": 1}], table_name="t")
+    assert pipe.list_packages() == []

@@ -22,7 +22,11 @@ from collections.abc import Sequence
 from loadstone.errors import LoadstoneError
 
 #: the command modules, in the order their commands are listed by ``loadstone --help``
-COMMAND_MODULES: tuple[str, ...] = ("loadstone.cli.plugins_command",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "loadstone.cli.plugins_command",
+    "loadstone.cli.run_command",
+    "loadstone.cli.pipeline_command",
+)
 
 #: exit status of a command whose input or plugin could not be used (same as argparse's)
 EXIT_ERROR = 2

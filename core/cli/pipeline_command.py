@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def open_pipeline(name: str, pipelines_dir: str | None) -> Any:
-    from loadstone.pipeline import Pipeline, default_pipelines_dir
+    from loadstone.pipelines import Pipeline, default_pipelines_dir
     from loadstone.state import load_local
 
     base = default_pipelines_dir() if pipelines_dir is None else Path(pipelines_dir)

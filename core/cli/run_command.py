@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -83,45 +84,78 @@ def parse_write_disposition(value: str | None) -> Any:
 
 
 class ProgressDisplay:
-    """Shows each step's progress on a stream; in place on a tty, as lines otherwise."""
+    """Shows each step's progress on a stream; in place on a tty, as lines otherwise.
 
-    def __init__(self, stream: TextIO | None = None, interval: float = 1.0) -> None:
+    A step such as normalize reports only at package boundaries, so a ticker thread
+    refreshes the running step's line (elapsed time) meanwhile: every 0.5 s on a terminal,
+    every ``interval`` seconds as a new line otherwise.
+    """
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 10.0) -> None:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.interval = interval if not self.tty else 0.1
-        self._last = 0.0
-        self._open_line = False
+        self.interval = 0.5 if self.tty else interval
+        self._lock = threading.Lock()
+        self._last_event: Any = None
+        self._step_started = 0.0
+        self._last_write = 0.0
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
 
-    def _line(self, event: Any) -> str:
+    def _line(self, event: Any, elapsed: float | None = None) -> str:
+        seconds = event.elapsed if elapsed is None else elapsed
         return (
             f"{event.step:<9} {event.rows:>12,} rows  {event.bytes / 1_000_000:>9.2f} MB  "
-            f"{event.files:>5} files  {event.elapsed:>7.1f} s"
+            f"{event.files:>5} files  {seconds:>7.1f} s"
         )
 
     def _write(self, text: str, final: bool) -> None:
         if self.tty:
             self.stream.write("\r\033[K" + text + ("\n" if final else ""))
-            self._open_line = not final
         else:
             self.stream.write(text + "\n")
         self.stream.flush()
+        self._last_write = time.monotonic()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(max(self.interval, 0.2)):
+            with self._lock:
+                event = self._last_event
+                if event is None or time.monotonic() - self._last_write < self.interval:
+                    continue
+                self._write(
+                    self._line(event, time.monotonic() - self._step_started) + "  ...",
+                    final=False,
+                )
+
+    def _start_ticker(self) -> None:
+        if self._ticker is None:
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
+
+    def close(self) -> None:
+        self._stop.set()
 
     def __call__(self, event: Any) -> None:
-        now = time.monotonic()
-        if event.event == "started":
-            self._write(f"{event.step:<9} started", final=not self.tty)
-        elif event.event == "starting_spark":
-            self._write(f"{event.step:<9} starting Spark", final=not self.tty)
-        elif event.event == "finished":
-            self._write(self._line(event) + "  done", final=True)
-        elif event.event in ("progress", "package_done"):
-            if now - self._last >= self.interval:
-                self._last = now
-                self._write(self._line(event), final=False)
+        with self._lock:
+            if event.event == "started":
+                self._step_started = time.monotonic()
+                self._last_event = event
+                self._write(f"{event.step:<9} started", final=not self.tty)
+                self._start_ticker()
+            elif event.event == "starting_spark":
+                self._write(f"{event.step:<9} starting Spark", final=not self.tty)
+            elif event.event == "finished":
+                self._last_event = None
+                self._write(self._line(event) + "  done", final=True)
+            elif event.event in ("progress", "package_done"):
+                self._last_event = event
+                if time.monotonic() - self._last_write >= self.interval:
+                    self._write(self._line(event), final=False)
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from loadstone.pipeline import pipeline as make_pipeline
+    from loadstone.pipelines import pipeline as make_pipeline
 
     files = input_files(args.paths)
     progress = None if args.quiet else ProgressDisplay()
@@ -133,11 +167,15 @@ def run_command(args: argparse.Namespace) -> int:
         progress=progress,
     )
     data: Any = files if len(files) > 1 else files[0]
-    info = pipe.run(
-        data,
-        table_name=args.table,
-        write_disposition=parse_write_disposition(args.write_disposition),
-        primary_key=args.primary_key,
-    )
+    try:
+        info = pipe.run(
+            data,
+            table_name=args.table,
+            write_disposition=parse_write_disposition(args.write_disposition),
+            primary_key=args.primary_key,
+        )
+    finally:
+        if progress is not None:
+            progress.close()
     print(info)
     return 0

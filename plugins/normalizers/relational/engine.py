@@ -16,6 +16,7 @@ the type; the driver compares and re-runs only the tasks that guessed differentl
 from __future__ import annotations
 
 import base64
+import datetime
 import decimal
 import hashlib
 import json
@@ -36,6 +37,7 @@ ROW_ID = "_dlt_id"
 PARENT_ID = "_dlt_parent_id"
 LIST_IDX = "_dlt_list_idx"
 ROOT_ID = "_dlt_root_id"
+VALID_FROM = "_dlt_valid_from"
 
 #: a bare JSON integer of 19+ digits: orjson would parse it as a float (losing digits), so such
 #: lines go through the json module, which keeps Python's exact int
@@ -124,6 +126,16 @@ def digest_id(text: str) -> str:
     return base64.b64encode(hashlib.shake_128(text.encode("utf-8")).digest(10)).decode("ascii")[:-2]
 
 
+def sorted_json_text(value: Any) -> str:
+    """Compact JSON with keys sorted at every level (the form dlt hashes)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except TypeError:
+        return json.dumps(
+            value, separators=(",", ":"), ensure_ascii=False, sort_keys=True, default=str
+        )
+
+
 def json_text(value: Any) -> str:
     try:
         return orjson.dumps(value).decode("utf-8")
@@ -186,6 +198,9 @@ class ChunkEngine:
         self.file_counter = 0
         self.line = 0
         self.seq = 0
+        self.load_time = datetime.datetime.fromtimestamp(
+            float(config.load_id), datetime.timezone.utc
+        )
         self.bad: list[tuple[int, str, str]] = []
         self.bad_count = 0
         self.discarded_rows = 0
@@ -237,29 +252,32 @@ class ChunkEngine:
         if type(item) is not dict:
             item = {"value": item}
         root = spec.root
+        if not spec.existing_table:
+            mode = spec.contract.get("tables")
+            if mode == "freeze":
+                raise TaskFailure("contract", table=root, column=None, value=None, entity="tables")
+            if mode == "discard_row":
+                self.discarded_rows += 1
+                return
         if root not in self.parents:
             self.parents[root] = None
             self.table_first[root] = (self.chunk.index, line, 0)
-            if not spec.existing_table and spec.contract.get("tables") in ("freeze", "discard_row"):
-                if spec.contract["tables"] == "freeze":
-                    raise TaskFailure(
-                        "contract", table=root, column=None, value=None, entity="tables"
-                    )
-        if spec.contract.get("tables") == "discard_row" and not spec.existing_table:
-            self.discarded_rows += 1
-            return
+            self.table_source.setdefault(root, spec.source_name)
         raw: dict[str, Any] = {}
         pending: list[tuple[tuple[str, ...], list[Any], int]] = []
         self.flatten(item, (), 0, raw, root, spec, pending)
         raw[LOAD_ID] = self.config.load_id
+        if spec.row_hash:
+            raw[VALID_FROM] = self.load_time
         row_id = raw.get(ROW_ID)
         if row_id is None:
             if spec.primary_key:
                 key = {k: raw.get(k) for k in spec.primary_key}
                 row_id = digest_id(json_text(dict(sorted(key.items()))))
             elif spec.row_hash:
-                content = {k: v for k, v in raw.items() if not k.startswith("_dlt")}
-                row_id = digest_id(json_text(dict(sorted(content.items()))))
+                # scd2: a version hash of the whole source item (nested data included)
+                content = {k: v for k, v in item.items() if not k.startswith("_dlt")}
+                row_id = digest_id(sorted_json_text(content))
             else:
                 row_id = new_random_id()
             raw[ROW_ID] = row_id

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import os
 import shutil
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from loadstone.normalize import (
     SchemaContractError,
     TableOutput,
 )
+from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.engine import (
     LIST_IDX,
     LOAD_ID,
@@ -46,11 +48,14 @@ from loadstone.plugins.normalizers.relational.engine import (
     RootSpec,
     run_chunk,
 )
-from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 
 #: Plain files larger than this are split into chunks of about this size.
 DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
+
+#: With a session not started yet, inputs smaller than this run in this process: starting a
+#: JVM and Python workers (10 s and more on a small machine) costs more than it saves.
+DEFAULT_LAZY_SPARK_BYTES = 256 * 1024 * 1024
 
 _SYSTEM_COLUMNS: Mapping[str, dict[str, Any]] = {
     LOAD_ID: {"data_type": "text", "nullable": False},
@@ -100,6 +105,13 @@ def plan_chunks(files: Sequence[Any], chunk_bytes: int) -> list[Chunk]:
                 )
                 start = end
     return chunks
+
+
+def _chunk_size(chunk: Chunk) -> int:
+    if chunk.end >= 0:
+        return chunk.end - chunk.start
+    size = os.path.getsize(chunk.path)
+    return size * 5 if chunk.path.endswith(".gz") else size
 
 
 def chunk_first_lines(chunks: Sequence[Chunk]) -> dict[int, int]:
@@ -165,7 +177,10 @@ def _contract(value: Any) -> dict[str, str]:
 
 def _hint_rules(default_hints: Mapping[str, Sequence[str]]) -> Any:
     """A function column name -> the schema's default hints that apply to a new column."""
-    rules = [(hint, type_rules.compile_preferred({p: hint for p in patterns})) for hint, patterns in default_hints.items()]
+    rules = [
+        (hint, type_rules.compile_preferred({p: hint for p in patterns}))
+        for hint, patterns in default_hints.items()
+    ]
 
     def hints_for(column: str) -> list[str]:
         return [hint for hint, compiled in rules if type_rules.preferred_type(column, compiled)]
@@ -181,8 +196,10 @@ class RelationalNormalizer:
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         flush_rows: int = 20000,
         inline_single_chunk: bool = True,
+        lazy_spark_bytes: int = DEFAULT_LAZY_SPARK_BYTES,
     ) -> None:
         self.chunk_bytes = chunk_bytes
+        self.lazy_spark_bytes = lazy_spark_bytes
         self.flush_rows = flush_rows
         self.inline_single_chunk = inline_single_chunk
         #: figures of the last run: chunks planned and chunks re-run (for tests and benchmarks)
@@ -248,7 +265,7 @@ class RelationalNormalizer:
                 max_nesting = (
                     (normalizers.get("json") or {}).get("config", {}).get("max_nesting", 1000)
                 )
-            propagate = disposition == "merge" or bool(
+            propagate = (disposition == "merge" and strategy != "scd2") or bool(
                 hints.get("root_key_propagation") or x_normalizer.get("root_key_propagation")
             )
             specs[source_name] = RootSpec(
@@ -262,6 +279,37 @@ class RelationalNormalizer:
                 existing_table=root in existing_before,
             )
             cols: list[tuple[str, dict[str, Any]]] = []
+            if strategy == "scd2":
+                # dlt's scd2 validity columns come first; the row hash is a version, not a key
+                cols.append(
+                    (
+                        "_dlt_valid_from",
+                        {
+                            "name": "_dlt_valid_from",
+                            "data_type": "timestamp",
+                            "nullable": True,
+                            "x-valid-from": True,
+                        },
+                    )
+                )
+                cols.append(
+                    (
+                        "_dlt_valid_to",
+                        {
+                            "name": "_dlt_valid_to",
+                            "data_type": "timestamp",
+                            "nullable": True,
+                            "x-valid-to": True,
+                            "x-active-record-timestamp": None,
+                        },
+                    )
+                )
+                cols.append(
+                    (
+                        ROW_ID,
+                        {"name": ROW_ID, "x-row-version": True, "unique": False, "row_key": False},
+                    )
+                )
             for name, column in (hints.get("columns") or {}).items():
                 column = dict(column or {})
                 column_name = naming.normalize_path(column.get("name") or name)
@@ -364,23 +412,67 @@ class RelationalNormalizer:
         forced: Mapping[int, Any],
         attempt: int,
     ) -> list[dict[str, Any]]:
+        """Facts of every chunk, in chunk order, computed where it is fastest.
+
+        * one chunk, or no Spark: in this process;
+        * a running SparkSession: one Spark task per chunk;
+        * a lazy session (a callable) that is not started yet: this process starts working
+          through the chunks at once; when the input is large enough to be worth a JVM
+          (``lazy_spark_bytes``), the session starts in the background meanwhile and takes
+          over the chunks not yet begun. Small packages never pay for a JVM start.
+        """
+
+        def local(chunk: Chunk) -> dict[str, Any]:
+            return run_chunk(config, chunk, forced.get(chunk.index, {}), attempt)
+
         if not chunks:
             return []
-        if len(chunks) == 1 and (self.inline_single_chunk or context.spark is None):
-            return [run_chunk(config, chunks[0], forced.get(chunks[0].index, {}), attempt)]
         spark = context.spark
-        if spark is not None and not hasattr(spark, "sparkContext") and callable(spark):
-            spark = spark()  # a lazy session: started only when there is parallel work
-        if spark is None:
-            return [run_chunk(config, c, forced.get(c.index, {}), attempt) for c in chunks]
-        sc = spark.sparkContext
+        if spark is None or (len(chunks) == 1 and self.inline_single_chunk):
+            return [local(c) for c in chunks]
+        if hasattr(spark, "sparkContext") or not callable(spark):
+            return self._on_spark(spark, config, chunks, forced, attempt)
+        if sum(_chunk_size(c) for c in chunks) < self.lazy_spark_bytes:
+            return [local(c) for c in chunks]
+        started: dict[str, Any] = {}
+
+        def start() -> None:
+            try:
+                started["session"] = spark()
+            except BaseException as exc:  # reported in the driver thread below
+                started["error"] = exc
+
+        thread = threading.Thread(target=start, name="loadstone-spark-start", daemon=True)
+        thread.start()
+        results: dict[int, dict[str, Any]] = {}
+        remaining = list(chunks)
+        while remaining and thread.is_alive():
+            chunk = remaining.pop(0)
+            results[chunk.index] = local(chunk)
+        if remaining:
+            thread.join()
+            if "error" in started:
+                raise started["error"]
+            for fact in self._on_spark(started["session"], config, remaining, forced, attempt):
+                results[fact["chunk"]] = fact
+        return [results[c.index] for c in chunks]
+
+    @staticmethod
+    def _on_spark(
+        spark: Any,
+        config: EngineConfig,
+        chunks: list[Chunk],
+        forced: Mapping[int, Any],
+        attempt: int,
+    ) -> list[dict[str, Any]]:
+        """One Spark task per chunk; only the facts come back to the driver."""
         work = [(c, forced.get(c.index, {})) for c in chunks]
 
         def task(items: Any) -> Any:
             for chunk, chunk_forced in items:
                 yield run_chunk(config, chunk, chunk_forced, attempt)
 
-        return sc.parallelize(work, len(work)).mapPartitions(task).collect()
+        return spark.sparkContext.parallelize(work, len(work)).mapPartitions(task).collect()
 
     @staticmethod
     def _raise_failures(facts: Sequence[dict[str, Any]], chunks: Sequence[Chunk]) -> None:
@@ -505,10 +597,13 @@ class RelationalNormalizer:
                     continue
                 if column in _SYSTEM_COLUMNS:
                     entry = {"name": column, **_SYSTEM_COLUMNS[column]}
+                    entry.update(hinted.get(column, {}))
                 else:
                     entry = {"name": column, "data_type": data_type, "nullable": True}
                     if variant:
                         entry["variant"] = True
+                        # dlt's exact wording, so schemas compare equal across the two tools
+                        entry["description"] = f"Variant of column {column} generated by dlt"
                     for hint in default_hints(column):
                         if hint == "not_null":
                             entry["nullable"] = False

@@ -16,9 +16,7 @@ import datetime as _dt
 import json
 import os
 import shutil
-import sys
 import time
-import types
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -39,7 +37,7 @@ from loadstone.load_package import (
     list_packages,
     write_json_atomic,
 )
-from loadstone.resource import Source
+from loadstone.sources import Source
 
 DEFAULT_DESTINATION = "duckdb"
 DEFAULT_NORMALIZER = "relational"
@@ -162,7 +160,9 @@ class Pipeline:
                 f"pipeline_name {pipeline_name!r} cannot contain path separators"
             )
         self.pipeline_name = pipeline_name
-        self.pipelines_dir = Path(pipelines_dir) if pipelines_dir else default_pipelines_dir()
+        self.pipelines_dir = (
+            Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
+        )
         self.working_dir = self.pipelines_dir / pipeline_name
         self.dev_mode = dev_mode
         self.import_schema_path = Path(import_schema_path) if import_schema_path else None
@@ -871,18 +871,3 @@ def pipeline(
         export_schema_path=export_schema_path,
         progress=progress,
     )
-
-
-class _PipelineModule(types.ModuleType):
-    """``loadstone.pipeline`` is both this module and the ``pipeline()`` factory.
-
-    ``import loadstone.pipeline`` makes Python set the package attribute ``pipeline`` to this
-    module, hiding the lazily exported function of the same name (``dlt.pipeline(...)``
-    must keep working); calling the module calls the factory.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Pipeline:
-        return pipeline(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _PipelineModule

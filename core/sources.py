@@ -14,7 +14,6 @@ import contextvars
 import functools
 import inspect
 import sys
-import types
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -551,18 +550,3 @@ def _resources_of(returned: Any, source_name: str) -> list[Resource]:
         return [Resource(items, source_name)]
     # plain data returned by the source function: one resource named like the source
     return [Resource(returned, source_name)]
-
-
-class _ResourceModule(types.ModuleType):
-    """``loadstone.resource`` is both this module and the ``@resource`` decorator.
-
-    ``import loadstone.resource`` makes Python set the package attribute ``resource`` to this
-    module, hiding the lazily exported decorator (``@dlt.resource`` must keep working);
-    calling the module calls the decorator.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return resource(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _ResourceModule
