@@ -36,6 +36,11 @@ import attrs
 
 from loadstone.errors import LoadstoneError
 
+# normalizers raise the schema's collision error: one class for the whole product
+from loadstone.schema.collisions import IdentifierCollisionError as IdentifierCollisionError
+
+# a normalizer raises the schema's collision error: one class for the whole product
+
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
 
@@ -105,21 +110,6 @@ class BadRecordError(NormalizeError):
         super().__init__(
             f"bad record in {file} line {line}: {error}. Fix the line and run again, or set "
             f"NORMALIZE__ON_BAD_RECORD=skip|quarantine to drop or quarantine such lines"
-        )
-
-
-class IdentifierCollisionError(NormalizeError):
-    """Two different source identifiers became identifiers the destination cannot tell apart."""
-
-    def __init__(self, table: str, kind: str, first: str, second: str, detail: str) -> None:
-        self.table = table
-        self.kind = kind
-        self.first = first
-        self.second = second
-        super().__init__(
-            f"{kind} identifier collision in table {table!r}: source identifiers {first!r} and "
-            f"{second!r} {detail}. Nothing was written; use a case-insensitive naming "
-            f"convention for this destination or rename one of them"
         )
 
 

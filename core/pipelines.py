@@ -37,6 +37,7 @@ from loadstone.load_package import (
     list_packages,
     write_json_atomic,
 )
+from loadstone.normalize import BadRecordError
 from loadstone.sources import Source
 
 DEFAULT_DESTINATION = "duckdb"
@@ -476,8 +477,9 @@ class Pipeline:
         self._steps["normalize"] = step
         self._emit("normalize", "started")
         normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
-        self._emit("normalize", "starting_spark")
-        spark = get_spark_session()
+        # the session is handed over lazily: the normalizer starts Spark only when the input
+        # is worth a JVM (``normalize.spark_min_bytes``), and overlaps the start with work
+        spark = get_spark_session
         on_bad_record = str(config.get("normalize.on_bad_record", "fail"))
         done: list[str] = []
         for package in packages:
@@ -494,6 +496,11 @@ class Pipeline:
             try:
                 result = normalizer.normalize(package, schema, context)
                 self._check_collisions(result.schema)
+            except BadRecordError:
+                # the package holds a copy of the bad input: set it aside (kept for a look), so
+                # that running again with the fixed input loads it and nothing else
+                self._set_aside(package)
+                raise
             except LoadstoneError:
                 raise
             except Exception as exc:
@@ -556,6 +563,15 @@ class Pipeline:
             elapsed=step.elapsed,
         )
         return done
+
+    @property
+    def failed_packages_dir(self) -> Path:
+        """Packages whose input could not be normalized, kept for inspection, never retried."""
+        return self.working_dir / "failed_packages"
+
+    def _set_aside(self, package: LoadPackage) -> None:
+        self.failed_packages_dir.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(package.root), str(self.failed_packages_dir / package.root.name))
 
     def _schema_for_package(self, package: LoadPackage) -> Any:
         """The newest schema of the package's name: the pipeline's, else the package's."""

@@ -33,6 +33,14 @@ def test_a_bad_line_fails_the_run_naming_the_users_file_and_line_and_a_fixed_fil
     assert error.line == 3
     assert error.file.endswith("users.jsonl")
 
+    with duckdb.connect(str(database)) as con:
+        tables = {
+            r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        }
+    assert "users" not in tables, "nothing of a failed package reaches the destination"
+
+    # the failed package holds a copy of the bad input: drop it, fix the file, run again
+    pipeline.drop_pending_packages()
     _write(source, [good, good, good])
     pipeline = loadstone.pipeline(
         "bad_lines", destination=loadstone.destinations.duckdb(str(database)), dataset_name="d"

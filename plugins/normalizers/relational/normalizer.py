@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from loadstone import config as loadstone_config
 from loadstone.normalize import (
     BAD_RECORDS_TABLE,
     BadRecordError,
-    IdentifierCollisionError,
     NormalizeContext,
     NormalizeError,
     NormalizeResult,
@@ -49,6 +49,7 @@ from loadstone.plugins.normalizers.relational.engine import (
     run_chunk,
 )
 from loadstone.plugins.normalizers.relational.folders import safe_folder
+from loadstone.schema.collisions import IdentifierCollisionError, find_identifier_collisions
 
 #: Plain files larger than this are split into chunks of about this size.
 DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
@@ -251,10 +252,12 @@ class RelationalNormalizer:
                 if use_break_path
                 else naming.normalize_table_identifier(source_name)
             )
-            disposition, strategy = _disposition(hints)
+            existing = tables.get(root) or {}
+            # no disposition in code: an existing table keeps the one it was created with
+            explicit_disposition = hints.get("write_disposition") is not None
+            disposition, strategy = _disposition(hints if explicit_disposition else existing)
             pk = tuple(naming.normalize_path(k) for k in _as_tuple(hints.get("primary_key")))
             mk = tuple(naming.normalize_path(k) for k in _as_tuple(hints.get("merge_key")))
-            existing = tables.get(root) or {}
             x_normalizer = dict(hints.get("x-normalizer") or {})
             max_nesting = hints.get(
                 "max_nesting", hints.get("max_table_nesting", x_normalizer.get("max_nesting"))
@@ -332,9 +335,10 @@ class RelationalNormalizer:
                 if column_name in mk:
                     column["merge_key"] = True
             hinted_columns[root] = cols
-            props: dict[str, Any] = {"write_disposition": disposition, "resource": source_name}
-            if strategy:
-                props["x-merge-strategy"] = strategy
+            props: dict[str, Any] = {"resource": source_name}
+            if explicit_disposition or root not in existing_before:
+                props["write_disposition"] = disposition
+                props["x-merge-strategy"] = strategy  # None drops an earlier strategy
             if hints.get("max_nesting") is not None or hints.get("max_table_nesting") is not None:
                 props["x-normalizer"] = {"max_nesting": int(max_nesting)}
             if hints.get("schema_contract") is not None:
@@ -432,7 +436,8 @@ class RelationalNormalizer:
             return [local(c) for c in chunks]
         if hasattr(spark, "sparkContext") or not callable(spark):
             return self._on_spark(spark, config, chunks, forced, attempt)
-        if sum(_chunk_size(c) for c in chunks) < self.lazy_spark_bytes:
+        min_bytes = int(loadstone_config.get("normalize.spark_min_bytes", self.lazy_spark_bytes))
+        if sum(_chunk_size(c) for c in chunks) < min_bytes:
             return [local(c) for c in chunks]
         started: dict[str, Any] = {}
 
@@ -577,13 +582,9 @@ class RelationalNormalizer:
                         table["columns"][column_name] = dict(column)
             if name in root_props:
                 for key, value in root_props[name].items():
-                    if (
-                        key == "write_disposition"
-                        and "write_disposition" in table
-                        and name in existing_before
-                    ):
-                        continue
-                    if key == "resource":
+                    if value is None:
+                        table.pop(key, None)
+                    elif key == "resource":
                         table.setdefault(key, value)
                     else:
                         table[key] = value
@@ -654,39 +655,34 @@ class RelationalNormalizer:
         tables: Mapping[str, Any],
         table_sources: Mapping[str, str],
     ) -> None:
-        """A case-sensitive naming on a case-insensitive destination must not merge identifiers."""
+        """A case-sensitive naming on a case-insensitive destination must not merge identifiers.
+
+        Identifiers already in the schema take part, so ``id`` arriving after ``Id`` was
+        loaded is caught too. Runs before any output is kept; the files are then discarded.
+        """
         caps = context.capabilities
         if caps is None or not getattr(context.naming, "is_case_sensitive", False):
             return
         if getattr(caps, "has_case_sensitive_identifiers", True):
             return
-        seen_tables: dict[str, str] = {}
-        for name in list(tables) + sorted(table_first, key=lambda t: table_first[t]):
-            folded = name.lower()
-            other = seen_tables.setdefault(folded, name)
-            if other != name:
-                raise IdentifierCollisionError(
-                    name,
-                    "table",
-                    table_sources.get(other, other),
-                    table_sources.get(name, name),
-                    f"both become {folded!r} on a case-insensitive destination",
-                )
+        table_pairs = [(name, name) for name in tables]
+        table_pairs += [
+            (name, table_sources.get(name, name))
+            for name in sorted(table_first, key=lambda t: table_first[t])
+            if name not in tables
+        ]
+        collisions = find_identifier_collisions(table_pairs)
         for table, entries in columns_by_table.items():
-            seen: dict[str, tuple[str, str]] = {}
-            for column in (tables.get(table) or {}).get("columns", {}):
-                seen[column.lower()] = (column, column)
-            for _pos, column, _dt, _variant, source in sorted(entries):
-                folded = column.lower()
-                other = seen.setdefault(folded, (column, source))
-                if other[0] != column:
-                    raise IdentifierCollisionError(
-                        table,
-                        "column",
-                        other[1],
-                        source,
-                        f"become {other[0]!r} and {column!r}, the same column on a case-insensitive destination",
-                    )
+            existing = (tables.get(table) or {}).get("columns", {})
+            pairs = [(column, column) for column in existing]
+            pairs += [
+                (column, source)
+                for _pos, column, _dt, _variant, source in sorted(entries)
+                if column not in existing
+            ]
+            collisions.extend(find_identifier_collisions(pairs, table=table))
+        if collisions:
+            raise IdentifierCollisionError(collisions)
 
     @staticmethod
     def _write_bad_records(
