@@ -67,7 +67,8 @@ class IdentifierCollisionError(LoadstoneError):
         where = f"schema {schema_name!r}: " if schema_name else ""
         details = "; ".join(c.describe() for c in self.collisions)
         super().__init__(
-            f"{where}the destination is case-insensitive but the naming convention keeps case: "
+            f"identifier collision: {where}the destination is case-insensitive but the naming "
+            "convention keeps case: "
             f"{details}. Rename the source fields, or use a case-insensitive naming convention "
             "(e.g. snake_case or sql_ci_v1)."
         )

@@ -593,6 +593,12 @@ class RelationalNormalizer:
             cols: dict[str, Any] = table.setdefault("columns", {})
             added: list[str] = []
             hinted = dict(hinted_columns.get(name, []))
+            # hints from code (primary_key=, merge_key=, columns=) also apply to columns an
+            # existing table already has; their data type stays (the column holds data)
+            for column_name, column in hinted.items():
+                if column_name in cols:
+                    updates = {k: v for k, v in column.items() if k != "data_type"}
+                    cols[column_name] = {**cols[column_name], **updates}
             for _pos, column, data_type, variant, _src in sorted(columns_by_table.get(name, [])):
                 if column in cols:
                     continue
