@@ -148,20 +148,6 @@ def child_loadstone(path: str, work: str) -> None:
     print(json.dumps({"info": str(info)[-2000:]}))
 
 
-def child_loadstone_lazy(path: str, work: str) -> None:
-    """loadstone with the pipeline handing the normalizer a *lazy* session.
-
-    Emulates the one-line pipeline change ``spark=get_spark_session`` (the function, not a
-    started session): the normalizer then works in-process while the JVM starts in the
-    background, and never starts it for small packages.
-    """
-    from loadstone import spark_session
-
-    real = spark_session.get_spark_session
-    spark_session.get_spark_session = lambda overrides=None: lambda: real(overrides)  # type: ignore[assignment]
-    child_loadstone(path, work)
-
-
 def child_dlt(path: str, work: str) -> None:
     import dlt
     import orjson
@@ -193,7 +179,6 @@ def child_spark_floor(path: str, work: str) -> None:
 
 CHILDREN = {
     "loadstone": child_loadstone,
-    "loadstone_lazy": child_loadstone_lazy,
     "dlt": child_dlt,
     "spark_floor": child_spark_floor,
 }
@@ -221,7 +206,7 @@ def main() -> int:
 
     root = Path(args.workdir)
     root.mkdir(parents=True, exist_ok=True)
-    kinds = args.only or ["loadstone", "loadstone_lazy", "dlt", "spark_floor"]
+    kinds = args.only or ["loadstone", "dlt", "spark_floor"]
     if args.dlt_python is None and "dlt" in kinds:
         kinds.remove("dlt")
         print("dlt skipped (no --dlt-python)")
@@ -275,7 +260,7 @@ def main() -> int:
     for records in args.records:
         by_kind = {r["kind"]: float(r["seconds"]) for r in results if r["records"] == records}
         line = [f"{records} records:"]
-        for ours in ("loadstone", "loadstone_lazy"):
+        for ours in ("loadstone",):
             if ours in by_kind and "dlt" in by_kind:
                 line.append(
                     f"dlt/{ours} = {by_kind['dlt'] / by_kind[ours]:.2f}x (>1: {ours} faster)"

@@ -38,6 +38,10 @@ from loadstone.errors import LoadstoneError
 
 # normalizers raise the schema's collision error: one class for the whole product
 from loadstone.schema.collisions import IdentifierCollisionError as IdentifierCollisionError
+from loadstone.schema.contracts import ContractViolation
+
+#: a frozen schema contract broken by data: the schema's own error, under the normalizer's name
+SchemaContractError = ContractViolation
 
 # a normalizer raises the schema's collision error: one class for the whole product
 
@@ -110,21 +114,6 @@ class BadRecordError(NormalizeError):
         super().__init__(
             f"bad record in {file} line {line}: {error}. Fix the line and run again, or set "
             f"NORMALIZE__ON_BAD_RECORD=skip|quarantine to drop or quarantine such lines"
-        )
-
-
-class SchemaContractError(NormalizeError):
-    """Data broke a ``freeze`` schema contract."""
-
-    def __init__(self, table: str, column: str | None, value: Any, entity: str) -> None:
-        self.table = table
-        self.column = column
-        self.value = value
-        self.entity = entity
-        where = f"table {table!r}" + (f" column {column!r}" if column else "")
-        super().__init__(
-            f"schema contract violation: {entity} are frozen but {where} would change "
-            f"(value {value!r})"
         )
 
 

@@ -249,3 +249,36 @@ def test_preferred_types_fix_the_type_of_new_columns(tmp_path: Path) -> None:
 def test_frozen_tables_reject_a_new_table(tmp_path: Path) -> None:
     with pytest.raises(SchemaContractError, match="tables"):
         _normalize(tmp_path, [{"a": 1}], hints={"schema_contract": "freeze"})
+
+
+def test_discard_value_on_tables_drops_the_rows_of_a_new_table(tmp_path: Path) -> None:
+    result = _normalize(
+        tmp_path, [{"a": 1}], hints={"schema_contract": {"tables": "discard_value"}}
+    )
+    assert "t" not in schema_tables(result)
+    assert result.tables == {}
+
+
+def test_a_new_nested_table_of_an_existing_root_obeys_discard_row(tmp_path: Path) -> None:
+    first = _normalize(tmp_path, [{"a": 1}])
+    result = _normalize(
+        tmp_path,
+        [{"a": 2, "pets": [{"name": "Fluffy"}]}],
+        schema=first.schema,
+        hints={"schema_contract": {"tables": "discard_row"}},
+    )
+    assert "t__pets" not in schema_tables(result)
+    assert [row["a"] for row in read_table(result, "t")] == [2]
+
+
+def test_a_frozen_column_violation_names_table_column_and_value(tmp_path: Path) -> None:
+    first = _normalize(tmp_path, [{"a": 1}])
+    with pytest.raises(SchemaContractError) as info:
+        _normalize(
+            tmp_path,
+            [{"a": 1, "b": "surprise"}],
+            schema=first.schema,
+            hints={"schema_contract": {"columns": "freeze"}},
+        )
+    assert (info.value.table, info.value.column) == ("t", "b")
+    assert "'t'" in str(info.value) and "'b'" in str(info.value) and "surprise" in str(info.value)

@@ -31,6 +31,7 @@ import orjson
 
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.folders import safe_folder
+from loadstone.schema.contracts import ContractViolation, SchemaContract, decide
 
 LOAD_ID = "_dlt_load_id"
 ROW_ID = "_dlt_id"
@@ -72,7 +73,7 @@ class RootSpec:
     propagate_root_key: bool = False
     primary_key: tuple[str, ...] = ()
     row_hash: bool = False
-    contract: Mapping[str, str] = attrs.field(factory=dict)
+    contract: SchemaContract = attrs.field(factory=SchemaContract, converter=SchemaContract.parse)
     existing_table: bool = False
 
 
@@ -115,6 +116,40 @@ class TaskFailure(Exception):
         self.kind = kind
         self.info = info
         super().__init__(kind, info)
+
+
+def contract_action(
+    spec: RootSpec,
+    entity: str,
+    *,
+    table: str,
+    column: str | None = None,
+    value: Any = None,
+    table_is_new: bool = False,
+) -> str:
+    """``keep``, ``drop_row`` or ``drop_value`` by the schema contract rules.
+
+    A ``freeze`` violation fails the task naming table, column and value; it travels to the
+    driver as data like every task failure.
+    """
+    try:
+        return decide(
+            spec.contract,
+            entity,  # type: ignore[arg-type]
+            table=table,
+            column=column,
+            value=value,
+            table_is_new=table_is_new,
+        ).action
+    except ContractViolation as violation:
+        raise TaskFailure(
+            "contract",
+            table=table,
+            column=column,
+            value=None if value is None else repr(value),
+            entity=entity,
+            mode=violation.mode,
+        ) from None
 
 
 def new_random_id() -> str:
@@ -204,6 +239,8 @@ class ChunkEngine:
         self.bad: list[tuple[int, str, str]] = []
         self.bad_count = 0
         self.discarded_rows = 0
+        #: contract decision for tables this task may not create (same for every row)
+        self.table_actions: dict[str, str] = {}
 
     # -- identifiers ------------------------------------------------------------------------
     def norm_key(self, key: str) -> str:
@@ -246,19 +283,23 @@ class ChunkEngine:
         return ".".join(self.key_source.get(p, p) for p in parts)
 
     # -- items ------------------------------------------------------------------------------
+    def table_action(self, spec: RootSpec, table: str) -> str:
+        """The ``tables`` contract decision for a table new to the schema, decided once."""
+        action = self.table_actions.get(table)
+        if action is None:
+            action = contract_action(spec, "tables", table=table)
+            self.table_actions[table] = action
+        return action
+
     def process_item(self, item: Any, spec: RootSpec, line: int) -> None:
         self.line = line
         self.seq = 0
         if type(item) is not dict:
             item = {"value": item}
         root = spec.root
-        if not spec.existing_table:
-            mode = spec.contract.get("tables")
-            if mode == "freeze":
-                raise TaskFailure("contract", table=root, column=None, value=None, entity="tables")
-            if mode == "discard_row":
-                self.discarded_rows += 1
-                return
+        if not spec.existing_table and self.table_action(spec, root) != "keep":
+            self.discarded_rows += 1
+            return
         if root not in self.parents:
             self.parents[root] = None
             self.table_first[root] = (self.chunk.index, line, 0)
@@ -355,14 +396,15 @@ class ChunkEngine:
         table_parts = parent_parts + parts
         table = self.table_name(table_parts)
         if table not in self.parents:
+            # a new nested table of an existing root answers to the root's contract
+            if (
+                table not in self.config.existing_tables
+                and spec.existing_table
+                and self.table_action(spec, table) != "keep"
+            ):
+                return
             self.parents[table] = parent_table
             self.table_first[table] = (self.chunk.index, self.line, self.seq)
-            if table not in self.config.existing_tables and spec.existing_table:
-                mode = spec.contract.get("tables")
-                if mode == "freeze":
-                    raise TaskFailure(
-                        "contract", table=table, column=None, value=None, entity="tables"
-                    )
         max_nesting = spec.max_nesting
         for idx, element in enumerate(seq):
             self.seq += 1
@@ -546,19 +588,18 @@ class ChunkEngine:
             vcol = self.naming.shorten_fragments(col, f"v_{vt}")
             self.variant_cache[(col, vt)] = vcol
         if vcol not in types:
-            mode = (
-                spec.contract.get("data_type")
-                if table in self.config.existing_tables or spec.existing_table
-                else None
+            action = contract_action(
+                spec,
+                "data_type",
+                table=table,
+                column=col,
+                value=value,
+                table_is_new=not (table in self.config.existing_tables or spec.existing_table),
             )
-            if mode == "freeze":
-                raise TaskFailure(
-                    "contract", table=table, column=col, value=repr(value), entity="data_type"
-                )
-            if mode == "discard_row":
+            if action == "drop_row":
                 self.discarded_rows += 1
                 return None
-            if mode == "discard_value":
+            if action == "drop_value":
                 return False
             types[vcol] = vt
             if vt in _EXACT:
@@ -576,15 +617,11 @@ class ChunkEngine:
     def new_column(self, table: str, col: str, value: Any, vt: str, spec: RootSpec) -> str | None:
         """Type of a column this task meets for the first time; '' discards the row, None the value."""
         if table in self.config.existing_tables:
-            mode = spec.contract.get("columns")
-            if mode == "freeze":
-                raise TaskFailure(
-                    "contract", table=table, column=col, value=repr(value), entity="columns"
-                )
-            if mode == "discard_row":
+            action = contract_action(spec, "columns", table=table, column=col, value=value)
+            if action == "drop_row":
                 self.discarded_rows += 1
                 return ""
-            if mode == "discard_value":
+            if action == "drop_value":
                 return None
         forced = self.forced.get(table, {}).get(col)
         if forced is not None:

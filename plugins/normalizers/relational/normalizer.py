@@ -33,7 +33,6 @@ from loadstone.normalize import (
     NormalizeContext,
     NormalizeError,
     NormalizeResult,
-    SchemaContractError,
     TableOutput,
 )
 from loadstone.plugins.normalizers.relational import type_rules
@@ -50,6 +49,7 @@ from loadstone.plugins.normalizers.relational.engine import (
 )
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 from loadstone.schema.collisions import IdentifierCollisionError, find_identifier_collisions
+from loadstone.schema.contracts import ContractViolation
 
 #: Plain files larger than this are split into chunks of about this size.
 DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
@@ -168,14 +168,6 @@ def _as_tuple(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _contract(value: Any) -> dict[str, str]:
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        return {"tables": value, "columns": value, "data_type": value}
-    return {k: str(v) for k, v in dict(value).items()}
-
-
 def _hint_rules(default_hints: Mapping[str, Sequence[str]]) -> Any:
     """A function column name -> the schema's default hints that apply to a new column."""
     rules = [
@@ -278,7 +270,7 @@ class RelationalNormalizer:
                 propagate_root_key=propagate,
                 primary_key=pk if strategy in ("upsert", "insert-only") else (),
                 row_hash=strategy == "scd2",
-                contract=_contract(hints.get("schema_contract") or existing.get("schema_contract")),
+                contract=hints.get("schema_contract") or existing.get("schema_contract"),
                 existing_table=root in existing_before,
             )
             cols: list[tuple[str, dict[str, Any]]] = []
@@ -492,8 +484,13 @@ class RelationalNormalizer:
             first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
             raise BadRecordError(chunk.display, first + error["line"] - 1, error["error"])
         if kind == "contract":
-            raise SchemaContractError(
-                error["table"], error["column"], error["value"], error["entity"]
+            raise ContractViolation(
+                schema_name=None,
+                table=error["table"],
+                column=error["column"],
+                entity=error["entity"],
+                mode=error.get("mode", "freeze"),
+                value=error["value"],
             )
         first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
         raise NormalizeError(
