@@ -321,6 +321,20 @@ class Pipeline:
         if self.progress is not None:
             self.progress(ProgressEvent(step=step, event=event, **values))
 
+    def _emit_step(self, step: StepInfo, event: str, **values: Any) -> None:
+        """A progress event carrying the step's running totals (rows, MB, files, elapsed)."""
+        elapsed = step.elapsed if step.finished_at is not None else time.time() - step.started_at
+        self._emit(
+            step.step,
+            event,
+            rows=step.rows,
+            bytes=step.bytes,
+            files=step.files,
+            tables=len(step.row_counts),
+            elapsed=elapsed,
+            **values,
+        )
+
     # -- schema for a package ---------------------------------------------------------------
     def _imported_schema(self, name: str) -> Any | None:
         """``<import_schema_path>/<name>.schema.yaml`` when the pipeline was given that folder."""
@@ -542,26 +556,9 @@ class Pipeline:
             for table_name, info in tables.items():
                 step.row_counts[table_name] = step.row_counts.get(table_name, 0) + info["row_count"]
             done.append(package.load_id)
-            self._emit(
-                "normalize",
-                "package_done",
-                load_id=package.load_id,
-                rows=step.rows,
-                bytes=step.bytes,
-                files=step.files,
-                tables=len(step.row_counts),
-                elapsed=time.time() - step.started_at,
-            )
+            self._emit_step(step, "package_done", load_id=package.load_id)
         step.finished_at = time.time()
-        self._emit(
-            "normalize",
-            "finished",
-            rows=step.rows,
-            bytes=step.bytes,
-            files=step.files,
-            tables=len(step.row_counts),
-            elapsed=step.elapsed,
-        )
+        self._emit_step(step, "finished")
         return done
 
     @property
@@ -602,15 +599,7 @@ class Pipeline:
             info.packages.append(package_info)
         step.finished_at = time.time()
         info.steps = dict(self._steps)
-        self._emit(
-            "load",
-            "finished",
-            rows=step.rows,
-            bytes=step.bytes,
-            files=step.files,
-            tables=len(step.row_counts),
-            elapsed=step.elapsed,
-        )
+        self._emit_step(step, "finished")
         return info
 
     def _client(self, schema: Any) -> Any:
