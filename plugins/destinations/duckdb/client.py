@@ -39,6 +39,7 @@ from loadstone.plugins.destinations.duckdb import merge
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
 from loadstone.plugins.destinations.duckdb.sql import (
     duckdb_type,
+    literal,
     normalize_type_name,
     qualified,
     quote,
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 CREDENTIALS_ENV = "DESTINATION__DUCKDB__CREDENTIALS"
+#: DuckDB's memory limit while loading (``destination.duckdb.memory_limit``); beyond it DuckDB
+#: writes to disk, so loading a large package does not need memory of its size
+MEMORY_LIMIT = "1GB"
 
 
 def resolve_credentials(destination: Destination, pipeline_name: str | None) -> Any:
@@ -135,6 +139,15 @@ class DuckDBClient:
         self.credentials = resolve_credentials(destination, pipeline_name)
         self._conn, self._owns = connect(self.credentials)
         self._exec("SET TimeZone = 'UTC'")
+        if self._owns:
+            # a loader is not interactive: no progress bar on stdout
+            self._exec("SET enable_progress_bar = false")
+            # a package loads in one transaction; without a limit DuckDB keeps all of it in
+            # memory until the commit, so the loader's memory would grow with the data
+            from loadstone import config
+
+            limit = config.resolve("destination.duckdb.memory_limit", default=MEMORY_LIMIT)
+            self._exec(f"SET memory_limit = {literal(str(limit))}")
         self.catalog: str = self._first("SELECT current_database()")[0]
         self._naming = self._resolve_naming(schema)
 
