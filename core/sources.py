@@ -233,18 +233,7 @@ class Resource:
     def __iter__(self) -> Iterator[Any]:
         """Items one by one; a yielded list (or a list page) counts as its items."""
         data = self._data
-        if callable(data):
-            data = data()
-        if data is None:
-            return
-        if isinstance(data, Mapping):
-            yield data
-            return
-        for item in data:
-            if isinstance(item, list):
-                yield from item
-            else:
-                yield item
+        yield from _flatten(data() if callable(data) else data)
 
     @property
     def data(self) -> Any:
@@ -274,6 +263,7 @@ class Resource:
 
 
 def _flatten(data: Any) -> Iterator[Any]:
+    """Items one by one: a dict is one item; a yielded list (a page) counts as its items."""
     if data is None:
         return
     if isinstance(data, Mapping):

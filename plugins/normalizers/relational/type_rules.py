@@ -11,7 +11,6 @@ its *Python* type (behaviour checked against dlt in ``tests/fixtures/relational/
 
 from __future__ import annotations
 
-import datetime
 import decimal
 import re
 from collections.abc import Mapping, Sequence
@@ -32,29 +31,8 @@ class CoercionError(ValueError):
 
 
 def py_type(value: Any) -> str:
-    """The data type of a (non-None) Python value, as the normalizer sees it."""
-    t = type(value)
-    if t is str:
-        return "text"
-    if t is bool:
-        return "bool"
-    if t is int:
-        return "bigint" if INT64_MIN <= value <= INT64_MAX else "wei"
-    if t is float:
-        return "double"
-    if t is dict or t is list:
-        return "json"
-    if isinstance(value, datetime.datetime):
-        return "timestamp"
-    if isinstance(value, datetime.date):
-        return "date"
-    if isinstance(value, datetime.time):
-        return "time"
-    if isinstance(value, decimal.Decimal):
-        return "decimal"
-    if isinstance(value, (bytes, bytearray)):
-        return "binary"
-    return "text"
+    """The data type of a (non-None) Python value; JSON's own types take the engine's fast path."""
+    return _data_types.py_type_to_data_type(value) or "text"
 
 
 def detect_type(value: Any, detections: Sequence[str]) -> str | None:
