@@ -39,8 +39,9 @@ def test_a_bad_line_fails_the_run_naming_the_users_file_and_line_and_a_fixed_fil
         }
     assert "users" not in tables, "nothing of a failed package reaches the destination"
 
-    # the failed package holds a copy of the bad input: drop it, fix the file, run again
-    pipeline.drop_pending_packages()
+    # the failed package (a copy of the bad input) is set aside: fix the file and run again
+    assert pipeline.list_pending_packages() == []
+    assert len(list(pipeline.failed_packages_dir.iterdir())) == 1
     _write(source, [good, good, good])
     pipeline = loadstone.pipeline(
         "bad_lines", destination=loadstone.destinations.duckdb(str(database)), dataset_name="d"
