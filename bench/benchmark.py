@@ -52,6 +52,34 @@ def build_input(path: Path, records: int) -> int:
     return path.stat().st_size
 
 
+#: synthetic shapes for the schema-width measurement: every record has the same size (20
+#: scalar fields and 2 nested lists of 3 rows), but ``wide`` draws its field names from 3,000
+#: columns and its lists from 200 nested tables, while ``narrow`` always uses the same ones
+SHAPES = ("events", "narrow", "wide")
+WIDE_COLUMNS = 3000
+WIDE_TABLES = 200
+
+
+def build_shaped_input(path: Path, records: int, shape: str) -> int:
+    """Write ``records`` synthetic records of one ``shape`` as JSONL; returns the file size."""
+    columns = WIDE_COLUMNS if shape == "wide" else 20
+    tables = WIDE_TABLES if shape == "wide" else 2
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(records):
+            record: dict[str, object] = {"id": i}
+            for j in range(20):
+                column = (i * 20 + j) % columns
+                record[f"field_{column}"] = f"value {i} {j}" if j % 2 else i * j
+            for j in range(2):
+                table = (i * 2 + j) % tables
+                record[f"list_{table}"] = [
+                    {"pos": k, "name": f"n{k}", "x": k * 1.5} for k in range(3)
+                ]
+            handle.write(json.dumps(record))
+            handle.write("\n")
+    return path.stat().st_size
+
+
 # -- memory of a process tree ----------------------------------------------------------------
 def _children_map() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
@@ -194,6 +222,13 @@ def main() -> int:
         "--dlt-python", default=None, help="python of a venv with dlt 1.31 (optional)"
     )
     parser.add_argument("--workdir", default="/tmp/loadstone-bench")
+    parser.add_argument(
+        "--shape",
+        choices=SHAPES,
+        default="events",
+        help="events: replicated GitHub events; narrow / wide: same-size synthetic records "
+        "over a few or over thousands of columns and hundreds of nested tables",
+    )
     parser.add_argument("--only", nargs="+", choices=sorted(CHILDREN), default=None)
     parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS
@@ -212,8 +247,11 @@ def main() -> int:
         print("dlt skipped (no --dlt-python)")
     results: list[dict[str, object]] = []
     for records in args.records:
-        data = root / f"events_{records}.jsonl"
-        size = build_input(data, records)
+        data = root / f"{args.shape}_{records}.jsonl"
+        if args.shape == "events":
+            size = build_input(data, records)
+        else:
+            size = build_shaped_input(data, records, args.shape)
         for kind in kinds:
             work = root / f"{kind}_{records}"
             shutil.rmtree(work, ignore_errors=True)

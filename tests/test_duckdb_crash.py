@@ -86,7 +86,7 @@ def _run_child(tmp: Path, crash_after: int) -> subprocess.CompletedProcess[str]:
 
 
 #: after the k-th statement: 1 is before BEGIN, the last is after COMMIT (checked below)
-CRASH_POINTS = [1, 3, 5, 8, 11, 14, 17, 20, 22, 24, 25]
+CRASH_POINTS = [1, 3, 5, 8, 11, 14, 17, 20, 22, 23, 24]
 
 
 @pytest.mark.parametrize("crash_after", CRASH_POINTS)

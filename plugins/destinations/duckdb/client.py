@@ -51,9 +51,6 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 CREDENTIALS_ENV = "DESTINATION__DUCKDB__CREDENTIALS"
-#: DuckDB's memory limit while loading (``destination.duckdb.memory_limit``); beyond it DuckDB
-#: writes to disk, so loading a large package does not need memory of its size
-MEMORY_LIMIT = "1GB"
 
 
 def resolve_credentials(destination: Destination, pipeline_name: str | None) -> Any:
@@ -142,12 +139,14 @@ class DuckDBClient:
         if self._owns:
             # a loader is not interactive: no progress bar on stdout
             self._exec("SET enable_progress_bar = false")
-            # a package loads in one transaction; without a limit DuckDB keeps all of it in
-            # memory until the commit, so the loader's memory would grow with the data
+            # a package loads in one transaction, which DuckDB keeps in memory up to its
+            # limit (80% of RAM unless configured); a lower limit keeps the loader's memory
+            # flat but fails wide tables (a 3,000-column table needs more than 1 GB)
             from loadstone import config
 
-            limit = config.resolve("destination.duckdb.memory_limit", default=MEMORY_LIMIT)
-            self._exec(f"SET memory_limit = {literal(str(limit))}")
+            limit = config.resolve("destination.duckdb.memory_limit", default=None)
+            if limit is not None:
+                self._exec(f"SET memory_limit = {literal(str(limit))}")
         self.catalog: str = self._first("SELECT current_database()")[0]
         self._naming = self._resolve_naming(schema)
 
