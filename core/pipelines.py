@@ -120,6 +120,30 @@ def _schema_version_hash(schema: Any) -> str | None:
 # --------------------------------------------------------------------------------------
 # the pipeline
 # --------------------------------------------------------------------------------------
+def _naming_configured(source_name: str | None) -> bool:
+    """True when configuration (env or config.toml) names a convention for this source."""
+    candidates: list[tuple[str, ...]] = [("schema", "naming")]
+    if source_name:
+        candidates.insert(0, ("sources", source_name, "schema", "naming"))
+    return config.resolve(*candidates, default=None) is not None
+
+
+def _switch_naming(schema: Any, naming: Any) -> None:
+    """Move a schema to a newly configured naming convention.
+
+    Fails (:class:`~loadstone.schema.naming_change.NamingChangeError`, naming the tables and
+    identifiers) when tables that already hold data would get other identifiers: that would
+    make second tables and columns next to the loaded ones. Tables without data are renamed.
+    """
+    current = getattr(schema, "naming_name", None)
+    if current is None or current == naming.name():
+        return
+    from loadstone.schema.naming_change import apply_naming_change
+
+    with_data = [table.name for table in schema.data_tables(seen_data_only=True)]
+    apply_naming_change(schema, naming, with_data)
+
+
 def default_pipelines_dir() -> Path:
     """``$LOADSTONE_HOME/pipelines`` (default ``~/.loadstone/pipelines``)."""
     return config.home_dir() / "pipelines"
@@ -217,8 +241,10 @@ class Pipeline:
         return self.destination.capabilities
 
     def _resolve_naming_name(self, source_name: str | None, schema: Any) -> str:
+        """Code (the destination factory) first, then configuration, then the schema's own
+        convention (a schema keeps the one it was created with), then the destination's."""
         explicit = getattr(self.destination, "naming_convention", None)
-        if explicit is None and schema is not None:
+        if explicit is None and schema is not None and not _naming_configured(source_name):
             explicit = _schema_naming_name(schema)
         return config.resolve_naming(
             source_name,
@@ -500,6 +526,7 @@ class Pipeline:
             self._emit("normalize", "package_started", load_id=package.load_id)
             schema = self._schema_for_package(package)
             naming = self.naming_for(schema)
+            _switch_naming(schema, naming)
             context = NormalizeContext(
                 spark=spark,
                 naming=naming,

@@ -80,3 +80,32 @@ def test_dev_mode_dataset_suffix_follows_the_normalized_name() -> None:
     assert (
         pipe.dataset_name.startswith("my_data_") and len(pipe.dataset_name) == len("my_data_") + 14
     )
+
+
+def test_a_configured_naming_change_that_renames_loaded_tables_fails_naming_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from loadstone.schema.naming_change import NamingChangeError
+
+    monkeypatch.setenv("SCHEMA__NAMING", "direct")
+    dlt.pipeline("renaming", dataset_name="d").run([{"DealFlow": 1}], table_name="Deals")
+    monkeypatch.setenv("SCHEMA__NAMING", "snake_case")
+    with pytest.raises(NamingChangeError) as info:
+        dlt.pipeline("renaming", dataset_name="d").run([{"DealFlow": 2}], table_name="Deals")
+    assert "'Deals'" in str(info.value) and "'deal_flow'" in str(info.value)
+    with duckdb.connect("renaming.duckdb") as con:
+        assert con.execute('SELECT count(*) FROM d."Deals"').fetchone() == (1,)
+
+
+def test_a_configured_naming_change_that_keeps_loaded_identifiers_is_applied(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pipeline = dlt.pipeline("renaming_ok", dataset_name="d")
+    pipeline.run([{"a": 1}], table_name="t")
+    monkeypatch.setenv("SCHEMA__NAMING", "sql_ci_v1")
+    pipeline = dlt.pipeline("renaming_ok", dataset_name="d")
+    pipeline.run([{"a": 2, "New Column": 3}], table_name="t")
+    assert pipeline.default_schema.naming_name == "sql_ci_v1"
+    assert "new_column" in pipeline.default_schema.tables["t"].columns
+    with duckdb.connect("renaming_ok.duckdb") as con:
+        assert con.execute("SELECT count(*) FROM d.t").fetchone() == (2,)
