@@ -63,6 +63,11 @@ _I64_MIN = type_rules.INT64_MIN
 _I64_MAX = type_rules.INT64_MAX
 
 
+#: a column of a table buffer: the row numbers that have a value, and those values. Columns
+#: are sparse (a wide table's rows fill few of its columns), so nulls are not stored
+Cell = tuple[list[int], list[Any]]
+
+
 @attrs.frozen
 class RootSpec:
     """How the items of one source table are normalized (from the table hints)."""
@@ -462,19 +467,14 @@ class ChunkEngine:
             tv = type(value)
             if tv is exact.get(col) and (tv is not int or _I64_MIN <= value <= _I64_MAX):
                 # fast path: the value already has the column's type
-                values = columns.get(col)
-                if values is None:
-                    values = columns[col] = [None] * n
-                    values.append(value)
-                    continue
-                size = len(values)
-                if size == n:
-                    values.append(value)
-                elif size < n:
-                    values.extend([None] * (n - size))
-                    values.append(value)
+                cell = columns.get(col)
+                if cell is None:
+                    columns[col] = ([n], [value])
+                elif cell[0][-1] == n:
+                    cell[1][-1] = value
                 else:
-                    values[n] = value
+                    cell[0].append(n)
+                    cell[1].append(value)
                 continue
             if value is None:
                 continue
@@ -498,19 +498,14 @@ class ChunkEngine:
                 if placed is None:
                     return self.discard(columns, n)
                 continue
-            values = columns.get(col)
-            if values is None:
-                values = columns[col] = [None] * n
-                values.append(value)
-                continue
-            size = len(values)
-            if size == n:
-                values.append(value)
-            elif size < n:
-                values.extend([None] * (n - size))
-                values.append(value)
+            cell = columns.get(col)
+            if cell is None:
+                columns[col] = ([n], [value])
+            elif cell[0][-1] == n:
+                cell[1][-1] = value
             else:
-                values[n] = value
+                cell[0].append(n)
+                cell[1].append(value)
         self.seq = seq
         n += 1
         buffer[0] = n
@@ -519,23 +514,27 @@ class ChunkEngine:
         return True
 
     @staticmethod
-    def discard(columns: dict[str, list[Any]], n: int) -> bool:
-        for values in columns.values():
-            del values[n:]
+    def discard(columns: dict[str, Cell], n: int) -> bool:
+        """Take back the values row ``n`` already placed (its row is dropped)."""
+        for col, (rows, values) in list(columns.items()):
+            if rows[-1] == n:
+                rows.pop()
+                values.pop()
+                if not rows:
+                    del columns[col]
         return False
 
     @staticmethod
-    def put(columns: dict[str, list[Any]], n: int, col: str, value: Any) -> None:
-        values = columns.get(col)
-        if values is None:
-            values = columns[col] = [None] * n
-        size = len(values)
-        if size < n:
-            values.extend([None] * (n - size))
-        if len(values) > n:
-            values[n] = value
+    def put(columns: dict[str, Cell], n: int, col: str, value: Any) -> None:
+        """Place ``value`` in row ``n`` of ``col`` (a later value for the same row wins)."""
+        cell = columns.get(col)
+        if cell is None:
+            columns[col] = ([n], [value])
+        elif cell[0][-1] == n:
+            cell[1][-1] = value
         else:
-            values.append(value)
+            cell[0].append(n)
+            cell[1].append(value)
 
     def place_slow(
         self,
@@ -546,7 +545,7 @@ class ChunkEngine:
         value: Any,
         spec: RootSpec,
         types: dict[str, str],
-        columns: dict[str, list[Any]],
+        columns: dict[str, Cell],
         n: int,
     ) -> bool | None:
         """Coercions, JSON text, wide integers and variant columns (None: discard the row)."""
@@ -580,7 +579,7 @@ class ChunkEngine:
         value: Any,
         spec: RootSpec,
         types: dict[str, str],
-        columns: dict[str, list[Any]],
+        columns: dict[str, Cell],
         n: int,
     ) -> bool | None:
         vcol = self.variant_cache.get((col, vt))
@@ -663,11 +662,16 @@ class ChunkEngine:
         arrays = []
         fields = []
         for col in types:
-            values = columns.get(col)
-            if values is None:
+            cell = columns.get(col)
+            if cell is None:
                 continue
-            if len(values) != n:
-                values.extend([None] * (n - len(values)))
+            rows, values = cell
+            if len(rows) != n:
+                # a sparse column: scatter its values into a row-long list of nulls
+                full: list[Any] = [None] * n
+                for row, value in zip(rows, values, strict=True):
+                    full[row] = value
+                values = full
             at = arrow_type(types[col])
             arrays.append(pa.array(values, type=at))
             fields.append(pa.field(col, at))
