@@ -38,6 +38,7 @@ from loadstone.load_package import (
     write_json_atomic,
 )
 from loadstone.normalize import BadRecordError
+from loadstone.schema import Schema
 from loadstone.sources import Source
 
 DEFAULT_DESTINATION = "duckdb"
@@ -68,53 +69,28 @@ class PipelineConfigError(LoadstoneError):
 
 
 # --------------------------------------------------------------------------------------
-# schema adapter: the few Schema operations the pipeline needs
+# schemas
 # --------------------------------------------------------------------------------------
-def _schema_module() -> Any:
-    from loadstone import schema as schema_module
-
-    return schema_module
-
-
-def _schema_from_dict(data: Mapping[str, Any]) -> Any:
-    return _schema_module().Schema.from_dict(dict(data))
-
-
-def _schema_to_dict(schema: Any) -> dict[str, Any]:
+def _schema_to_dict(schema: Schema | Mapping[str, Any]) -> dict[str, Any]:
+    """The stored form (a ``schema=`` given to ``run`` may already be a dict)."""
     if isinstance(schema, Mapping):
         return dict(schema)
     return schema.to_dict()
 
 
-def _new_schema(name: str, naming: str | None) -> Any:
-    schema_cls = _schema_module().Schema
-    if naming is None:
-        return schema_cls(name)
-    return schema_cls(name, naming=naming)
+def _new_schema(name: str, naming: str | None) -> Schema:
+    return Schema(name) if naming is None else Schema(name, naming=naming)
 
 
-def _schema_naming_name(schema: Any) -> str | None:
+def _schema_naming_name(schema: Schema) -> str | None:
     """The naming convention a schema fixes: any it names once it has data tables, else a
     non-default one (``Schema(naming=...)`` in code). None leaves the choice to config and
     the destination's preference.
     """
-    name = getattr(schema, "naming_name", None)
-    if name is None:
-        name = (_schema_to_dict(schema).get("normalizers") or {}).get("names")
-    if name is None:
-        return None
-    if _schema_has_tables(schema) or name != "snake_case":
-        return str(name)
+    name = schema.naming_name
+    if schema.data_tables() or name != "snake_case":
+        return name
     return None
-
-
-def _schema_has_tables(schema: Any) -> bool:
-    tables = _schema_to_dict(schema).get("tables") or {}
-    return any(not name.startswith("_dlt") for name in tables)
-
-
-def _schema_version_hash(schema: Any) -> str | None:
-    return _schema_to_dict(schema).get("version_hash")
 
 
 # --------------------------------------------------------------------------------------
@@ -302,7 +278,7 @@ class Pipeline:
             return
         for path in sorted(self.schemas_dir.glob("*.schema.json")):
             data = json.loads(path.read_text(encoding="utf-8"))
-            self.schemas[data["name"]] = _schema_from_dict(data)
+            self.schemas[data["name"]] = Schema.from_dict(data)
 
     def _save_schema(self, schema: Any) -> None:
         self.schemas_dir.mkdir(parents=True, exist_ok=True)
@@ -374,7 +350,7 @@ class Pipeline:
         """The schema a new package of ``name`` uses: stored, imported or from code."""
         stored = self.schemas.get(name)
         imported = self._imported_schema(name)
-        if imported is not None and (stored is None or not _schema_has_tables(stored)):
+        if imported is not None and (stored is None or not stored.data_tables()):
             stored = imported
         if stored is None:
             schema = provided if provided is not None else _new_schema(name, None)
@@ -392,7 +368,7 @@ class Pipeline:
         tables = data.setdefault("tables", {})
         for table_name, table in (from_code.get("tables") or {}).items():
             tables.setdefault(table_name, table)
-        return _schema_from_dict(data)
+        return Schema.from_dict(data)
 
     # -- steps ----------------------------------------------------------------------------
     def extract(
@@ -605,7 +581,7 @@ class Pipeline:
         stored = package.read_schema_dict()
         if stored is None:
             return _new_schema(package.schema_name, self._resolve_naming_name(None, None))
-        return _schema_from_dict(stored)
+        return Schema.from_dict(stored)
 
     def _check_collisions(self, schema: Any) -> None:
         """Stop before any data moves when identifiers collide in a case-insensitive destination."""
@@ -638,7 +614,7 @@ class Pipeline:
         self._emit("load", "package_started", load_id=package.load_id)
         stored = package.read_schema_dict()
         schema = (
-            _schema_from_dict(stored) if stored is not None else self._schema_for_package(package)
+            Schema.from_dict(stored) if stored is not None else self._schema_for_package(package)
         )
         normalized = package.normalized_tables()
         row_counts = {name: t.row_count for name, t in normalized.items()}
@@ -827,7 +803,7 @@ class Pipeline:
             for name in self._state.get("schema_names") or []:
                 stored = client.get_stored_schema(name)
                 if stored:
-                    self._save_schema(_schema_from_dict(stored))
+                    self._save_schema(Schema.from_dict(stored))
         self._dataset_name = None
         self._save_state()
 

@@ -282,18 +282,7 @@ def check_new_column(
     this load accepts columns for all its rows); defaults to :func:`is_new_table` now, which
     is right only before the load adds anything.
     """
-    if value is None:
-        return _KEEP["columns"]
-    contract = resolve_contract(schema, table_name)
-    return decide(
-        contract,
-        "columns",
-        table=table_name,
-        column=column_name,
-        value=value,
-        table_is_new=is_new_table(schema, table_name) if table_is_new is None else table_is_new,
-        schema_name=schema.name,
-    )
+    return _check_value(schema, "columns", table_name, column_name, value, table_is_new)
 
 
 def check_variant(
@@ -305,14 +294,25 @@ def check_variant(
     table_is_new: bool | None = None,
 ) -> ContractDecision:
     """Decision for a value that needs the variant column ``variant_column`` (``data_type``)."""
+    return _check_value(schema, "data_type", table_name, variant_column, value, table_is_new)
+
+
+def _check_value(
+    schema: Schema,
+    entity: Entity,
+    table_name: str,
+    column_name: str,
+    value: Any,
+    table_is_new: bool | None,
+) -> ContractDecision:
+    """A value that would add a column or a variant: nulls create nothing, so they keep."""
     if value is None:
-        return _KEEP["data_type"]
-    contract = resolve_contract(schema, table_name)
+        return _KEEP[entity]
     return decide(
-        contract,
-        "data_type",
+        resolve_contract(schema, table_name),
+        entity,
         table=table_name,
-        column=variant_column,
+        column=column_name,
         value=value,
         table_is_new=is_new_table(schema, table_name) if table_is_new is None else table_is_new,
         schema_name=schema.name,
