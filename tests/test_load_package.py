@@ -112,9 +112,51 @@ def test_dynamic_table_name_sends_items_to_their_tables(tmp_path: Path) -> None:
     assert sorted(package.extracted_tables()) == ["a", "b"]
 
 
-def test_jsonl_file_is_rechunked_by_whole_lines_with_line_numbers(tmp_path: Path) -> None:
+def test_plain_jsonl_file_is_copied_whole_with_its_line_count(tmp_path: Path) -> None:
     source = tmp_path / "in.jsonl"
-    source.write_text("".join(json.dumps({"n": i, "pad": "x" * 50}) + "\n" for i in range(100)))
+    source.write_text("".join(json.dumps({"n": i}) + "\n" for i in range(100)))
+    package = LoadPackage.create(tmp_path / "packages", "s")
+    writer = PackageWriter(package)
+    extract_file(writer, source, "t", chunk_bytes=1000)
+    tables = writer.close()
+    [copied] = package.extracted_files()
+    assert copied.path.read_bytes() == source.read_bytes()
+    assert (copied.first_line, copied.items, copied.source) == (1, 100, str(source))
+    assert tables["t"].items == 100
+
+
+def test_copied_file_without_final_newline_gets_one(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'{"n": 1}\n{"n": 2}')
+    package = LoadPackage.create(tmp_path / "packages", "s")
+    writer = PackageWriter(package)
+    extract_file(writer, source, "t")
+    writer.close()
+    [copied] = package.extracted_files()
+    assert copied.path.read_bytes() == b'{"n": 1}\n{"n": 2}\n'
+    assert copied.items == 2
+
+
+def test_files_of_one_table_never_overwrite_each_other(tmp_path: Path) -> None:
+    sources = []
+    for i in range(3):
+        source = tmp_path / f"in{i}.jsonl"
+        source.write_text(json.dumps({"file": i}) + "\n")
+        sources.append(source)
+    package = LoadPackage.create(tmp_path / "packages", "s")
+    extract(package, sources, table_name="t")
+    found = sorted(
+        orjson.loads(line)["file"]
+        for f in package.extracted_files()
+        for line in f.path.read_bytes().splitlines()
+    )
+    assert found == [0, 1, 2]
+
+
+def test_gzipped_jsonl_is_rechunked_by_whole_lines_with_line_numbers(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl.gz"
+    with gzip.open(source, "wt") as handle:
+        handle.write("".join(json.dumps({"n": i, "pad": "x" * 50}) + "\n" for i in range(100)))
     package = LoadPackage.create(tmp_path / "packages", "s")
     writer = PackageWriter(package)
     extract_file(writer, source, "t", chunk_bytes=1000)

@@ -124,9 +124,21 @@ class _Loader:
     # --- append / replace --------------------------------------------------------------
 
     def append(self) -> None:
-        for table in self.chain:
-            if self._has_data(table):
-                self._insert_files(table, self._final(table))
+        """Insert every table's files; rows need not keep file order in a final table.
+
+        DuckDB keeps insertion order by default, which serializes a parallel insert and holds
+        its batches in memory; an appended table has no order to keep (nor has dlt's, whose
+        files load in parallel), so the setting is lifted for these inserts only. Staging
+        tables keep it: merge de-duplicates by load order through their ``rowid``.
+        """
+        connection = self.client.connection
+        connection.execute("SET preserve_insertion_order = false")
+        try:
+            for table in self.chain:
+                if self._has_data(table):
+                    self._insert_files(table, self._final(table))
+        finally:
+            connection.execute("RESET preserve_insertion_order")
 
     def replace(self) -> None:
         for table in reversed(self._existing_chain()):
