@@ -390,9 +390,7 @@ def _copy_whole(package: LoadPackage, index: int, path: Path, table_name: str) -
                 lines += 1
         handle.flush()
         os.fsync(handle.fileno())
-    return ExtractedFile(
-        target, table_name, source=str(path), first_line=1, items=lines, size=size
-    )
+    return ExtractedFile(target, table_name, source=str(path), first_line=1, items=lines, size=size)
 
 
 def _rechunk(
