@@ -483,3 +483,14 @@ def test_the_duckdb_client_implements_the_destination_client_protocol(tmp_path: 
 
     with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
         assert isinstance(client, DestinationClient)
+
+
+def test_a_failing_append_reports_duckdbs_own_error_and_keeps_row_order_for_later_loads(
+    tmp_path: Path,
+) -> None:
+    no_row_key = parquet(tmp_path / "bad", [{"id": 1, "name": "n1", "_dlt_load_id": "1"}])
+    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+        with pytest.raises(LoadFailed, match="NOT NULL constraint failed"):
+            client.load_package(request(USERS, {"users": [no_row_key]}))
+        setting = client.query("SELECT current_setting('preserve_insertion_order')")
+        assert setting == [(True,)]

@@ -36,6 +36,7 @@ from loadstone.destination import (
     schema_naming,
 )
 from loadstone.plugins.destinations.duckdb import merge
+from loadstone.plugins.destinations.duckdb.memory import load_memory_limit, parse_size
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
 from loadstone.plugins.destinations.duckdb.sql import (
     duckdb_type,
@@ -135,18 +136,21 @@ class DuckDBClient:
         self.pipeline_name = pipeline_name
         self.credentials = resolve_credentials(destination, pipeline_name)
         self._conn, self._owns = connect(self.credentials)
+        #: DuckDB's own memory limit, when the load may lower it by width (see memory.py)
+        self._default_limit: int | None = None
         self._exec("SET TimeZone = 'UTC'")
         if self._owns:
             # a loader is not interactive: no progress bar on stdout
             self._exec("SET enable_progress_bar = false")
-            # a package loads in one transaction, which DuckDB keeps in memory up to its
-            # limit (80% of RAM unless configured); a lower limit keeps the loader's memory
-            # flat but fails wide tables (a 3,000-column table needs more than 1 GB)
+            # a configured limit holds for the whole connection; without one, each load
+            # sets a limit by schema width (see memory.py), so memory stays flat in rows
             from loadstone import config
 
             limit = config.resolve("destination.duckdb.memory_limit", default=None)
             if limit is not None:
                 self._exec(f"SET memory_limit = {literal(str(limit))}")
+            else:
+                self._default_limit = parse_size(self._setting("memory_limit"))
         self.catalog: str = self._first("SELECT current_database()")[0]
         self._naming = self._resolve_naming(schema)
 
@@ -345,6 +349,7 @@ class DuckDBClient:
             table: ParquetSource.from_spec(table, spec) for table, spec in request.tables.items()
         }
         current: list[str | None] = [None]
+        self._limit_memory(model, sources)
         self._exec("BEGIN TRANSACTION")
         try:
             self._migrate(stored)
@@ -355,17 +360,34 @@ class DuckDBClient:
             current[0] = self.system_table("_dlt_loads")
             self._insert_load(request.load_id, stored)
         except DestinationError:
-            self._exec("ROLLBACK")
+            self._rollback()
             raise
         except duckdb.Error as exc:
-            self._exec("ROLLBACK")
+            self._rollback()
             table = current[0]
             files = [str(f) for f in sources[table].files] if table in sources else []
             raise LoadFailed(request.load_id, table, str(exc).splitlines()[0], files) from exc
         except BaseException:
-            self._exec("ROLLBACK")
+            self._rollback()
             raise
         self._exec("COMMIT")
+
+    def _rollback(self) -> None:
+        """Roll the package back; settings a load changed are not transactional, so reset."""
+        self._exec("ROLLBACK")
+        self._conn.execute("RESET preserve_insertion_order")
+
+    def _setting(self, name: str) -> str:
+        return str(self._conn.execute("SELECT current_setting(?)", [name]).fetchone()[0])
+
+    def _limit_memory(self, model: TableModel, sources: Mapping[str, ParquetSource]) -> None:
+        """Cap DuckDB's memory for this package by its widest table (unless configured)."""
+        if self._default_limit is None:
+            return
+        widest = max((len(model.typed_columns(t)) for t in sources), default=0)
+        threads = int(self._setting("threads"))
+        limit = load_memory_limit(widest, threads, self._default_limit)
+        self._conn.execute(f"SET memory_limit = '{limit}B'")
 
     def _insert_state(self, request: LoadRequest) -> None:
         row = request.pipeline_state

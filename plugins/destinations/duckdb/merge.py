@@ -133,12 +133,12 @@ class _Loader:
         """
         connection = self.client.connection
         connection.execute("SET preserve_insertion_order = false")
-        try:
-            for table in self.chain:
-                if self._has_data(table):
-                    self._insert_files(table, self._final(table))
-        finally:
-            connection.execute("RESET preserve_insertion_order")
+        for table in self.chain:
+            if self._has_data(table):
+                self._insert_files(table, self._final(table))
+        # on failure the statement cannot run in the aborted transaction; the client's
+        # rollback resets the setting instead
+        connection.execute("RESET preserve_insertion_order")
 
     def replace(self) -> None:
         for table in reversed(self._existing_chain()):
