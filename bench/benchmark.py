@@ -209,9 +209,12 @@ def child_dlt(path: str, work: str) -> None:
 
 
 def child_spark_floor(path: str, work: str) -> None:
-    from loadstone.spark_session import get_spark_session
+    from loadstone.spark_session import DEFAULT_OPTIONS, get_spark_session
 
-    spark = get_spark_session()
+    # the stock JIT: loadstone's local default (C1 only) suits a driver that only schedules
+    # Python work but slows Spark's own JSON reader, and the floor must be Spark at its best
+    stock = {"spark.driver.extraJavaOptions": DEFAULT_OPTIONS["spark.driver.extraJavaOptions"]}
+    spark = get_spark_session(stock)
     spark.read.json(path).write.mode("overwrite").parquet(os.path.join(work, "floor.parquet"))
     spark.stop()
     _report("spark.read.json + write.parquet")

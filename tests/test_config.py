@@ -309,6 +309,27 @@ def test_spark_session_options_come_from_config() -> None:
     assert configured_options()["spark.master"] == "local[2]"
 
 
+def test_a_local_driver_jvm_skips_the_optimizing_jit() -> None:
+    from loadstone.spark_session import configured_options
+
+    options = configured_options()["spark.driver.extraJavaOptions"].split()
+    assert options == ["-Duser.timezone=UTC", "-XX:TieredStopAtLevel=1"]
+
+
+def test_a_cluster_driver_keeps_the_stock_jvm_options() -> None:
+    from loadstone.spark_session import configured_options
+
+    project('[spark]\nmaster = "spark://head:7077"\n')
+    assert configured_options()["spark.driver.extraJavaOptions"] == "-Duser.timezone=UTC"
+
+
+def test_configured_driver_java_options_replace_the_defaults() -> None:
+    from loadstone.spark_session import configured_options
+
+    project('[spark]\n"driver.extraJavaOptions" = "-Xss4m"\n')
+    assert configured_options()["spark.driver.extraJavaOptions"] == "-Xss4m"
+
+
 def test_surrounding_spaces_in_a_naming_value_are_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SCHEMA__NAMING", " sql_ci_v1 ")
     assert config.resolve_naming() == "sql_ci_v1"
