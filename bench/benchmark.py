@@ -54,17 +54,15 @@ def build_input(path: Path, records: int) -> int:
 
 
 #: synthetic shapes for the schema-width measurement: every record has the same size (20
-#: scalar fields and 2 nested lists of 3 rows), but ``wide`` draws its field names from 3,000
-#: columns and its lists from 200 nested tables, while ``narrow`` always uses the same ones
-SHAPES = ("events", "narrow", "wide")
-WIDE_COLUMNS = 3000
-WIDE_TABLES = 200
+#: scalar fields and 2 nested lists of 3 rows), but draws its field names and nested lists
+#: from a pool: (columns, nested tables) per shape, so only the width of the schema differs
+WIDTHS = {"narrow": (20, 2), "medium": (300, 20), "wide": (3000, 200)}
+SHAPES = ("events", *WIDTHS)
 
 
 def build_shaped_input(path: Path, records: int, shape: str) -> int:
     """Write ``records`` synthetic records of one ``shape`` as JSONL; returns the file size."""
-    columns = WIDE_COLUMNS if shape == "wide" else 20
-    tables = WIDE_TABLES if shape == "wide" else 2
+    columns, tables = WIDTHS[shape]
     with open(path, "w", encoding="utf-8") as handle:
         for i in range(records):
             record: dict[str, object] = {"id": i}
@@ -241,8 +239,8 @@ def main() -> int:
         "--shape",
         choices=SHAPES,
         default="events",
-        help="events: replicated GitHub events; narrow / wide: same-size synthetic records "
-        "over a few or over thousands of columns and hundreds of nested tables",
+        help="events: replicated GitHub events; narrow / medium / wide: same-size synthetic "
+        "records over 20, 300 or 3,000 columns and 2, 20 or 200 nested tables",
     )
     parser.add_argument("--only", nargs="+", choices=sorted(CHILDREN), default=None)
     parser.add_argument(
