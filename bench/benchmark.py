@@ -265,6 +265,8 @@ def main() -> int:
             size = build_input(data, records)
         else:
             size = build_shaped_input(data, records, args.shape)
+        # the input was just written: flush it now, or the first tool timed pays its writeback
+        os.sync()
         for kind in kinds:
             work = root / f"{kind}_{records}"
             shutil.rmtree(work, ignore_errors=True)
@@ -273,6 +275,7 @@ def main() -> int:
             env["LOADSTONE_HOME"] = str(work / "home")
             env["DLT_DATA_DIR"] = str(work / "dlt_home")
             python = args.dlt_python if kind == "dlt" else sys.executable
+            os.sync()  # nor does a tool pay for what the previous one left to write
             load_before = os.getloadavg()[0]
             seconds, peak, out, cpu = run_measured(
                 [python, str(HERE), "--child", kind, str(data), str(work)], env, work
