@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_duckdb_support import duckdb_destination, parquet, request, schema, table
 
+from loadstone.plugins.destinations.duckdb.client import DuckDBClient
 from loadstone.plugins.destinations.duckdb.memory import (
     FLOOR,
     MIB,
@@ -46,18 +47,57 @@ def test_duckdb_size_settings_are_read_as_bytes(text: str, expected: int) -> Non
     assert parse_size(text) == expected
 
 
-def _load_one_row(tmp_path: Path) -> str:
+def _limit_during_a_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """DuckDB's memory limit while a one-row package is inside its transaction."""
+    seen: list[str] = []
+    inner = DuckDBClient._load_in_transaction
+
+    def spy(self: DuckDBClient, *args: object) -> None:
+        seen.append(self.query("SELECT current_setting('memory_limit')")[0][0])
+        inner(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DuckDBClient, "_load_in_transaction", spy)
     shop = schema(users=table({"id": {"data_type": "bigint"}}))
     with duckdb_destination(tmp_path / "db.duckdb").client(shop, "mydata") as client:
         rows = [{"id": 1, "_dlt_id": "a", "_dlt_load_id": "1"}]
         client.load_package(request(shop, {"users": [parquet(tmp_path / "u", rows)]}))
-        return str(client.query("SELECT current_setting('memory_limit')")[0][0])
+    return seen[0]
 
 
-def test_a_load_sets_the_width_limit_on_a_database_it_opened(tmp_path: Path) -> None:
-    assert _load_one_row(tmp_path) == "1.0 GiB"
+def test_a_load_sets_the_width_limit_on_a_database_it_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _limit_during_a_load(tmp_path, monkeypatch) == "1.0 GiB"
 
 
 def test_a_configured_memory_limit_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DESTINATION__DUCKDB__MEMORY_LIMIT", "3GB")
-    assert parse_size(_load_one_row(tmp_path)) == pytest.approx(3 * 10**9, rel=0.05)
+    limit = parse_size(_limit_during_a_load(tmp_path, monkeypatch))
+    assert limit == pytest.approx(3 * 10**9, rel=0.05)
+
+
+def test_the_database_gets_its_own_limit_back_after_a_load(tmp_path: Path) -> None:
+    shop = schema(users=table({"id": {"data_type": "bigint"}}))
+    with duckdb_destination(tmp_path / "db.duckdb").client(shop, "mydata") as client:
+        before = client.query("SELECT current_setting('memory_limit')")
+        rows = [{"id": 1, "_dlt_id": "a", "_dlt_load_id": "1"}]
+        client.load_package(request(shop, {"users": [parquet(tmp_path / "u", rows)]}))
+        assert client.query("SELECT current_setting('memory_limit')") == before
+
+
+def test_a_load_that_runs_out_of_memory_fails_the_package_and_keeps_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loadstone.destination import LoadFailed
+
+    monkeypatch.setenv("DESTINATION__DUCKDB__MEMORY_LIMIT", "20MB")
+    wide = schema(wide=table({f"c{i}": {"data_type": "text"} for i in range(300)}))
+    rows = [
+        {**{f"c{i}": f"value {n} {i}" for i in range(300)}, "_dlt_id": str(n), "_dlt_load_id": "1"}
+        for n in range(3000)
+    ]
+    with duckdb_destination(tmp_path / "db.duckdb").client(wide, "mydata") as client:
+        with pytest.raises(LoadFailed, match="rolled back"):
+            client.load_package(request(wide, {"wide": [parquet(tmp_path / "w", rows)]}))
+        tables = "SELECT count(*) FROM information_schema.tables WHERE table_name = 'wide'"
+        assert client.query(tables) == [(0,)]

@@ -350,6 +350,19 @@ class DuckDBClient:
         }
         current: list[str | None] = [None]
         self._limit_memory(model, sources)
+        try:
+            self._load_in_transaction(request, stored, model, sources, current)
+        finally:
+            self._restore_memory_limit()
+
+    def _load_in_transaction(
+        self,
+        request: LoadRequest,
+        stored: Mapping[str, Any],
+        model: TableModel,
+        sources: Mapping[str, ParquetSource],
+        current: list[str | None],
+    ) -> None:
         self._exec("BEGIN TRANSACTION")
         try:
             self._migrate(stored)
@@ -359,6 +372,10 @@ class DuckDBClient:
                 self._insert_state(request)
             current[0] = self.system_table("_dlt_loads")
             self._insert_load(request.load_id, stored)
+            # a commit can fail too (DuckDB out of memory while writing a wide table): it is
+            # reported like any other failure of the package
+            current[0] = None
+            self._exec("COMMIT")
         except DestinationError:
             self._rollback()
             raise
@@ -370,11 +387,13 @@ class DuckDBClient:
         except BaseException:
             self._rollback()
             raise
-        self._exec("COMMIT")
 
     def _rollback(self) -> None:
         """Roll the package back; settings a load changed are not transactional, so reset."""
-        self._exec("ROLLBACK")
+        try:
+            self._exec("ROLLBACK")
+        except duckdb.TransactionException:
+            pass  # a failed COMMIT has rolled the transaction back already
         self._conn.execute("RESET preserve_insertion_order")
 
     def _setting(self, name: str) -> str:
@@ -388,6 +407,11 @@ class DuckDBClient:
         threads = int(self._setting("threads"))
         limit = load_memory_limit(widest, threads, self._default_limit)
         self._conn.execute(f"SET memory_limit = '{limit}B'")
+
+    def _restore_memory_limit(self) -> None:
+        """The limit is the database's, not this load's: others may share it in-process."""
+        if self._default_limit is not None:
+            self._conn.execute("RESET memory_limit")
 
     def _insert_state(self, request: LoadRequest) -> None:
         row = request.pipeline_state
