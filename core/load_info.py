@@ -21,7 +21,8 @@ class ProgressEvent:
     ``event`` is ``"started"``, ``"progress"``, ``"package_started"``,
     ``"package_committed"`` (the destination committed the package, its state is about to
     switch to ``loaded``), ``"package_done"`` or ``"finished"``. Counters are running totals
-    of the step.
+    of the step; ``parts_done`` / ``parts`` count the pieces of the current package a step
+    works through (normalize: its chunks), 0 when the step does not report them.
     """
 
     step: str
@@ -32,6 +33,8 @@ class ProgressEvent:
     files: int = 0
     tables: int = 0
     elapsed: float = 0.0
+    parts_done: int = 0
+    parts: int = 0
 
 
 @attrs.define

@@ -28,7 +28,7 @@ and raises; running it again on the fixed package works.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -130,12 +130,16 @@ class NormalizeContext:
     small enough for one task then never starts a JVM), or None (run in this process).
     ``naming`` is an instance already sized to the destination's identifier limits;
     ``capabilities`` (``loadstone.destination.Capabilities``) may be None when unknown.
+    ``progress``, when given, is called as parts of the package finish, with
+    ``(parts done, parts in all)``: a long normalize step shows it is moving. A normalizer
+    may call it from any thread, or never.
     """
 
     spark: Any
     naming: NamingConvention
     capabilities: Any = None
     on_bad_record: str = attrs.field(default="fail", validator=_check_on_bad_record)
+    progress: Callable[[int, int], None] | None = None
 
 
 @attrs.frozen

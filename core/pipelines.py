@@ -503,11 +503,17 @@ class Pipeline:
             schema = self._schema_for_package(package)
             naming = self.naming_for(schema)
             _switch_naming(schema, naming)
+            load_id = package.load_id
+
+            def chunks_done(done: int, parts: int, load_id: str = load_id) -> None:
+                self._emit_step(step, "progress", load_id=load_id, parts_done=done, parts=parts)
+
             context = NormalizeContext(
                 spark=spark,
                 naming=naming,
                 capabilities=self.capabilities,
                 on_bad_record=on_bad_record,
+                progress=chunks_done,
             )
             package.reset_normalized()
             try:

@@ -155,3 +155,31 @@ def test_a_small_package_with_a_lazy_session_never_starts_spark(tmp_path: Path) 
     records = [{"a": i} for i in range(100)]
     result = _run(tmp_path, "small", [("t", records)], context, chunk_bytes=SMALL_CHUNKS)
     assert result.tables["t"].row_count == 100
+
+
+def _progress_of(tmp_path: Path, spark: Any) -> list[tuple[int, int]]:
+    seen: list[tuple[int, int]] = []
+    context = NormalizeContext(
+        spark=spark, naming=snake_case(), progress=lambda done, total: seen.append((done, total))
+    )
+    records = [{"n": i, "pad": "x" * 40} for i in range(200)]
+    package = StandInPackage(tmp_path / "p")
+    package.add_jsonl("t", records)
+    RelationalNormalizer(chunk_bytes=2048).normalize(package, {"tables": {}}, context)
+    return seen
+
+
+def test_chunks_done_are_reported_as_they_finish_in_the_driver(tmp_path: Path) -> None:
+    seen = _progress_of(tmp_path, None)
+    total = seen[-1][1]
+    assert total > 5
+    assert seen == [(done, total) for done in range(1, total + 1)]
+
+
+def test_chunks_done_on_spark_are_reported_up_to_all_of_them(spark: Any, tmp_path: Path) -> None:
+    seen = _progress_of(tmp_path, spark)
+    dones = [done for done, _total in seen]
+    # the status tracker is polled: values only grow, the job's end may come before a last poll
+    assert dones == sorted(dones)
+    assert all(total == seen[0][1] for _done, total in seen)
+    assert not seen or dones[-1] <= seen[0][1]

@@ -104,9 +104,10 @@ class ProgressDisplay:
 
     def _line(self, event: Any, elapsed: float | None = None) -> str:
         seconds = event.elapsed if elapsed is None else elapsed
+        parts = f"  chunk {event.parts_done}/{event.parts}" if event.parts else ""
         return (
             f"{event.step:<9} {event.rows:>12,} rows  {event.bytes / 1_000_000:>9.2f} MB  "
-            f"{event.files:>5} files  {seconds:>7.1f} s"
+            f"{event.files:>5} files  {seconds:>7.1f} s{parts}"
         )
 
     def _write(self, text: str, final: bool) -> None:

@@ -22,7 +22,8 @@ import copy
 import os
 import shutil
 import threading
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,28 @@ def chunk_first_lines(chunks: Sequence[Chunk]) -> dict[int, int]:
                 handle.seek(chunk.start)
                 line += handle.read(chunk.end - chunk.start).count(b"\n")
     return result
+
+
+def _watch_tasks(
+    sc: Any, group: str, on_done: Callable[[int], None], stop: threading.Event
+) -> None:
+    """Report the finished tasks of a job group until ``stop`` (progress only: never raises)."""
+    tracker = sc.statusTracker()
+    reported = -1
+    while not stop.wait(0.5):
+        try:
+            done = 0
+            for job in tracker.getJobIdsForGroup(group):
+                info = tracker.getJobInfo(job)
+                for stage in info.stageIds if info is not None else ():
+                    stage_info = tracker.getStageInfo(stage)
+                    if stage_info is not None:
+                        done += stage_info.numCompletedTasks
+        except Exception:  # the session may be stopping; progress is not worth an error
+            return
+        if done != reported and not stop.is_set():
+            reported = done
+            on_done(done)
 
 
 def _schema_dict(schema: Any) -> dict[str, Any]:
@@ -418,8 +441,23 @@ class RelationalNormalizer:
           over the chunks not yet begun. Small packages never pay for a JVM start.
         """
 
+        total = len(chunks)
+        done_here = [0]
+
+        def report(done: int) -> None:
+            if context.progress is not None:
+                context.progress(min(done, total), total)
+
         def local(chunk: Chunk) -> dict[str, Any]:
-            return run_chunk(config, chunk, forced.get(chunk.index, {}), attempt)
+            fact = run_chunk(config, chunk, forced.get(chunk.index, {}), attempt)
+            done_here[0] += 1
+            report(done_here[0])
+            return fact
+
+        def on_spark(spark: Any, todo: list[Chunk]) -> list[dict[str, Any]]:
+            return self._on_spark(
+                spark, config, todo, forced, attempt, lambda n: report(done_here[0] + n)
+            )
 
         if not chunks:
             return []
@@ -427,7 +465,7 @@ class RelationalNormalizer:
         if spark is None or (len(chunks) == 1 and self.inline_single_chunk):
             return [local(c) for c in chunks]
         if hasattr(spark, "sparkContext") or not callable(spark):
-            return self._on_spark(spark, config, chunks, forced, attempt)
+            return on_spark(spark, chunks)
         min_bytes = int(loadstone_config.get("normalize.spark_min_bytes", self.lazy_spark_bytes))
         if sum(_chunk_size(c) for c in chunks) < min_bytes:
             return [local(c) for c in chunks]
@@ -450,7 +488,7 @@ class RelationalNormalizer:
             thread.join()
             if "error" in started:
                 raise started["error"]
-            for fact in self._on_spark(started["session"], config, remaining, forced, attempt):
+            for fact in on_spark(started["session"], remaining):
                 results[fact["chunk"]] = fact
         return [results[c.index] for c in chunks]
 
@@ -461,15 +499,36 @@ class RelationalNormalizer:
         chunks: list[Chunk],
         forced: Mapping[int, Any],
         attempt: int,
+        on_done: Callable[[int], None] | None = None,
     ) -> list[dict[str, Any]]:
-        """One Spark task per chunk; only the facts come back to the driver."""
+        """One Spark task per chunk; only the facts come back to the driver.
+
+        ``on_done`` hears how many tasks have finished, read from Spark's status tracker
+        every half second: results only arrive all at once, when the job ends.
+        """
         work = [(c, forced.get(c.index, {})) for c in chunks]
 
         def task(items: Any) -> Any:
             for chunk, chunk_forced in items:
                 yield run_chunk(config, chunk, chunk_forced, attempt)
 
-        return spark.sparkContext.parallelize(work, len(work)).mapPartitions(task).collect()
+        sc = spark.sparkContext
+        rdd = sc.parallelize(work, len(work)).mapPartitions(task)
+        if on_done is None:
+            return rdd.collect()
+        group = f"loadstone-normalize-{uuid.uuid4().hex}"
+        sc.setLocalProperty("spark.jobGroup.id", group)
+        stop = threading.Event()
+        watcher = threading.Thread(
+            target=_watch_tasks, args=(sc, group, on_done, stop), name="loadstone-progress"
+        )
+        watcher.daemon = True
+        watcher.start()
+        try:
+            return rdd.collect()
+        finally:
+            stop.set()
+            sc.setLocalProperty("spark.jobGroup.id", None)
 
     @staticmethod
     def _raise_failures(facts: Sequence[dict[str, Any]], chunks: Sequence[Chunk]) -> None:
