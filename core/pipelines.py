@@ -416,6 +416,8 @@ class Pipeline:
                 source_defaults["max_nesting"] = data.max_table_nesting
             if data.schema_contract is not None:
                 source_defaults["schema_contract"] = data.schema_contract
+            if data.root_key:
+                source_defaults["root_key_propagation"] = True
             if source_defaults:
                 for res in data.selected_resources.values():
                     for key, value in source_defaults.items():

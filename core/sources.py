@@ -167,6 +167,9 @@ class Resource:
         self.section = section
         self.selected = selected
         self._args_bound = args_bound
+        #: made by ``@resource`` from a generator function: calling it binds arguments, even
+        #: when it needs none (``pipeline.run(users())``, dlt's everyday idiom)
+        self._from_function = False
 
     # -- hints ----------------------------------------------------------------------------
     @property
@@ -217,7 +220,7 @@ class Resource:
     # -- data -----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Resource:
         """Bind arguments of a decorated generator function: a new resource, same hints."""
-        if not callable(self._data) or self._args_bound:
+        if not callable(self._data) or (self._args_bound and not self._from_function):
             raise ResourceError(f"resource {self.name!r} is not a function and cannot be called")
         bound = Resource(
             functools.partial(self._data, *args, **kwargs),
@@ -252,6 +255,7 @@ class Resource:
 
         self._data = mapped
         self._args_bound = True
+        self._from_function = False
         return self
 
     def add_filter(self, func: Callable[[Any], bool]) -> Resource:
@@ -327,6 +331,7 @@ def resource(
                 section=section,
                 args_bound=target._args_bound,
             )
+            res._from_function = target._from_function
             return res
         res_name = name or (table_name if isinstance(table_name, str) else None)
         res_name = res_name or _data_name(target) or _current_source_name.get()
@@ -349,6 +354,7 @@ def resource(
         if is_function:
             functools.update_wrapper(res, target, updated=())  # type: ignore[arg-type]
             res._args_bound = _has_no_required_args(target)
+            res._from_function = True
         return res
 
     if data is None:

@@ -40,6 +40,27 @@ def test_resource_with_arguments_is_bound_by_calling_it() -> None:
     assert [i["n"] for i in bound] == [0, 1, 2]
 
 
+def test_a_resource_without_arguments_can_be_called_like_in_dlt() -> None:
+    @resource(write_disposition="merge", primary_key="id")
+    def users():
+        yield [{"id": 1}, {"id": 2}]
+
+    called = users()
+    assert called.name == "users"
+    assert called.compute_table_hints()["primary_key"] == ["id"]
+    assert list(called) == [{"id": 1}, {"id": 2}]
+    assert list(users) == [{"id": 1}, {"id": 2}]
+
+
+def test_a_called_resource_cannot_be_called_again() -> None:
+    @resource
+    def users():
+        yield {"id": 1}
+
+    with pytest.raises(ResourceError, match="cannot be called"):
+        users()()
+
+
 def test_resource_from_data_needs_a_name() -> None:
     with pytest.raises(ResourceError, match="name"):
         resource([{"id": 1}])

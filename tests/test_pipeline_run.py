@@ -293,3 +293,49 @@ def test_destination_without_a_loader_fails_before_extracting() -> None:
     with pytest.raises(DestinationNotSupported, match="snowflake"):
         pipe.run([{"id": 1}], table_name="t")
     assert pipe.list_packages() == []
+
+
+#: what dlt 1.31 stores for ``@dlt.source(root_key=True)`` with one ``users`` resource
+#: (observed: a black-box run, ``default_schema.to_dict()["normalizers"]["json"]``)
+DLT_ROOT_KEY_JSON_NORMALIZER = {
+    "module": "dlt.common.normalizers.json.relational",
+    "config": {
+        "root_key_propagation": True,
+        "propagation": {"tables": {"users": {"_dlt_id": "_dlt_root_id"}}},
+    },
+}
+
+
+def test_source_root_key_gives_nested_tables_the_root_id_as_dlt_does() -> None:
+    @dlt.source(root_key=True)
+    def src():
+        @dlt.resource
+        def users():
+            yield [{"id": 1, "pets": [{"name": "a", "toys": ["x"]}]}]
+
+        return users
+
+    pipe = dlt.pipeline("root_key", destination="duckdb", dataset_name="d")
+    pipe.run(src())
+    schema = pipe.default_schema.to_dict()
+    assert schema["normalizers"]["json"] == DLT_ROOT_KEY_JSON_NORMALIZER
+    assert list(schema["tables"]["users__pets__toys"]["columns"]) == [
+        "value",
+        "_dlt_root_id",
+        "_dlt_parent_id",
+        "_dlt_list_idx",
+        "_dlt_id",
+    ]
+    sql = "SELECT count(*) FROM d.users__pets__toys t JOIN d.users u ON t._dlt_root_id = u._dlt_id"
+    assert rows("root_key.duckdb", sql) == [(1,)]
+
+
+def test_a_merge_table_records_its_root_key_propagation_in_the_schema() -> None:
+    @dlt.resource(primary_key="id", write_disposition="merge")
+    def users():
+        yield [{"id": 1, "pets": [{"name": "a"}]}]
+
+    pipe = dlt.pipeline("merge_propagation", destination="duckdb", dataset_name="d")
+    pipe.run(users())
+    config = pipe.default_schema.to_dict()["normalizers"]["json"]["config"]
+    assert config == {"propagation": {"tables": {"users": {"_dlt_id": "_dlt_root_id"}}}}

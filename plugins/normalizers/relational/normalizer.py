@@ -159,6 +159,26 @@ def _watch_tasks(
             on_done(done)
 
 
+#: dlt's module name for the relational normalizer, as stored in ``normalizers.json``.
+_DLT_RELATIONAL = "dlt.common.normalizers.json.relational"
+
+
+def _record_propagation(data: dict[str, Any], root: str, schema_wide: bool) -> None:
+    """Store root key propagation in the schema as dlt does, so the schema file carries it.
+
+    A merge table (or any root asking for it) gets ``propagation.tables.<root>``; a source
+    with ``root_key=True`` also sets the schema-wide ``root_key_propagation`` flag, which
+    later roots of the schema follow.
+    """
+    json_section = data.setdefault("normalizers", {}).setdefault("json", {})
+    json_section.setdefault("module", _DLT_RELATIONAL)
+    config = json_section.setdefault("config", {})
+    if schema_wide:
+        config["root_key_propagation"] = True
+    tables = config.setdefault("propagation", {}).setdefault("tables", {})
+    tables[root] = {ROW_ID: ROOT_ID}
+
+
 def _schema_dict(schema: Any) -> dict[str, Any]:
     if schema is None:
         return {"tables": {}}
@@ -250,6 +270,7 @@ class RelationalNormalizer:
         settings = data.get("settings") or {}
         normalizers = data.get("normalizers") or {}
         use_break_path = normalizers.get("use_break_path_on_normalize", True) is not False
+        json_config = dict((normalizers.get("json") or {}).get("config") or {})
         hints_source = package.table_hints
         hints_by_source: Mapping[str, Any] = (
             hints_source() if callable(hints_source) else (hints_source or {})
@@ -283,9 +304,17 @@ class RelationalNormalizer:
                 max_nesting = (
                     (normalizers.get("json") or {}).get("config", {}).get("max_nesting", 1000)
                 )
-            propagate = (disposition == "merge" and strategy != "scd2") or bool(
+            asked = bool(
                 hints.get("root_key_propagation") or x_normalizer.get("root_key_propagation")
             )
+            propagate = (
+                (disposition == "merge" and strategy != "scd2")
+                or asked
+                or bool(json_config.get("root_key_propagation"))
+                or root in (json_config.get("propagation") or {}).get("tables", {})
+            )
+            if propagate:
+                _record_propagation(data, root, schema_wide=asked)
             specs[source_name] = RootSpec(
                 source_name=source_name,
                 root=root,
