@@ -260,6 +260,10 @@ class SqlClient:
                 self.dataset_name,
                 pipeline_name=self._pipeline.pipeline_name,
             )
+            # unqualified names resolve in the dataset, as in dlt, where the client can
+            use_dataset = getattr(self._client, "use_dataset", None)
+            if use_dataset is not None:
+                use_dataset()
         return self._client
 
     def close_connection(self) -> None:

@@ -14,6 +14,7 @@ import contextvars
 import functools
 import inspect
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -254,6 +255,39 @@ class Resource:
                     yield out
 
         self._data = mapped
+        self._args_bound = True
+        self._from_function = False
+        return self
+
+    def add_limit(
+        self, max_items: int | None = None, max_time: float | None = None, count_rows: bool = False
+    ) -> Resource:
+        """Stop after ``max_items`` yields of the data (a yielded list is one; with
+        ``count_rows`` its rows count) or after ``max_time`` seconds, as dlt's ``add_limit``:
+        a quick way to try a pipeline on a sample of a large source."""
+        previous = self._data
+
+        def limited() -> Iterator[Any]:
+            source = previous() if callable(previous) else previous
+            if max_items is not None and max_items <= 0:
+                return
+            started = time.monotonic()
+            count = 0
+            iterator = iter(source)
+            try:
+                for page in iterator:
+                    yield page
+                    count += len(page) if count_rows and isinstance(page, list) else 1
+                    if max_items is not None and count >= max_items:
+                        break
+                    if max_time is not None and time.monotonic() - started >= max_time:
+                        break
+            finally:
+                close = getattr(iterator, "close", None)
+                if close is not None:
+                    close()
+
+        self._data = limited
         self._args_bound = True
         self._from_function = False
         return self

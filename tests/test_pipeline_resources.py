@@ -187,3 +187,33 @@ def test_source_schema_file_beside_the_module_is_loaded(
         assert "orders" in src.schema.to_dict()["tables"]
     finally:
         sys.modules.pop("my_src", None)
+
+
+def test_add_limit_stops_after_that_many_yields() -> None:
+    pages_read: list[int] = []
+
+    @resource
+    def pages():
+        for page in range(100):
+            pages_read.append(page)
+            yield [{"page": page, "row": r} for r in range(3)]
+
+    assert len(list(pages().add_limit(2))) == 6
+    assert pages_read == [0, 1]
+
+
+def test_add_limit_can_count_rows_instead_of_yields() -> None:
+    @resource
+    def pages():
+        for page in range(100):
+            yield [{"page": page, "row": r} for r in range(3)]
+
+    assert len(list(pages().add_limit(4, count_rows=True))) == 6
+
+
+def test_add_limit_of_zero_yields_nothing() -> None:
+    @resource
+    def numbers():
+        yield from ({"n": n} for n in range(10))
+
+    assert list(numbers().add_limit(0)) == []

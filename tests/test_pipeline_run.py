@@ -339,3 +339,10 @@ def test_a_merge_table_records_its_root_key_propagation_in_the_schema() -> None:
     pipe.run(users())
     config = pipe.default_schema.to_dict()["normalizers"]["json"]["config"]
     assert config == {"propagation": {"tables": {"users": {"_dlt_id": "_dlt_root_id"}}}}
+
+
+def test_sql_client_resolves_unqualified_names_in_the_dataset() -> None:
+    pipe = dlt.pipeline("sql_names", destination="duckdb", dataset_name="d")
+    pipe.run([{"x": 1}, {"x": 2}], table_name="t")
+    with pipe.sql_client() as client:
+        assert client.execute_sql("SELECT sum(x) FROM t") == [(3,)]

@@ -512,6 +512,24 @@ class DuckDBClient:
         table = self._conn.sql(sql, params=bound).to_arrow_table()
         return [tuple(row.values()) for row in table.to_pylist()]
 
+    def use_dataset(self) -> None:
+        """Resolve unqualified table names in the dataset (dlt's ``sql_client`` does).
+
+        Loads never need it (every name they write is qualified); queries typed by users do.
+        A dataset not created yet is left alone: DuckDB refuses a search path into nothing.
+        """
+        if self.dataset_exists():
+            path = f"{quote(self.catalog)}.{quote(self.dataset_name)},main"
+            self._conn.execute(f"SET search_path = {literal(path)}")
+
+    def dataset_exists(self) -> bool:
+        found = self._conn.execute(
+            "SELECT count(*) FROM information_schema.schemata "
+            "WHERE catalog_name = ? AND schema_name = ?",
+            [self.catalog, self.dataset_name],
+        ).fetchone()
+        return bool(found and found[0])
+
     def drop_dataset(self) -> None:
         for dataset in (self.dataset_name, self.staging_dataset_name):
             self._exec(f"DROP SCHEMA IF EXISTS {qualified(self.catalog, dataset)} CASCADE")
