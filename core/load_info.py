@@ -210,3 +210,64 @@ def _megabytes(value: int) -> str:
 def merge_counts(target: dict[str, int], source: Mapping[str, int]) -> None:
     for key, value in source.items():
         target[key] = target.get(key, 0) + int(value)
+
+
+@attrs.frozen
+class StepTrace:
+    """One step of a traced run, read from the trace (dlt's ``last_normalize_info`` ...)."""
+
+    step: str
+    row_counts: dict[str, int]
+    load_ids: list[str]
+    rows: int = 0
+    elapsed: float = 0.0
+    started_at: str | None = None
+    finished_at: str | None = None
+
+    @property
+    def loads_ids(self) -> list[str]:
+        """dlt's attribute name."""
+        return self.load_ids
+
+
+class PipelineTrace(dict):  # type: ignore[type-arg]
+    """The last run's trace: the saved JSON as a dict, plus dlt's attribute access.
+
+    ``pipeline.last_trace.last_normalize_info.row_counts`` reads as it does in dlt; the dict
+    stays what ``trace.json`` holds, for the CLI and for logs.
+    """
+
+    def _step(self, name: str) -> StepTrace | None:
+        step = (self.get("steps") or {}).get(name)
+        if not step:
+            return None
+        return StepTrace(
+            step=name,
+            row_counts=dict(step.get("row_counts") or {}),
+            load_ids=list(step.get("load_ids") or []),
+            rows=int(step.get("rows") or 0),
+            elapsed=float(step.get("elapsed") or 0.0),
+            started_at=step.get("started_at"),
+            finished_at=step.get("finished_at"),
+        )
+
+    @property
+    def last_extract_info(self) -> StepTrace | None:
+        return self._step("extract")
+
+    @property
+    def last_normalize_info(self) -> StepTrace | None:
+        return self._step("normalize")
+
+    @property
+    def last_load_info(self) -> StepTrace | None:
+        return self._step("load")
+
+    @property
+    def pipeline_name(self) -> str | None:
+        return self.get("pipeline_name")
+
+    @property
+    def error(self) -> str | None:
+        """The run's failure (``None`` when it succeeded)."""
+        return self.get("error")

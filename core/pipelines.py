@@ -26,7 +26,7 @@ from loadstone import state as state_module
 from loadstone.errors import LoadstoneError
 from loadstone.extract import ExtractResult, run_hints_of
 from loadstone.extract import extract as extract_data
-from loadstone.load_info import LoadInfo, PackageInfo, ProgressEvent, StepInfo
+from loadstone.load_info import LoadInfo, PackageInfo, PipelineTrace, ProgressEvent, StepInfo
 from loadstone.load_package import (
     EXTRACTED,
     EXTRACTING,
@@ -186,7 +186,7 @@ class Pipeline:
         self._dev_suffix = (
             _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y%m%d%H%M%S") if dev_mode else None
         )
-        self._last_trace: dict[str, Any] | None = None
+        self._last_trace: PipelineTrace | None = None
         self._steps: dict[str, StepInfo] = {}
 
     # -- names ----------------------------------------------------------------------------
@@ -783,17 +783,17 @@ class Pipeline:
         return any(p.state == NORMALIZED for p in iter_pending(self.packages_dir))
 
     def _save_trace(self, trace: dict[str, Any]) -> None:
-        self._last_trace = trace
+        self._last_trace = PipelineTrace(trace)
         if self.working_dir.exists():
             write_json_atomic(self.working_dir / TRACE_FILE, trace)
 
     @property
-    def last_trace(self) -> dict[str, Any] | None:
+    def last_trace(self) -> PipelineTrace | None:
         """The trace of the last run (also saved as ``trace.json`` in the working folder)."""
         if self._last_trace is None:
             path = self.working_dir / TRACE_FILE
             if path.exists():
-                self._last_trace = json.loads(path.read_text(encoding="utf-8"))
+                self._last_trace = PipelineTrace(json.loads(path.read_text(encoding="utf-8")))
         return self._last_trace
 
     def _restore_from_destination(self) -> None:

@@ -346,3 +346,14 @@ def test_sql_client_resolves_unqualified_names_in_the_dataset() -> None:
     pipe.run([{"x": 1}, {"x": 2}], table_name="t")
     with pipe.sql_client() as client:
         assert client.execute_sql("SELECT sum(x) FROM t") == [(3,)]
+
+
+def test_last_trace_reads_like_dlts() -> None:
+    pipe = dlt.pipeline("traced", destination="duckdb", dataset_name="d")
+    info = pipe.run([{"id": 1, "tags": ["a", "b"]}], table_name="items")
+    trace = pipe.last_trace
+    assert trace.last_normalize_info.row_counts == {"items": 1, "items__tags": 2}
+    assert trace.last_load_info.loads_ids == info.loads_ids
+    assert trace.error is None
+    reopened = dlt.pipeline("traced", destination="duckdb", dataset_name="d")
+    assert reopened.last_trace.last_normalize_info.row_counts == {"items": 1, "items__tags": 2}
