@@ -292,6 +292,20 @@ class Resource:
         self._from_function = False
         return self
 
+    def with_name(self, new_name: str) -> Resource:
+        """A copy under another name (and table, unless the table was named apart), as dlt's."""
+        clone = Resource(
+            self._data,
+            new_name,
+            table_name=self._table_name,
+            hints=self._hints,
+            section=self.section,
+            selected=self.selected,
+            args_bound=self._args_bound,
+        )
+        clone._from_function = self._from_function
+        return clone
+
     def add_filter(self, func: Callable[[Any], bool]) -> Resource:
         """Keep only items for which ``func`` is true."""
         return self.add_map(lambda item: item if func(item) else None)

@@ -217,3 +217,12 @@ def test_add_limit_of_zero_yields_nothing() -> None:
         yield from ({"n": n} for n in range(10))
 
     assert list(numbers().add_limit(0)) == []
+
+
+def test_with_name_copies_the_resource_under_a_new_name_and_table() -> None:
+    original = resource([{"a": 1}], name="x", primary_key="a")
+    renamed = original.with_name("y")
+    assert (renamed.name, renamed.table_name) == ("y", "y")
+    assert renamed.compute_table_hints()["primary_key"] == ["a"]
+    assert list(renamed) == [{"a": 1}]
+    assert original.name == "x"

@@ -260,3 +260,15 @@ def test_clone_is_independent() -> None:
     clone = schema.clone()
     clone.update_table(Table("t"))
     assert "t" not in schema.tables
+
+
+def test_tables_and_columns_read_like_dlts_stored_dicts() -> None:
+    schema = Schema("shop")
+    schema.update_table(
+        Table("users", columns={"id": Column("id", data_type="bigint", primary_key=True)})
+    )
+    table = schema.get_table("users")
+    assert table["columns"]["id"]["data_type"] == "bigint"
+    assert table.columns["id"]["primary_key"] is True
+    assert table.get("write_disposition", "append") == "append"
+    assert "columns" in table.keys()

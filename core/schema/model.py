@@ -105,8 +105,32 @@ def _check_data_type(instance: Column, attribute: attrs.Attribute[Any], value: A
         raise InvalidSchemaError(f"unknown data_type {value!r}", column=instance.name)
 
 
+class _StoredFormView:
+    """Read access in dlt's stored form: ``table["columns"]["id"]["data_type"]``.
+
+    dlt's schema API hands out plain dicts (``schema.get_table("users")["columns"]``); code
+    ported from dlt reads them that way. The values come from ``to_dict()``, so they are
+    copies: change a schema through its methods, never through these views.
+    """
+
+    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - each class defines its own
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_dict().get(key, default)
+
+    def keys(self) -> Any:
+        return self.to_dict().keys()
+
+    def items(self) -> Any:
+        return self.to_dict().items()
+
+
 @attrs.frozen(kw_only=True, repr=False)
-class Column:
+class Column(_StoredFormView):
     """One column of a table.
 
     Hints are tri-state: ``None`` means "not set" (the key is absent from the stored form),
@@ -225,7 +249,7 @@ def _columns_dict(value: Mapping[str, Column] | Iterable[Column] | None) -> dict
 
 
 @attrs.frozen(kw_only=True)
-class Table:
+class Table(_StoredFormView):
     """One table: ordered columns plus table hints.
 
     ``columns`` keeps insertion order, which is the column order at the destination (and is
