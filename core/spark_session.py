@@ -11,10 +11,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+#: Spark's log configuration in loadstone: errors only (see the file for why).
+LOG_CONFIG = Path(__file__).with_name("spark_log4j2.properties")
 
 #: Options that make a local session quiet and light; config overrides each of them.
 DEFAULT_OPTIONS: Mapping[str, str] = {
@@ -23,7 +27,9 @@ DEFAULT_OPTIONS: Mapping[str, str] = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
-    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
+    "spark.driver.extraJavaOptions": (
+        f"-Duser.timezone=UTC -Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
+    ),
     "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
     "spark.sql.shuffle.partitions": "8",
     "spark.python.worker.reuse": "true",
