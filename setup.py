@@ -1,14 +1,28 @@
-"""Package discovery for the `core/ -> loadstone`, `plugins/ -> loadstone.plugins` mapping.
+"""Package discovery for the `core/ -> loadstone`, `plugins/ -> loadstone.plugins` mapping,
+and the relational normalizer's C hot path.
 
 pyproject.toml holds all metadata; this file only lists the sub-packages, so that a new
-sub-package under core/ or plugins/ ships without editing a hand-kept list.
+sub-package under core/ or plugins/ ships without editing a hand-kept list, and declares the
+one extension module. The extension is optional at build time (a machine without a C
+compiler still installs loadstone, and the engine runs its pure-Python reference), but the
+test suite fails when it is missing, so CI never measures the slow path by accident.
 """
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 
 def _mapped(folder: str, package: str) -> list[str]:
     return [package] + [f"{package}.{name}" for name in find_packages(folder)]
 
 
-setup(packages=_mapped("core", "loadstone") + _mapped("plugins", "loadstone.plugins"))
+setup(
+    packages=_mapped("core", "loadstone") + _mapped("plugins", "loadstone.plugins"),
+    ext_modules=[
+        Extension(
+            "loadstone.plugins.normalizers.relational._speedups",
+            ["plugins/normalizers/relational/_speedups.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        )
+    ],
+)

@@ -1,9 +1,12 @@
 """The relational core: source items -> typed rows of root and nested tables, in one worker.
 
 Runs inside a Spark task (or in the driver for a single chunk) over one chunk of one
-extracted file. It is plain Python on purpose: every row goes through dict operations that
-pyarrow or Spark SQL cannot express (flattening with per-key naming, variant columns), and a
-tight loop over Python dicts is the fastest way to do them.
+extracted file. Every row goes through dict operations that pyarrow or Spark SQL cannot
+express (flattening with per-key naming, variant columns). The two loops that touch every
+value (flattening an item, placing each value into its column) also exist in C
+(``_speedups``): this module's Python loops are their reference, the default path runs the C
+ones, and ``EngineConfig.native = False`` (config ``normalize.native``) runs the reference.
+Everything that needs a decision (new columns, coercion, variants, contracts) stays here.
 
 Sequential semantics in parallel: a column not in the schema gets its type from the first
 non-None value *this task* sees (unless the driver forces the type). Which column a value
@@ -32,6 +35,14 @@ import orjson
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 from loadstone.schema.contracts import ContractViolation, SchemaContract, decide
+
+try:
+    from loadstone.plugins.normalizers.relational import _speedups
+except ImportError:  # built without a C compiler: the pure-Python reference runs instead
+    _speedups = None  # type: ignore[assignment]
+
+#: whether the C hot path is importable here (the test suite requires it)
+NATIVE_AVAILABLE = _speedups is not None
 
 LOAD_ID = "_dlt_load_id"
 ROW_ID = "_dlt_id"
@@ -98,6 +109,8 @@ class EngineConfig:
     on_bad_record: str = "fail"
     flush_rows: int = 20000
     compression: str = "snappy"
+    #: run the C hot path when it is built (False: the pure-Python reference loops)
+    native: bool = True
 
 
 @attrs.frozen
@@ -246,6 +259,7 @@ class ChunkEngine:
         self.discarded_rows = 0
         #: contract decision for tables this task may not create (same for every row)
         self.table_actions: dict[str, str] = {}
+        self.native = _speedups if config.native else None
 
     # -- identifiers ------------------------------------------------------------------------
     def norm_key(self, key: str) -> str:
@@ -358,6 +372,19 @@ class ChunkEngine:
         spec: RootSpec,
         pending: list[tuple[tuple[str, ...], list[Any], int]],
     ) -> None:
+        if self.native is not None:
+            self.native.flatten(
+                self.prefix_names,
+                self.name_of,
+                data,
+                prefix,
+                depth,
+                spec.max_nesting,
+                out,
+                self.types.get(table),
+                pending,
+            )
+            return
         expand = depth < spec.max_nesting
         table_types = self.types.get(table)
         names = self.prefix_names.get(prefix)
@@ -448,6 +475,9 @@ class ChunkEngine:
         """Type and coerce one flattened row straight into the table's column lists.
 
         Returns False when a schema contract discards the row (nothing of it is kept).
+        A value that already has its column's Python type is placed on the fast path (here,
+        or in C: ``_speedups.fill`` is this loop's fast path); any other goes through
+        :meth:`place_other`.
         """
         types = self.types.get(table)
         if types is None:
@@ -457,60 +487,80 @@ class ChunkEngine:
             buffer = self.buffers[table] = [0, {}]
         n = buffer[0]
         columns = buffer[1]
-        fast_types = _FAST_TYPES
         exact = self.exact.get(table)
         if exact is None:
             exact = self.exact[table] = {c: _EXACT[t] for c, t in types.items() if t in _EXACT}
         seq = self.seq
-        for col, value in raw.items():
-            seq += 1
-            tv = type(value)
-            if tv is exact.get(col) and (tv is not int or _I64_MIN <= value <= _I64_MAX):
-                # fast path: the value already has the column's type
-                cell = columns.get(col)
-                if cell is None:
-                    columns[col] = ([n], [value])
-                elif cell[0][-1] == n:
-                    cell[1][-1] = value
-                else:
-                    cell[0].append(n)
-                    cell[1].append(value)
-                continue
-            if value is None:
-                continue
-            vt = fast_types.get(tv)
-            if vt is None:
-                if tv is int:
-                    vt = "bigint" if _I64_MIN <= value <= _I64_MAX else "wei"
-                else:
-                    vt = type_rules.py_type(value)
-            t = types.get(col)
-            if t is None:
+        native = self.native
+        if native is not None:
+            fill = native.fill
+            step = fill(raw, exact, columns, n, 0, seq)
+            while type(step) is tuple:
+                pos, col, value, seq = step
                 self.seq = seq
-                t = self.new_column(table, col, value, vt, spec)
-                if t is None:
+                if not self.place_other(table, col, value, spec, types, columns, n):
+                    return self.discard(columns, n)
+                step = fill(raw, exact, columns, n, pos, seq)
+            seq = step
+        else:
+            for col, value in raw.items():
+                seq += 1
+                tv = type(value)
+                if tv is exact.get(col) and (tv is not int or _I64_MIN <= value <= _I64_MAX):
+                    # fast path: the value already has the column's type
+                    cell = columns.get(col)
+                    if cell is None:
+                        columns[col] = ([n], [value])
+                    elif cell[0][-1] == n:
+                        cell[1][-1] = value
+                    else:
+                        cell[0].append(n)
+                        cell[1].append(value)
                     continue
-                if t == "":
-                    return self.discard(columns, n)
-            if t != vt or vt == "json" or vt == "wei":
+                if value is None:
+                    continue
                 self.seq = seq
-                placed = self.place_slow(table, col, t, vt, value, spec, types, columns, n)
-                if placed is None:
+                if not self.place_other(table, col, value, spec, types, columns, n):
                     return self.discard(columns, n)
-                continue
-            cell = columns.get(col)
-            if cell is None:
-                columns[col] = ([n], [value])
-            elif cell[0][-1] == n:
-                cell[1][-1] = value
-            else:
-                cell[0].append(n)
-                cell[1].append(value)
         self.seq = seq
         n += 1
         buffer[0] = n
         if n >= self.config.flush_rows:
             self.flush(table)
+        return True
+
+    def place_other(
+        self,
+        table: str,
+        col: str,
+        value: Any,
+        spec: RootSpec,
+        types: dict[str, str],
+        columns: dict[str, Cell],
+        n: int,
+    ) -> bool:
+        """Place a value the fast path did not: a new column, a coercion, a variant.
+
+        Returns False when the row must be discarded (a contract said so); a value a
+        contract drops is simply not placed. ``self.seq`` is the value's visit position.
+        """
+        tv = type(value)
+        vt = _FAST_TYPES.get(tv)
+        if vt is None:
+            if tv is int:
+                vt = "bigint" if _I64_MIN <= value <= _I64_MAX else "wei"
+            else:
+                vt = type_rules.py_type(value)
+        t = types.get(col)
+        if t is None:
+            t = self.new_column(table, col, value, vt, spec)
+            if t is None:
+                return True
+            if t == "":
+                return False
+        if t != vt or vt == "json" or vt == "wei":
+            return self.place_slow(table, col, t, vt, value, spec, types, columns, n) is not None
+        self.put(columns, n, col, value)
         return True
 
     @staticmethod
@@ -665,15 +715,8 @@ class ChunkEngine:
             cell = columns.get(col)
             if cell is None:
                 continue
-            rows, values = cell
-            if len(rows) != n:
-                # a sparse column: scatter its values into a row-long list of nulls
-                full: list[Any] = [None] * n
-                for row, value in zip(rows, values, strict=True):
-                    full[row] = value
-                values = full
             at = arrow_type(types[col])
-            arrays.append(pa.array(values, type=at))
+            arrays.append(self.column_array(cell, n, at))
             fields.append(pa.field(col, at))
         data = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
         folder = Path(self.config.out_dir) / safe_folder(table)
@@ -682,6 +725,41 @@ class ChunkEngine:
         path = folder / f"c{self.chunk.index:05d}-a{self.attempt}-{self.file_counter:04d}.parquet"
         pq.write_table(data, path, compression=self.config.compression)
         self.files.setdefault(table, []).append(str(path))
+
+    def column_array(self, cell: Cell, n: int, arrow_type: Any) -> Any:
+        """The Arrow array of ``n`` rows of one column from its sparse cell.
+
+        Text is most of the cells of API data, and pyarrow converts a list of str one object
+        at a time; the C path writes the string buffers directly (and needs no scatter).
+        """
+        import pyarrow as pa
+
+        rows, values = cell
+        native = self.native
+        if native is None:
+            if len(rows) != n:
+                # a sparse column: scatter its values into a row-long list of nulls
+                full: list[Any] = [None] * n
+                for row, value in zip(rows, values, strict=True):
+                    full[row] = value
+                values = full
+            return pa.array(values, type=arrow_type)
+        if arrow_type == pa.string():
+            buffers = native.text_buffers(None if len(rows) == n else rows, values, n)
+            if buffers is not None:
+                validity, offsets, data = buffers
+                return pa.Array.from_buffers(
+                    arrow_type,
+                    n,
+                    [
+                        None if validity is None else pa.py_buffer(validity),
+                        pa.py_buffer(offsets),
+                        pa.py_buffer(data),
+                    ],
+                )
+        if len(rows) != n:
+            values = native.scatter(rows, values, n)
+        return pa.array(values, type=arrow_type)
 
     def flush_all(self) -> None:
         for table in list(self.buffers):

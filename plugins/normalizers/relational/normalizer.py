@@ -68,6 +68,23 @@ _SYSTEM_COLUMNS: Mapping[str, dict[str, Any]] = {
 }
 
 
+def _native_enabled() -> bool:
+    """``normalize.native`` (default true): run the engine's C hot path when it is built.
+
+    False runs the pure-Python reference loops instead, e.g. to rule the C path out when
+    chasing a difference; the output is the same either way.
+    """
+    value = loadstone_config.get("normalize.native", True)
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes", "on"):
+        return True
+    if text in ("false", "0", "no", "off"):
+        return False
+    raise NormalizeError(f"normalize.native must be true or false, not {value!r}")
+
+
 def plan_chunks(files: Sequence[Any], chunk_bytes: int) -> list[Chunk]:
     """Chunks of the extracted files, in source order (file, then byte offset)."""
     chunks: list[Chunk] = []
@@ -233,8 +250,11 @@ class RelationalNormalizer:
         flush_rows: int = 20000,
         inline_single_chunk: bool = True,
         lazy_spark_bytes: int = DEFAULT_LAZY_SPARK_BYTES,
+        native: bool | None = None,
     ) -> None:
         self.chunk_bytes = chunk_bytes
+        #: the engine's C hot path: None follows ``normalize.native`` (default on)
+        self.native = native
         self.lazy_spark_bytes = lazy_spark_bytes
         self.flush_rows = flush_rows
         self.inline_single_chunk = inline_single_chunk
@@ -413,6 +433,7 @@ class RelationalNormalizer:
             use_break_path=use_break_path,
             on_bad_record=context.on_bad_record,
             flush_rows=self.flush_rows,
+            native=_native_enabled() if self.native is None else self.native,
         )
         chunks = plan_chunks(files, self.chunk_bytes)
         facts = self._run(context, config, chunks, {c.index: {} for c in chunks}, 0)

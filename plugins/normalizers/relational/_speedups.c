@@ -1,0 +1,489 @@
+/*
+ * The relational engine's per-value hot path, in C.
+ *
+ * Why: normalizing a GitHub event touches several hundred leaf values, and in Python each of
+ * them costs a handful of dict operations and a branch on its type. Profiling the engine over
+ * a 32 MB chunk put 85% of its time in two loops: flattening a source dict into a row
+ * (`flatten`) and placing each value of the row into the table's column lists (`fill`). Both
+ * are transliterations of the pure-Python reference in engine.py, which stays the spec: the
+ * engine's tests run every case through both and compare the output. Only the common case is
+ * handled here; anything that needs a decision (a new column, a coercion, a variant, a
+ * contract) is handed back to Python exactly where the Python loop would have handled it.
+ *
+ * Contracts (all arguments are exact dicts/lists/tuples as engine.py builds them):
+ *
+ * flatten(prefix_names, name_of, data, prefix, depth, max_nesting, out, table_types, pending)
+ *     engine.ChunkEngine.flatten: source keys of `data` become columns of `out`; nested dicts
+ *     are flattened after this level's own keys, last one first; lists go to `pending` as
+ *     (parts, list, depth + 1). `name_of(names, prefix, key)` is called for a key not yet in
+ *     `prefix_names[prefix]` and returns (parts, column).
+ *
+ * fill(raw, exact, columns, n, pos, seq) -> int | (pos, column, value, seq)
+ *     engine.ChunkEngine.type_row's fast path over `raw` from dict position `pos`: a value
+ *     whose Python type is `exact[column]` (ints within 64 bits) is placed in row `n` of the
+ *     column's (rows, values) lists; None is skipped. The first other value is returned with
+ *     the position to resume from and the visit counter `seq`; at the end, `seq` alone.
+ *
+ * scatter(rows, values, n) -> list
+ *     A sparse column (values at `rows`) as a row-long list with None elsewhere.
+ *
+ * text_buffers(rows, values, n) -> (validity | None, offsets, data) | None
+ *     The three buffers of an Arrow `string` array of `n` rows holding the str `values` at
+ *     `rows` (rows None: every row, in order) and nulls elsewhere: what pyarrow.array would
+ *     build, without converting each value through pyarrow's generic object path. None when
+ *     a value is not a str, cannot be encoded (a lone surrogate), or the data outgrows 32-bit
+ *     offsets: the caller then asks pyarrow, which reports such values its own way.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+static int
+is_json_type(PyObject *table_types, PyObject *column, int *result)
+{
+    *result = 0;
+    if (table_types == Py_None) {
+        return 0;
+    }
+    PyObject *declared = PyDict_GetItemWithError(table_types, column);
+    if (declared == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    if (PyUnicode_Check(declared) && PyUnicode_CompareWithASCIIString(declared, "json") == 0) {
+        *result = 1;
+    }
+    return 0;
+}
+
+static int
+flatten_into(PyObject *prefix_names, PyObject *name_of, PyObject *data, PyObject *prefix,
+             long depth, long max_nesting, PyObject *out, PyObject *table_types,
+             PyObject *pending)
+{
+    if (!PyDict_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "flatten: data must be a dict");
+        return -1;
+    }
+    if (Py_EnterRecursiveCall(" while flattening a nested item")) {
+        return -1;
+    }
+    int status = -1;
+    PyObject *deferred = NULL;
+    PyObject *names = PyDict_GetItemWithError(prefix_names, prefix);
+    if (names == NULL) {
+        if (PyErr_Occurred()) {
+            goto done;
+        }
+        names = PyDict_New();
+        if (names == NULL) {
+            goto done;
+        }
+        if (PyDict_SetItem(prefix_names, prefix, names) < 0) {
+            Py_DECREF(names);
+            goto done;
+        }
+    }
+    else {
+        Py_INCREF(names);
+    }
+    const int expand = depth < max_nesting;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(data, &pos, &key, &value)) {
+        PyObject *entry = PyDict_GetItemWithError(names, key);
+        PyObject *owned = NULL;
+        if (entry == NULL) {
+            if (PyErr_Occurred()) {
+                goto fail;
+            }
+            owned = PyObject_CallFunctionObjArgs(name_of, names, prefix, key, NULL);
+            if (owned == NULL) {
+                goto fail;
+            }
+            entry = owned;
+        }
+        if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 2) {
+            Py_XDECREF(owned);
+            PyErr_SetString(PyExc_TypeError, "flatten: a name entry must be (parts, column)");
+            goto fail;
+        }
+        PyObject *parts = PyTuple_GET_ITEM(entry, 0);
+        PyObject *column = PyTuple_GET_ITEM(entry, 1);
+        PyTypeObject *kind = Py_TYPE(value);
+        if (expand && (kind == &PyDict_Type || kind == &PyList_Type)) {
+            int kept_whole;
+            if (is_json_type(table_types, column, &kept_whole) < 0) {
+                Py_XDECREF(owned);
+                goto fail;
+            }
+            if (!kept_whole) {
+                PyObject *item;
+                if (kind == &PyDict_Type) {
+                    if (deferred == NULL && (deferred = PyList_New(0)) == NULL) {
+                        Py_XDECREF(owned);
+                        goto fail;
+                    }
+                    item = PyTuple_Pack(2, value, parts);
+                }
+                else {
+                    PyObject *next_depth = PyLong_FromLong(depth + 1);
+                    item = next_depth ? PyTuple_Pack(3, parts, value, next_depth) : NULL;
+                    Py_XDECREF(next_depth);
+                }
+                int appended = item ? PyList_Append(kind == &PyDict_Type ? deferred : pending, item)
+                                    : -1;
+                Py_XDECREF(item);
+                Py_XDECREF(owned);
+                if (appended < 0) {
+                    goto fail;
+                }
+                continue;
+            }
+        }
+        int stored = PyDict_SetItem(out, column, value);
+        Py_XDECREF(owned);
+        if (stored < 0) {
+            goto fail;
+        }
+    }
+    if (deferred != NULL) {
+        for (Py_ssize_t i = PyList_GET_SIZE(deferred) - 1; i >= 0; i--) {
+            PyObject *pair = PyList_GET_ITEM(deferred, i);
+            if (flatten_into(prefix_names, name_of, PyTuple_GET_ITEM(pair, 0),
+                             PyTuple_GET_ITEM(pair, 1), depth + 1, max_nesting, out,
+                             table_types, pending) < 0) {
+                goto fail;
+            }
+        }
+    }
+    status = 0;
+fail:
+    Py_XDECREF(deferred);
+    Py_DECREF(names);
+done:
+    Py_LeaveRecursiveCall();
+    return status;
+}
+
+static PyObject *
+speedups_flatten(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "flatten takes 9 arguments");
+        return NULL;
+    }
+    PyObject *prefix_names = args[0], *name_of = args[1], *data = args[2], *prefix = args[3];
+    PyObject *out = args[6], *table_types = args[7], *pending = args[8];
+    if (!PyDict_Check(prefix_names) || !PyDict_Check(out) || !PyList_Check(pending) ||
+        (table_types != Py_None && !PyDict_Check(table_types))) {
+        PyErr_SetString(PyExc_TypeError, "flatten: prefix_names/out/table_types must be dicts, "
+                                         "pending a list");
+        return NULL;
+    }
+    long depth = PyLong_AsLong(args[4]);
+    if (depth == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long max_nesting = PyLong_AsLong(args[5]);
+    if (max_nesting == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (flatten_into(prefix_names, name_of, data, prefix, depth, max_nesting, out, table_types,
+                     pending) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* engine.ChunkEngine.put: place `value` in row `n` of `column` (a later value wins). */
+static int
+put_value(PyObject *columns, PyObject *column, Py_ssize_t n, PyObject *n_obj, PyObject *value)
+{
+    PyObject *cell = PyDict_GetItemWithError(columns, column);
+    if (cell == NULL) {
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+        PyObject *rows = PyList_New(1);
+        PyObject *values = PyList_New(1);
+        if (rows == NULL || values == NULL) {
+            Py_XDECREF(rows);
+            Py_XDECREF(values);
+            return -1;
+        }
+        Py_INCREF(n_obj);
+        PyList_SET_ITEM(rows, 0, n_obj);
+        Py_INCREF(value);
+        PyList_SET_ITEM(values, 0, value);
+        PyObject *pair = PyTuple_Pack(2, rows, values);
+        Py_DECREF(rows);
+        Py_DECREF(values);
+        if (pair == NULL) {
+            return -1;
+        }
+        int stored = PyDict_SetItem(columns, column, pair);
+        Py_DECREF(pair);
+        return stored;
+    }
+    if (!PyTuple_Check(cell) || PyTuple_GET_SIZE(cell) != 2) {
+        PyErr_SetString(PyExc_TypeError, "fill: a column cell must be (rows, values)");
+        return -1;
+    }
+    PyObject *rows = PyTuple_GET_ITEM(cell, 0);
+    PyObject *values = PyTuple_GET_ITEM(cell, 1);
+    if (!PyList_Check(rows) || !PyList_Check(values)) {
+        PyErr_SetString(PyExc_TypeError, "fill: a column cell must hold two lists");
+        return -1;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(rows);
+    if (count > 0) {
+        Py_ssize_t last = PyLong_AsSsize_t(PyList_GET_ITEM(rows, count - 1));
+        if (last == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (last == n) {
+            Py_ssize_t at = PyList_GET_SIZE(values) - 1;
+            Py_INCREF(value);
+            return PyList_SetItem(values, at, value);
+        }
+    }
+    if (PyList_Append(rows, n_obj) < 0) {
+        return -1;
+    }
+    return PyList_Append(values, value);
+}
+
+static PyObject *
+speedups_fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "fill takes 6 arguments");
+        return NULL;
+    }
+    PyObject *raw = args[0], *exact = args[1], *columns = args[2], *n_obj = args[3];
+    if (!PyDict_Check(raw) || !PyDict_Check(exact) || !PyDict_Check(columns)) {
+        PyErr_SetString(PyExc_TypeError, "fill: raw, exact and columns must be dicts");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(n_obj);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t pos = PyLong_AsSsize_t(args[4]);
+    if (pos == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long long seq = PyLong_AsLongLong(args[5]);
+    if (seq == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *column, *value;
+    while (PyDict_Next(raw, &pos, &column, &value)) {
+        seq++;
+        PyTypeObject *kind = Py_TYPE(value);
+        PyObject *expected = PyDict_GetItemWithError(exact, column);
+        if (expected == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (expected == (PyObject *)kind) {
+            int fits = 1;
+            if (kind == &PyLong_Type) {
+                int overflow = 0;
+                long long as_int = PyLong_AsLongLongAndOverflow(value, &overflow);
+                if (as_int == -1 && !overflow && PyErr_Occurred()) {
+                    return NULL;
+                }
+                fits = !overflow;
+            }
+            if (fits) {
+                if (put_value(columns, column, n, n_obj, value) < 0) {
+                    return NULL;
+                }
+                continue;
+            }
+        }
+        else if (value == Py_None) {
+            continue;
+        }
+        return Py_BuildValue("(nOOL)", pos, column, value, seq);
+    }
+    return PyLong_FromLongLong(seq);
+}
+
+static PyObject *
+speedups_scatter(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "scatter takes 3 arguments");
+        return NULL;
+    }
+    PyObject *rows = args[0], *values = args[1];
+    if (!PyList_Check(rows) || !PyList_Check(values) ||
+        PyList_GET_SIZE(rows) != PyList_GET_SIZE(values)) {
+        PyErr_SetString(PyExc_TypeError, "scatter: rows and values must be lists of one length");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "scatter: n must not be negative");
+        return NULL;
+    }
+    PyObject *full = PyList_New(n);
+    if (full == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(Py_None);
+        PyList_SET_ITEM(full, i, Py_None);
+    }
+    Py_ssize_t count = PyList_GET_SIZE(rows);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t row = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
+        if (row == -1 && PyErr_Occurred()) {
+            Py_DECREF(full);
+            return NULL;
+        }
+        if (row < 0 || row >= n) {
+            Py_DECREF(full);
+            PyErr_Format(PyExc_IndexError, "scatter: row %zd outside 0..%zd", row, n - 1);
+            return NULL;
+        }
+        PyObject *value = PyList_GET_ITEM(values, i);
+        Py_INCREF(value);
+        PyList_SetItem(full, row, value);
+    }
+    return full;
+}
+
+static PyObject *
+speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "text_buffers takes 3 arguments");
+        return NULL;
+    }
+    PyObject *rows = args[0], *values = args[1];
+    if (!PyList_Check(values) || (rows != Py_None && (!PyList_Check(rows) ||
+                                                      PyList_GET_SIZE(rows) !=
+                                                          PyList_GET_SIZE(values)))) {
+        PyErr_SetString(PyExc_TypeError, "text_buffers: rows (or None) and values must be "
+                                         "lists of one length");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    if (n == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(values);
+    if (n < 0 || (rows == Py_None && count != n) || count > n) {
+        PyErr_SetString(PyExc_ValueError, "text_buffers: n does not match the values");
+        return NULL;
+    }
+    /* first pass: check every value and size the data */
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *value = PyList_GET_ITEM(values, i);
+        if (!PyUnicode_CheckExact(value)) {
+            Py_RETURN_NONE;
+        }
+        Py_ssize_t size;
+        if (PyUnicode_AsUTF8AndSize(value, &size) == NULL) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        total += size;
+        if (total > INT32_MAX) {
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *offsets = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int32_t));
+    PyObject *data = PyBytes_FromStringAndSize(NULL, total);
+    PyObject *validity = NULL;
+    if (offsets == NULL || data == NULL) {
+        goto fail;
+    }
+    int32_t *offset = (int32_t *)PyBytes_AS_STRING(offsets);
+    char *out = PyBytes_AS_STRING(data);
+    uint8_t *bits = NULL;
+    if (count < n) {
+        validity = PyBytes_FromStringAndSize(NULL, (n + 7) / 8);
+        if (validity == NULL) {
+            goto fail;
+        }
+        bits = (uint8_t *)PyBytes_AS_STRING(validity);
+        memset(bits, 0, (size_t)((n + 7) / 8));
+    }
+    int32_t at = 0;
+    Py_ssize_t next = 0; /* the next row to write an offset for */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t row = i;
+        if (rows != Py_None) {
+            row = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
+            if (row == -1 && PyErr_Occurred()) {
+                goto fail;
+            }
+            if (row < next || row >= n) {
+                PyErr_Format(PyExc_ValueError, "text_buffers: rows must ascend within 0..%zd",
+                             n - 1);
+                goto fail;
+            }
+        }
+        while (next < row) { /* null rows before this one: empty slots */
+            offset[next++] = at;
+        }
+        Py_ssize_t size;
+        const char *text = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(values, i), &size);
+        offset[next++] = at;
+        memcpy(out + at, text, (size_t)size);
+        at += (int32_t)size;
+        if (bits != NULL) {
+            bits[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+    }
+    while (next <= n) {
+        offset[next++] = at;
+    }
+    PyObject *result = PyTuple_Pack(3, validity ? validity : Py_None, offsets, data);
+    Py_XDECREF(validity);
+    Py_DECREF(offsets);
+    Py_DECREF(data);
+    return result;
+fail:
+    Py_XDECREF(validity);
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    return NULL;
+}
+
+static PyMethodDef speedups_methods[] = {
+    {"flatten", (PyCFunction)(void (*)(void))speedups_flatten, METH_FASTCALL,
+     "flatten(prefix_names, name_of, data, prefix, depth, max_nesting, out, table_types, "
+     "pending): engine.ChunkEngine.flatten"},
+    {"fill", (PyCFunction)(void (*)(void))speedups_fill, METH_FASTCALL,
+     "fill(raw, exact, columns, n, pos, seq) -> seq | (pos, column, value, seq): the fast "
+     "path of engine.ChunkEngine.type_row"},
+    {"scatter", (PyCFunction)(void (*)(void))speedups_scatter, METH_FASTCALL,
+     "scatter(rows, values, n) -> list: a sparse column as a row-long list"},
+    {"text_buffers", (PyCFunction)(void (*)(void))speedups_text_buffers, METH_FASTCALL,
+     "text_buffers(rows, values, n) -> (validity, offsets, data) | None: Arrow string "
+     "buffers of a column"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef speedups_module = {
+    PyModuleDef_HEAD_INIT,
+    "_speedups",
+    "The relational engine's per-value hot path in C (see engine.py for the reference).",
+    -1,
+    speedups_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    return PyModule_Create(&speedups_module);
+}
