@@ -225,3 +225,44 @@ def test_c_functions_refuse_wrong_arguments_with_type_errors() -> None:
         _speedups.flatten({}, None, [], (), 0, 10, {}, None, [])
     with pytest.raises(TypeError):
         _speedups.scatter([0], [], 1)
+
+
+ISO_LIKE = st.from_regex(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|[+-]\d{2}:\d{2})?", fullmatch=True
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=ISO_LIKE)
+def test_iso_text_the_c_path_places_is_the_timestamp_python_coerces_it_to(text: str) -> None:
+    from loadstone.data_types import CoercionError, coerce_value
+    from loadstone.plugins.normalizers.relational import _speedups
+
+    columns: dict[str, Any] = {}
+    step = _speedups.fill({"at": text}, {"at": _speedups.ISO_TIMESTAMP_TEXT}, columns, 0, 0, 0)
+    if step == 1:  # placed by C: Python must agree, value and time zone
+        placed = columns["at"][1][0]
+        expected = coerce_value("timestamp", "text", text)
+        assert placed == expected and placed.tzinfo == expected.tzinfo
+    else:  # handed back: Python decides (it may still parse it, or make a variant)
+        assert columns == {}
+        try:
+            coerce_value("timestamp", "text", text)
+        except CoercionError:
+            pass
+
+
+def test_a_timestamp_column_takes_iso_text_in_c_and_other_text_in_python() -> None:
+    records = [
+        {"at": "2023-04-08T05:14:40Z"},
+        {"at": "2023-04-08T05:14:40+02:00"},
+        {"at": "2023-04-08 05:14:40.123"},
+        {"at": "not a time"},
+        {"at": "1700000000"},
+    ]
+    native, reference = _both(records)
+    assert native == reference
+    assert [c for c in native["schema"]["items"]["columns"] if c.startswith("at")] == [
+        "at",
+        "at__v_text",
+    ]

@@ -23,6 +23,9 @@
  *     whose Python type is `exact[column]` (ints within 64 bits) is placed in row `n` of the
  *     column's (rows, values) lists; None is skipped. The first other value is returned with
  *     the position to resume from and the visit counter `seq`; at the end, `seq` alone.
+ *     `exact[column]` may also be ISO_TIMESTAMP_TEXT (a timestamp column): a str of the
+ *     shape APIs emit, `YYYY-MM-DD[T ]HH:MM:SS[.fff|.ffffff][Z|+00:00|-00:00]`, is placed as
+ *     the UTC datetime Python's coercion gives it; any other text is handed back.
  *
  * scatter(rows, values, n) -> list
  *     A sparse column (values at `rows`) as a row-long list with None elsewhere.
@@ -36,6 +39,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <datetime.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -196,6 +200,74 @@ speedups_flatten(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* the sentinel of timestamp columns in `exact` (no Python type matches it) */
+static PyObject *iso_timestamp_text = NULL;
+
+static int
+digits(const char *text, Py_ssize_t start, Py_ssize_t count, int *out)
+{
+    int value = 0;
+    for (Py_ssize_t i = start; i < start + count; i++) {
+        if (text[i] < '0' || text[i] > '9') {
+            return 0;
+        }
+        value = value * 10 + (text[i] - '0');
+    }
+    *out = value;
+    return 1;
+}
+
+/* The UTC datetime of an ISO timestamp in the common shape, or NULL (no error set) for any
+ * other text: data_types.parse_iso_timestamp decides those. */
+static PyObject *
+common_iso_timestamp(PyObject *value)
+{
+    if (!PyUnicode_IS_ASCII(value)) {
+        return NULL;
+    }
+    Py_ssize_t size = PyUnicode_GET_LENGTH(value);
+    const char *text = (const char *)PyUnicode_DATA(value);
+    int year, month, day, hour, minute, second, fraction = 0;
+    if (size < 19 || text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != ' ') ||
+        text[13] != ':' || text[16] != ':' || !digits(text, 0, 4, &year) ||
+        !digits(text, 5, 2, &month) || !digits(text, 8, 2, &day) ||
+        !digits(text, 11, 2, &hour) || !digits(text, 14, 2, &minute) ||
+        !digits(text, 17, 2, &second)) {
+        return NULL;
+    }
+    Py_ssize_t at = 19;
+    if (at < size && text[at] == '.') {
+        Py_ssize_t count = 0;
+        while (at + 1 + count < size && text[at + 1 + count] >= '0' && text[at + 1 + count] <= '9') {
+            count++;
+        }
+        if (count != 3 && count != 6) {
+            return NULL;
+        }
+        digits(text, at + 1, count, &fraction);
+        if (count == 3) {
+            fraction *= 1000;
+        }
+        at += 1 + count;
+    }
+    Py_ssize_t rest = size - at;
+    if (!(rest == 0 || (rest == 1 && text[at] == 'Z') ||
+          (rest == 6 && (text[at] == '+' || text[at] == '-') &&
+           memcmp(text + at + 1, "00:00", 5) == 0))) {
+        return NULL;
+    }
+    if (hour > 23 || minute > 59 || second > 59) {
+        return NULL;
+    }
+    PyObject *moment = PyDateTimeAPI->DateTime_FromDateAndTime(
+        year, month, day, hour, minute, second, fraction, PyDateTime_TimeZone_UTC,
+        PyDateTimeAPI->DateTimeType);
+    if (moment == NULL) {
+        PyErr_Clear(); /* an impossible date: Python's parser says what it is */
+    }
+    return moment;
+}
+
 /* engine.ChunkEngine.put: place `value` in row `n` of `column` (a later value wins). */
 static int
 put_value(PyObject *columns, PyObject *column, Py_ssize_t n, PyObject *n_obj, PyObject *value)
@@ -305,6 +377,17 @@ speedups_fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         else if (value == Py_None) {
             continue;
+        }
+        else if (expected == iso_timestamp_text && kind == &PyUnicode_Type) {
+            PyObject *moment = common_iso_timestamp(value);
+            if (moment != NULL) {
+                int placed = put_value(columns, column, n, n_obj, moment);
+                Py_DECREF(moment);
+                if (placed < 0) {
+                    return NULL;
+                }
+                continue;
+            }
         }
         return Py_BuildValue("(nOOL)", pos, column, value, seq);
     }
@@ -485,5 +568,26 @@ static struct PyModuleDef speedups_module = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    return PyModule_Create(&speedups_module);
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&speedups_module);
+    if (module == NULL) {
+        return NULL;
+    }
+    if (iso_timestamp_text == NULL) {
+        iso_timestamp_text = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+        if (iso_timestamp_text == NULL) {
+            Py_DECREF(module);
+            return NULL;
+        }
+    }
+    Py_INCREF(iso_timestamp_text);
+    if (PyModule_AddObject(module, "ISO_TIMESTAMP_TEXT", iso_timestamp_text) < 0) {
+        Py_DECREF(iso_timestamp_text);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

@@ -66,8 +66,12 @@ def has_long_integer(raw: bytes) -> bool:
     )
 
 
-#: data type -> the Python type whose values need no coercion into it
-_EXACT = {"text": str, "bigint": int, "double": float, "bool": bool}
+#: data type -> the Python type whose values need no coercion into it. A timestamp column
+#: gets the C path's sentinel instead: no Python type is it (so the Python loop coerces every
+#: value), while the C path turns ISO text of the common shape into the datetime directly
+_EXACT: dict[str, Any] = {"text": str, "bigint": int, "double": float, "bool": bool}
+if _speedups is not None:
+    _EXACT["timestamp"] = _speedups.ISO_TIMESTAMP_TEXT
 
 _FAST_TYPES = {str: "text", bool: "bool", float: "double", dict: "json", list: "json"}
 _I64_MIN = type_rules.INT64_MIN
@@ -238,7 +242,7 @@ class ChunkEngine:
         self.table_source: dict[str, str] = {}
         self.variant_cache: dict[tuple[str, str], str] = {}
         #: table -> {column: Python type stored as is} (the per-cell fast path)
-        self.exact: dict[str, dict[str, type]] = {}
+        self.exact: dict[str, dict[str, Any]] = {}
         self.prefix_names: dict[tuple[str, ...], dict[str, tuple[tuple[str, ...], str]]] = {}
         #: table -> [row count, {column: values}] (column lists padded with None lazily)
         self.buffers: dict[str, list[Any]] = {}
