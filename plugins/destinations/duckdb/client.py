@@ -6,6 +6,8 @@ the ``_dlt_loads`` row. A failure at any point rolls all of it back, so a retry 
 package exactly once; a package whose load id is already in ``_dlt_loads`` is not loaded again.
 
 Every name is quoted (``sql.quote``) and fully qualified ``"catalog"."dataset"."table"``.
+A database file is attached with smaller row groups than DuckDB's own, so the threads of an
+insert write it and the commit does not compress it on one core (``database_file.py``).
 Merge dispositions stage data in ``<dataset>_staging`` and apply it from there
 (see ``merge.py``).
 """
@@ -36,8 +38,10 @@ from loadstone.destination import (
     schema_naming,
 )
 from loadstone.plugins.destinations.duckdb import merge
+from loadstone.plugins.destinations.duckdb.database_file import open_database_file
 from loadstone.plugins.destinations.duckdb.memory import load_memory_limit, parse_size
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
+from loadstone.plugins.destinations.duckdb.row_groups import configured_row_group_size
 from loadstone.plugins.destinations.duckdb.sql import (
     duckdb_type,
     literal,
@@ -89,8 +93,15 @@ def _configured_credentials(name: str) -> str | None:
     )
 
 
-def connect(credentials: Any) -> tuple[duckdb.DuckDBPyConnection, bool]:
-    """Open (or borrow) a connection; returns it and whether this client owns it."""
+def connect(
+    credentials: Any, row_group_size: int | None = None
+) -> tuple[duckdb.DuckDBPyConnection, bool]:
+    """Open (or borrow) a connection; returns it and whether this client owns it.
+
+    A database file loadstone opens itself is attached with ``row_group_size`` rows per row
+    group (see ``database_file.py`` and ``row_groups.py``); None opens it as
+    ``duckdb.connect`` does. A borrowed connection and ``:memory:`` are left as they are.
+    """
     if isinstance(credentials, duckdb.DuckDBPyConnection):
         return credentials, False
     path = str(credentials)
@@ -101,7 +112,9 @@ def connect(credentials: Any) -> tuple[duckdb.DuckDBPyConnection, bool]:
         Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         path = str(Path(path).expanduser())
     try:
-        return duckdb.connect(path), True
+        if path == ":memory:" or row_group_size is None:
+            return duckdb.connect(path), True
+        return open_database_file(path, row_group_size), True
     except duckdb.Error as error:
         raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
 
@@ -135,7 +148,8 @@ class DuckDBClient:
         self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
         self.pipeline_name = pipeline_name
         self.credentials = resolve_credentials(destination, pipeline_name)
-        self._conn, self._owns = connect(self.credentials)
+        row_group_size = configured_row_group_size(destination.config.get("row_group_size"))
+        self._conn, self._owns = connect(self.credentials, row_group_size)
         #: DuckDB's own memory limit, when the load may lower it by width (see memory.py)
         self._default_limit: int | None = None
         self._exec("SET TimeZone = 'UTC'")

@@ -11,6 +11,9 @@ that DuckDB fails ("could not allocate block"): a 3,000-column table on 2 thread
 3 GB, where a flat 1-2 GB limit failed it. Above it DuckDB spills what it can to its temp
 directory. So the default limit is that need plus a fixed base, never less than 1 GiB and
 never more than DuckDB's own default: flat in data size, proportional to schema width.
+
+Loads now write smaller row groups (``row_groups.py``), which need less than this; the
+sizing for DuckDB's 122,880 rows is kept because ``row_group_size = 0`` brings them back.
 """
 
 from __future__ import annotations
