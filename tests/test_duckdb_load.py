@@ -365,6 +365,24 @@ def test_foreign_table_with_a_mismatching_column_type_fails_clearly(tmp_path: Pa
         assert "'id'" in str(error) and "VARCHAR" in str(error) and "BIGINT" in str(error)
 
 
+def test_a_migration_of_many_tables_creates_and_alters_each_as_needed(tmp_path: Path) -> None:
+    wide = {f"t{i}": table({"id": {"data_type": "bigint"}}) for i in range(40)}
+    grown = {
+        f"t{i}": table({"id": {"data_type": "bigint"}, "extra": {"data_type": "text"}})
+        for i in range(0, 40, 2)
+    }
+    with duckdb_destination(tmp_path / "db.duckdb").client(schema(**wide), "mydata") as client:
+        _foreign(client, 'CREATE TABLE "db"."mydata"."T3" ("ID" BIGINT, own VARCHAR)')
+        first = client.update_stored_schema(schema(**wide))
+        created = [s for s in first if s.startswith('CREATE TABLE "db"."mydata"."t')]
+        assert len(created) == 39
+        assert not any(s.startswith('CREATE TABLE "db"."mydata"."t3"') for s in first)
+        ddl = client.update_stored_schema(schema(version=2, **{**wide, **grown}))
+        assert sorted(ddl) == sorted(
+            f'ALTER TABLE "db"."mydata"."t{i}" ADD COLUMN "extra" VARCHAR' for i in range(0, 40, 2)
+        )
+
+
 def test_json_column_may_be_an_existing_varchar(tmp_path: Path) -> None:
     stored = schema(docs=table({"body": {"data_type": "json"}}))
     with duckdb_destination(tmp_path / "db.duckdb").client(stored, "mydata") as client:
