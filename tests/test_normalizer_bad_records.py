@@ -57,6 +57,19 @@ def test_normalize_works_again_after_the_file_is_fixed(tmp_path: Path) -> None:
     assert result.bad_records == 0
 
 
+def test_the_first_malformed_line_stops_normalizing_at_its_chunk(tmp_path: Path) -> None:
+    package = _package(tmp_path, GOOD * 3 + BROKEN + GOOD * 40 + BROKEN + GOOD * 40)
+    seen: list[tuple[int, int]] = []
+    context = NormalizeContext(
+        spark=None, naming=snake_case(), progress=lambda done, total: seen.append((done, total))
+    )
+    with pytest.raises(BadRecordError) as info:
+        RelationalNormalizer(chunk_bytes=40).normalize(package, {"tables": {}}, context)
+    assert info.value.line == 4
+    chunks_run, total = seen[-1]
+    assert chunks_run < total / 4  # the chunks after the bad one were never normalized
+
+
 def test_line_numbers_count_lines_of_earlier_chunks(spark: Any, tmp_path: Path) -> None:
     package = _package(tmp_path, GOOD * 200 + BROKEN + GOOD * 10)
     with pytest.raises(BadRecordError) as info:

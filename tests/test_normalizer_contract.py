@@ -282,3 +282,38 @@ def test_a_frozen_column_violation_names_table_column_and_value(tmp_path: Path) 
         )
     assert (info.value.table, info.value.column) == ("t", "b")
     assert "'t'" in str(info.value) and "'b'" in str(info.value) and "surprise" in str(info.value)
+
+
+def _in_chunks(
+    tmp_path: Path, records: list[Any], schema: Any, hints: Any, chunk_bytes: int = 8
+) -> NormalizeResult:
+    """Normalized in small chunks (one line each by default): each guesses new types alone."""
+    package = StandInPackage(tmp_path / f"package{len(list(tmp_path.glob('package*')))}")
+    package.add_jsonl("t", records)
+    package.table_hints = {"t": hints}
+    context = NormalizeContext(spark=None, naming=snake_case())
+    return RelationalNormalizer(chunk_bytes=chunk_bytes).normalize(package, schema, context)
+
+
+def test_a_frozen_data_type_is_judged_by_the_type_the_first_value_gives(tmp_path: Path) -> None:
+    # sequentially "a" is text from its first value, so 5 and "abc" both fit; a later chunk
+    # that meets 5 first must not fail on "abc" for its own, overturned, guess of bigint
+    first = _normalize(tmp_path, [{"id": 1}])
+    frozen = {"schema_contract": {"data_type": "freeze"}}
+    records = [{"id": 2, "a": "x"}, {"id": 3, "a": 5}, {"id": 4, "a": "abc"}]
+    # line 1 is 20 bytes: chunks of 19 bytes put line 1 alone and lines 2 and 3 together
+    result = _in_chunks(tmp_path, records, first.schema, frozen, chunk_bytes=19)
+    assert schema_tables(result)["t"]["columns"]["a"]["data_type"] == "text"
+    assert [r["a"] for r in read_table(result, "t")] == ["x", "5", "abc"]
+
+
+def test_a_frozen_data_type_still_fails_on_the_value_the_first_type_rejects(
+    tmp_path: Path,
+) -> None:
+    first = _normalize(tmp_path, [{"id": 1}])
+    frozen = {"schema_contract": {"data_type": "freeze"}}
+    records = [{"id": 2, "a": 5}, {"id": 3, "a": "abc"}, {"id": 4, "a": 6}]
+    with pytest.raises(SchemaContractError) as info:
+        _in_chunks(tmp_path, records, first.schema, frozen)
+    assert (info.value.table, info.value.column) == ("t", "a")
+    assert "abc" in str(info.value)

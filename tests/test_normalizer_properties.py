@@ -77,3 +77,41 @@ def test_any_split_into_chunks_gives_the_sequential_schema_and_values(
     assert {n: o.row_count for n, o in chunked.tables.items()} == {
         n: o.row_count for n, o in sequential.tables.items()
     }
+
+
+def _normalize_frozen(records: list[dict[str, Any]], chunk_bytes: int) -> Any:
+    """``records`` into an existing table whose data types are frozen: the result or the error."""
+    from loadstone.schema.contracts import ContractViolation
+
+    package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_frozen_")))
+    package.add_jsonl("t", [{"seed": 1}])
+    context = NormalizeContext(spark=None, naming=snake_case())
+    existing = RelationalNormalizer().normalize(package, {"tables": {}}, context).schema
+    package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_frozen_")))
+    package.add_jsonl("t", records)
+    package.table_hints = {"t": {"schema_contract": {"data_type": "freeze"}}}
+    try:
+        result = RelationalNormalizer(chunk_bytes=chunk_bytes).normalize(package, existing, context)
+    except ContractViolation as violation:
+        return ("violation", violation.table, violation.column, violation.value)
+    return (_columns(result), _values(result))
+
+
+#: few keys and scalars whose types clash, so that chunks often guess a column differently
+CLASHING = st.lists(
+    st.dictionaries(
+        st.sampled_from(["a", "b"]),
+        st.sampled_from([1, 7, "x", "12", 2.5, True, None, "2021-01-01"]),
+        max_size=2,
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=CLASHING, chunk_bytes=st.integers(min_value=1, max_value=60))
+def test_any_split_meets_a_frozen_data_type_as_the_sequential_run_does(
+    records: list[dict[str, Any]], chunk_bytes: int
+) -> None:
+    assert _normalize_frozen(records, chunk_bytes) == _normalize_frozen(records, 1 << 30)

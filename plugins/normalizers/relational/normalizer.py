@@ -88,6 +88,11 @@ def _native_enabled() -> bool:
     raise NormalizeError(f"normalize.native must be true or false, not {value!r}")
 
 
+def _is_bad_record(fact: Mapping[str, Any]) -> bool:
+    error = fact.get("error")
+    return error is not None and error.get("kind") == "bad_record"
+
+
 def plan_chunks(files: Sequence[Any], chunk_bytes: int) -> list[Chunk]:
     """Chunks of the extracted files, in source order (file, then byte offset)."""
     chunks: list[Chunk] = []
@@ -440,27 +445,10 @@ class RelationalNormalizer:
         )
         chunks = plan_chunks(files, self.chunk_bytes)
         facts = self._run(context, config, chunks, {c.index: {} for c in chunks}, 0)
+        facts, reruns = self._settle(context, config, chunks, facts)
         self._raise_failures(facts, chunks)
         decisions = self._decide(facts)
-        rerun: dict[int, dict[str, dict[str, str]]] = {}
-        for fact in facts:
-            for key, (_pos, data_type, variant, local, _src) in fact["columns"].items():
-                if local and not variant and decisions[key][1] != data_type:
-                    rerun[fact["chunk"]] = self._forced(decisions)
-                    break
-        if rerun:
-            for fact in facts:
-                if fact["chunk"] in rerun:
-                    for paths in fact["files"].values():
-                        for path in paths:
-                            Path(path).unlink(missing_ok=True)
-            redo = self._run(context, config, [c for c in chunks if c.index in rerun], rerun, 1)
-            self._raise_failures(redo, chunks)
-            by_chunk = {f["chunk"]: f for f in facts}
-            by_chunk.update({f["chunk"]: f for f in redo})
-            facts = [by_chunk[c.index] for c in chunks]
-            decisions = self._decide(facts)
-        self.last_stats = {"chunks": len(chunks), "reruns": len(rerun)}
+        self.last_stats = {"chunks": len(chunks), "reruns": reruns}
         return self._finish(
             original,
             data,
@@ -512,16 +500,31 @@ class RelationalNormalizer:
                 spark, config, todo, forced, attempt, lambda n: report(done_here[0] + n)
             )
 
+        def in_order(todo: list[Chunk]) -> list[dict[str, Any]]:
+            """Chunks one after another here, stopping at the first malformed line.
+
+            Every chunk before it has passed, so it is the package's first bad line: report
+            it now rather than after normalizing the rest (a contract failure may still be
+            undone by a re-run with the global types, so those chunks go on).
+            """
+            facts = []
+            for chunk in todo:
+                fact = local(chunk)
+                facts.append(fact)
+                if _is_bad_record(fact):
+                    break
+            return facts
+
         if not chunks:
             return []
         spark = context.spark
         if spark is None or (len(chunks) == 1 and self.inline_single_chunk):
-            return [local(c) for c in chunks]
+            return in_order(chunks)
         if hasattr(spark, "sparkContext") or not callable(spark):
             return on_spark(spark, chunks)
         min_bytes = int(loadstone_config.get("normalize.spark_min_bytes", self.lazy_spark_bytes))
         if sum(_chunk_size(c) for c in chunks) < min_bytes:
-            return [local(c) for c in chunks]
+            return in_order(chunks)
         started: dict[str, Any] = {}
 
         def start() -> None:
@@ -537,6 +540,8 @@ class RelationalNormalizer:
         while remaining and thread.is_alive():
             chunk = remaining.pop(0)
             results[chunk.index] = local(chunk)
+            if _is_bad_record(results[chunk.index]):
+                return list(results.values())  # the first bad line: no need for Spark
         if remaining:
             thread.join()
             if "error" in started:
@@ -582,6 +587,69 @@ class RelationalNormalizer:
         finally:
             stop.set()
             sc.setLocalProperty("spark.jobGroup.id", None)
+
+    def _settle(
+        self,
+        context: NormalizeContext,
+        config: EngineConfig,
+        chunks: list[Chunk],
+        facts: list[dict[str, Any]],
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Re-run chunks until their output is the sequential one; returns facts and re-runs.
+
+        A chunk types a column it meets first by its own first value. Where an earlier chunk
+        met the column first, that guess is overturned, and everything the chunk did with it
+        may differ: its values' columns, and its contract failures (a ``freeze`` judged by
+        the wrong type fails where a sequential run passes, or passes where it fails). So:
+
+        * the earliest failure counts only when every chunk before it guessed right; the
+          chunks before it finished, so their facts give the global types of all they saw;
+        * the failed chunk itself stopped early: it is judged, and re-run, only with the
+          types of columns that chunks before it met first (it meets its own first);
+        * with no failure, every chunk that guessed wrong runs again with the global types.
+
+        A re-run is forced to exact types, so each round makes the chunks it re-runs exact;
+        the loop ends when a round finds nothing to re-run.
+        """
+        by_chunk = {fact["chunk"]: fact for fact in facts}
+        rerun: set[int] = set()
+        for _round in range(len(chunks) + 1):
+            ordered = [by_chunk[i] for i in sorted(by_chunk)]
+            failed = [f["chunk"] for f in ordered if f["error"]]
+            first_failed = failed[0] if failed else None
+            decisions = self._decide(ordered)
+            todo: dict[int, dict[str, dict[str, str]]] = {}
+            for fact in ordered:
+                index = fact["chunk"]
+                known = decisions
+                if index == first_failed:
+                    if fact["error"]["kind"] != "contract":
+                        break  # a malformed line is no matter of types
+                    known = {k: d for k, d in decisions.items() if d[0][0] < index}
+                if self._misguessed(fact, known):
+                    todo[index] = self._forced(known)
+                if index == first_failed:
+                    break
+            if not todo:
+                return ordered, len(rerun)
+            for index in todo:
+                for paths in by_chunk[index]["files"].values():
+                    for path in paths:
+                        Path(path).unlink(missing_ok=True)
+            for fact in self._run(context, config, [chunks[i] for i in sorted(todo)], todo, 1):
+                by_chunk[fact["chunk"]] = fact
+            rerun.update(todo)
+        raise NormalizeError(
+            "normalizing did not settle on one type per column"
+        )  # pragma: no cover
+
+    @staticmethod
+    def _misguessed(fact: Mapping[str, Any], decisions: Mapping[str, tuple[Any, ...]]) -> bool:
+        """Whether the chunk typed a column itself otherwise than ``decisions`` do."""
+        for key, (_pos, data_type, variant, local, _src) in fact["columns"].items():
+            if local and not variant and key in decisions and decisions[key][1] != data_type:
+                return True
+        return False
 
     @staticmethod
     def _raise_failures(facts: Sequence[dict[str, Any]], chunks: Sequence[Chunk]) -> None:
