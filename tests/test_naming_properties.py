@@ -77,7 +77,17 @@ def test_normalize_path_is_idempotent_on_realistic_keys(
 ) -> None:
     naming = convention(cls, max_length)
     once = naming.normalize_path(source)
-    assert naming.normalize_path(once) == once
+    if unambiguous_and_unshortened(naming, source, once):
+        assert naming.normalize_path(once) == once
+
+
+def test_a_shortened_path_is_shortened_again_differently_as_in_dlt() -> None:
+    # observed with dlt 1.31 (snake_case, max_length 20): the tag of a shortened path is a
+    # hash of the whole path, so normalizing the output hashes other text
+    naming = snake_case.NamingConvention(20)
+    once = naming.normalize_path("aaaaaaa__aaaaaaa__0__Aa")
+    assert once == "aaaaaaahnbuea__0__aa"
+    assert naming.normalize_path(once) == "aaaaaaaxlunww__0__aa"
 
 
 def test_a_part_made_only_of_separator_characters_breaks_idempotence_as_in_dlt() -> None:
