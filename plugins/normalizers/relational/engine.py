@@ -511,15 +511,7 @@ class ChunkEngine:
                 seq += 1
                 tv = type(value)
                 if tv is exact.get(col) and (tv is not int or _I64_MIN <= value <= _I64_MAX):
-                    # fast path: the value already has the column's type
-                    cell = columns.get(col)
-                    if cell is None:
-                        columns[col] = ([n], [value])
-                    elif cell[0][-1] == n:
-                        cell[1][-1] = value
-                    else:
-                        cell[0].append(n)
-                        cell[1].append(value)
+                    self.put(columns, n, col, value)  # the value already has the column's type
                     continue
                 if value is None:
                     continue
