@@ -30,7 +30,7 @@ SPEC_TABLE = {
     "qdrant": (200, 1024, True, "keep", "snake_case", ("jsonl", "parquet"), ("upsert",)),
     "lancedb": (200, 1024, True, "keep", "snake_case", ("jsonl", "parquet"), ("upsert",)),
     "filesystem": (None, None, True, "keep", "snake_case", ("jsonl", "parquet"), ("upsert",)),
-    "spark": (None, None, False, "keep", "snake_case", ("parquet",), ALL),
+    "spark": (128, 767, False, "lower", "snake_case", ("parquet",), ()),
 }
 
 
@@ -52,7 +52,7 @@ def test_profile_limits_equal_the_spec_table(name: str) -> None:
     assert caps.supported_merge_strategies == merge
 
 
-@pytest.mark.parametrize("name", sorted(set(SPEC_TABLE) - {"duckdb"}))
+@pytest.mark.parametrize("name", sorted(set(SPEC_TABLE) - {"duckdb", "spark"}))
 def test_profile_only_destination_refuses_to_load_with_a_clear_error(name: str) -> None:
     destination = get_destination(name)
     with pytest.raises(DestinationNotSupported) as raised:

@@ -3,7 +3,8 @@
 Each profile is the row of ``../shared/spec/capabilities.md`` for that system (the limits
 dlt 1.x declares), so the core can fit identifiers for, say, snowflake before a snowflake
 loader exists; asking one of them to *load* raises ``DestinationNotSupported`` before any
-work. DuckDB's profile lives with its loader in ``loadstone.plugins.destinations.duckdb``.
+work. DuckDB's and Spark's profiles live with their loaders
+(``loadstone.plugins.destinations.duckdb``, ``...spark``).
 
 Where the spec lists two file formats ("jsonl / parquet") the first is the preferred one.
 ``None`` as a length means "no fixed limit" (filesystem paths, the Spark catalog).
@@ -185,17 +186,6 @@ PROFILES: dict[str, Destination] = {
             ("jsonl", "parquet"),
             ("upsert",),
             description="limits are the file system's path and the format's; upsert only for table formats",
-            supports_transactions=False,
-        ),
-        _profile(
-            "spark",
-            None,
-            None,
-            False,
-            "keep",
-            ("parquet",),
-            _ALL_MERGE,
-            description="Spark catalog tables: spark.sql.caseSensitive=false, no folding",
             supports_transactions=False,
         ),
     )

@@ -1,0 +1,421 @@
+"""The Spark loader: one client per dataset (a database of the Spark session's catalog).
+
+Tables are ``USING parquet`` tables of the catalog, created with ``CREATE TABLE`` and evolved
+with ``ALTER TABLE ... ADD COLUMNS``. Spark has no transactions over several tables, so a
+package is made visible by renaming files (``table_files.py``): every table's rows are first
+written by Spark into hidden staging folders, then renamed into the tables, then the
+``_dlt_pipeline_state`` row, and **last** the ``_dlt_loads`` row. A failure, or a rerun after
+a kill, first takes back whatever an earlier attempt of the same load id left (its files carry
+the load id in their names), so the package ends up loaded exactly once. Between a crash and
+the rerun, readers may see part of the package: they can keep to rows whose load id is in
+``_dlt_loads``, as with dlt's destinations without transactions.
+
+Write dispositions: ``append`` and ``replace`` (the root table and its nested tables are
+emptied and loaded). ``merge`` is refused before any work (:class:`UnsupportedWriteDisposition`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from loadstone.destinations.contract import (
+    SYSTEM_TABLES,
+    Destination,
+    DestinationError,
+    DestinationSchemaMismatch,
+    LoadFailed,
+    LoadRequest,
+    decode_state,
+    encode_state,
+    new_row_id,
+    schema_dict,
+    schema_naming,
+)
+from loadstone.plugins.destinations.duckdb.tables import TableModel
+from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
+from loadstone.plugins.destinations.spark.source import list_files, table_frame
+from loadstone.plugins.destinations.spark.table_files import TableFolder
+from loadstone.plugins.destinations.spark.types import (
+    normalize_type_name,
+    qualified,
+    quote,
+    spark_type,
+    types_compatible,
+)
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from pyspark.sql import DataFrame
+
+SUPPORTED_DISPOSITIONS = ("append", "replace")
+
+
+class UnsupportedWriteDisposition(DestinationError):
+    """A table asks for a write disposition the Spark destination does not do."""
+
+    def __init__(self, table: str, disposition: str, strategy: str | None) -> None:
+        self.table = table
+        self.disposition = disposition
+        shown = f"{disposition} (strategy {strategy!r})" if strategy else disposition
+        super().__init__(
+            f"destination 'spark' cannot load table {table!r} with write disposition {shown}; "
+            f"it supports {', '.join(SUPPORTED_DISPOSITIONS)}"
+        )
+
+
+class SparkClient:
+    """Loads packages into one database of the Spark catalog (see module docstring)."""
+
+    def __init__(
+        self,
+        destination: Destination,
+        schema: Any,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **_: Any,
+    ) -> None:
+        self.destination = destination
+        self.schema = schema
+        self.dataset_name = dataset_name
+        self.pipeline_name = pipeline_name
+        self.settings = SparkSettings.resolve(destination.name, destination.config)
+        self.session = writer_session(self.settings)
+        self.catalog = self.settings.catalog
+        self._naming = self._resolve_naming(schema)
+
+    # --- names -------------------------------------------------------------------------
+
+    def _resolve_naming(self, schema: Any) -> Any | None:
+        if self.destination.naming_convention:
+            from loadstone.plugin_manager import naming_convention
+
+            return naming_convention(self.destination.naming_convention)
+        return schema_naming(schema) if schema is not None else None
+
+    def _adopt_naming(self, schema: Any) -> None:
+        if schema is not None and not self.destination.naming_convention:
+            self._naming = schema_naming(schema)
+
+    def ident(self, name: str) -> str:
+        """A system column name through the naming convention."""
+        return self._naming.normalize_identifier(name) if self._naming else name
+
+    def table_ident(self, name: str) -> str:
+        """A system table name through the naming convention."""
+        if self._naming is None:
+            return name
+        return self._naming.normalize_table_identifier(name)
+
+    def qualified(self, table: str) -> str:
+        return qualified(self.catalog, self.dataset_name, table)
+
+    def _database(self) -> str:
+        return qualified(self.catalog, self.dataset_name)
+
+    # --- catalog -----------------------------------------------------------------------
+
+    def _sql(self, text: str, params: Sequence[Any] | None = None) -> DataFrame:
+        return self.session.sql(text, args=list(params) if params else None)
+
+    def dataset_exists(self) -> bool:
+        return self.session.catalog.databaseExists(self._database())
+
+    def table_names(self) -> list[str]:
+        if not self.dataset_exists():
+            return []
+        rows = self._sql(f"SHOW TABLES IN {self._database()}").collect()
+        return sorted(row["tableName"] for row in rows if not row["isTemporary"])
+
+    def table_exists(self, table: str) -> bool:
+        return self.session.catalog.tableExists(self.qualified(table))
+
+    def existing_columns(self, table: str) -> dict[str, tuple[str, str]] | None:
+        """``{lower name: (name, type)}`` of a table, or None if it is absent."""
+        if not self.table_exists(table):
+            return None
+        columns = self.session.catalog.listColumns(self.qualified(table))
+        return {c.name.lower(): (c.name, c.dataType) for c in columns}
+
+    def location(self, table: str) -> str:
+        """The folder of a table (its ``Location`` in ``DESCRIBE TABLE EXTENDED``)."""
+        for row in self._sql(f"DESCRIBE TABLE EXTENDED {self.qualified(table)}").collect():
+            if row["col_name"] == "Location":
+                return str(row["data_type"])
+        raise DestinationError(
+            f"table {self.dataset_name}.{table} has no location: the Spark destination needs "
+            f"a catalog whose tables are folders of Parquet files"
+        )
+
+    def refresh(self, table: str) -> None:
+        """Drop cached file listings of a table (in this session and the base one)."""
+        self.session.catalog.refreshTable(self.qualified(table))
+
+    # --- DDL ---------------------------------------------------------------------------
+
+    def ensure_dataset(self) -> list[str]:
+        if self.dataset_exists():
+            return []
+        sql = f"CREATE DATABASE IF NOT EXISTS {self._database()}"
+        self._sql(sql)
+        return [sql]
+
+    def ensure_table(self, table: str, columns: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Create the table, or add its missing columns; fail on a column of another type.
+
+        Every column is nullable: Spark's Parquet tables do not enforce NOT NULL.
+        """
+        existing = self.existing_columns(table)
+        typed = [(c["name"], spark_type(c, table)) for c in columns]
+        if existing is None:
+            parts = ", ".join(f"{quote(n)} {t}" for n, t in typed)
+            sql = f"CREATE TABLE IF NOT EXISTS {self.qualified(table)} ({parts}) USING parquet"
+            self._sql(sql)
+            return [sql]
+        missing = []
+        for name, expected in typed:
+            found = existing.get(name.lower())
+            if found is None:
+                missing.append(f"{quote(name)} {expected}")
+            elif not types_compatible(found[1], expected):
+                raise DestinationSchemaMismatch(
+                    f"{self.dataset_name}.{table}", found[0], found[1], normalize_type_name(expected)
+                )
+        if not missing:
+            return []
+        sql = f"ALTER TABLE {self.qualified(table)} ADD COLUMNS ({', '.join(missing)})"
+        self._sql(sql)
+        return [sql]
+
+    def _system_columns(self, name: str) -> list[dict[str, Any]]:
+        return [
+            {"name": self.ident(c.name), "data_type": c.data_type, "nullable": c.nullable}
+            for c in SYSTEM_TABLES[name]
+        ]
+
+    def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
+        statements = self.ensure_dataset()
+        for name in SYSTEM_TABLES:
+            statements += self.ensure_table(self.table_ident(name), self._system_columns(name))
+        model = TableModel(stored, self)
+        for table in model.data_tables():
+            columns = model.columns_for_destination(table)
+            if columns:
+                statements += self.ensure_table(table, columns)
+        self._record_version(stored)
+        return statements
+
+    def _check_dispositions(self, stored: Mapping[str, Any]) -> None:
+        """Refuse a write disposition this loader does not do, before any work."""
+        model = TableModel(stored, self)
+        for table in model.data_tables():
+            if model.parent(table) is None and model.disposition(table) not in (
+                SUPPORTED_DISPOSITIONS
+            ):
+                strategy = model.strategy(table) if model.disposition(table) == "merge" else None
+                raise UnsupportedWriteDisposition(table, model.disposition(table), strategy)
+
+    # --- system rows ---------------------------------------------------------------------
+
+    def row_frame(self, name: str, values: Sequence[Any]) -> DataFrame:
+        """One row of a system table as a DataFrame of that table's columns."""
+        ddl = ", ".join(
+            f"{quote(c['name'])} {spark_type(c)}" for c in self._system_columns(name)
+        )
+        return self.session.createDataFrame([tuple(values)], ddl)
+
+    def _append_row(self, name: str, values: Sequence[Any]) -> None:
+        table = self.table_ident(name)
+        self.row_frame(name, values).write.insertInto(self.qualified(table))
+        self.refresh(table)
+
+    def _record_version(self, stored: Mapping[str, Any]) -> bool:
+        version_hash = stored_version_hash(stored)
+        schema_name = stored.get("name", "")
+        table = self.table_ident("_dlt_version")
+        self.refresh(table)
+        c = self.ident
+        found = self._sql(
+            f"SELECT 1 FROM {self.qualified(table)} WHERE {quote(c('version_hash'))} = ? "
+            f"AND {quote(c('schema_name'))} = ? LIMIT 1",
+            [version_hash, schema_name],
+        ).collect()
+        if found:
+            return False
+        self._append_row(
+            "_dlt_version",
+            [
+                int(stored.get("version", 1) or 1),
+                int(stored.get("engine_version", 11) or 11),
+                _now(),
+                schema_name,
+                version_hash,
+                json.dumps(stored, default=str),
+            ],
+        )
+        return True
+
+    # --- the contract ------------------------------------------------------------------
+
+    def initialize_storage(self) -> None:
+        self.ensure_dataset()
+
+    def update_stored_schema(self, schema: Any = None) -> list[str]:
+        stored = schema_dict(schema if schema is not None else self.schema)
+        self._adopt_naming(schema)
+        self._check_dispositions(stored)
+        return self._migrate(stored)
+
+    def load_package(self, request: LoadRequest) -> None:
+        """Load one package exactly once (see module docstring); a loaded one is skipped."""
+        self._adopt_naming(request.schema)
+        stored = schema_dict(request.schema)
+        self._check_dispositions(stored)
+        if self.is_package_loaded(request.load_id):
+            return
+        self._migrate(stored)
+        from loadstone.plugins.destinations.spark.package_load import PackageLoad
+
+        PackageLoad(self, TableModel(stored, self), request, stored).run()
+
+    def system_rows(self, request: LoadRequest, stored: Mapping[str, Any]) -> dict[str, list[Any]]:
+        """The ``_dlt_pipeline_state`` row (when the request has state) and ``_dlt_loads`` row."""
+        rows: dict[str, list[Any]] = {}
+        state = request.pipeline_state
+        if state is not None:
+            rows["_dlt_pipeline_state"] = [
+                state.version,
+                state.engine_version,
+                state.pipeline_name,
+                encode_state(state.state),
+                state.created_at or _now(),
+                state.version_hash,
+                request.load_id,
+                new_row_id(),
+            ]
+        rows["_dlt_loads"] = [
+            request.load_id,
+            stored.get("name", ""),
+            0,
+            _now(),
+            stored_version_hash(stored),
+        ]
+        return rows
+
+    def is_package_loaded(self, load_id: str) -> bool:
+        loads = self.table_ident("_dlt_loads")
+        if not (self.dataset_exists() and self.table_exists(loads)):
+            return False
+        self.refresh(loads)
+        found = self._sql(
+            f"SELECT 1 FROM {self.qualified(loads)} WHERE {quote(self.ident('load_id'))} = ? "
+            "LIMIT 1",
+            [load_id],
+        ).collect()
+        return bool(found)
+
+    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+        version = self.table_ident("_dlt_version")
+        if not (self.dataset_exists() and self.table_exists(version)):
+            return None
+        c = self.ident
+        rows = self._sql(
+            f"SELECT {quote(c('schema'))} FROM {self.qualified(version)} "
+            f"WHERE {quote(c('schema_name'))} = ? "
+            f"ORDER BY {quote(c('inserted_at'))} DESC, {quote(c('version'))} DESC LIMIT 1",
+            [schema_name],
+        ).collect()
+        return json.loads(rows[0][0]) if rows else None
+
+    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+        """Newest pipeline state of a *completed* load (its load id is in ``_dlt_loads``)."""
+        state = self.table_ident("_dlt_pipeline_state")
+        loads = self.table_ident("_dlt_loads")
+        if not (self.dataset_exists() and self.table_exists(state) and self.table_exists(loads)):
+            return None
+        c = self.ident
+        rows = self._sql(
+            f"SELECT s.{quote(c('state'))} FROM {self.qualified(state)} AS s "
+            f"JOIN {self.qualified(loads)} AS l "
+            f"ON l.{quote(c('load_id'))} = s.{quote(c('_dlt_load_id'))} "
+            f"WHERE s.{quote(c('pipeline_name'))} = ? "
+            f"ORDER BY s.{quote(c('created_at'))} DESC, l.{quote(c('load_id'))} DESC LIMIT 1",
+            [pipeline_name],
+        ).collect()
+        return decode_state(rows[0][0]) if rows else None
+
+    def table_row_counts(self) -> dict[str, int]:
+        return {t: self.session.table(self.qualified(t)).count() for t in self.table_names()}
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        """Run Spark SQL (``?`` placeholders) and return all rows as tuples."""
+        return [tuple(row) for row in self._sql(sql, params).collect()]
+
+    @property
+    def connection(self) -> SparkConnection:
+        """The query side ``pipeline.dataset()`` and ``sql_client()`` use (Arrow results)."""
+        return SparkConnection(self)
+
+    def use_dataset(self) -> None:
+        """Resolve unqualified table names in the dataset (as dlt's ``sql_client`` does)."""
+        if self.dataset_exists():
+            self._sql(f"USE {self._database()}")
+
+    def drop_dataset(self) -> None:
+        self._sql(f"DROP DATABASE IF EXISTS {self._database()} CASCADE")
+
+    def folder(self, table: str) -> TableFolder:
+        return TableFolder.open(self.session, self.location(table))
+
+    def close(self) -> None:
+        """Nothing to release: the SparkSession outlives the client (others share it)."""
+
+    def __enter__(self) -> SparkClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class SparkConnection:
+    """DuckDB-shaped query entry (``sql(text, params=...)``) answering in Arrow."""
+
+    def __init__(self, client: SparkClient) -> None:
+        self._client = client
+
+    def sql(self, text: str, params: Sequence[Any] | None = None) -> _ArrowResult:
+        return _ArrowResult(self._client._sql(text, params))
+
+
+class _ArrowResult:
+    def __init__(self, frame: DataFrame) -> None:
+        self._frame = frame
+
+    def to_arrow_table(self) -> Any:
+        return self._frame.toArrow()
+
+
+def stored_version_hash(stored: Mapping[str, Any]) -> str:
+    """The schema's ``version_hash``; a hand-made dict without one gets a content hash."""
+    value = stored.get("version_hash")
+    if value:
+        return str(value)
+    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
+    return hashlib.sha256(content).hexdigest()
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(tz=_dt.timezone.utc)
+
+
+__all__ = ["SparkClient", "UnsupportedWriteDisposition", "list_files", "table_frame"]

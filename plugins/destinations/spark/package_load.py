@@ -1,0 +1,117 @@
+"""One package into the Spark catalog: stage everything, then rename into place, loads row last.
+
+The steps and why they are safe to interrupt are in ``table_files.py``; this module decides
+which tables take part and in what order:
+
+1. take back any earlier attempt of this load id in every table the schema knows;
+2. write each table's rows into its staging folder (a value that does not fit fails here,
+   before anything is visible), and the state and loads rows into theirs;
+3. ``replace`` chains: set the current files of the root and its nested tables aside;
+4. rename the staged data files in, then the state row, then (last) the ``_dlt_loads`` row;
+5. forget the set-aside files.
+
+Any exception before step 4's last rename takes the attempt back (step 1 again) and is
+reported as :class:`LoadFailed` naming the table it happened in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from loadstone.destinations.contract import DestinationError, LoadFailed, LoadRequest
+from loadstone.plugins.destinations.spark.source import list_files, table_frame
+from loadstone.plugins.destinations.spark.types import spark_type
+
+if TYPE_CHECKING:
+    from loadstone.plugins.destinations.duckdb.tables import TableModel
+    from loadstone.plugins.destinations.spark.client import SparkClient
+    from loadstone.plugins.destinations.spark.table_files import TableFolder
+
+
+class PackageLoad:
+    """The state of one attempt to load one package."""
+
+    def __init__(
+        self,
+        client: SparkClient,
+        model: TableModel,
+        request: LoadRequest,
+        stored: Mapping[str, Any],
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.request = request
+        self.load_id = request.load_id
+        self.system_rows = client.system_rows(request, stored)
+        self.current: str | None = None
+        known = [t for t in model.data_tables() if client.table_exists(t)]
+        system = [client.table_ident(name) for name in self.system_rows]
+        self.folders: dict[str, TableFolder] = {t: client.folder(t) for t in known + system}
+
+    def run(self) -> None:
+        self._undo()
+        try:
+            staged = self._stage()
+            self._set_aside_replaced()
+            for table in staged:
+                self.current = table
+                self.folders[table].publish(self.load_id)
+            for name in self.system_rows:
+                self.current = self.client.table_ident(name)
+                self.folders[self.current].publish(self.load_id)
+        except BaseException as exc:
+            self._undo()
+            if isinstance(exc, DestinationError) or not isinstance(exc, Exception):
+                raise
+            files = self._files(self.current)
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise LoadFailed(self.load_id, self.current, reason, files) from exc
+        finally:
+            self._refresh()
+        for folder in self.folders.values():
+            folder.forget_replaced(self.load_id)
+
+    def _files(self, table: str | None) -> list[str]:
+        spec = self.request.tables.get(table) if table else None
+        return [str(f) for f in list_files(spec)] if spec else []
+
+    def _undo(self) -> None:
+        for folder in self.folders.values():
+            folder.undo(self.load_id)
+
+    def _refresh(self) -> None:
+        for table in self.folders:
+            self.client.refresh(table)
+
+    def _stage(self) -> list[str]:
+        """Write every table's rows and the system rows to staging; returns the data tables."""
+        staged: list[str] = []
+        for table, spec in self.request.tables.items():
+            self.current = table
+            if table not in self.model.tables:
+                raise LoadFailed(self.load_id, table, "the table is not in the package's schema")
+            files = list_files(spec)
+            columns = [(c["name"], spark_type(c, table)) for c in self.model.typed_columns(table)]
+            if not files or not columns:
+                continue
+            frame = table_frame(self.client.session, files, columns)
+            frame.write.mode("overwrite").parquet(self.folders[table].staging(self.load_id))
+            staged.append(table)
+        for name, values in self.system_rows.items():
+            self.current = self.client.table_ident(name)
+            frame = self.client.row_frame(name, values)
+            frame.write.mode("overwrite").parquet(self.folders[self.current].staging(self.load_id))
+        self.current = None
+        return staged
+
+    def _set_aside_replaced(self) -> None:
+        """Empty the chains of ``replace`` roots (kept aside until the commit)."""
+        roots = {self.model.root(t) for t in self.request.tables}
+        for root in roots:
+            if self.model.disposition(root) != "replace":
+                continue
+            for table in [root, *self.model.nested_tables(root)]:
+                if table in self.folders:
+                    self.current = table
+                    self.folders[table].set_aside(self.load_id)

@@ -1,0 +1,111 @@
+"""A package's Parquet files of one table, as a Spark DataFrame shaped like the catalog table.
+
+Spark reads the files itself (executors, not the driver's Python), ``mergeSchema`` because
+files of one table may hold different column sets, and every schema column is selected with an
+ANSI ``CAST`` to its table type (a column no file has is a typed NULL), so a value that does
+not fit (a wei beyond 38 digits) fails the load instead of turning NULL.
+
+Two Parquet types the normalizer writes cannot be read by Spark: decimals wider than 38
+digits (``wei`` is ``decimal256(76, 0)``) and ``time64``. Files holding them are first
+rewritten by the executors (pyarrow, one task per file) with those columns as exact text,
+next to the originals in a hidden folder of the package; Spark then casts the text.
+Only the files' footers are read on the driver, to learn their columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from loadstone.destinations.contract import DestinationError
+from loadstone.plugins.destinations.spark.types import MAX_DECIMAL_PRECISION, quote
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+#: hidden folder (inside a table's package folder) of the files rewritten as text
+AS_TEXT = "_loadstone_as_text"
+
+
+class MissingLoadFile(DestinationError):
+    """A file or folder named in a load request does not exist."""
+
+
+def list_files(spec: Sequence[str | Path] | str | Path) -> list[Path]:
+    """The Parquet files of a load request's table entry (folders searched, hidden skipped)."""
+    specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
+    files: list[Path] = []
+    for item in specs:
+        path = Path(item)
+        if path.is_dir():
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*.parquet")
+                    if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
+                )
+            )
+        elif path.exists():
+            files.append(path)
+        else:
+            raise MissingLoadFile(f"load file {path} does not exist")
+    return files
+
+
+def unreadable(field_type: pa.DataType) -> bool:
+    """Types Spark's Parquet reader refuses: wide decimals and times of day."""
+    if pa.types.is_decimal(field_type):
+        return field_type.precision > MAX_DECIMAL_PRECISION
+    return pa.types.is_time(field_type)
+
+
+def rewrite_as_text(paths: tuple[str, str]) -> str:
+    """Executor task: copy one file with its unreadable columns as text; returns the copy."""
+    source, target = paths
+    table = pq.read_table(source)
+    for index, field in enumerate(table.schema):
+        if unreadable(field.type):
+            table = table.set_column(index, field.name, table.column(index).cast(pa.string()))
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, target)
+    return target
+
+
+def _readable_files(session: SparkSession, files: list[Path]) -> list[str]:
+    """The files Spark reads: unreadable ones replaced by text copies made by executors."""
+    jobs: list[tuple[str, str]] = []
+    out: list[str] = []
+    for index, file in enumerate(files):
+        if any(unreadable(field.type) for field in pq.read_schema(file)):
+            target = file.parent / AS_TEXT / f"{index:05d}-{file.name}"
+            jobs.append((str(file), str(target)))
+            out.append(str(target))
+        else:
+            out.append(str(file))
+    if jobs:
+        context = session.sparkContext
+        slices = max(1, min(len(jobs), context.defaultParallelism))
+        context.parallelize(jobs, slices).map(rewrite_as_text).collect()
+    return out
+
+
+def table_frame(
+    session: SparkSession, files: list[Path], columns: Sequence[tuple[str, str]]
+) -> DataFrame:
+    """The rows of ``files`` as ``columns`` (name, Spark type), in that order."""
+    from pyspark.sql import functions as F
+
+    readable = _readable_files(session, files)
+    frame = session.read.option("mergeSchema", "true").parquet(*readable)
+    present = {name.lower() for name in frame.columns}
+    selected = [
+        (F.col(quote(name)) if name.lower() in present else F.lit(None))
+        .cast(spark_type)
+        .alias(name)
+        for name, spark_type in columns
+    ]
+    return frame.select(*selected)
