@@ -27,7 +27,6 @@ from loadstone.destinations.contract import (
     Destination,
     DestinationError,
     DestinationSchemaMismatch,
-    LoadFailed,
     LoadRequest,
     decode_state,
     encode_state,
@@ -184,7 +183,10 @@ class SparkClient:
                 missing.append(f"{quote(name)} {expected}")
             elif not types_compatible(found[1], expected):
                 raise DestinationSchemaMismatch(
-                    f"{self.dataset_name}.{table}", found[0], found[1], normalize_type_name(expected)
+                    f"{self.dataset_name}.{table}",
+                    found[0],
+                    found[1],
+                    normalize_type_name(expected),
                 )
         if not missing:
             return []
@@ -224,9 +226,7 @@ class SparkClient:
 
     def row_frame(self, name: str, values: Sequence[Any]) -> DataFrame:
         """One row of a system table as a DataFrame of that table's columns."""
-        ddl = ", ".join(
-            f"{quote(c['name'])} {spark_type(c)}" for c in self._system_columns(name)
-        )
+        ddl = ", ".join(f"{quote(c['name'])} {spark_type(c)}" for c in self._system_columns(name))
         return self.session.createDataFrame([tuple(values)], ddl)
 
     def _append_row(self, name: str, values: Sequence[Any]) -> None:
@@ -263,6 +263,9 @@ class SparkClient:
     # --- the contract ------------------------------------------------------------------
 
     def initialize_storage(self) -> None:
+        """Create the database; a write disposition this loader cannot do stops it first."""
+        if self.schema is not None:
+            self._check_dispositions(schema_dict(self.schema))
         self.ensure_dataset()
 
     def update_stored_schema(self, schema: Any = None) -> list[str]:

@@ -94,7 +94,9 @@ class TableFolder:
         staged = self._child(STAGING, load_id)
         names = [n for n in self._names(staged) if not _hidden(n)]
         for name in names:
-            self._move(self._child(STAGING, load_id, name), self._child(load_prefix(load_id) + name))
+            self._move(
+                self._child(STAGING, load_id, name), self._child(load_prefix(load_id) + name)
+            )
         self.fs.delete(staged, True)
         return len(names)
 

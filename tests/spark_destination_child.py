@@ -1,0 +1,149 @@
+"""Loader side of the Spark destination tests: each command is one Spark application.
+
+``python spark_destination_child.py COMMAND WORKDIR [ARG]`` loads into the Hive metastore and
+warehouse under WORKDIR and writes what it saw as JSON to ``WORKDIR/<command>.json``. The
+test module runs these in child processes because the embedded Derby metastore admits one JVM
+at a time and the suite's own SparkSession has no Hive support. The *reader* is another
+program (``spark_catalog_reader.py``) that does not import loadstone at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import loadstone as dlt
+
+SPARK_OPTIONS = {
+    "spark.master": "local[2]",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+}
+CASES = ("github_events", "github_issues", "ethereum_blocks", "weird_rows")
+
+
+def destination(work: Path) -> Any:
+    return dlt.destinations.spark(
+        warehouse_dir=str(work / "warehouse"),
+        metastore_dir=str(work / "metastore"),
+        options=SPARK_OPTIONS,
+    )
+
+
+def pipeline(work: Path, name: str) -> Any:
+    return dlt.pipeline(
+        name,
+        destination=destination(work),
+        dataset_name=name,
+        pipelines_dir=str(work / "pipelines"),
+    )
+
+
+def counts(info: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for package in info.packages:
+        for table, rows in package.row_counts.items():
+            out[table] = out.get(table, 0) + rows
+    return out
+
+
+def load_cases(work: Path, cases_dir: Path) -> dict[str, Any]:
+    """Every shared case into its own dataset; the row counts the normalizer produced."""
+    found: dict[str, Any] = {}
+    for case in CASES:
+        data = json.loads((cases_dir / f"{case}.json").read_text(encoding="utf-8"))
+        info = pipeline(work, case).run(data, table_name=case)
+        found[case] = {t: n for t, n in counts(info).items() if n}
+    return found
+
+
+def dispositions(work: Path) -> dict[str, Any]:
+    """append, replace, schema evolution, merge refused, state restored, dataset() read."""
+    out: dict[str, Any] = {}
+    p = pipeline(work, "appended")
+    p.run([{"id": 1}, {"id": 2}], table_name="items")
+    p.run([{"id": 3}], table_name="items")
+    out["append_dataset"] = sorted(r[0] for r in p.dataset()["items"].select("id").fetchall())
+
+    p = pipeline(work, "replaced")
+    for batch in ([{"id": 1, "tags": ["a", "b"]}], [{"id": 2, "tags": ["c"]}]):
+        p.run(batch, table_name="items", write_disposition="replace")
+
+    p = pipeline(work, "evolved")
+    p.run([{"id": 1, "name": "one"}], table_name="items")
+    p.run([{"id": 2, "name": "two", "score": 2.5, "parts": [{"x": 1}]}], table_name="items")
+    with p.sql_client() as client:
+        out["evolved_sql"] = client.execute_sql("SELECT id, score FROM items ORDER BY id")
+
+    p = pipeline(work, "merged")
+    try:
+        p.run([{"id": 1}], table_name="items", write_disposition="merge", primary_key="id")
+        out["merge_error"] = None
+    except Exception as error:
+        out["merge_error"] = f"{type(error).__name__}: {error}"
+
+    @dlt.resource(name="items")
+    def with_cursor() -> Any:
+        dlt.current.resource_state()["cursor"] = "cursor-42"
+        yield {"id": 1}
+
+    p = pipeline(work, "stateful")
+    p.run(with_cursor())
+    p.drop()
+    again = pipeline(work, "stateful")
+    again.run()
+    out["restored_state"] = json.dumps(again.state, default=str)
+    out["restored_tables"] = sorted(again.default_schema.tables) if again.default_schema else []
+    return out
+
+
+def crash(work: Path, publishes_before_kill: int) -> dict[str, Any]:
+    """A pipeline whose process gets SIGKILL after that many tables' files were renamed in."""
+    from loadstone.plugins.destinations.spark import table_files
+
+    p = pipeline(work, "crashed")
+    p.run([{"id": 1}, {"id": 2}], table_name="items")  # loaded in full first
+    done = [0]
+    original = table_files.TableFolder.publish
+
+    def publish_then_die(self: Any, load_id: str) -> int:
+        published = original(self, load_id)
+        done[0] += 1
+        if done[0] == publishes_before_kill:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return published
+
+    table_files.TableFolder.publish = publish_then_die  # type: ignore[method-assign]
+    # killed after the first table's files are in, before its nested table and _dlt_loads
+    p.run([{"id": 3, "tags": ["a", "b"]}, {"id": 4, "tags": ["c"]}], table_name="items")
+    return {"killed": False}
+
+
+def rerun(work: Path) -> dict[str, Any]:
+    """The next run finishes the package the killed one left; nothing twice."""
+    p = pipeline(work, "crashed")
+    info = p.run()
+    return {"loaded_packages": len(info.packages)}
+
+
+COMMANDS = {"cases": load_cases, "dispositions": dispositions, "crash": crash, "rerun": rerun}
+
+
+def main() -> None:
+    command, work = sys.argv[1], Path(sys.argv[2])
+    args: list[Any] = []
+    if command == "cases":
+        args = [Path(sys.argv[3])]
+    elif command == "crash":
+        args = [int(sys.argv[3])]
+    os.chdir(work)
+    result = COMMANDS[command](work, *args)
+    (work / f"{command}.json").write_text(json.dumps(result, default=str), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

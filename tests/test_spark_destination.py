@@ -1,0 +1,202 @@
+"""The Spark destination, end to end: loads by loadstone, reads by a separate Spark application.
+
+The loads run as child processes (``spark_destination_child.py``), each one Spark application
+with the Hive metastore (embedded Derby, one JVM at a time) and a warehouse in a temporary
+folder shared by the whole module; then ``spark_catalog_reader.py``, a Spark application that
+does not import loadstone, reads every table through the metastore. Each test checks one
+behaviour against what the reader saw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+CHILD = TESTS / "spark_destination_child.py"
+READER = TESTS / "spark_catalog_reader.py"
+CASES = ("github_events", "github_issues", "ethereum_blocks", "weird_rows")
+
+
+def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def _child(work: Path, *args: str) -> dict[str, Any]:
+    done = _run(sys.executable, str(CHILD), args[0], str(work), *args[1:], cwd=work)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((work / f"{args[0]}.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory, cases_dir: Path) -> dict[str, Any]:
+    """Everything the loaders did and everything the independent reader then saw."""
+    work = tmp_path_factory.mktemp("spark_catalog")
+    found: dict[str, Any] = {"work": work}
+    found["cases"] = _child(work, "cases", str(cases_dir))
+    found["dispositions"] = _child(work, "dispositions")
+    crashed = _run(sys.executable, str(CHILD), "crash", str(work), "1", cwd=work)
+    found["crash_returncode"] = crashed.returncode
+    found["crash_stderr"] = crashed.stderr[-3000:]
+    found["rerun"] = _child(work, "rerun")
+    cli = _run(
+        sys.executable,
+        "-m",
+        "loadstone.cli",
+        "run",
+        str(cases_dir / "github_events.json"),
+        "--table",
+        "events",
+        "--destination",
+        "spark",
+        "--pipeline",
+        "from_cli",
+        "--pipelines-dir",
+        str(work / "pipelines"),
+        "--quiet",
+        cwd=work,
+        env={
+            "DESTINATION__SPARK__WAREHOUSE_DIR": str(work / "warehouse"),
+            "DESTINATION__SPARK__METASTORE_DIR": str(work / "metastore"),
+            "SPARK__MASTER": "local[2]",
+            "SPARK__SQL__SHUFFLE__PARTITIONS": "2",
+        },
+    )
+    found["cli"] = cli
+    reader = _run(sys.executable, str(READER), str(work), cwd=work)
+    assert reader.returncode == 0, reader.stderr[-3000:]
+    found["read"] = json.loads((work / "read.json").read_text(encoding="utf-8"))
+    return found
+
+
+def _read(loaded: dict[str, Any], name: str) -> dict[str, Any]:
+    assert name in loaded["read"], f"{name} not in catalog: {sorted(loaded['read'])}"
+    return loaded["read"][name]
+
+
+def _ids(loaded: dict[str, Any], name: str, column: str = "id") -> list[int]:
+    table = _read(loaded, name)
+    index = [c.split(":")[0] for c in table["columns"]].index(column)
+    return sorted(int(row[index]) for row in table["rows"])
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("case", CASES)
+def test_every_case_is_read_back_by_another_spark_application(
+    loaded: dict[str, Any], case: str
+) -> None:
+    expected = loaded["cases"][case]
+    assert expected, f"the normalizer produced no rows for {case}"
+    for table, rows in expected.items():
+        assert _read(loaded, f"{case}.{table}")["count"] == rows, table
+
+
+@pytest.mark.spark
+def test_system_tables_record_each_load_once(loaded: dict[str, Any]) -> None:
+    loads = _read(loaded, "github_events._dlt_loads")
+    assert loads["count"] == 1
+    assert [c.split(":")[0] for c in loads["columns"]] == [
+        "load_id",
+        "schema_name",
+        "status",
+        "inserted_at",
+        "schema_version_hash",
+    ]
+    assert _read(loaded, "github_events._dlt_version")["count"] >= 1
+    assert _read(loaded, "github_events._dlt_pipeline_state")["count"] == 1
+
+
+@pytest.mark.spark
+def test_wei_is_a_decimal_38_and_keeps_every_digit(loaded: dict[str, Any]) -> None:
+    blocks = _read(loaded, "ethereum_blocks.ethereum_blocks")
+    assert "total_difficulty:decimal(38,0)" in blocks["columns"]
+    index = [c.split(":")[0] for c in blocks["columns"]].index("total_difficulty")
+    assert sorted(row[index] for row in blocks["rows"]) == [
+        "50719297655545113494805",
+        "50719312123422817289537",
+    ]
+
+
+@pytest.mark.spark
+def test_weird_strings_arrive_unchanged(loaded: dict[str, Any], cases_dir: Path) -> None:
+    source = json.loads((cases_dir / "weird_rows.json").read_text(encoding="utf-8"))
+    table = _read(loaded, "weird_rows.weird_rows")
+    index = [c.split(":")[0] for c in table["columns"]].index("str")
+    assert sorted(row[index] for row in table["rows"]) == sorted(item["str"] for item in source)
+
+
+@pytest.mark.spark
+def test_append_adds_the_second_load_to_the_first(loaded: dict[str, Any]) -> None:
+    assert _ids(loaded, "appended.items") == [1, 2, 3]
+    assert loaded["dispositions"]["append_dataset"] == [1, 2, 3]
+
+
+@pytest.mark.spark
+def test_replace_keeps_only_the_last_load_in_root_and_nested_tables(
+    loaded: dict[str, Any],
+) -> None:
+    assert _ids(loaded, "replaced.items") == [2]
+    nested = _read(loaded, "replaced.items__tags")
+    index = [c.split(":")[0] for c in nested["columns"]].index("value")
+    assert [row[index] for row in nested["rows"]] == ["c"]
+
+
+@pytest.mark.spark
+def test_schema_evolves_by_adding_columns_across_two_loads(loaded: dict[str, Any]) -> None:
+    items = _read(loaded, "evolved.items")
+    names = [c.split(":")[0] for c in items["columns"]]
+    assert {"id", "name", "score"} <= set(names)
+    assert "score:double" in items["columns"]
+    by_id = {row[names.index("id")]: row[names.index("score")] for row in items["rows"]}
+    assert by_id == {"1": None, "2": "2.5"}
+    assert _read(loaded, "evolved.items__parts")["count"] == 1
+    assert loaded["dispositions"]["evolved_sql"] == [[1, None], [2, 2.5]]
+
+
+@pytest.mark.spark
+def test_merge_is_refused_before_anything_is_created(loaded: dict[str, Any]) -> None:
+    error = loaded["dispositions"]["merge_error"]
+    assert error is not None
+    assert "write disposition merge" in error and "'items'" in error
+    assert not any(name.startswith("merged.") for name in loaded["read"])
+
+
+@pytest.mark.spark
+def test_state_and_schema_are_restored_from_the_catalog(loaded: dict[str, Any]) -> None:
+    assert "cursor-42" in loaded["dispositions"]["restored_state"]
+    assert "items" in loaded["dispositions"]["restored_tables"]
+
+
+@pytest.mark.spark
+def test_kill_9_mid_load_then_rerun_loads_the_package_exactly_once(
+    loaded: dict[str, Any],
+) -> None:
+    assert loaded["crash_returncode"] == -signal.SIGKILL, loaded["crash_stderr"]
+    assert loaded["rerun"]["loaded_packages"] == 1
+    assert _ids(loaded, "crashed.items") == [1, 2, 3, 4]
+    assert _read(loaded, "crashed.items__tags")["count"] == 3
+    assert _read(loaded, "crashed._dlt_loads")["count"] == 2
+
+
+@pytest.mark.spark
+def test_loadstone_run_with_destination_spark(loaded: dict[str, Any]) -> None:
+    cli = loaded["cli"]
+    assert cli.returncode == 0, cli.stderr[-3000:]
+    assert (
+        _read(loaded, "from_cli_dataset.events")["count"]
+        == loaded["cases"]["github_events"]["github_events"]
+    )
