@@ -86,6 +86,13 @@ def dispositions(work: Path) -> dict[str, Any]:
     except Exception as error:
         out["merge_error"] = f"{type(error).__name__}: {error}"
 
+    p = pipeline(work, "too_wide")
+    try:
+        p.run([{"id": 1, "big": 10**40}], table_name="items")
+        out["wei_error"] = None
+    except Exception as error:
+        out["wei_error"] = f"{type(error).__name__}: {error}"
+
     @dlt.resource(name="items")
     def with_cursor() -> Any:
         dlt.current.resource_state()["cursor"] = "cursor-42"
@@ -101,33 +108,39 @@ def dispositions(work: Path) -> dict[str, Any]:
     return out
 
 
-def crash(work: Path, publishes_before_kill: int) -> dict[str, Any]:
-    """A pipeline whose process gets SIGKILL after that many tables' files were renamed in."""
+def crash(work: Path, disposition: str) -> dict[str, Any]:
+    """A pipeline whose process gets SIGKILL once the first table of its second load is in.
+
+    At that point the root table's files are renamed in (for ``replace``, its old files and
+    its nested table's are set aside), the nested table's and ``_dlt_loads`` are not.
+    """
     from loadstone.plugins.destinations.spark import table_files
 
-    p = pipeline(work, "crashed")
-    p.run([{"id": 1}, {"id": 2}], table_name="items")  # loaded in full first
-    done = [0]
+    p = pipeline(work, f"crashed_{disposition}")
+    first, second = (
+        [{"id": 1, "tags": ["a", "b"]}, {"id": 2}],
+        [{"id": 3, "tags": ["c", "d"]}, {"id": 4, "tags": ["e"]}],
+    )
+    p.run(first, table_name="items", write_disposition=disposition)
     original = table_files.TableFolder.publish
 
     def publish_then_die(self: Any, load_id: str) -> int:
         published = original(self, load_id)
-        done[0] += 1
-        if done[0] == publishes_before_kill:
-            os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)
         return published
 
     table_files.TableFolder.publish = publish_then_die  # type: ignore[method-assign]
-    # killed after the first table's files are in, before its nested table and _dlt_loads
-    p.run([{"id": 3, "tags": ["a", "b"]}, {"id": 4, "tags": ["c"]}], table_name="items")
+    p.run(second, table_name="items", write_disposition=disposition)
     return {"killed": False}
 
 
 def rerun(work: Path) -> dict[str, Any]:
-    """The next run finishes the package the killed one left; nothing twice."""
-    p = pipeline(work, "crashed")
-    info = p.run()
-    return {"loaded_packages": len(info.packages)}
+    """The next runs finish the packages the killed ones left; nothing twice."""
+    loaded = {}
+    for disposition in ("append", "replace"):
+        info = pipeline(work, f"crashed_{disposition}").run()
+        loaded[disposition] = len(info.packages)
+    return loaded
 
 
 COMMANDS = {"cases": load_cases, "dispositions": dispositions, "crash": crash, "rerun": rerun}
@@ -139,7 +152,7 @@ def main() -> None:
     if command == "cases":
         args = [Path(sys.argv[3])]
     elif command == "crash":
-        args = [int(sys.argv[3])]
+        args = [sys.argv[3]]
     os.chdir(work)
     result = COMMANDS[command](work, *args)
     (work / f"{command}.json").write_text(json.dumps(result, default=str), encoding="utf-8")

@@ -49,9 +49,9 @@ def loaded(tmp_path_factory: pytest.TempPathFactory, cases_dir: Path) -> dict[st
     found: dict[str, Any] = {"work": work}
     found["cases"] = _child(work, "cases", str(cases_dir))
     found["dispositions"] = _child(work, "dispositions")
-    crashed = _run(sys.executable, str(CHILD), "crash", str(work), "1", cwd=work)
-    found["crash_returncode"] = crashed.returncode
-    found["crash_stderr"] = crashed.stderr[-3000:]
+    for disposition in ("append", "replace"):
+        crashed = _run(sys.executable, str(CHILD), "crash", str(work), disposition, cwd=work)
+        found[f"crash_{disposition}"] = (crashed.returncode, crashed.stderr[-3000:])
     found["rerun"] = _child(work, "rerun")
     cli = _run(
         sys.executable,
@@ -182,14 +182,32 @@ def test_state_and_schema_are_restored_from_the_catalog(loaded: dict[str, Any]) 
 
 
 @pytest.mark.spark
+@pytest.mark.parametrize(
+    ("disposition", "ids", "tags"),
+    [("append", [1, 2, 3, 4], ["a", "b", "c", "d", "e"]), ("replace", [3, 4], ["c", "d", "e"])],
+)
 def test_kill_9_mid_load_then_rerun_loads_the_package_exactly_once(
+    loaded: dict[str, Any], disposition: str, ids: list[int], tags: list[str]
+) -> None:
+    returncode, stderr = loaded[f"crash_{disposition}"]
+    assert returncode == -signal.SIGKILL, stderr
+    assert loaded["rerun"][disposition] == 1
+    dataset = f"crashed_{disposition}"
+    assert _ids(loaded, f"{dataset}.items") == ids
+    nested = _read(loaded, f"{dataset}.items__tags")
+    index = [c.split(":")[0] for c in nested["columns"]].index("value")
+    assert sorted(row[index] for row in nested["rows"]) == tags
+    assert _read(loaded, f"{dataset}._dlt_loads")["count"] == 2
+
+
+@pytest.mark.spark
+def test_a_wei_beyond_38_digits_fails_the_load_and_nothing_is_visible(
     loaded: dict[str, Any],
 ) -> None:
-    assert loaded["crash_returncode"] == -signal.SIGKILL, loaded["crash_stderr"]
-    assert loaded["rerun"]["loaded_packages"] == 1
-    assert _ids(loaded, "crashed.items") == [1, 2, 3, 4]
-    assert _read(loaded, "crashed.items__tags")["count"] == 3
-    assert _read(loaded, "crashed._dlt_loads")["count"] == 2
+    error = loaded["dispositions"]["wei_error"]
+    assert error is not None and "'items'" in error, error
+    assert _read(loaded, "too_wide.items")["count"] == 0
+    assert _read(loaded, "too_wide._dlt_loads")["count"] == 0
 
 
 @pytest.mark.spark

@@ -1,4 +1,4 @@
-"""Spark destination rules that need no JVM: the type mapping, quoting, the profile."""
+"""Spark destination rules that need no JVM: types, quoting, the profile, dispositions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,11 @@ import pytest
 
 from loadstone.destinations.contract import UnsupportedType
 from loadstone.plugin_manager import get_destination
+from loadstone.plugins.destinations.duckdb.tables import TableModel
+from loadstone.plugins.destinations.spark.dispositions import (
+    UnsupportedWriteDisposition,
+    refuse_unsupported,
+)
 from loadstone.plugins.destinations.spark.types import (
     qualified,
     quote,
@@ -65,3 +70,40 @@ def test_the_profile_is_case_insensitive_lower_case_and_has_a_loader() -> None:
     assert caps.max_identifier_length == 128
     assert caps.supported_merge_strategies == ()
     assert caps.supports_transactions is False
+
+
+def _model(**tables: dict) -> TableModel:
+    class Names:
+        def ident(self, name: str) -> str:
+            return name
+
+        def table_ident(self, name: str) -> str:
+            return name
+
+    return TableModel({"name": "shop", "tables": tables}, Names())
+
+
+def _table(**hints: object) -> dict:
+    return {"columns": {"id": {"data_type": "bigint"}}, **hints}
+
+
+@pytest.mark.parametrize("disposition", ["append", "replace"])
+def test_append_and_replace_are_accepted(disposition: str) -> None:
+    refuse_unsupported(_model(users=_table(write_disposition=disposition)))
+
+
+@pytest.mark.parametrize(
+    ("hints", "shown"),
+    [
+        ({"write_disposition": "merge"}, "merge (strategy 'delete-insert')"),
+        ({"write_disposition": "merge", "x-merge-strategy": "scd2"}, "merge (strategy 'scd2')"),
+        ({"write_disposition": {"disposition": "merge", "strategy": "upsert"}}, "'upsert'"),
+    ],
+)
+def test_merge_is_refused_naming_table_and_strategy(hints: dict, shown: str) -> None:
+    model = _model(users=_table(**hints), users__pets=_table(parent="users"))
+    with pytest.raises(UnsupportedWriteDisposition) as raised:
+        refuse_unsupported(model)
+    assert "table 'users'" in str(raised.value)
+    assert shown in str(raised.value)
+    assert "supports append, replace" in str(raised.value)

@@ -11,7 +11,7 @@ the rerun, readers may see part of the package: they can keep to rows whose load
 ``_dlt_loads``, as with dlt's destinations without transactions.
 
 Write dispositions: ``append`` and ``replace`` (the root table and its nested tables are
-emptied and loaded). ``merge`` is refused before any work (:class:`UnsupportedWriteDisposition`).
+emptied and loaded). ``merge`` is refused before any work (``dispositions.py``).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from loadstone.destinations.contract import (
     schema_naming,
 )
 from loadstone.plugins.destinations.duckdb.tables import TableModel
+from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
-from loadstone.plugins.destinations.spark.source import list_files, table_frame
 from loadstone.plugins.destinations.spark.table_files import TableFolder
 from loadstone.plugins.destinations.spark.types import (
     normalize_type_name,
@@ -50,21 +50,6 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from pyspark.sql import DataFrame
-
-SUPPORTED_DISPOSITIONS = ("append", "replace")
-
-
-class UnsupportedWriteDisposition(DestinationError):
-    """A table asks for a write disposition the Spark destination does not do."""
-
-    def __init__(self, table: str, disposition: str, strategy: str | None) -> None:
-        self.table = table
-        self.disposition = disposition
-        shown = f"{disposition} (strategy {strategy!r})" if strategy else disposition
-        super().__init__(
-            f"destination 'spark' cannot load table {table!r} with write disposition {shown}; "
-            f"it supports {', '.join(SUPPORTED_DISPOSITIONS)}"
-        )
 
 
 class SparkClient:
@@ -213,14 +198,7 @@ class SparkClient:
         return statements
 
     def _check_dispositions(self, stored: Mapping[str, Any]) -> None:
-        """Refuse a write disposition this loader does not do, before any work."""
-        model = TableModel(stored, self)
-        for table in model.data_tables():
-            if model.parent(table) is None and model.disposition(table) not in (
-                SUPPORTED_DISPOSITIONS
-            ):
-                strategy = model.strategy(table) if model.disposition(table) == "merge" else None
-                raise UnsupportedWriteDisposition(table, model.disposition(table), strategy)
+        refuse_unsupported(TableModel(stored, self))
 
     # --- system rows ---------------------------------------------------------------------
 
@@ -419,6 +397,3 @@ def stored_version_hash(stored: Mapping[str, Any]) -> str:
 
 def _now() -> _dt.datetime:
     return _dt.datetime.now(tz=_dt.timezone.utc)
-
-
-__all__ = ["SparkClient", "UnsupportedWriteDisposition", "list_files", "table_frame"]

@@ -115,3 +115,4 @@ class TableFolder:
     def forget_replaced(self, load_id: str) -> None:
         """After the commit: the files a ``replace`` set aside are gone for good."""
         self.fs.delete(self._child(REPLACED, load_id), True)
+        self._drop_if_empty(self._child(REPLACED))
