@@ -80,18 +80,30 @@ def dispositions(work: Path) -> dict[str, Any]:
         out["evolved_sql"] = client.execute_sql("SELECT id, score FROM items ORDER BY id")
 
     p = pipeline(work, "merged")
+    first = [{"id": 1, "v": "a", "tags": ["x"]}, {"id": 2, "v": "b", "tags": ["k"]}]
+    second = [
+        {"id": 1, "v": "c", "tags": ["y", "z"]},
+        {"id": 3, "v": "d"},
+        {"id": 3, "v": "duplicate"},
+    ]
+    for batch in (first, second):
+        p.run(batch, table_name="items", write_disposition="merge", primary_key="id")
+
+    p = pipeline(work, "upserted")
     try:
-        p.run([{"id": 1}], table_name="items", write_disposition="merge", primary_key="id")
+        p.run(
+            [{"id": 1}],
+            table_name="items",
+            write_disposition={"disposition": "merge", "strategy": "upsert"},
+            primary_key="id",
+        )
         out["merge_error"] = None
     except Exception as error:
         out["merge_error"] = f"{type(error).__name__}: {error}"
 
-    p = pipeline(work, "too_wide")
-    try:
-        p.run([{"id": 1, "big": 10**40}], table_name="items")
-        out["wei_error"] = None
-    except Exception as error:
-        out["wei_error"] = f"{type(error).__name__}: {error}"
+    pipeline(work, "too_wide").run(
+        [{"id": 1, "big": 10**20}, {"id": 2, "big": 10**40}], table_name="items"
+    )
 
     @dlt.resource(name="items")
     def with_cursor() -> Any:

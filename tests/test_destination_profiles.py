@@ -30,7 +30,7 @@ SPEC_TABLE = {
     "qdrant": (200, 1024, True, "keep", "snake_case", ("jsonl", "parquet"), ("upsert",)),
     "lancedb": (200, 1024, True, "keep", "snake_case", ("jsonl", "parquet"), ("upsert",)),
     "filesystem": (None, None, True, "keep", "snake_case", ("jsonl", "parquet"), ("upsert",)),
-    "spark": (128, 767, False, "lower", "snake_case", ("parquet",), ()),
+    "spark": (128, 767, False, "lower", "snake_case", ("parquet",), ("delete-insert",)),
 }
 
 

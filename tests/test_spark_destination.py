@@ -168,11 +168,25 @@ def test_schema_evolves_by_adding_columns_across_two_loads(loaded: dict[str, Any
 
 
 @pytest.mark.spark
-def test_merge_is_refused_before_anything_is_created(loaded: dict[str, Any]) -> None:
+def test_merge_replaces_rows_by_primary_key_with_their_nested_rows(
+    loaded: dict[str, Any],
+) -> None:
+    items = _read(loaded, "merged.items")
+    names = [c.split(":")[0] for c in items["columns"]]
+    rows = {row[names.index("id")]: row[names.index("v")] for row in items["rows"]}
+    assert rows == {"1": "c", "2": "b", "3": "d"}  # the first of duplicate keys is kept
+    tags = _read(loaded, "merged.items__tags")
+    assert sorted(
+        row[[c.split(":")[0] for c in tags["columns"]].index("value")] for row in tags["rows"]
+    ) == ["k", "y", "z"]
+
+
+@pytest.mark.spark
+def test_upsert_is_refused_before_anything_is_created(loaded: dict[str, Any]) -> None:
     error = loaded["dispositions"]["merge_error"]
     assert error is not None
-    assert "write disposition merge" in error and "'items'" in error
-    assert not any(name.startswith("merged.") for name in loaded["read"])
+    assert "write disposition merge (strategy 'upsert')" in error and "'items'" in error
+    assert not any(name.startswith("upserted.") for name in loaded["read"])
 
 
 @pytest.mark.spark
@@ -201,13 +215,18 @@ def test_kill_9_mid_load_then_rerun_loads_the_package_exactly_once(
 
 
 @pytest.mark.spark
-def test_a_wei_beyond_38_digits_fails_the_load_and_nothing_is_visible(
+def test_a_wei_beyond_38_digits_goes_to_a_text_variant_with_every_digit(
     loaded: dict[str, Any],
 ) -> None:
-    error = loaded["dispositions"]["wei_error"]
-    assert error is not None and "'items'" in error, error
-    assert _read(loaded, "too_wide.items")["count"] == 0
-    assert _read(loaded, "too_wide._dlt_loads")["count"] == 0
+    items = _read(loaded, "too_wide.items")
+    assert "big:decimal(38,0)" in items["columns"]
+    assert "big__v_text:string" in items["columns"]
+    names = [c.split(":")[0] for c in items["columns"]]
+    by_id = {
+        row[names.index("id")]: (row[names.index("big")], row[names.index("big__v_text")])
+        for row in items["rows"]
+    }
+    assert by_id == {"1": (str(10**20), None), "2": (None, str(10**40))}
 
 
 @pytest.mark.spark

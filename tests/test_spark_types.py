@@ -68,7 +68,7 @@ def test_the_profile_is_case_insensitive_lower_case_and_has_a_loader() -> None:
     caps = spark.capabilities
     assert (caps.casefold, caps.has_case_sensitive_identifiers) == ("lower", False)
     assert caps.max_identifier_length == 128
-    assert caps.supported_merge_strategies == ()
+    assert caps.supported_merge_strategies == ("delete-insert",)
     assert caps.supports_transactions is False
 
 
@@ -87,17 +87,26 @@ def _table(**hints: object) -> dict:
     return {"columns": {"id": {"data_type": "bigint"}}, **hints}
 
 
-@pytest.mark.parametrize("disposition", ["append", "replace"])
-def test_append_and_replace_are_accepted(disposition: str) -> None:
+@pytest.mark.parametrize("disposition", ["append", "replace", "merge"])
+def test_append_replace_and_delete_insert_merge_are_accepted(disposition: str) -> None:
     refuse_unsupported(_model(users=_table(write_disposition=disposition)))
 
 
 @pytest.mark.parametrize(
     ("hints", "shown"),
     [
-        ({"write_disposition": "merge"}, "merge (strategy 'delete-insert')"),
         ({"write_disposition": "merge", "x-merge-strategy": "scd2"}, "merge (strategy 'scd2')"),
         ({"write_disposition": {"disposition": "merge", "strategy": "upsert"}}, "'upsert'"),
+        (
+            {
+                "write_disposition": "merge",
+                "columns": {
+                    "id": {"data_type": "bigint"},
+                    "gone": {"data_type": "bool", "hard_delete": True},
+                },
+            },
+            "hard_delete column 'gone'",
+        ),
     ],
 )
 def test_merge_is_refused_naming_table_and_strategy(hints: dict, shown: str) -> None:
@@ -106,4 +115,4 @@ def test_merge_is_refused_naming_table_and_strategy(hints: dict, shown: str) -> 
         refuse_unsupported(model)
     assert "table 'users'" in str(raised.value)
     assert shown in str(raised.value)
-    assert "supports append, replace" in str(raised.value)
+    assert "supports append, replace and merge with strategy 'delete-insert'" in str(raised.value)

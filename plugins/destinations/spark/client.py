@@ -10,8 +10,9 @@ the load id in their names), so the package ends up loaded exactly once. Between
 the rerun, readers may see part of the package: they can keep to rows whose load id is in
 ``_dlt_loads``, as with dlt's destinations without transactions.
 
-Write dispositions: ``append`` and ``replace`` (the root table and its nested tables are
-emptied and loaded). ``merge`` is refused before any work (``dispositions.py``).
+Write dispositions: ``append``, ``replace`` (the root table and its nested tables are
+emptied and loaded) and ``merge`` as ``delete-insert`` (``merge.py``); others are refused
+before any work (``dispositions.py``).
 """
 
 from __future__ import annotations

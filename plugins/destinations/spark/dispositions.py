@@ -1,8 +1,8 @@
 """Which write dispositions the Spark destination does, checked before any work.
 
-``append`` and ``replace`` are renames of files (``table_files.py``); ``merge`` would need a
-rewrite of the whole table per load on plain Parquet tables, so it is refused with an error
-naming the table and the strategy before the dataset is even created.
+``append`` and ``replace`` are renames of files (``table_files.py``); ``merge`` is
+``delete-insert`` only (``merge.py``): ``upsert``, ``scd2`` and ``hard_delete`` columns are
+refused with an error naming the table before the dataset is even created.
 """
 
 from __future__ import annotations
@@ -14,19 +14,21 @@ from loadstone.destinations.contract import DestinationError
 if TYPE_CHECKING:
     from loadstone.plugins.destinations.duckdb.tables import TableModel
 
-SUPPORTED_DISPOSITIONS = ("append", "replace")
+SUPPORTED = "append, replace and merge with strategy 'delete-insert'"
 
 
 class UnsupportedWriteDisposition(DestinationError):
     """A table asks for a write disposition the Spark destination does not do."""
 
-    def __init__(self, table: str, disposition: str, strategy: str | None) -> None:
+    def __init__(
+        self, table: str, disposition: str, strategy: str | None, detail: str = ""
+    ) -> None:
         self.table = table
         self.disposition = disposition
         shown = f"{disposition} (strategy {strategy!r})" if strategy else disposition
         super().__init__(
-            f"destination 'spark' cannot load table {table!r} with write disposition {shown}; "
-            f"it supports {', '.join(SUPPORTED_DISPOSITIONS)}"
+            f"destination 'spark' cannot load table {table!r} with write disposition {shown}"
+            f"{detail}; it supports {SUPPORTED}"
         )
 
 
@@ -34,6 +36,15 @@ def refuse_unsupported(model: TableModel) -> None:
     """Raise :class:`UnsupportedWriteDisposition` for the first root table that needs one."""
     for table in model.data_tables():
         disposition = model.disposition(table)
-        if model.parent(table) is None and disposition not in SUPPORTED_DISPOSITIONS:
-            strategy = model.strategy(table) if disposition == "merge" else None
+        if model.parent(table) is not None or disposition in ("append", "replace"):
+            continue
+        if disposition != "merge":
+            raise UnsupportedWriteDisposition(table, disposition, None)
+        strategy = model.strategy(table)
+        if strategy != "delete-insert":
             raise UnsupportedWriteDisposition(table, disposition, strategy)
+        hard_delete = model.hard_delete(table)
+        if hard_delete is not None:
+            raise UnsupportedWriteDisposition(
+                table, disposition, strategy, f" and hard_delete column {hard_delete[0]!r}"
+            )

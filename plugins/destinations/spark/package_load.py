@@ -6,7 +6,8 @@ which tables take part and in what order:
 1. take back any earlier attempt of this load id in every table the schema knows;
 2. write each table's rows into its staging folder (a value that does not fit fails here,
    before anything is visible), and the state and loads rows into theirs;
-3. ``replace`` chains: set the current files of the root and its nested tables aside;
+   ``merge`` chains stage their tables' new contents, computed by Spark (``merge.py``);
+3. ``replace`` and ``merge`` chains: set the current files of their tables aside;
 4. rename the staged data files in, then the state row, then (last) the ``_dlt_loads`` row;
 5. forget the set-aside files.
 
@@ -20,10 +21,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from loadstone.destinations.contract import DestinationError, LoadFailed, LoadRequest
+from loadstone.plugins.destinations.spark.merge import is_keyed, merged_chain
 from loadstone.plugins.destinations.spark.source import list_files, table_frame
 from loadstone.plugins.destinations.spark.types import spark_type
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
     from loadstone.plugins.destinations.duckdb.tables import TableModel
     from loadstone.plugins.destinations.spark.client import SparkClient
     from loadstone.plugins.destinations.spark.table_files import TableFolder
@@ -52,8 +56,10 @@ class PackageLoad:
     def run(self) -> None:
         self._undo()
         try:
-            staged = self._stage()
-            self._set_aside_replaced()
+            staged, rewritten = self._stage()
+            for table in rewritten:
+                self.current = table
+                self.folders[table].set_aside(self.load_id)
             for table in staged:
                 self.current = table
                 self.folders[table].publish(self.load_id)
@@ -84,34 +90,59 @@ class PackageLoad:
         for table in self.folders:
             self.client.refresh(table)
 
-    def _stage(self) -> list[str]:
-        """Write every table's rows and the system rows to staging; returns the data tables."""
-        staged: list[str] = []
+    def _roots(self) -> list[str]:
+        roots: list[str] = []
+        for table in self.request.tables:
+            root = self.model.root(table)
+            if root not in roots:
+                roots.append(root)
+        return roots
+
+    def _package_frames(self) -> dict[str, DataFrame]:
+        """The package's rows of each table, shaped like the table (nothing runs yet)."""
+        frames: dict[str, DataFrame] = {}
         for table, spec in self.request.tables.items():
             self.current = table
             if table not in self.model.tables:
                 raise LoadFailed(self.load_id, table, "the table is not in the package's schema")
             files = list_files(spec)
             columns = [(c["name"], spark_type(c, table)) for c in self.model.typed_columns(table)]
-            if not files or not columns:
-                continue
-            frame = table_frame(self.client.session, files, columns)
+            if files and columns:
+                frames[table] = table_frame(self.client.session, files, columns)
+        return frames
+
+    def _rewrites(self, frames: dict[str, DataFrame]) -> list[str]:
+        """Tables whose current files go (``replace``, keyed ``merge``); merged contents are
+        put into ``frames``."""
+        rewritten: list[str] = []
+        for root in self._roots():
+            disposition = self.model.disposition(root)
+            chain = [t for t in [root, *self.model.nested_tables(root)] if t in self.folders]
+            if disposition == "replace":
+                rewritten += chain
+            elif disposition == "merge" and is_keyed(self.model, root):
+                self.current = root
+                existing = {t: self._current_rows(t) for t in chain}
+                package = {t: frames[t] for t in chain if t in frames}
+                frames.update(merged_chain(self.model, root, package, existing, self.load_id))
+                rewritten += chain
+        return rewritten
+
+    def _current_rows(self, table: str) -> DataFrame:
+        self.client.refresh(table)
+        return self.client.session.table(self.client.qualified(table))
+
+    def _stage(self) -> tuple[list[str], list[str]]:
+        """Write every table's new rows and the system rows to staging (see module docstring);
+        returns the data tables staged and the tables whose current files are to go."""
+        frames = self._package_frames()
+        rewritten = self._rewrites(frames)
+        for table, frame in frames.items():
+            self.current = table
             frame.write.mode("overwrite").parquet(self.folders[table].staging(self.load_id))
-            staged.append(table)
         for name, values in self.system_rows.items():
             self.current = self.client.table_ident(name)
             frame = self.client.row_frame(name, values)
             frame.write.mode("overwrite").parquet(self.folders[self.current].staging(self.load_id))
         self.current = None
-        return staged
-
-    def _set_aside_replaced(self) -> None:
-        """Empty the chains of ``replace`` roots (kept aside until the commit)."""
-        roots = {self.model.root(t) for t in self.request.tables}
-        for root in roots:
-            if self.model.disposition(root) != "replace":
-                continue
-            for table in [root, *self.model.nested_tables(root)]:
-                if table in self.folders:
-                    self.current = table
-                    self.folders[table].set_aside(self.load_id)
+        return list(frames), rewritten

@@ -98,7 +98,13 @@ class TableFolder:
                 self._child(STAGING, load_id, name), self._child(load_prefix(load_id) + name)
             )
         self.fs.delete(staged, True)
+        self._drop_if_empty(self._child(STAGING))
         return len(names)
+
+    def _drop_if_empty(self, folder: Any) -> None:
+        """Leave no empty hidden folder behind once the last load using it is done."""
+        if self.fs.exists(folder) and not list(self.fs.listStatus(folder)):
+            self.fs.delete(folder, False)
 
     def undo(self, load_id: str) -> None:
         """Take back every trace of an attempt to load ``load_id`` (idempotent)."""

@@ -5,8 +5,10 @@ Spark goes through :func:`quote` (backticks, a backtick inside doubled).
 
 What is lossy (README "Spark catalog tables"):
 
-* ``wei`` → ``DECIMAL(38,0)``: Spark's decimals stop at 38 digits; a larger value fails the
-  load (nothing of the package becomes visible) with the table, column and value named.
+* ``wei`` → ``DECIMAL(38,0)``: Spark's decimals stop at 38 digits. The profile says so
+  (``wei_precision=(38, 0)``), so the normalizer puts a larger value into the column's text
+  variant (``<column>__v_text``) with every digit; an ANSI cast fails the load on anything
+  else that does not fit, before the package is visible.
 * ``decimal`` wider than 38 digits is refused before any work (:class:`UnsupportedType`).
 * ``timestamp`` precision above 6 (nanoseconds) is cut to microseconds, Spark's precision.
 * ``time`` → ``STRING`` (``HH:MM:SS.ffffff``): Spark has no time-of-day type it reads from
