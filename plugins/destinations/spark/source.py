@@ -3,7 +3,7 @@
 Spark reads the files itself (executors, not the driver's Python), ``mergeSchema`` because
 files of one table may hold different column sets, and every schema column is selected with an
 ANSI ``CAST`` to its table type (a column no file has is a typed NULL), so a value that does
-not fit (a wei beyond 38 digits) fails the load instead of turning NULL.
+not fit its column fails the load instead of turning NULL.
 
 Two Parquet types the normalizer writes cannot be read by Spark: decimals wider than 38
 digits (``wei`` is ``decimal256(76, 0)``) and ``time64``. Files holding them are first
