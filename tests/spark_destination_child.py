@@ -66,7 +66,13 @@ def dispositions(work: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     p = pipeline(work, "appended")
     p.run([{"id": 1}, {"id": 2}], table_name="items")
+    from pyspark.sql import SparkSession
+
+    users_session = SparkSession.getActiveSession()
+    assert users_session is not None
+    before = users_session.table("appended.items").count()  # the session caches the files
     p.run([{"id": 3}], table_name="items")
+    out["users_session_counts"] = [before, users_session.table("appended.items").count()]
     out["append_dataset"] = sorted(r[0] for r in p.dataset()["items"].select("id").fetchall())
 
     p = pipeline(work, "replaced")

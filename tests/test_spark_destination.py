@@ -146,6 +146,13 @@ def test_append_adds_the_second_load_to_the_first(loaded: dict[str, Any]) -> Non
 
 
 @pytest.mark.spark
+def test_the_users_session_sees_a_load_after_having_read_the_table(
+    loaded: dict[str, Any],
+) -> None:
+    assert loaded["dispositions"]["users_session_counts"] == [2, 3]
+
+
+@pytest.mark.spark
 def test_replace_keeps_only_the_last_load_in_root_and_nested_tables(
     loaded: dict[str, Any],
 ) -> None:

@@ -70,7 +70,8 @@ class SparkClient:
         self.dataset_name = dataset_name
         self.pipeline_name = pipeline_name
         self.settings = SparkSettings.resolve(destination.name, destination.config)
-        self.session = writer_session(self.settings)
+        #: the user's session (or the one started for the load) and the writer's own
+        self.base_session, self.session = writer_session(self.settings)
         self.catalog = self.settings.catalog
         self._naming = self._resolve_naming(schema)
 
@@ -138,8 +139,10 @@ class SparkClient:
         )
 
     def refresh(self, table: str) -> None:
-        """Drop cached file listings of a table (in this session and the base one)."""
+        """Drop cached file listings of a table, here and in the user's session (each session
+        caches the files of the tables it read, so it would not see the new ones)."""
         self.session.catalog.refreshTable(self.qualified(table))
+        self.base_session.catalog.refreshTable(self.qualified(table))
 
     # --- DDL ---------------------------------------------------------------------------
 

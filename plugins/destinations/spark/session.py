@@ -105,8 +105,8 @@ class SparkSettings:
         return options
 
 
-def writer_session(settings: SparkSettings) -> SparkSession:
-    """The session the client works in (see module docstring)."""
+def writer_session(settings: SparkSettings) -> tuple[SparkSession, SparkSession]:
+    """The user's (or a new) session and the one the client works in (module docstring)."""
     from pyspark.sql import SparkSession
 
     base = settings.session or SparkSession.getActiveSession()
@@ -124,7 +124,7 @@ def writer_session(settings: SparkSettings) -> SparkSession:
             'spark.sql.catalogImplementation = "hive") or name a persistent catalog '
             "in [destination.spark] catalog"
         )
-    return session
+    return base, session
 
 
 def _is_in_memory(session: SparkSession) -> bool:
