@@ -114,6 +114,11 @@ def writer_session(settings: SparkSettings) -> tuple[SparkSession, SparkSession]
         from loadstone.spark_session import get_spark_session
 
         base = get_spark_session(settings.session_options())
+    if type(base).__module__.startswith("pyspark.sql.connect"):
+        raise DestinationError(
+            "destination 'spark' needs a classic SparkSession (it moves table files through "
+            "the session's JVM); this one is a Spark Connect session"
+        )
     session = base.newSession()
     for key, value in WRITER_SETTINGS.items():
         session.conf.set(key, value)
