@@ -28,7 +28,7 @@ import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from loadstone.destination import LoadFailed, load_id_timestamp
+from loadstone.destinations.contract import LoadFailed, load_id_timestamp
 from loadstone.plugins.destinations.duckdb.sql import duckdb_type, quote
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from loadstone.destination import UnsupportedType
+from loadstone.destinations.contract import UnsupportedType
 
 #: DuckDB's largest DECIMAL precision.
 MAX_DECIMAL_PRECISION = 38
