@@ -389,6 +389,7 @@ class Pipeline:
         schema_contract: Any = None,
         merge_key: Any = None,
         loader_file_format: str | None = None,
+        table_format: str | None = None,
     ) -> ExtractResult:
         """Write ``data`` into a new load package (state ``extracted``)."""
         step = StepInfo("extract", time.time())
@@ -416,6 +417,8 @@ class Pipeline:
         )
         if loader_file_format is not None:
             run_hints["file_format"] = loader_file_format
+        if table_format is not None:
+            run_hints["table_format"] = table_format
         if isinstance(data, Source):
             source_defaults: dict[str, Any] = {}
             if data.max_table_nesting is not None:
@@ -731,6 +734,7 @@ class Pipeline:
         merge_key: Any = None,
         destination: Any = None,
         dataset_name: str | None = None,
+        table_format: str | None = None,
     ) -> LoadInfo:
         """Finish pending packages, then extract, normalize and load ``data``."""
         if destination is not None:
@@ -760,6 +764,7 @@ class Pipeline:
                     schema_contract=schema_contract,
                     merge_key=merge_key,
                     loader_file_format=loader_file_format,
+                    table_format=table_format,
                 )
                 self.normalize()
                 info = self.load()
