@@ -114,8 +114,7 @@ def configured_credentials(
     if explicit:
         return FilesystemCredentials.from_mapping(explicit)
     found = {
-        key: config.resolve((*section, "credentials", key), default=None)
-        for key in CREDENTIAL_KEYS
+        key: config.resolve((*section, "credentials", key), default=None) for key in CREDENTIAL_KEYS
     }
     return FilesystemCredentials.from_mapping({k: v for k, v in found.items() if v is not None})
 

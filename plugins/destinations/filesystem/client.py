@@ -137,16 +137,17 @@ class FilesystemClient:
                 raise
             except Exception as error:
                 raise LoadFailed(
-                    request.load_id, plan.name, f"{type(error).__name__}: {error}", [str(f) for f in files]
+                    request.load_id,
+                    plan.name,
+                    f"{type(error).__name__}: {error}",
+                    [str(f) for f in files],
                 ) from error
         if request.pipeline_state is not None:
             self.records.write_state(request.load_id, request.pipeline_state, digest)
         self.records.write_load(request.load_id, schema_name, digest)
         self._reader = None
 
-    def _plans(
-        self, stored: Mapping[str, Any], tables: Mapping[str, Any]
-    ) -> list[TablePlan]:
+    def _plans(self, stored: Mapping[str, Any], tables: Mapping[str, Any]) -> list[TablePlan]:
         """Plans of the package's tables, plus the nested tables of replaced roots that got
         no rows this time (a replace empties them too, as in dlt)."""
         plans = [
@@ -159,7 +160,9 @@ class FilesystemClient:
         for name in stored.get("tables") or {}:
             if name in present or is_system_table(name):
                 continue
-            plan = plan_table(stored, name, self.config.loader_file_format, self.config.table_format)
+            plan = plan_table(
+                stored, name, self.config.loader_file_format, self.config.table_format
+            )
             if plan.root in replaced:
                 plans.append(plan)
         for plan in plans:
@@ -185,7 +188,10 @@ class FilesystemClient:
             IcebergWriter(self).commit(plan, files, load_id)
             return
         if plan.write_disposition == "merge":
-            log.warning("merge needs a table format on the filesystem destination; falling back to append on %s", plan.name)
+            log.warning(
+                "merge needs a table format on the filesystem destination; falling back to append on %s",
+                plan.name,
+            )
         written = self._write_files(plan, files, load_id, schema_name)
         if plan.write_disposition == "replace":
             self._remove_other_files(plan, schema_name, keep=written)
@@ -196,16 +202,24 @@ class FilesystemClient:
         ext = file_formats.extension(plan.file_format, self.config.compress)
         written: set[str] = set()
         for index, source in enumerate(files):
-            relative = self.layout.path(schema_name, plan.name, load_id, file_id(load_id, plan.name, index), ext)
+            relative = self.layout.path(
+                schema_name, plan.name, load_id, file_id(load_id, plan.name, index), ext
+            )
             target = f"{self.dataset_path}/{relative}"
             if plan.file_format == "parquet":
                 put_file_atomic(self.fs, str(source), target)
             else:
-                write_bytes_atomic(self.fs, target, file_formats.render(source, plan.file_format, self.config.compress))
+                write_bytes_atomic(
+                    self.fs,
+                    target,
+                    file_formats.render(source, plan.file_format, self.config.compress),
+                )
             written.add(relative)
         return written
 
-    def table_files(self, table: str, schema_name: str | None = None) -> list[tuple[str, str | None]]:
+    def table_files(
+        self, table: str, schema_name: str | None = None
+    ) -> list[tuple[str, str | None]]:
         """``(relative path, load id or None)`` of every file of ``table`` in the dataset."""
         schema_name = schema_name if schema_name is not None else self._schema_name()
         pattern = self.layout.table_pattern(schema_name, table)
@@ -255,7 +269,9 @@ class FilesystemClient:
 
     def table_row_counts(self) -> dict[str, int]:
         return {
-            t: int(self.connection.execute(f"SELECT count(*) FROM {self.qualified(t)}").fetchone()[0])
+            t: int(
+                self.connection.execute(f"SELECT count(*) FROM {self.qualified(t)}").fetchone()[0]
+            )
             for t in self.table_names()
         }
 
@@ -267,7 +283,7 @@ class FilesystemClient:
         return [tuple(row.values()) for row in arrow.to_pylist()]
 
     def use_dataset(self) -> None:
-        self.connection.execute(f'SET search_path = \'"{self.dataset_name}",main\'')
+        self.connection.execute(f"SET search_path = '\"{self.dataset_name}\",main'")
 
     def drop_dataset(self) -> None:
         if self.fs.exists(self.dataset_path):

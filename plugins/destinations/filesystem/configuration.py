@@ -36,7 +36,7 @@ class FilesystemConfiguration:
     """Where and how the destination writes; see the module docstring for the sources."""
 
     bucket_url: str
-    credentials: FilesystemCredentials = FilesystemCredentials()
+    credentials: FilesystemCredentials = attrs.field(factory=FilesystemCredentials)
     layout: str = DEFAULT_LAYOUT
     extra_placeholders: Mapping[str, Any] = attrs.field(factory=dict)
     loader_file_format: str = "parquet"
@@ -63,7 +63,9 @@ def resolve_configuration(destination: Destination) -> FilesystemConfiguration:
     if isinstance(explicit_credentials, str) and bucket_url is None:
         # ``filesystem("s3://bucket")``: the factory's first argument is the bucket, as in dlt
         bucket_url, explicit_credentials = explicit_credentials, None
-    bucket_url = _setting(destination, "bucket_url", default=None) if bucket_url is None else bucket_url
+    bucket_url = (
+        _setting(destination, "bucket_url", default=None) if bucket_url is None else bucket_url
+    )
     if not bucket_url:
         raise FilesystemConfigError(
             "the filesystem destination needs a bucket_url: "

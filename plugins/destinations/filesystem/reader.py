@@ -67,7 +67,9 @@ class DatasetReader:
         for name in (stored.get("tables") or {}) if stored else {}:
             if is_system_table(name):
                 continue
-            plan = plan_table(stored, name, client.config.loader_file_format, client.config.table_format)
+            plan = plan_table(
+                stored, name, client.config.loader_file_format, client.config.table_format
+            )
             if plan.table_format:
                 self._table_format_view(name, plan.table_format)
                 continue
@@ -77,20 +79,24 @@ class DatasetReader:
                 if load_id is None or load_id in completed
             ]
             if files:
-                self._view(name, _scan(plan.file_format, files))
+                text = [c["name"] for c in plan.columns if c.get("data_type") in ("text", "json")]
+                self._view(name, _scan(plan.file_format, files, text))
         for folder in (LOADS, VERSION, STATE):
             rows = client.records.system_rows(folder)
             if folder == LOADS:
                 rows = [r for r in rows if r.get("load_id") in completed]
             if rows:
-                self._arrow_view(client_table_name(client, folder), pa.Table.from_pylist(rows))
+                # the folders are named as dlt names the tables
+                self._arrow_view(folder, pa.Table.from_pylist(rows))
 
     def _stored_schema(self) -> dict[str, Any] | None:
         from loadstone.destinations.contract import schema_dict
 
         name = self.client._schema_name()
         stored = self.client.records.newest_schema(name) if name else None
-        return stored or (schema_dict(self.client.schema) if self.client.schema is not None else None)
+        return stored or (
+            schema_dict(self.client.schema) if self.client.schema is not None else None
+        )
 
     def _view(self, name: str, select: str) -> None:
         self.connection.execute(
@@ -116,15 +122,15 @@ class DatasetReader:
             self._arrow_view(name, table)
 
 
-def _scan(file_format: str, files: list[str]) -> str:
+def _scan(file_format: str, files: list[str], text_columns: list[str]) -> str:
+    """The SELECT over ``files``; CSV text columns are read as text, not guessed."""
     listed = "[" + ", ".join(_literal(f) for f in files) + "]"
     if file_format == "parquet":
         return f"SELECT * FROM read_parquet({listed}, union_by_name = true)"
     if file_format == "jsonl":
-        return f"SELECT * FROM read_json({listed}, format = 'newline_delimited', union_by_name = true)"
-    return f"SELECT * FROM read_csv({listed}, union_by_name = true, header = true)"
-
-
-def client_table_name(client: FilesystemClient, folder: str) -> str:
-    """A bookkeeping folder's table name (the folder is named as dlt names the table)."""
-    return folder
+        return (
+            f"SELECT * FROM read_json({listed}, format = 'newline_delimited', union_by_name = true)"
+        )
+    types = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in text_columns)
+    typed = f", types = {{{types}}}" if types else ""
+    return f"SELECT * FROM read_csv({listed}, union_by_name = true, header = true{typed})"

@@ -192,4 +192,7 @@ class DatasetRecords:
 
     def system_rows(self, name: str) -> list[dict[str, Any]]:
         """Every record of one bookkeeping folder (for reading back through DuckDB)."""
-        return [_read_record(self.fs, f"{self.folder(name)}/{n}") for n in _names(self.fs, self.folder(name))]
+        return [
+            _read_record(self.fs, f"{self.folder(name)}/{n}")
+            for n in _names(self.fs, self.folder(name))
+        ]

@@ -62,7 +62,8 @@ def plan_table(
         write_disposition=str(root_table.get("write_disposition") or "append"),
         merge_strategy=str(root_table.get("x-merge-strategy") or "delete-insert"),
         primary_key=tuple(
-            c["name"] for c in ((tables.get(root) or {}).get("columns") or {}).values()
+            c["name"]
+            for c in ((tables.get(root) or {}).get("columns") or {}).values()
             if c.get("primary_key")
         ),
         file_format=str(file_format),
