@@ -161,11 +161,14 @@ class DatasetRecords:
         return sorted(found)
 
     def write_state(self, load_id: str, row: PipelineStateRow, version_hash: str) -> bool:
-        """Store the state of ``load_id`` unless the newest stored state is the same."""
+        """Store the state of ``load_id`` unless the newest stored one has the same state and
+        schema version (dlt 1.31 writes a new record when either changed)."""
         newest = self._state_files(row.pipeline_name)
         if newest and row.version_hash:
-            last = _read_record(self.fs, f"{self.folder(STATE)}/{newest[-1][1]}")
-            if last.get("version_hash") == row.version_hash:
+            name = newest[-1][1]
+            last = _read_record(self.fs, f"{self.folder(STATE)}/{name}")
+            same_schema = name.endswith(f"__{name_hash(version_hash)}.jsonl")
+            if same_schema and last.get("version_hash") == row.version_hash:
                 return False
         created = row.created_at or _dt.datetime.now(tz=_dt.timezone.utc)
         _write_record(
