@@ -109,7 +109,7 @@ class DeltaWriter:
             self._merge(existing, plan, read_table(files, "delta"), properties)
             return
         mode = "overwrite" if disposition == "replace" else "append"
-        if existing is not None and files and self._add_files(existing, files, mode, properties):
+        if files and self._commit_files(plan.name, existing, files, mode, properties):
             return
         data = read_table(files, "delta")
         if data is None:
@@ -154,38 +154,59 @@ class DeltaWriter:
             .execute()
         )
 
-    def _add_files(
-        self, table: DeltaTable, files: Sequence[Path], mode: str, properties: Any
+    def _commit_files(
+        self,
+        table: str,
+        existing: DeltaTable | None,
+        files: Sequence[Path],
+        mode: str,
+        properties: Any,
     ) -> bool:
-        """Commit ``files`` as they are when the table has their columns in their types."""
-        from deltalake.transaction import AddAction
+        """Commit ``files`` as they are when the table has (or, new, will have) their columns
+        in their types; False when the rows must be rewritten instead."""
+        schemas = [pq.read_schema(f) for f in files]
+        if any(format_schema(s, "delta") != _nullable(s) for s in schemas):
+            return False  # a type Delta cannot hold as it is (wei, time)
+        if existing is None:
+            target = _nullable(pa.unify_schemas(schemas, promote_options="default"))
+        else:
+            target = pa.schema(existing.schema().to_arrow())
+            by_name = {f.name: f.type for f in target}
+            if any(by_name.get(f.name) != f.type for s in schemas for f in s):
+                return False  # a new column or another type: deltalake evolves the schema
+        actions = [self._copy(table, source) for source in files]
+        if existing is None:
+            from deltalake import Schema
+            from deltalake.transaction import create_table_with_add_actions
 
-        current = pa.schema(table.schema().to_arrow())
-        by_name = {f.name: f.type for f in current}
-        for source in files:
-            for field in format_schema(pq.read_schema(source), "delta"):
-                if by_name.get(field.name) != pq.read_schema(source).field(field.name).type:
-                    return False
-        actions = []
-        for source in files:
-            name = f"{uuid.uuid4().hex}-{Path(source).name}"
-            target = f"{self.client.dataset_path}/{table_folder(self.client, table)}/{name}"
-            put_file_atomic(self.client.fs, str(source), target)
-            meta = pq.read_metadata(source)
-            actions.append(
-                AddAction(
-                    name,
-                    Path(source).stat().st_size,
-                    {},
-                    int(time.time() * 1000),
-                    True,
-                    json.dumps({"numRecords": meta.num_rows}),
-                )
+            create_table_with_add_actions(
+                self.client.table_url(table),
+                Schema.from_arrow(target),
+                actions,
+                mode="error",
+                storage_options=self.options,
+                commit_properties=properties,
             )
-        table.create_write_transaction(actions, mode, current, commit_properties=properties)
+        else:
+            existing.create_write_transaction(actions, mode, target, commit_properties=properties)
         return True
 
+    def _copy(self, table: str, source: Path) -> Any:
+        """A byte copy of ``source`` in the table's folder, as a Delta add action."""
+        from deltalake.transaction import AddAction
 
-def table_folder(client: FilesystemClient, table: DeltaTable) -> str:
-    """The table's folder relative to the dataset folder (its last path segment)."""
-    return table.table_uri.rstrip("/").rsplit("/", 1)[-1]
+        name = f"{uuid.uuid4().hex}-{Path(source).name}"
+        put_file_atomic(self.client.fs, str(source), f"{self.client.dataset_path}/{table}/{name}")
+        rows = pq.read_metadata(source).num_rows
+        return AddAction(
+            name,
+            Path(source).stat().st_size,
+            {},
+            int(time.time() * 1000),
+            True,
+            json.dumps({"numRecords": rows}),
+        )
+
+
+def _nullable(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([f.with_nullable(True) for f in schema])
