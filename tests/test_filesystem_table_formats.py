@@ -96,7 +96,7 @@ def test_delete_insert_replaces_the_rows_of_incoming_keys(
     hints: dict[str, Any] = {
         "table_format": table_format,
         "primary_key": "id",
-        "write_disposition": "merge",
+        "write_disposition": {"disposition": "merge", "strategy": "delete-insert"},
     }
     pipeline.run([{"id": 1, "v": "a"}, {"id": 2, "v": "b"}], table_name="t", **hints)
     pipeline.run([{"id": 2, "v": "B"}, {"id": 3, "v": "c"}], table_name="t", **hints)

@@ -24,9 +24,12 @@ CAPABILITIES = Capabilities(
     has_case_sensitive_identifiers=True,
     casefold="keep",
     preferred_naming="snake_case",
-    preferred_loader_file_format="parquet",
-    supported_loader_file_formats=("parquet", "jsonl", "csv"),
-    supported_merge_strategies=("upsert", "delete-insert"),
+    # the spec table's profile (dlt prefers jsonl); the loader's own default is parquet
+    # (issue 15), set in configuration.py
+    preferred_loader_file_format="jsonl",
+    supported_loader_file_formats=("jsonl", "parquet", "csv"),
+    # upsert is the default of a merge; Iceberg also runs an explicit delete-insert
+    supported_merge_strategies=("upsert",),
     supports_transactions=False,
     supports_ddl_transactions=False,
     supports_truncate_command=False,

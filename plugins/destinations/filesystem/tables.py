@@ -60,7 +60,8 @@ def plan_table(
         name=name,
         root=root,
         write_disposition=str(root_table.get("write_disposition") or "append"),
-        merge_strategy=str(root_table.get("x-merge-strategy") or "delete-insert"),
+        # upsert is the filesystem destination's one merge strategy in the spec's profile
+        merge_strategy=str(root_table.get("x-merge-strategy") or "upsert"),
         primary_key=tuple(
             c["name"]
             for c in ((tables.get(root) or {}).get("columns") or {}).values()
