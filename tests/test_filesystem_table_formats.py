@@ -154,3 +154,20 @@ def test_every_shared_case_as_a_table_format(
     for name, rows in info.packages[0].row_counts.items():
         if rows:
             assert read_table(table_format, bucket, name).num_rows == rows, name
+
+
+def test_a_configured_iceberg_catalog_holds_the_tables(tmp_path: Path) -> None:
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    uri = f"sqlite:///{tmp_path / 'catalog.db'}"
+    pipeline = fs_pipeline(
+        tmp_path,
+        "own_catalog",
+        str(tmp_path / "bucket"),
+        iceberg_catalog={"type": "sql", "uri": uri},
+    )
+    pipeline.run([{"id": 1}, {"id": 2}], table_name="t", table_format="iceberg")
+    pipeline.run([{"id": 3}], table_name="t", table_format="iceberg")
+    # the catalog name is iceberg_catalog_name, "default" unless configured
+    table = SqlCatalog("default", uri=uri).load_table((DATASET, "t"))
+    assert _rows(table.scan().to_arrow(), "id") == [(1,), (2,), (3,)]
