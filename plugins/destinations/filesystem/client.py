@@ -132,7 +132,7 @@ class FilesystemClient:
             spec = request.tables.get(plan.name) or []
             files = file_formats.list_parquet(spec) if spec else []
             try:
-                self._load_table(plan, files, request.load_id, schema_name, stored)
+                self._load_table(plan, files, request.load_id, schema_name)
             except DestinationError:
                 raise
             except Exception as error:
@@ -145,7 +145,7 @@ class FilesystemClient:
         if request.pipeline_state is not None:
             self.records.write_state(request.load_id, request.pipeline_state, digest)
         self.records.write_load(request.load_id, schema_name, digest)
-        self._reader = None
+        self.close()  # views made before this load would not show it
 
     def _plans(self, stored: Mapping[str, Any], tables: Mapping[str, Any]) -> list[TablePlan]:
         """Plans of the package's tables, plus the nested tables of replaced roots that got
@@ -175,7 +175,6 @@ class FilesystemClient:
         files: Sequence[Path],
         load_id: str,
         schema_name: str,
-        stored: Mapping[str, Any],
     ) -> None:
         if plan.table_format == "delta":
             from loadstone.plugins.destinations.filesystem.delta import DeltaWriter
@@ -288,7 +287,7 @@ class FilesystemClient:
     def drop_dataset(self) -> None:
         if self.fs.exists(self.dataset_path):
             self.fs.rm(self.dataset_path, recursive=True)
-        self._reader = None
+        self.close()
 
     def close(self) -> None:
         if self._reader is not None:
