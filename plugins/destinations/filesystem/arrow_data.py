@@ -43,13 +43,18 @@ def format_schema(schema: pa.Schema, table_format: str) -> pa.Schema:
     return pa.schema([pa.field(f.name, fits(f.type, table_format), nullable=True) for f in schema])
 
 
+def file_schema(files: Sequence[Path], table_format: str) -> pa.Schema:
+    """The columns of ``files`` (from their footers, no rows read) with the format's types."""
+    schemas = [pq.read_schema(f) for f in files]
+    return format_schema(pa.unify_schemas(schemas, promote_options="permissive"), table_format)
+
+
 def read_table(files: Sequence[Path], table_format: str) -> pa.Table | None:
     """All rows of ``files`` in one table with the format's types, or None without files."""
     if not files:
         return None
     parts = [pq.read_table(f) for f in files]
-    unified = pa.unify_schemas([p.schema for p in parts], promote_options="permissive")
-    target = format_schema(unified, table_format)
+    target = file_schema(files, table_format)
     aligned = []
     for part in parts:
         columns = []

@@ -82,6 +82,7 @@ class FilesystemClient:
         self.records = DatasetRecords(self.fs, self.dataset_path)
         self.layout = Layout(self.config.layout, self.config.extra_placeholders)
         self._reader: Any = None
+        self._table_writers: dict[str, Any] = {}
 
     # --- names and places --------------------------------------------------------------
 
@@ -176,15 +177,8 @@ class FilesystemClient:
         load_id: str,
         schema_name: str,
     ) -> None:
-        if plan.table_format == "delta":
-            from loadstone.plugins.destinations.filesystem.delta import DeltaWriter
-
-            DeltaWriter(self).commit(plan, files, load_id)
-            return
-        if plan.table_format == "iceberg":
-            from loadstone.plugins.destinations.filesystem.iceberg import IcebergWriter
-
-            IcebergWriter(self).commit(plan, files, load_id)
+        if plan.table_format is not None:
+            self.table_writer(plan.table_format).commit(plan, files, load_id)
             return
         if plan.write_disposition == "merge":
             log.warning(
@@ -194,6 +188,19 @@ class FilesystemClient:
         written = self._write_files(plan, files, load_id, schema_name)
         if plan.write_disposition == "replace":
             self._remove_other_files(plan, schema_name, keep=written)
+
+    def table_writer(self, table_format: str) -> Any:
+        """The Delta or Iceberg writer of this client, made once (a catalog costs ~0.1 s)."""
+        if table_format not in self._table_writers:
+            if table_format == "delta":
+                from loadstone.plugins.destinations.filesystem.delta import DeltaWriter
+
+                self._table_writers[table_format] = DeltaWriter(self)
+            else:
+                from loadstone.plugins.destinations.filesystem.iceberg import IcebergWriter
+
+                self._table_writers[table_format] = IcebergWriter(self)
+        return self._table_writers[table_format]
 
     def _write_files(
         self, plan: TablePlan, files: Sequence[Path], load_id: str, schema_name: str

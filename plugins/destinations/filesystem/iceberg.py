@@ -14,9 +14,10 @@ root's primary key, on ``_dlt_id`` for nested tables) or delete-insert (a delete
 incoming keys and an append in one transaction, for a single-column key). New columns are
 added with ``union_by_name`` before the data commit.
 
-Appends of Parquet files whose columns the table already has in the same types are
-registered with ``add_files`` after a byte copy into the table's ``data/`` folder: their rows
-never pass through the loader (only their footers are read for statistics).
+Appends of Parquet files whose columns the table has in the same types (or adds, in the same
+commit, in the file's type) are registered with ``add_files`` after a byte copy into the
+table's ``data/`` folder: their rows never pass through the loader (only their footers are
+read, for the schema and for statistics).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import pyarrow.parquet as pq
 
 from loadstone.plugins.destinations.filesystem.arrow_data import (
     empty_table,
+    file_schema,
     format_schema,
     read_table,
 )
@@ -113,32 +115,34 @@ class IcebergWriter:
         return None if opened is None else opened.scan().to_arrow()
 
     def commit(self, plan: TablePlan, files: Sequence[Path], load_id: str) -> None:
-        """One catalog commit: schema evolution and the data of the package together."""
+        """One catalog commit: schema evolution and the data of the package together.
+
+        Only the files' footers are read to decide; rows are read when they must be written.
+        """
         table = self.open(plan.name)
         if table is not None and _has_load(table, load_id):
             return  # this package's snapshot is already in the table
-        properties = {LOAD_ID_PROPERTY: load_id}
-        data = read_table(files, "iceberg") if files else None
-        if data is None and (plan.write_disposition != "replace" or table is None):
+        if not files and (plan.write_disposition != "replace" or table is None):
             return
-        if data is None:
-            data = empty_table(plan.columns)
+        properties = {LOAD_ID_PROPERTY: load_id}
+        schema = file_schema(files, "iceberg") if files else empty_table(plan.columns).schema
         if table is None:
             table = self.catalog.create_table(
-                (self.namespace, plan.name), schema=data.schema, location=self._location(plan.name)
+                (self.namespace, plan.name), schema=schema, location=self._location(plan.name)
             )
         direct = plan.write_disposition == "append" and self._files_fit(table, files)
+        data = None if direct else (read_table(files, "iceberg") or empty_table(plan.columns))
         with table.transaction() as transaction:
             with transaction.update_schema() as update:
-                update.union_by_name(data.schema)
-            if plan.write_disposition == "replace":
-                transaction.overwrite(data, snapshot_properties=properties)
-            elif plan.write_disposition == "merge":
-                self._merge(transaction, plan, data, properties)
-            elif direct:
+                update.union_by_name(schema)
+            if data is None:
                 transaction.add_files(
                     self._copy_files(table, files), snapshot_properties=properties
                 )
+            elif plan.write_disposition == "replace":
+                transaction.overwrite(data, snapshot_properties=properties)
+            elif plan.write_disposition == "merge":
+                self._merge(transaction, plan, data, properties)
             else:
                 transaction.append(data, snapshot_properties=properties)
 
@@ -161,14 +165,17 @@ class IcebergWriter:
             transaction.upsert(data, join_cols=keys, snapshot_properties=properties)
 
     def _files_fit(self, table: Table, files: Sequence[Path]) -> bool:
-        """True when every file's columns are the table's, in the same types (no field ids)."""
+        """True when every file column is a table column of the same type, or a new column
+        the commit adds in the file's type (the format holds every type as it is)."""
         if not files:
             return False
         current = {f.name: f.type for f in table.schema().as_arrow()}
         for source in files:
             for field in pq.read_schema(source):
                 wanted = format_schema(pa.schema([field]), "iceberg")[0].type
-                if wanted != field.type or not _same_type(current.get(field.name), field.type):
+                if wanted != field.type:
+                    return False
+                if field.name in current and not _same_type(current[field.name], field.type):
                     return False
         return True
 

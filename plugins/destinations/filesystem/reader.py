@@ -110,14 +110,7 @@ class DatasetReader:
         self._view(name, f"SELECT * FROM {alias}")
 
     def _table_format_view(self, name: str, table_format: str) -> None:
-        if table_format == "delta":
-            from loadstone.plugins.destinations.filesystem.delta import DeltaWriter
-
-            table = DeltaWriter(self.client).read(name)
-        else:
-            from loadstone.plugins.destinations.filesystem.iceberg import IcebergWriter
-
-            table = IcebergWriter(self.client).read(name)
+        table = self.client.table_writer(table_format).read(name)
         if table is not None:
             self._arrow_view(name, table)
 
