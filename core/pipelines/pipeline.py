@@ -199,13 +199,17 @@ class Pipeline:
         self._lock = PipelineLock(self.pipelines_dir, pipeline_name)
         if dev_mode and self.working_dir.exists():
             # dev mode starts from scratch: no state, no schemas, no pending packages
-            with self._locked():
+            self._lock.acquire(self._lock_timeout())
+            try:
                 shutil.rmtree(self.working_dir)
+            finally:
+                self._lock.release()
         loaded = state_module.load_local(self.working_dir)
         self._had_local_state = loaded is not None
         self._state: dict[str, Any] = loaded or state_module.new_state(pipeline_name)
         self.schemas: dict[str, Any] = {}
         self._load_local_schemas()
+        self._seen_on_disk = self._disk_signature()
 
         self.destination = _resolve_destination(
             destination if destination is not None else self._state.get("destination_name")
@@ -403,14 +407,43 @@ class Pipeline:
     @contextlib.contextmanager
     def _locked(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the pipeline's lock (see :mod:`loadstone.storage.pipeline_lock`)."""
+        outermost = not self._lock.held
         self._lock.acquire(
             self._lock_timeout() if timeout is None else timeout,
             on_wait=lambda message: self.recorder.notice("lock", message),
         )
         try:
+            if outermost:
+                self._refresh_from_disk()
             yield
         finally:
             self._lock.release()
+
+    def _refresh_from_disk(self) -> None:
+        """Take the state and schemas another process saved since this object read them.
+
+        A run that waited for the lock would otherwise save its stale copy over the newer
+        state of the run it waited for.
+        """
+        if self._disk_signature() == self._seen_on_disk:
+            return
+        on_disk = state_module.load_local(self.working_dir)
+        if on_disk is not None:
+            self._state = on_disk
+            self._had_local_state = True
+        self._load_local_schemas()
+
+    def _disk_signature(self) -> tuple[tuple[str, int, int], ...]:
+        """(name, mtime, size) of the state and schema files: changes when anyone saves them."""
+        paths = [self.working_dir / state_module.STATE_FILE]
+        if self.schemas_dir.is_dir():
+            paths += sorted(self.schemas_dir.glob("*.schema.json"))
+        found = []
+        for path in paths:
+            with contextlib.suppress(OSError):
+                stat = path.stat()
+                found.append((path.name, stat.st_mtime_ns, stat.st_size))
+        return tuple(found)
 
     @property
     def is_running_elsewhere(self) -> bool:
@@ -932,26 +965,29 @@ class Pipeline:
     def list_packages(self) -> list[LoadPackage]:
         return list_packages(self.packages_dir)
 
-    def sync_committed_packages(self) -> list[str]:
-        """Mark ``loaded`` the normalized packages the destination already committed.
+    def committed_packages(self) -> list[str]:
+        """Load ids of pending packages the destination already committed (read only).
 
         A run killed between the destination's COMMIT and the package's state switch leaves
-        a package that looks pending; its ``_dlt_loads`` row says otherwise. Needs the lock
-        (call it under ``_locked``); returns the load ids marked.
+        a package that looks pending; its ``_dlt_loads`` row says it is loaded. The next run
+        (or ``load``) marks it so without loading it again, and does not extract its input
+        again either.
         """
         normalized = [
             p for p in iter_pending(self.packages_dir) if p.damage is None and p.state == NORMALIZED
         ]
         if not normalized or not self._destination_reachable():
             return []
-        marked = []
         with self._client(self.default_schema) as client:
-            for package in normalized:
-                if client.is_package_loaded(package.load_id):
-                    package.set_state(LOADED, loaded_at=time.time(), skipped=True)
-                    package.delete_data()
-                    marked.append(package.load_id)
-        return marked
+            return [p.load_id for p in normalized if client.is_package_loaded(p.load_id)]
+
+    def _mark_committed_loaded(self) -> list[str]:
+        committed = set(self.committed_packages())
+        for package in iter_pending(self.packages_dir):
+            if package.load_id in committed:
+                package.set_state(LOADED, loaded_at=time.time(), skipped=True)
+                package.delete_data()
+        return sorted(committed)
 
     def _destination_reachable(self) -> bool:
         return (
@@ -968,7 +1004,7 @@ class Pipeline:
         dropped: list[str] = []
         with self._locked(timeout=0):
             with contextlib.suppress(LoadstoneError, OSError):
-                self.sync_committed_packages()
+                self._mark_committed_loaded()
             for package in list_packages(self.packages_dir):
                 if package.is_pending or package.state == EXTRACTING:
                     shutil.rmtree(package.root, ignore_errors=True)
