@@ -23,10 +23,10 @@ from typing import Any
 
 from loadstone import config, current
 from loadstone.errors import LoadstoneError
-from loadstone.extract.extractor import ExtractResult, input_files_of, run_hints_of
+from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.sources import Source
-from loadstone.normalize.contract import BadRecordError
+from loadstone.normalize.contract import BadRecordError, NormalizeError
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
 from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
 from loadstone.schema import Schema
@@ -85,8 +85,8 @@ class PipelineError(LoadstoneError):
 def _one_line(error: BaseException) -> str:
     """The first line of an error's text; OS errors in plain words (disk full)."""
     if isinstance(error, OSError) and error.errno is not None:
-        name = f" {error.filename}" if error.filename else ""
-        return f"cannot write{name}: {os_error_text(error)}"
+        name = f"{error.filename}: " if error.filename else ""
+        return f"{name}{os_error_text(error)}"
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
 
@@ -241,6 +241,9 @@ class Pipeline:
             name = self.pipeline_name
             if name not in self.schemas:
                 self.schemas[name] = _new_schema(name, self._resolve_naming_name(name, None))
+        if name not in self.schemas:
+            # its file was deleted (damaged): the next run takes it from the destination
+            return _new_schema(name, self._resolve_naming_name(name, None))
         return self.schemas[name]
 
     @property
@@ -562,7 +565,10 @@ class Pipeline:
         except BaseException as error:
             shutil.rmtree(package.root, ignore_errors=True)
             if isinstance(error, OSError):
-                raise PipelineError(self.pipeline_name, "extract", None, error) from error
+                raise ExtractError(
+                    f"extract failed writing package {package.root}: "
+                    f"{os_error_text(error)}; nothing was extracted or loaded"
+                ) from error
             raise
         if not source_state:
             sources_state.pop(state_key, None)
@@ -631,6 +637,10 @@ class Pipeline:
             # that running again with the fixed input loads it and nothing else
             self._set_aside(package, str(error))
             raise
+        except NormalizeError as error:
+            if type(error) is not NormalizeError:
+                raise  # a contract or naming rule: the message says what to change
+            raise PipelineError(self.pipeline_name, "normalize", package.load_id, error) from None
         except LoadstoneError:
             raise
         except Exception as exc:
@@ -935,18 +945,27 @@ class Pipeline:
         return self.recorder.last_trace
 
     def _restore_from_destination(self) -> None:
-        """Without a local folder, take state and schemas from the destination (if any)."""
-        if self._had_local_state or self.dev_mode:
+        """Without a local folder, take state and schemas from the destination (if any).
+
+        A schema the state names but the folder lacks (deleted because it was damaged) is
+        taken from the destination too.
+        """
+        if self.dev_mode:
             return
-        self._had_local_state = True  # ask once per pipeline object
+        missing = [n for n in self._state.get("schema_names") or [] if n not in self.schemas]
+        if self._had_local_state and not missing:
+            return
         with self._client(self.default_schema) as client:
-            restored = client.get_stored_state(self.pipeline_name)
-            if not restored:
-                return
-            self._state = state_module.merge_restored(self._state, restored)
-            self._state.setdefault("_local", {})["first_run"] = False
-            self._state["_local"]["restored_from_destination"] = True
-            for name in self._state.get("schema_names") or []:
+            if not self._had_local_state:
+                self._had_local_state = True  # ask once per pipeline object
+                restored = client.get_stored_state(self.pipeline_name)
+                if not restored:
+                    return
+                self._state = state_module.merge_restored(self._state, restored)
+                self._state.setdefault("_local", {})["first_run"] = False
+                self._state["_local"]["restored_from_destination"] = True
+                missing = list(self._state.get("schema_names") or [])
+            for name in missing:
                 stored = client.get_stored_schema(name)
                 if stored:
                     self._save_schema(Schema.from_dict(stored))
