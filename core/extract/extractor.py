@@ -513,6 +513,59 @@ def is_spark_dataframe(value: Any) -> bool:
     return cls.__module__.startswith("pyspark.") and cls.__name__ == "DataFrame"
 
 
+def _finite_only(df: Any) -> Any:
+    """``df`` with NaN and infinities as null, at every depth (structs, arrays, maps).
+
+    Python objects store them as null (as dlt 1.31 does), and a file holding them is not
+    valid JSON; Spark's JSON writer would write them as the strings "NaN"/"Infinity".
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    def finite(column: Any, data_type: Any) -> Any:
+        if isinstance(data_type, (T.DoubleType, T.FloatType)):
+            bad = F.isnan(column) | column.isin(float("inf"), float("-inf"))
+            return F.when(bad, F.lit(None)).otherwise(column)
+        if isinstance(data_type, T.StructType):
+            fields = [finite(column[f.name], f.dataType).alias(f.name) for f in data_type.fields]
+            return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+        if isinstance(data_type, T.ArrayType):
+            return F.transform(column, lambda x: finite(x, data_type.elementType))
+        if isinstance(data_type, T.MapType):
+            return F.transform_values(column, lambda _k, v: finite(v, data_type.valueType))
+        return column
+
+    def has_floats(data_type: Any) -> bool:
+        return any(isinstance(t, (T.DoubleType, T.FloatType)) for t in _types_in(data_type))
+
+    fields = df.schema.fields
+    if not any(has_floats(f.dataType) for f in fields):
+        return df
+    return df.select(
+        *[
+            finite(F.col(f"`{f.name}`"), f.dataType).alias(f.name)
+            if has_floats(f.dataType)
+            else F.col(f"`{f.name}`")
+            for f in fields
+        ]
+    )
+
+
+def _types_in(data_type: Any) -> list[Any]:
+    """``data_type`` and every type nested in it."""
+    from pyspark.sql import types as T
+
+    found = [data_type]
+    if isinstance(data_type, T.StructType):
+        for field in data_type.fields:
+            found += _types_in(field.dataType)
+    elif isinstance(data_type, T.ArrayType):
+        found += _types_in(data_type.elementType)
+    elif isinstance(data_type, T.MapType):
+        found += _types_in(data_type.valueType)
+    return found
+
+
 def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
     """Write a Spark DataFrame as JSON lines into the package with Spark (no collect)."""
     package = writer.package
@@ -521,7 +574,8 @@ def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
     if target.exists():
         shutil.rmtree(target)
     (
-        df.write.mode("overwrite")
+        _finite_only(df)
+        .write.mode("overwrite")
         .option("timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
         .option("ignoreNullFields", "false")
         .json(str(target))
