@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loadstone.cli.run_command import add_lock_timeout, apply_lock_timeout, print_notice
+from loadstone.cli.run_command import add_lock_timeout, print_notice
 from loadstone.errors import LoadstoneError
 
 
@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.set_defaults(handler=pipeline_command)
 
 
-def open_pipeline(name: str, pipelines_dir: str | None, progress: Any = None) -> Any:
+def open_pipeline(name: str, pipelines_dir: str | None, lock_timeout: float | None = None) -> Any:
     from loadstone.pipelines.pipeline import Pipeline, default_pipelines_dir
     from loadstone.storage.state import load_local
 
@@ -54,7 +54,7 @@ def open_pipeline(name: str, pipelines_dir: str | None, progress: Any = None) ->
         raise PipelineNotFound(
             f"pipeline {name!r} not found in {base} (run it first, or pass --pipelines-dir)"
         )
-    return Pipeline(name, pipelines_dir=base, progress=progress)
+    return Pipeline(name, pipelines_dir=base, progress=print_notice, lock_timeout=lock_timeout)
 
 
 def _table(rows: list[tuple[Any, ...]], header: tuple[str, ...]) -> str:
@@ -139,8 +139,7 @@ def show_text(pipe: Any, limit: int) -> str:
 
 
 def pipeline_command(args: argparse.Namespace) -> int:
-    apply_lock_timeout(args)
-    pipe = open_pipeline(args.name, args.pipelines_dir, progress=print_notice)
+    pipe = open_pipeline(args.name, args.pipelines_dir, args.lock_timeout)
     if args.action == "info":
         print(info_text(pipe))
     elif args.action == "show":

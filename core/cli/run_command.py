@@ -66,14 +66,6 @@ def add_lock_timeout(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def apply_lock_timeout(args: argparse.Namespace) -> None:
-    """Make ``--lock-timeout`` the configured ``pipeline.lock_timeout`` of this process."""
-    if args.lock_timeout is not None:
-        import os
-
-        os.environ["PIPELINE__LOCK_TIMEOUT"] = str(args.lock_timeout)
-
-
 def print_notice(event: Any) -> None:
     """Notices (a resumed package, a wait for another run) even when progress is quiet."""
     if event.event == "notice":
@@ -188,7 +180,6 @@ def run_command(args: argparse.Namespace) -> int:
     from loadstone.pipelines.pipeline import pipeline as make_pipeline
 
     files = input_files(args.paths)
-    apply_lock_timeout(args)
     progress = print_notice if args.quiet else ProgressDisplay()
     pipe = make_pipeline(
         args.pipeline,
@@ -196,6 +187,7 @@ def run_command(args: argparse.Namespace) -> int:
         dataset_name=args.dataset,
         pipelines_dir=args.pipelines_dir,
         progress=progress,
+        lock_timeout=args.lock_timeout,
     )
     data: Any = files if len(files) > 1 else files[0]
     try:

@@ -180,6 +180,7 @@ class Pipeline:
         import_schema_path: str | Path | None = None,
         export_schema_path: str | Path | None = None,
         progress: ProgressCallback | None = None,
+        lock_timeout: float | None = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
             raise PipelineConfigError("pipeline_name must be a non-empty string")
@@ -197,6 +198,8 @@ class Pipeline:
         self.export_schema_path = Path(export_schema_path) if export_schema_path else None
         self.recorder = StepRecorder(progress)
         self._lock = PipelineLock(self.pipelines_dir, pipeline_name)
+        #: seconds to wait for another run of this pipeline (None: ``pipeline.lock_timeout``)
+        self.lock_timeout = lock_timeout
         if dev_mode and self.working_dir.exists():
             # dev mode starts from scratch: no state, no schemas, no pending packages
             self._lock.acquire(self._lock_timeout())
@@ -399,7 +402,7 @@ class Pipeline:
         return self.recorder.progress
 
     def _lock_timeout(self) -> float:
-        value = config.get("pipeline.lock_timeout", DEFAULT_TIMEOUT)
+        value = config.get("pipeline.lock_timeout", DEFAULT_TIMEOUT, explicit=self.lock_timeout)
         try:
             return float(value)
         except (TypeError, ValueError):
@@ -1103,6 +1106,7 @@ def pipeline(
     import_schema_path: str | Path | None = None,
     export_schema_path: str | Path | None = None,
     progress: ProgressCallback | None = None,
+    lock_timeout: float | None = None,
     **_ignored: Any,
 ) -> Pipeline:
     """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``."""
@@ -1120,4 +1124,5 @@ def pipeline(
         import_schema_path=import_schema_path,
         export_schema_path=export_schema_path,
         progress=progress,
+        lock_timeout=lock_timeout,
     )
