@@ -62,6 +62,11 @@ CASES = [
     ),
     Case("deep.jsonl", lines('{"id": 1}', deep(1500), '{"id": 3}'), "skip", (1, 3)),
     Case(
+        "wide.jsonl",
+        lines('{"id": 1}', json.dumps({f"k{i}": i for i in range(30_001)})),
+        message="wide.jsonl line 2: a row of 30001 values",
+    ),
+    Case(
         "surrogate.jsonl",
         lines('{"id": 1}', '{"id": 2, "v": "\\ud800x"}'),
         message="surrogate.jsonl line 2: unpaired surrogate",

@@ -787,6 +787,10 @@ class ChunkEngine:
 #: cannot be normalized (recursion in the flattening and the JSON encoders) and are bad
 #: records. Counting brackets runs at memory speed; only such lines pay for the walk.
 MAX_DEPTH = 400
+#: Lines with more keys than this have their widest row measured: a row of more values than
+#: this would make a table no destination loads in reasonable time (200,000 columns took
+#: DuckDB over ten minutes), so such a line is a bad record. Again counted at memory speed.
+MAX_WIDTH = 30_000
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
@@ -818,6 +822,29 @@ def _depth(item: Any) -> int:
         elif type(value) is list:
             stack.extend((v, depth + 1) for v in value if type(v) in (dict, list))
     return deepest
+
+
+def _widest_row(item: Any) -> int:
+    """The most values one row of the item holds (nested dicts flatten into their row; list
+    elements are rows of their own)."""
+    widest = 0
+    rows = [item]
+    while rows:
+        width = 0
+        stack = [rows.pop()]
+        while stack:
+            value = stack.pop()
+            inner = value.values() if type(value) is dict else value
+            for v in inner:
+                if type(v) is dict:
+                    stack.append(v)
+                elif type(v) is list:
+                    rows.extend(x for x in v if type(x) in (dict, list))
+                    width += 1
+                else:
+                    width += 1
+        widest = max(widest, width)
+    return widest
 
 
 def _check_strings(item: Any) -> None:
@@ -860,6 +887,8 @@ def parse_line(raw: bytes) -> Any:
             item = _parse_strict(raw, str(error))
     if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth(item) > MAX_DEPTH:
         raise BadLine(f"nested deeper than {MAX_DEPTH} levels")
+    if raw.count(b'":') > MAX_WIDTH and (width := _widest_row(item)) > MAX_WIDTH:
+        raise BadLine(f"a row of {width} values: wider than {MAX_WIDTH} columns")
     return item
 
 
