@@ -57,5 +57,23 @@ def rows_per_table(dataset_dir: Path) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def counter_source() -> Any:
+    """A source whose resource keeps its position in the pipeline state (3 rows a run)."""
+    from loadstone import current
+
+    @loadstone.source
+    def numbers() -> Any:
+        @loadstone.resource
+        def counter() -> Any:
+            state = current.resource_state()
+            start = state.get("last", 0)
+            yield [{"n": n} for n in range(start, start + 3)]
+            state["last"] = start + 3
+
+        return counter
+
+    return numbers()
+
+
 def load_case(cases_dir: Path, file_name: str) -> list[dict[str, Any]]:
     return json.loads((cases_dir / file_name).read_text(encoding="utf-8"))

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from filesystem_support import (
     DATASET,
+    counter_source,
     files_of,
     fs_pipeline,
     load_case,
@@ -126,13 +127,13 @@ def test_an_unknown_placeholder_is_refused_before_loading(tmp_path: Path) -> Non
 def test_state_and_schema_are_restored_from_the_bucket(tmp_path: Path) -> None:
     bucket = str(tmp_path / "bucket")
     first = fs_pipeline(tmp_path / "one", "restore", bucket)
-    first.run(USERS, table_name="users")
-    first.state["sources"] = {"src": {"last_id": 2}}
-    first.run([{"id": 3, "name": "Carl", "age": 30}], table_name="users")
+    first.run(counter_source())
+    first.run(counter_source())
     fresh = fs_pipeline(tmp_path / "two", "restore", bucket)
-    fresh.run(None)
-    assert fresh.state["sources"]["src"]["last_id"] == 2
-    assert "age" in fresh.default_schema.to_dict()["tables"]["users"]["columns"]
+    fresh.run(counter_source())
+    assert fresh.state["sources"]["numbers"]["resources"]["counter"] == {"last": 9}
+    assert sorted(fresh.dataset()["counter"].select("n").fetchall()) == [(n,) for n in range(9)]
+    assert fresh.default_schema.name == "numbers"
 
 
 def test_the_bucket_url_comes_from_the_environment(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from filesystem_support import DATASET, fs_pipeline
+from filesystem_support import DATASET, counter_source, fs_pipeline
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
 from loadstone.storage.filesystem import open_filesystem
@@ -51,13 +51,11 @@ def test_parquet_files_in_an_s3_bucket_read_back_by_pyarrow(
 def test_state_is_restored_from_the_s3_bucket(tmp_path: Path, s3_env: S3Server) -> None:
     bucket = s3_env.new_bucket()
     first = fs_pipeline(tmp_path / "one", "s3_state", f"s3://{bucket}")
-    first.run(USERS, table_name="users")
-    first.state["sources"] = {"marker": {"cursor": 41}}
-    first.run([{"id": 3, "name": "Carl"}], table_name="users")
+    first.run(counter_source())
     again = fs_pipeline(tmp_path / "two", "s3_state", f"s3://{bucket}")
-    again.run([{"id": 4, "name": "Dora"}], table_name="users")
-    assert again.state["sources"]["marker"]["cursor"] == 41
-    assert again.dataset()["users"].count() == 4
+    again.run(counter_source())
+    assert again.state["sources"]["numbers"]["resources"]["counter"] == {"last": 6}
+    assert again.dataset()["counter"].count() == 6
 
 
 @pytest.mark.parametrize("table_format", ["delta", "iceberg"])
