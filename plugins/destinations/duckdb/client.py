@@ -8,8 +8,8 @@ package exactly once; a package whose load id is already in ``_dlt_loads`` is no
 Every name is quoted (``sql.quote``) and fully qualified ``"catalog"."dataset"."table"``.
 A database file is attached with smaller row groups than DuckDB's own, so the threads of an
 insert write it and the commit does not compress it on one core (``database_file.py``).
-Merge dispositions stage data in ``<dataset>_staging`` and apply it from there
-(see ``merge.py``).
+Write dispositions are the shared SQL ones (``sql/merge.py``, with :data:`sql.DIALECT`);
+merges stage data in ``<dataset>_staging`` and apply it from there.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ from loadstone.destination import (
     schema_dict,
     schema_naming,
 )
-from loadstone.plugins.destinations.duckdb import merge
 from loadstone.plugins.destinations.duckdb.database_file import open_database_file
 from loadstone.plugins.destinations.duckdb.memory import load_memory_limit, parse_size
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
 from loadstone.plugins.destinations.duckdb.row_groups import configured_row_group_size
 from loadstone.plugins.destinations.duckdb.sql import (
+    DIALECT,
     duckdb_type,
     literal,
     normalize_type_name,
@@ -50,7 +50,8 @@ from loadstone.plugins.destinations.duckdb.sql import (
     quote,
     types_compatible,
 )
-from loadstone.plugins.destinations.duckdb.tables import TableModel
+from loadstone.plugins.destinations.sql import merge
+from loadstone.plugins.destinations.sql.tables import TableModel
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -132,6 +133,8 @@ class DuckDBConnectionError(DestinationError):
 
 class DuckDBClient:
     """Loads packages into one dataset of a DuckDB database (see module docstring)."""
+
+    dialect = DIALECT
 
     def __init__(
         self,
@@ -255,7 +258,7 @@ class DuckDBClient:
         found = self._conn.execute(sql, list(params) if params else None).fetchall()
         return found[0] if found else None
 
-    def _ensure_dataset(self, staging: bool = False) -> list[str]:
+    def ensure_dataset(self, staging: bool = False) -> list[str]:
         dataset = self.staging_dataset_name if staging else self.dataset_name
         exists = self._first(
             "SELECT 1 FROM information_schema.schemata WHERE catalog_name = ? AND lower(schema_name) = lower(?)",
@@ -325,7 +328,7 @@ class DuckDBClient:
         return statements
 
     def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
-        statements = self._ensure_dataset()
+        statements = self.ensure_dataset()
         known = self.dataset_columns()
         statements += self._ensure_system_tables(known)
         model = TableModel(stored, self)
@@ -366,7 +369,7 @@ class DuckDBClient:
 
     def initialize_storage(self) -> None:
         """Create the dataset if it does not exist."""
-        self._ensure_dataset()
+        self.ensure_dataset()
 
     def update_stored_schema(self, schema: Any = None) -> list[str]:
         """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
@@ -602,6 +605,30 @@ class DuckDBClient:
     def execute(self, sql: str, params: Iterable[Any] | None = None) -> None:
         """Run one statement of a disposition (every statement goes through ``_exec``)."""
         self._exec(sql, list(params) if params is not None else None)
+
+    def insert_files(
+        self,
+        table: str,
+        target: str,
+        columns: Sequence[tuple[str, str]],
+        source: ParquetSource,
+        ordered: bool,
+    ) -> None:
+        """``INSERT ... SELECT`` from the Parquet files (DuckDB reads them itself).
+
+        DuckDB keeps insertion order by default, which serializes a parallel insert and holds
+        its batches in memory; when ``ordered`` is false (a final table) the setting is
+        lifted for the insert. On failure the client's rollback resets it.
+        """
+        names = ", ".join(quote(n) for n, _ in columns)
+        from_clause = source.from_clause(self._conn)
+        if not ordered:
+            self._exec("SET preserve_insertion_order = false")
+        self._exec(
+            f"INSERT INTO {target} ({names}) SELECT {source.select_list(columns)} FROM {from_clause}"
+        )
+        if not ordered:
+            self._exec("RESET preserve_insertion_order")
 
 
 def stored_version_hash(stored: Mapping[str, Any]) -> str:
