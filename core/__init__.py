@@ -28,11 +28,11 @@ __version__ = "0.1.0"
 
 #: public name -> (module, attribute); attribute None means the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
-    "pipeline": ("loadstone.pipelines", "pipeline"),
-    "Pipeline": ("loadstone.pipelines", "Pipeline"),
-    "LoadInfo": ("loadstone.load_info", "LoadInfo"),
-    "resource": ("loadstone.sources", "resource"),
-    "source": ("loadstone.sources", "source"),
+    "pipeline": ("loadstone.pipelines.pipeline", "pipeline"),
+    "Pipeline": ("loadstone.pipelines.pipeline", "Pipeline"),
+    "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
+    "resource": ("loadstone.extract.sources", "resource"),
+    "source": ("loadstone.extract.sources", "source"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
     "SchemaContract": ("loadstone.schema.contracts", "SchemaContract"),
@@ -40,9 +40,9 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "NamingConvention": ("loadstone.naming", "NamingConvention"),
     "hookimpl": ("loadstone.hookspecs", "hookimpl"),
     "destinations": ("loadstone.destinations", None),
-    "Destination": ("loadstone.destination", "Destination"),
-    "Capabilities": ("loadstone.destination", "Capabilities"),
-    "DestinationNotSupported": ("loadstone.destination", "DestinationNotSupported"),
+    "Destination": ("loadstone.destinations.contract", "Destination"),
+    "Capabilities": ("loadstone.destinations.contract", "Capabilities"),
+    "DestinationNotSupported": ("loadstone.destinations.contract", "DestinationNotSupported"),
     "config": ("loadstone.config", None),
     "LoadstoneError": ("loadstone.errors", "LoadstoneError"),
     "UnknownPluginError": ("loadstone.plugin_manager", "UnknownPluginError"),
@@ -53,16 +53,16 @@ __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
     from loadstone import current, destinations
-    from loadstone.destination import Capabilities, Destination, DestinationNotSupported
+    from loadstone.destinations.contract import Capabilities, Destination, DestinationNotSupported
     from loadstone.errors import LoadstoneError
+    from loadstone.extract.sources import resource, source
     from loadstone.hookspecs import hookimpl
-    from loadstone.load_info import LoadInfo
     from loadstone.naming import NamingConvention
-    from loadstone.pipelines import Pipeline, pipeline
+    from loadstone.pipelines.load_info import LoadInfo
+    from loadstone.pipelines.pipeline import Pipeline, pipeline
     from loadstone.plugin_manager import naming_convention
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
-    from loadstone.sources import resource, source
 
 
 def __getattr__(name: str) -> Any:

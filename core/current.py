@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from loadstone.errors import LoadstoneError
-from loadstone.sources import current_schema
+from loadstone.extract.sources import current_schema
 
 _state: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
     "loadstone_current_state", default=None

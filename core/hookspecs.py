@@ -38,7 +38,7 @@ def loadstone_naming_convention() -> type[NamingConvention]:
 
 @hookspec
 def loadstone_normalizer() -> Any:
-    """Return the normalizer this plugin provides (see ``loadstone.normalize``).
+    """Return the normalizer this plugin provides (see ``loadstone.normalize.contract``).
 
     The object has ``normalize(package, schema, context) -> NormalizeResult``: it reads the
     extracted files of a load package, writes one Parquet data set per table into the
@@ -48,7 +48,7 @@ def loadstone_normalizer() -> Any:
 
 @hookspec
 def loadstone_destinations() -> list[Any]:
-    """Return the destinations (``loadstone.destination.Destination``) this plugin provides.
+    """Return the destinations (``loadstone.destinations.contract.Destination``) this plugin provides.
 
     One plugin may provide several: a module of capability profiles describes many
     destinations that have no loader yet. Each is named by ``Destination.name``.

@@ -6,13 +6,13 @@ needs it shares one. Tests never mock Spark, DuckDB or the file system.
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-CASES = SHARED / "cases"
+CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
 
 
 @pytest.fixture(scope="session")
@@ -25,11 +25,13 @@ def spark() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def cases_dir() -> Path:
-    """`../shared/cases`: real captured API data. Missing data is an error, never a skip."""
-    if not CASES.is_dir():
-        raise RuntimeError(f"shared test data not found at {CASES}; clone beside ../shared")
-    return CASES
+def cases_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real captured API data (GitHub events and issues, Ethereum blocks, weird rows), kept
+    gzipped in ``tests/fixtures/cases/`` and unpacked once per session as plain ``.json``."""
+    folder = tmp_path_factory.mktemp("cases")
+    for packed in sorted(CASES.glob("*.json.gz")):
+        (folder / packed.name.removesuffix(".gz")).write_bytes(gzip.decompress(packed.read_bytes()))
+    return folder
 
 
 @pytest.fixture(autouse=True)

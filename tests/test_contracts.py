@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from loadstone.data_types import CoercionError, coerce_value
 from loadstone.plugin_manager import naming_convention
 from loadstone.schema import Column, InvalidSchemaError, Schema, Table
 from loadstone.schema.contracts import (
@@ -28,6 +27,7 @@ from loadstone.schema.contracts import (
     is_new_table,
     resolve_contract,
 )
+from loadstone.schema.data_types import CoercionError, coerce_value
 from loadstone.schema.hints import table_from_hints
 
 FIXTURE = Path(__file__).parent / "fixtures" / "schemas" / "contracts_dlt.json"

@@ -1,4 +1,4 @@
-"""Specification of the type rules (loadstone.data_types).
+"""Specification of the type rules (loadstone.schema.data_types).
 
 The coercion table is checked against dlt 1.31's observed behaviour
 (tests/fixtures/schemas/coercion_dlt.json), and properties hold for any value (hypothesis).
@@ -18,7 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadstone.data_types import (
+from loadstone.errors import LoadstoneError
+from loadstone.plugin_manager import naming_convention
+from loadstone.schema.data_types import (
     BIGINT_MAX,
     BIGINT_MIN,
     DATA_TYPES,
@@ -33,8 +35,6 @@ from loadstone.data_types import (
     validate_precision,
     variant_column_name,
 )
-from loadstone.errors import LoadstoneError
-from loadstone.plugin_manager import naming_convention
 
 FIXTURE = Path(__file__).parent / "fixtures" / "schemas" / "coercion_dlt.json"
 UTC = dt.timezone.utc

@@ -10,7 +10,7 @@ import zlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loadstone.destination import (
+from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     decode_state,
     encode_state,

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 import loadstone
-from loadstone.destination import Capabilities, DestinationNotSupported
+from loadstone.destinations.contract import Capabilities, DestinationNotSupported
 from loadstone.plugin_manager import destination_names, get_destination
 
 ALL = ("delete-insert", "upsert", "scd2")
 NO_UPSERT = ("delete-insert", "scd2")
 
-# ../shared/spec/capabilities.md, row by row:
+# the spec table capabilities.md (shared/spec), row by row:
 # name: (max ident, max column, case-sensitive, folds to, preferred naming, formats, merge)
 SPEC_TABLE = {
     "duckdb": (65536, 65536, False, "keep", "snake_case", ("insert_values", "parquet"), ALL),

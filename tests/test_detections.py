@@ -1,4 +1,4 @@
-"""Specification of type detections (loadstone.detections), checked against dlt 1.31's
+"""Specification of type detections (loadstone.schema.detections), checked against dlt 1.31's
 observed choices (tests/fixtures/schemas/detections_dlt.json)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadstone.detections import (
+from loadstone.schema.detections import (
     DEFAULT_DETECTIONS,
     DETECTIONS,
     TIMESTAMP_WINDOW_SECONDS,
@@ -42,7 +42,7 @@ def test_detection_matches_dlt(case: dict[str, Any]) -> None:
     value = case["value"]
     detected = detect_type(value, [case["detection"]])
     if detected is None:
-        from loadstone.data_types import py_type_to_data_type
+        from loadstone.schema.data_types import py_type_to_data_type
 
         detected = py_type_to_data_type(value)
     if type(value) is int and value > 2**63 - 1 and case["detection"] != "large_integer":

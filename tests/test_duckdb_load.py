@@ -18,7 +18,7 @@ from test_duckdb_support import (
     table,
 )
 
-from loadstone.destination import DestinationSchemaMismatch, LoadFailed
+from loadstone.destinations.contract import DestinationSchemaMismatch, LoadFailed
 from loadstone.plugins.destinations.duckdb import DUCKDB
 
 USERS = schema(
@@ -497,7 +497,7 @@ def test_dataset_and_table_names_compare_case_insensitively_like_duckdb(tmp_path
 
 
 def test_the_duckdb_client_implements_the_destination_client_protocol(tmp_path: Path) -> None:
-    from loadstone.destination import DestinationClient
+    from loadstone.destinations.contract import DestinationClient
 
     with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
         assert isinstance(client, DestinationClient)

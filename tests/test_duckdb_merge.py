@@ -21,7 +21,7 @@ from test_duckdb_support import (
     table,
 )
 
-from loadstone.destination import LoadFailed, load_id_timestamp
+from loadstone.destinations.contract import LoadFailed, load_id_timestamp
 
 PK = {"data_type": "bigint", "primary_key": True, "nullable": False}
 

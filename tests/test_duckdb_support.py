@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loadstone.destination import Destination, LoadRequest, PipelineStateRow
+from loadstone.destinations.contract import Destination, LoadRequest, PipelineStateRow
 from loadstone.plugins.destinations.duckdb import DUCKDB
 
 _files = itertools.count()

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loadstone.extract import PackageWriter, encode_item, extract, extract_file
-from loadstone.load_package import (
+from loadstone.extract.extractor import PackageWriter, encode_item, extract, extract_file
+from loadstone.extract.sources import resource
+from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
     LOADED,
@@ -23,7 +24,6 @@ from loadstone.load_package import (
     list_packages,
     new_load_id,
 )
-from loadstone.sources import resource
 
 
 def test_load_id_is_unix_time_as_decimal_string() -> None:
@@ -83,7 +83,7 @@ def test_extracted_files_name_their_source_table(tmp_path: Path) -> None:
 def test_items_are_chunked_into_bounded_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("loadstone.extract.CHUNK_ITEMS", 10)
+    monkeypatch.setattr("loadstone.extract.extractor.CHUNK_ITEMS", 10)
     package = LoadPackage.create(tmp_path, "s")
     extract(package, ({"i": i} for i in range(35)), table_name="t")
     files = package.extracted_files()

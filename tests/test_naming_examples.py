@@ -1,4 +1,4 @@
-"""The examples of ``../shared/spec/naming.md`` and the seed page, as a table per rule."""
+"""The examples of the naming spec (shared/spec ``naming.md``) and the seed page, as a table per rule."""
 
 from __future__ import annotations
 

@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
-from loadstone.destination import Capabilities
-from loadstone.normalize import (
+from loadstone.destinations.contract import Capabilities
+from loadstone.normalize.contract import (
     IdentifierCollisionError,
     NormalizeContext,
     NormalizeResult,

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
-from loadstone.normalize import NormalizeContext
+from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, engine
 
 
@@ -235,8 +235,8 @@ ISO_LIKE = st.from_regex(
 @settings(max_examples=400, deadline=None)
 @given(text=ISO_LIKE)
 def test_iso_text_the_c_path_places_is_the_timestamp_python_coerces_it_to(text: str) -> None:
-    from loadstone.data_types import CoercionError, coerce_value
     from loadstone.plugins.normalizers.relational import _speedups
+    from loadstone.schema.data_types import CoercionError, coerce_value
 
     columns: dict[str, Any] = {}
     step = _speedups.fill({"at": text}, {"at": _speedups.ISO_TIMESTAMP_TEXT}, columns, 0, 0, 0)

@@ -13,7 +13,7 @@ from typing import Any
 
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
-from loadstone.normalize import NormalizeContext
+from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 
 SMALL_CHUNKS = 256

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
-from loadstone.normalize import NormalizeContext
+from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 
 SCALARS = st.one_of(

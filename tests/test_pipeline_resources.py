@@ -8,7 +8,7 @@ import pytest
 
 from loadstone import current
 from loadstone.current import NoActiveContext
-from loadstone.sources import Resource, ResourceError, Source, resource, source
+from loadstone.extract.sources import Resource, ResourceError, Source, resource, source
 
 
 def test_resource_name_and_table_name_default_to_the_function_name() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 import loadstone as dlt
 from loadstone import current
-from loadstone.pipelines import Pipeline
+from loadstone.pipelines.pipeline import Pipeline
 
 pytestmark = pytest.mark.spark
 
@@ -287,7 +287,7 @@ def test_columns_hint_from_run_sets_the_column_type() -> None:
 
 
 def test_destination_without_a_loader_fails_before_extracting() -> None:
-    from loadstone.destination import DestinationNotSupported
+    from loadstone.destinations.contract import DestinationNotSupported
 
     pipe = dlt.pipeline("profile_only", destination="snowflake", dataset_name="d")
     with pytest.raises(DestinationNotSupported, match="snowflake"):

@@ -7,8 +7,8 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadstone.data_types import DATA_TYPES
 from loadstone.schema import MAX_PREVIOUS_HASHES, Column, Schema, Table, content_hash
+from loadstone.schema.data_types import DATA_TYPES
 
 identifiers = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12)
 columns = st.builds(

@@ -1,5 +1,5 @@
-"""Every example of ``../shared/seeds/destination-tables.md`` (and the variant-column example of
-``schema.md``) runs verbatim with ``import loadstone as dlt`` and gives the tables shown there.
+"""Every example of the seed page ``destination-tables.md`` (and the variant-column example of
+``schema.md``; both kept in ``tests/fixtures/seeds``) runs verbatim with ``import loadstone as dlt`` and gives the tables shown there.
 
 The examples are read from the seed page itself (its ```py blocks) and executed unchanged,
 except ``import dlt`` which becomes ``import loadstone as dlt``; blocks that only define
@@ -40,15 +40,14 @@ def tables_of(dataset: str, db: str = "quick_start.duckdb") -> list[str]:
     ]
 
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 
 
 def seed_blocks(name: str) -> list[str]:
-    """The ```py blocks of a seed page, in order, with ``import dlt`` made ``import loadstone as dlt``."""
-    path = SEEDS / name
-    if not path.is_file():
-        raise RuntimeError(f"seed page {path} not found; clone beside ../shared")
-    blocks = re.findall(r"```py\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+    """The ```py blocks of a seed page, in order (kept in ``tests/fixtures/seeds/``), with
+    ``import dlt`` made ``import loadstone as dlt``."""
+    path = SEEDS / name.replace(".md", ".examples.json")
+    blocks: list[str] = json.loads(path.read_text(encoding="utf-8"))["blocks"]
     return [b.replace("import dlt\n", "import loadstone as dlt\n") for b in blocks]
 
 

@@ -41,8 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def open_pipeline(name: str, pipelines_dir: str | None) -> Any:
-    from loadstone.pipelines import Pipeline, default_pipelines_dir
-    from loadstone.state import load_local
+    from loadstone.pipelines.pipeline import Pipeline, default_pipelines_dir
+    from loadstone.storage.state import load_local
 
     base = default_pipelines_dir() if pipelines_dir is None else Path(pipelines_dir)
     if load_local(base / name) is None:

@@ -156,7 +156,7 @@ class ProgressDisplay:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from loadstone.pipelines import pipeline as make_pipeline
+    from loadstone.pipelines.pipeline import pipeline as make_pipeline
 
     files = input_files(args.paths)
     progress = None if args.quiet else ProgressDisplay()

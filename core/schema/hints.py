@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from loadstone.data_types import validate_precision
 from loadstone.schema.contracts import SchemaContract
+from loadstone.schema.data_types import validate_precision
 from loadstone.schema.model import WRITE_DISPOSITIONS, Column, InvalidSchemaError, Table
 
 if TYPE_CHECKING:

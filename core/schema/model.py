@@ -18,8 +18,8 @@ from typing import Any, Final
 
 import attrs
 
-from loadstone.data_types import is_data_type
 from loadstone.errors import LoadstoneError
+from loadstone.schema.data_types import is_data_type
 
 __all__ = [
     "BOOLEAN_HINTS",

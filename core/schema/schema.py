@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 import yaml
 
-from loadstone.data_types import py_type_to_data_type, variant_column_name
-from loadstone.detections import detect_type
 from loadstone.errors import LoadstoneError
+from loadstone.schema.data_types import py_type_to_data_type, variant_column_name
+from loadstone.schema.detections import detect_type
 from loadstone.schema.model import Column, InvalidSchemaError, Table
 from loadstone.schema.settings import SchemaSettings, hints_for_column, preferred_type_for
 from loadstone.schema.versioning import (

@@ -18,8 +18,8 @@ from typing import Any, Final
 
 import attrs
 
-from loadstone.data_types import is_data_type
-from loadstone.detections import DEFAULT_DETECTIONS, check_detections
+from loadstone.schema.data_types import is_data_type
+from loadstone.schema.detections import DEFAULT_DETECTIONS, check_detections
 from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError
 
 __all__ = [

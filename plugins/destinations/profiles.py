@@ -11,7 +11,7 @@ Where the spec lists two file formats ("jsonl / parquet") the first is the prefe
 
 from __future__ import annotations
 
-from loadstone.destination import Capabilities, Destination
+from loadstone.destinations.contract import Capabilities, Destination
 from loadstone.hookspecs import hookimpl
 
 _ALL_MERGE = ("delete-insert", "upsert", "scd2")

@@ -14,7 +14,7 @@ DECIMAL(38) and HUGEINT, and only text keeps every digit.
 
 from __future__ import annotations
 
-from loadstone.destination import Capabilities, Destination
+from loadstone.destinations.contract import Capabilities, Destination
 from loadstone.hookspecs import hookimpl
 
 CAPABILITIES = Capabilities(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from loadstone.destination import (
+from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     Destination,
     DestinationError,

@@ -20,7 +20,7 @@ import attrs
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loadstone.destination import DestinationError
+from loadstone.destinations.contract import DestinationError
 from loadstone.plugins.destinations.duckdb.sql import MAX_DECIMAL_PRECISION, literal, quote
 
 _counter = itertools.count()

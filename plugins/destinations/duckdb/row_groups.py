@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loadstone.destination import DestinationError
+from loadstone.destinations.contract import DestinationError
 
 KEY = "destination.duckdb.row_group_size"
 #: DuckDB's vector size: a row group holds a whole number of vectors.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from loadstone.destination import UnsupportedType
+from loadstone.destinations.contract import UnsupportedType
 from loadstone.plugins.destinations.sql.dialect import Dialect, literal, qualified, quote
 
 __all__ = ["DIALECT", "duckdb_type", "literal", "qualified", "quote", "types_compatible"]

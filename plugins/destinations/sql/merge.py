@@ -32,11 +32,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from loadstone.destination import LoadFailed, load_id_timestamp
+from loadstone.destinations.contract import LoadFailed, load_id_timestamp
 from loadstone.plugins.destinations.sql.dialect import quote, timestamp_literal
 
 if TYPE_CHECKING:
-    from loadstone.destination import Destination
+    from loadstone.destinations.contract import Destination
     from loadstone.plugins.destinations.sql.dialect import Dialect
     from loadstone.plugins.destinations.sql.tables import TableModel
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from loadstone.destination import SYSTEM_TABLES
+from loadstone.destinations.contract import SYSTEM_TABLES
 
 DEFAULT_STRATEGY = "delete-insert"
 

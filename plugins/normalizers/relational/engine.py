@@ -696,7 +696,7 @@ class ChunkEngine:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from loadstone.normalize import arrow_type
+        from loadstone.normalize.contract import arrow_type
 
         buffer = self.buffers.get(table)
         if not buffer or not buffer[0]:

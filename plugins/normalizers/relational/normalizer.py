@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from loadstone import config as loadstone_config
-from loadstone.normalize import (
+from loadstone.normalize.contract import (
     BAD_RECORDS_TABLE,
     BadRecordError,
     NormalizeContext,

@@ -1,6 +1,6 @@
 """Type rules as the normalizer applies them to each value inside Spark workers.
 
-The rules live in ``loadstone.data_types`` and ``loadstone.detections`` (shared with the
+The rules live in ``loadstone.schema.data_types`` and ``loadstone.schema.detections`` (shared with the
 schema, so a column's schema type and its stored values never drift apart); this module adds
 what is specific to writing Parquet: the data type of a JSON-parsed value with the ``wei``
 storage limit, ``Decimal`` forms, and compiled preferred-type rules. The first value of a new
@@ -16,8 +16,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from loadstone import data_types as _data_types
-from loadstone import detections as _detections
+from loadstone.schema import data_types as _data_types
+from loadstone.schema import detections as _detections
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -36,7 +36,7 @@ def py_type(value: Any) -> str:
 
 
 def detect_type(value: Any, detections: Sequence[str]) -> str | None:
-    """The type a detection gives a new column's first value (``loadstone.detections``)."""
+    """The type a detection gives a new column's first value (``loadstone.schema.detections``)."""
     return _detections.detect_type(value, detections)
 
 
@@ -64,7 +64,7 @@ def preferred_type(column: str, rules: list[tuple[Any, str]]) -> str | None:
 def coerce(to_type: str, from_type: str, value: Any) -> Any:
     """``value`` as a value of ``to_type`` in the form the Parquet writer takes.
 
-    The rule itself is ``loadstone.data_types.coerce_value`` (shared with the schema); this
+    The rule itself is ``loadstone.schema.data_types.coerce_value`` (shared with the schema); this
     adds the storage limits: ``wei`` holds at most 38 digits (DuckDB's widest decimal) and
     ``decimal`` is rounded to the column's scale 9, both as ``Decimal``.
     """

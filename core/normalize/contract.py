@@ -4,7 +4,7 @@ A normalizer plugin (entry point group ``loadstone.normalizers``) provides an ob
 
     normalize(package, schema, context) -> NormalizeResult
 
-``package`` (a :class:`loadstone.load_package.LoadPackage` or anything shaped like it) has
+``package`` (a :class:`loadstone.storage.load_package.LoadPackage` or anything shaped like it) has
 
 * ``load_id: str``;
 * ``extracted_files() -> list[ExtractedFile]``: each has ``path`` (JSONL, maybe ``.gz``; one
@@ -129,7 +129,7 @@ class NormalizeContext:
     ``spark`` is a SparkSession, or a zero-argument callable returning one (lazy: a package
     small enough for one task then never starts a JVM), or None (run in this process).
     ``naming`` is an instance already sized to the destination's identifier limits;
-    ``capabilities`` (``loadstone.destination.Capabilities``) may be None when unknown.
+    ``capabilities`` (``loadstone.destinations.contract.Capabilities``) may be None when unknown.
     ``progress``, when given, is called as parts of the package finish, with
     ``(parts done, parts in all)``: a long normalize step shows it is moving. A normalizer
     may call it from any thread, or never.

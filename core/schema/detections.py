@@ -4,7 +4,7 @@ A JSON document carries timestamps as strings and Unix times as numbers. The sch
 ``settings.detections`` lists detectors, tried in order, for the first value of a column that
 is not yet in the schema (existing columns keep their type; later values are coerced). The
 first detector that answers wins; none answering means the value's own type
-(:func:`loadstone.data_types.py_type_to_data_type`).
+(:func:`loadstone.schema.data_types.py_type_to_data_type`).
 
 Pure functions, picklable, no Spark: the normalizer calls them in workers.
 
@@ -42,14 +42,14 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from loadstone.data_types import (
+from loadstone.errors import LoadstoneError
+from loadstone.schema.data_types import (
     BIGINT_MAX,
     BIGINT_MIN,
     WEI_MAX_ABS,
     parse_iso_date,
     parse_iso_timestamp,
 )
-from loadstone.errors import LoadstoneError
 
 __all__ = [
     "DEFAULT_DETECTIONS",

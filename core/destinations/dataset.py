@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from loadstone.errors import LoadstoneError
 
 if TYPE_CHECKING:
-    from loadstone.pipelines import Pipeline
+    from loadstone.pipelines.pipeline import Pipeline
 
 
 class DatasetError(LoadstoneError):

@@ -3,7 +3,7 @@
 ``loadstone.pipeline(...)`` mirrors ``dlt.pipeline(...)``. A pipeline owns a working folder
 ``<pipelines_dir>/<pipeline_name>/`` with its state, its schemas, its load packages and the
 trace of its last run. Every step works package by package and records its end in the
-package's state (see :mod:`loadstone.load_package`), so a run killed at any moment is
+package's state (see :mod:`loadstone.storage.load_package`), so a run killed at any moment is
 finished by the next one: normalize again what was extracted, load what was normalized, and
 skip what the destination already committed (its ``_dlt_loads`` row is written last, in the
 same transaction as the data). Write dispositions, staging and merge are the destination's
@@ -22,12 +22,21 @@ from pathlib import Path
 from typing import Any
 
 from loadstone import config, current
-from loadstone import state as state_module
 from loadstone.errors import LoadstoneError
-from loadstone.extract import ExtractResult, run_hints_of
-from loadstone.extract import extract as extract_data
-from loadstone.load_info import LoadInfo, PackageInfo, PipelineTrace, ProgressEvent, StepInfo
-from loadstone.load_package import (
+from loadstone.extract.extractor import ExtractResult, run_hints_of
+from loadstone.extract.extractor import extract as extract_data
+from loadstone.extract.sources import Source
+from loadstone.normalize.contract import BadRecordError
+from loadstone.pipelines.load_info import (
+    LoadInfo,
+    PackageInfo,
+    PipelineTrace,
+    ProgressEvent,
+    StepInfo,
+)
+from loadstone.schema import Schema
+from loadstone.storage import state as state_module
+from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
     LOADED,
@@ -37,9 +46,6 @@ from loadstone.load_package import (
     list_packages,
     write_json_atomic,
 )
-from loadstone.normalize import BadRecordError
-from loadstone.schema import Schema
-from loadstone.sources import Source
 
 DEFAULT_DESTINATION = "duckdb"
 DEFAULT_NORMALIZER = "relational"
@@ -487,7 +493,7 @@ class Pipeline:
         packages = [p for p in iter_pending(self.packages_dir) if p.state == EXTRACTED]
         if not packages:
             return []
-        from loadstone.normalize import NormalizeContext
+        from loadstone.normalize.contract import NormalizeContext
         from loadstone.plugin_manager import get_normalizer
         from loadstone.spark_session import get_spark_session
 
@@ -617,7 +623,7 @@ class Pipeline:
         return self.destination.client(schema, self.dataset_name, pipeline_name=self.pipeline_name)
 
     def _load_package(self, package: LoadPackage, step: StepInfo) -> PackageInfo:
-        from loadstone.destination import LoadRequest, PipelineStateRow
+        from loadstone.destinations.contract import LoadRequest, PipelineStateRow
 
         self._emit("load", "package_started", load_id=package.load_id)
         stored = package.read_schema_dict()
@@ -843,13 +849,13 @@ class Pipeline:
 
     def dataset(self, dataset_name: str | None = None) -> Any:
         """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``."""
-        from loadstone.dataset import Dataset
+        from loadstone.destinations.dataset import Dataset
 
         return Dataset(self, dataset_name or self.dataset_name)
 
     def sql_client(self) -> Any:
         """A SQL client on the pipeline's dataset (context manager, like dlt's)."""
-        from loadstone.dataset import SqlClient
+        from loadstone.destinations.dataset import SqlClient
 
         return SqlClient(self, self.dataset_name)
 

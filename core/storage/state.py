@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from loadstone.load_package import write_json_atomic
+from loadstone.storage.load_package import write_json_atomic
 
 STATE_ENGINE_VERSION = 4
 STATE_FILE = "state.json"

@@ -31,8 +31,8 @@ import attrs
 import orjson
 
 from loadstone.errors import LoadstoneError
-from loadstone.load_package import ExtractedFile, LoadPackage
-from loadstone.sources import Resource, Source, make_hints, merge_hints
+from loadstone.extract.sources import Resource, Source, make_hints, merge_hints
+from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
 #: A chunk file is closed once it holds this many bytes ...
 CHUNK_BYTES = 32 * 1024 * 1024

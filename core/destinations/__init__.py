@@ -3,7 +3,7 @@
 Every destination a plugin declares gets a factory of the same name here, found through the
 plugin manager on first use (the core imports no plugin by hand), so a third-party
 destination is as reachable as ``duckdb``. A factory returns a configured
-:class:`~loadstone.destination.Destination`; a profile-only destination (``snowflake``) is
+:class:`~loadstone.destinations.contract.Destination`; a profile-only destination (``snowflake``) is
 returned too, and fails with ``DestinationNotSupported`` only when asked to load.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from loadstone.destination import Destination
+from loadstone.destinations.contract import Destination
 
 
 def factory(name: str) -> Callable[..., Destination]:

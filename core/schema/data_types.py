@@ -215,7 +215,7 @@ def variant_column_name(column: str, data_type: str, naming: NamingConvention) -
 
 
 # --------------------------------------------------------------------------------------------
-# ISO 8601 (shared with loadstone.detections, so detection and coercion agree)
+# ISO 8601 (shared with loadstone.schema.detections, so detection and coercion agree)
 
 _DATE_EXT = r"(?P<y>\d{4})-(?:(?P<m>\d{2})-(?P<d>\d{2})|W(?P<w>\d{2})-(?P<wd>[1-7])|(?P<o>\d{3}))"
 _DATE_BASIC = r"(?P<y>\d{4})(?:(?P<m>\d{2})(?P<d>\d{2})|W(?P<w>\d{2})(?P<wd>[1-7])|(?P<o>\d{3}))"
