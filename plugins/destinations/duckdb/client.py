@@ -283,10 +283,7 @@ class DuckDBClient(ClientNames):
     ) -> list[str]:
         statements: list[str] = []
         for name, cols in SYSTEM_TABLES.items():
-            columns = [
-                {"name": self.ident(c.name), "data_type": c.data_type, "nullable": c.nullable}
-                for c in cols
-            ]
+            columns = [c.as_column(self.ident(c.name)) for c in cols]
             statements += self.ensure_table(self.system_table(name), columns, known=known)
         return statements
 
