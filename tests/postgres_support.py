@@ -45,14 +45,19 @@ def drop_datasets(url: str, *datasets: str) -> None:
 
 
 def pipeline(
-    url: str, dataset: str, tmp_path: Path, naming: str | None = None, name: str = "pg"
+    url: str,
+    dataset: str,
+    tmp_path: Path,
+    naming: str | None = None,
+    name: str = "pg",
+    pipelines_dir: Path | None = None,
 ) -> Any:
     destination = loadstone.destinations.postgres(credentials=url, naming_convention=naming)
     return loadstone.pipeline(
         pipeline_name=name,
         destination=destination,
         dataset_name=dataset,
-        pipelines_dir=str(tmp_path / "pipelines"),
+        pipelines_dir=str(pipelines_dir or tmp_path / "pipelines"),
     )
 
 
