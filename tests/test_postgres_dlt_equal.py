@@ -66,3 +66,26 @@ def test_every_data_type_hint_and_long_name_as_dlt_makes_them(
         got = snapshot(conn, dataset)
     assert got["columns"] == expected["columns"]
     assert got["rows"] == expected["rows"]
+
+
+def test_ethereum_blocks_load_with_every_digit(
+    postgres_url: str, cases_dir: Path, tmp_path: Path, datasets: list[str]
+) -> None:
+    """dlt cannot load this case (its extract stops at integers beyond 64 bits), so it has no
+    fixture; loadstone types them ``wei`` (``numeric(156,78)``) and keeps every digit."""
+    dataset = dataset_name("ethereum_blocks", "snake_case")
+    drop_datasets(postgres_url, dataset)
+    datasets.append(dataset)
+    blocks = json.loads((cases_dir / "ethereum_blocks.json").read_text(encoding="utf-8"))
+    pipeline(postgres_url, dataset, tmp_path).run(blocks, table_name="blocks")
+    with connection(postgres_url) as conn:
+        got = conn.execute(f'SELECT total_difficulty FROM "{dataset}".blocks').fetchall()
+        type_ = conn.execute(
+            "SELECT data_type, numeric_precision, numeric_scale FROM information_schema.columns "
+            f"WHERE table_schema = '{dataset}' AND table_name = 'blocks' "
+            "AND column_name = 'total_difficulty'"
+        ).fetchall()
+        transactions = conn.execute(f'SELECT count(*) FROM "{dataset}".blocks__transactions')
+        assert transactions.fetchone() == (sum(len(b["transactions"]) for b in blocks),)
+    assert sorted(int(v) for (v,) in got) == sorted(b["totalDifficulty"] for b in blocks)
+    assert type_ == [("numeric", 156, 78)]
