@@ -165,9 +165,9 @@ def test_state_and_schema_are_restored_from_the_destination(
     postgres_url: str, dataset: str, tmp_path: Path
 ) -> None:
     @loadstone.source
-    def numbers():  # type: ignore[no-untyped-def]
+    def numbers():  # type: ignore[no-untyped-def]  # a seed-style source, as users write it
         @loadstone.resource
-        def counter():  # type: ignore[no-untyped-def]
+        def counter():  # type: ignore[no-untyped-def]  # likewise
             state = loadstone.current.resource_state()
             start = state.get("last", 0)
             yield [{"n": n} for n in range(start, start + 2)]

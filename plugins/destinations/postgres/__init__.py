@@ -43,6 +43,7 @@ class _LazyClient:
     def __call__(self, *args: object, **kwargs: object) -> object:
         from loadstone.plugins.destinations.postgres.client import PostgresClient
 
+        # the arguments are Destination.client's, passed through unchanged
         return PostgresClient(*args, **kwargs)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:

@@ -277,9 +277,9 @@ class PostgresClient(ClientNames):
 
     def table_row_counts(self) -> dict[str, int]:
         return {
-            t: self.first(f"SELECT count(*) FROM {self.qualified(t)}")[0]
+            t: int(self._all(f"SELECT count(*) FROM {self.qualified(t)}")[0][0])
             for t in self.table_names()
-        }  # type: ignore[index]
+        }
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         """Run ``sql`` and return its rows; placeholders are ``%s`` (psycopg's, as in dlt)."""
