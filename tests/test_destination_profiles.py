@@ -53,7 +53,7 @@ def test_profile_limits_equal_the_spec_table(name: str) -> None:
 
 
 #: destinations that load for real (their profiles are still checked against the spec table)
-LOADERS = {"duckdb", "filesystem"}
+LOADERS = {"duckdb", "filesystem", "postgres"}
 
 
 @pytest.mark.parametrize("name", sorted(set(SPEC_TABLE) - LOADERS))
