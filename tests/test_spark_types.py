@@ -6,7 +6,6 @@ import pytest
 
 from loadstone.destinations.contract import UnsupportedType
 from loadstone.plugin_manager import get_destination
-from loadstone.plugins.destinations.duckdb.tables import TableModel
 from loadstone.plugins.destinations.spark.dispositions import (
     UnsupportedWriteDisposition,
     refuse_unsupported,
@@ -17,6 +16,7 @@ from loadstone.plugins.destinations.spark.types import (
     spark_type,
     types_compatible,
 )
+from loadstone.plugins.destinations.sql.tables import TableModel
 
 
 @pytest.mark.parametrize(

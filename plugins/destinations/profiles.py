@@ -3,8 +3,9 @@
 Each profile is the row of ``../shared/spec/capabilities.md`` for that system (the limits
 dlt 1.x declares), so the core can fit identifiers for, say, snowflake before a snowflake
 loader exists; asking one of them to *load* raises ``DestinationNotSupported`` before any
-work. DuckDB's and Spark's profiles live with their loaders
-(``loadstone.plugins.destinations.duckdb``, ``...spark``).
+work. DuckDB's, PostgreSQL's, the filesystem's and Spark's profiles live with their
+loaders (``loadstone.plugins.destinations.duckdb``, ``...postgres``, ``...filesystem``,
+``...spark``).
 
 Where the spec lists two file formats ("jsonl / parquet") the first is the preferred one.
 ``None`` as a length means "no fixed limit" (filesystem paths, the Spark catalog).
@@ -59,7 +60,6 @@ PROFILES: dict[str, Destination] = {
             _ALL_MERGE,
             supports_ddl_transactions=True,
         ),
-        _profile("postgres", 63, 63, True, "lower", ("insert_values", "csv"), _ALL_MERGE),
         _profile(
             "redshift",
             127,
@@ -175,17 +175,6 @@ PROFILES: dict[str, Destination] = {
             "keep",
             ("jsonl", "parquet"),
             ("upsert",),
-            supports_transactions=False,
-        ),
-        _profile(
-            "filesystem",
-            None,
-            None,
-            True,
-            "keep",
-            ("jsonl", "parquet"),
-            ("upsert",),
-            description="limits are the file system's path and the format's; upsert only for table formats",
             supports_transactions=False,
         ),
     )

@@ -35,7 +35,6 @@ from loadstone.destinations.contract import (
     schema_dict,
     schema_naming,
 )
-from loadstone.plugins.destinations.duckdb.tables import TableModel
 from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
 from loadstone.plugins.destinations.spark.table_files import TableFolder
@@ -46,6 +45,7 @@ from loadstone.plugins.destinations.spark.types import (
     spark_type,
     types_compatible,
 )
+from loadstone.plugins.destinations.sql.tables import TableModel
 
 if TYPE_CHECKING:
     from types import TracebackType

@@ -7,7 +7,7 @@ ones). The results are staged and swapped in exactly like ``replace`` (``table_f
 so a kill at any point is taken back by the rerun. The cost is a rewrite of the chain's
 tables on every merge: fine for dimension-sized tables, not for large fact tables.
 
-Semantics as DuckDB's ``delete-insert`` (``duckdb/merge.py``): rows of the table whose
+Semantics as the SQL destinations' ``delete-insert`` (``sql/merge.py``): rows of the table whose
 primary key *or* merge key matches a package row are deleted with their nested rows; package
 root rows are de-duplicated by primary key (``dedup_sort`` decides, else the first in file
 order); without primary and merge key the merge appends.
@@ -24,7 +24,7 @@ from loadstone.plugins.destinations.spark.types import quote
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from loadstone.plugins.destinations.duckdb.tables import TableModel
+    from loadstone.plugins.destinations.sql.tables import TableModel
 
 _ORDER = "__loadstone_order"
 _RN = "__loadstone_rn"

@@ -28,9 +28,9 @@ from loadstone.plugins.destinations.spark.types import spark_type
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from loadstone.plugins.destinations.duckdb.tables import TableModel
     from loadstone.plugins.destinations.spark.client import SparkClient
     from loadstone.plugins.destinations.spark.table_files import TableFolder
+    from loadstone.plugins.destinations.sql.tables import TableModel
 
 
 class PackageLoad:

@@ -88,6 +88,14 @@ def _native_enabled() -> bool:
     raise NormalizeError(f"normalize.native must be true or false, not {value!r}")
 
 
+def _first_line(message: str) -> str:
+    """An error's one-line cause (a disk full while writing Parquet says so in plain words)."""
+    if "No space left on device" in message:
+        return "no space left on the device (disk full) while writing normalized files"
+    lines = message.strip().splitlines()
+    return lines[0] if lines else message
+
+
 def _is_bad_record(fact: Mapping[str, Any]) -> bool:
     error = fact.get("error")
     return error is not None and error.get("kind") == "bad_record"
@@ -415,6 +423,9 @@ class RelationalNormalizer:
                 props["x-normalizer"] = {"max_nesting": int(max_nesting)}
             if hints.get("schema_contract") is not None:
                 props["schema_contract"] = hints["schema_contract"]
+            for key in ("file_format", "table_format"):  # kept in the schema, as dlt does
+                if hints.get(key) is not None:
+                    props[key] = hints[key]
             root_props[root] = props
 
         known: dict[str, dict[str, str]] = {}
@@ -672,10 +683,12 @@ class RelationalNormalizer:
                 value=error["value"],
             )
         first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
-        raise NormalizeError(
-            f"normalizing {chunk.display} failed near line {first + int(error.get('line') or 1) - 1}: "
-            f"{error['message']}\n{error.get('traceback', '')}"
-        )
+        line = first + int(error.get("line") or 1) - 1
+        cause = _first_line(error["message"])
+        near = "" if "disk full" in cause else f" near line {line}"
+        failure = NormalizeError(f"normalizing {chunk.display} failed{near}: {cause}")
+        failure.details = error.get("traceback", "")  # for a bug report; not shown to users
+        raise failure
 
     @staticmethod
     def _decide(
