@@ -31,6 +31,12 @@ import attrs
 import orjson
 
 from loadstone.errors import LoadstoneError
+from loadstone.extract.mark import (
+    DataItemWithMeta,
+    HintsMeta,
+    MaterializeTableSchema,
+    TableNameMeta,
+)
 from loadstone.extract.sources import Resource, Source, make_hints, merge_hints
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
@@ -485,7 +491,11 @@ def _resolve_table(table_name: Any, item: Any) -> str:
 def extract_resource(
     writer: PackageWriter, res: Resource, run_hints: Mapping[str, Any], table_name: str | None
 ) -> None:
-    """Items of a resource into the package; hints recorded per table it fills."""
+    """Items of a resource into the package; hints recorded per table it fills.
+
+    Pages may carry marks (:mod:`loadstone.extract.mark`): a table name for that page, hints
+    for the resource's table from then on, or the request to create the table without data.
+    """
     from loadstone import current
 
     hints = merge_hints(res.compute_table_hints(), run_hints)
@@ -499,17 +509,55 @@ def extract_resource(
         writer.add_hints(target, hints)
         extract_file(writer, Path(data), target)
         return
-    static = isinstance(target, str)
-    if static:
-        writer.add_hints(target, hints)
+    filled: set[str] = set()
     with current.resource_context(res.name):
-        for item in res:
-            name = target if static else _resolve_table(target, item)
-            if not static and name not in writer.hints:
-                writer.add_hints(name, hints)
-            writer.write_item(name, item)  # type: ignore[arg-type]
-    if static:
+        for page in res.pages():
+            page_target: Any = target
+            if isinstance(page, DataItemWithMeta):
+                page_target, hints = _apply_mark(writer, page.meta, target, hints, run_hints)
+                if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
+                    target = page_target
+                page = page.data
+            for item in _items(page):
+                name = _resolve_table(page_target, item)
+                if name not in filled:
+                    writer.add_hints(name, hints)
+                    filled.add(name)
+                writer.write_item(name, item)
+    if isinstance(target, str) and target not in filled:
+        writer.add_hints(target, hints)
         writer._writer(target)  # a table with no items still gets hints, and no file
+
+
+def _apply_mark(
+    writer: PackageWriter,
+    meta: Any,
+    target: Any,
+    hints: dict[str, Any],
+    run_hints: Mapping[str, Any],
+) -> tuple[Any, dict[str, Any]]:
+    """(the table of a marked page, the hints from now on)."""
+    if isinstance(meta, TableNameMeta):
+        return meta.table_name, hints
+    if isinstance(meta, HintsMeta):
+        new_hints = {k: v for k, v in meta.hints.items() if k != "name"}
+        hints = merge_hints(merge_hints(hints, new_hints), run_hints)
+        table = meta.hints.get("name", target)
+        if isinstance(table, str):
+            writer.add_hints(table, hints)
+        return table, hints
+    if isinstance(meta, MaterializeTableSchema) and isinstance(target, str):
+        writer.add_hints(target, hints)
+        writer._writer(target)
+    return target, hints
+
+
+def _items(page: Any) -> Iterable[Any]:
+    if page is None:
+        return ()
+    if isinstance(page, list):
+        return [item for item in page if item is not None]
+    return (page,)
 
 
 def run_hints_of(

@@ -34,6 +34,12 @@ from loadstone.pipelines.load_info import (
     ProgressEvent,
     StepInfo,
 )
+from loadstone.pipelines.refresh import (
+    apply_to_destination,
+    check_refresh,
+    plan_refresh,
+    reset_state,
+)
 from loadstone.schema import Schema
 from loadstone.storage import state as state_module
 from loadstone.storage.load_package import (
@@ -54,20 +60,68 @@ TRACE_FILE = "trace.json"
 ProgressCallback = Callable[[ProgressEvent], None]
 
 
-class PipelineError(LoadstoneError):
-    """A pipeline step failed; the message names the step and the package."""
+class PipelineStepFailed(LoadstoneError):
+    """A pipeline step failed; ``step``, ``load_id`` and ``exception`` say where and why.
 
-    def __init__(self, pipeline_name: str, step: str, load_id: str | None, cause: BaseException):
+    What dlt users catch around ``run``. :meth:`wrap` makes an instance that is *also* an
+    instance of the cause's class, so ``except BadRecordError`` keeps working beside
+    ``except PipelineStepFailed``.
+    """
+
+    def __init__(
+        self,
+        pipeline_name: str,
+        step: str,
+        load_id: str | None,
+        cause: BaseException,
+        step_info: Any = None,
+    ):
+        self._init(pipeline_name, step, load_id, cause, step_info)
+
+    def _init(
+        self,
+        pipeline_name: str,
+        step: str,
+        load_id: str | None,
+        cause: BaseException,
+        step_info: Any,
+    ) -> None:
         self.pipeline_name = pipeline_name
         self.step = step
         self.load_id = load_id
         self.cause = cause
+        self.exception = cause
+        self.step_info = step_info
         where = f" package {load_id}" if load_id else ""
-        super().__init__(
-            f"pipeline {pipeline_name!r} step {step}{where} failed: {cause}. The package is "
-            f"kept; the next run retries it (or `loadstone pipeline {pipeline_name} "
-            f"drop-pending-packages` drops it)"
+        retry = (
+            f". The package is kept; the next run retries it (or `loadstone pipeline "
+            f"{pipeline_name} drop-pending-packages` drops it)"
+            if step != "extract"
+            else ""
         )
+        LoadstoneError.__init__(
+            self, f"pipeline {pipeline_name!r} step {step}{where} failed: {cause}{retry}"
+        )
+
+    @classmethod
+    def wrap(
+        cls, pipeline_name: str, step: str, load_id: str | None, cause: BaseException
+    ) -> PipelineStepFailed:
+        """A PipelineStepFailed that is also an instance of ``type(cause)``."""
+        if isinstance(cause, PipelineStepFailed):
+            return cause
+        try:
+            mixed = type(cls.__name__, (cls, type(cause)), {"__module__": cls.__module__})
+            error = mixed.__new__(mixed)
+            error.__dict__.update(getattr(cause, "__dict__", {}))
+        except TypeError:  # a builtin exception whose layout does not mix (OSError ...)
+            error = cls.__new__(cls)
+        error._init(pipeline_name, step, load_id, cause, None)
+        return error
+
+
+#: the name this error had before it was dlt's: kept for code that catches it
+PipelineError = PipelineStepFailed
 
 
 class PipelineConfigError(LoadstoneError):
@@ -159,6 +213,7 @@ class Pipeline:
         import_schema_path: str | Path | None = None,
         export_schema_path: str | Path | None = None,
         progress: ProgressCallback | None = None,
+        refresh: str | None = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
             raise PipelineConfigError("pipeline_name must be a non-empty string")
@@ -175,6 +230,9 @@ class Pipeline:
         self.import_schema_path = Path(import_schema_path) if import_schema_path else None
         self.export_schema_path = Path(export_schema_path) if export_schema_path else None
         self.progress = progress
+        #: applied to every run that does not pass its own ``refresh=``, as in dlt
+        self.refresh = check_refresh(refresh)
+        self._active_load_id: str | None = None
         if dev_mode and self.working_dir.exists():
             # dev mode starts from scratch: no state, no schemas, no pending packages
             shutil.rmtree(self.working_dir)
@@ -326,6 +384,8 @@ class Pipeline:
                 state_module.save_local(self.working_dir, self._state)
 
     def _emit(self, step: str, event: str, **values: Any) -> None:
+        if event == "package_started":
+            self._active_load_id = values.get("load_id")  # named by PipelineStepFailed
         if self.progress is not None:
             self.progress(ProgressEvent(step=step, event=event, **values))
 
@@ -389,8 +449,14 @@ class Pipeline:
         schema_contract: Any = None,
         merge_key: Any = None,
         loader_file_format: str | None = None,
+        table_format: str | None = None,
+        refresh: str | None = None,
     ) -> ExtractResult:
-        """Write ``data`` into a new load package (state ``extracted``)."""
+        """Write ``data`` into a new load package (state ``extracted``).
+
+        ``refresh`` (default: the pipeline's) first drops or empties what the run replaces
+        (see :mod:`loadstone.pipelines.refresh`).
+        """
         step = StepInfo("extract", time.time())
         self._emit("extract", "started")
         source_name = data.name if isinstance(data, Source) else None
@@ -416,6 +482,8 @@ class Pipeline:
         )
         if loader_file_format is not None:
             run_hints["file_format"] = loader_file_format
+        if table_format is not None:
+            run_hints["table_format"] = table_format
         if isinstance(data, Source):
             source_defaults: dict[str, Any] = {}
             if data.max_table_nesting is not None:
@@ -445,6 +513,9 @@ class Pipeline:
 
         sources_state = self._state.setdefault("sources", {})
         source_state = sources_state.setdefault(source_name or schema_name, {})
+        mode = check_refresh(refresh if refresh is not None else self.refresh)
+        if mode is not None:
+            self._refresh(mode, package_schema, data, table_name, source_state)
         try:
             with current.extract_context(self, source_state):
                 result = extract_data(
@@ -487,6 +558,29 @@ class Pipeline:
             elapsed=step.elapsed,
         )
         return result
+
+    def _refresh(
+        self,
+        mode: str,
+        schema: Any,
+        data: Any,
+        table_name: str | None,
+        source_state: dict[str, Any],
+    ) -> None:
+        """Drop or empty the tables the run replaces and reset their state (``refresh=``)."""
+        from loadstone.extract.extractor import as_resources
+
+        _, resources = as_resources(data, table_name)
+        tables = [
+            table_name or res.table_name
+            for res in resources
+            if isinstance(table_name or res.table_name, str)
+        ]
+        plan = plan_refresh(mode, schema, [res.name for res in resources], tables)  # type: ignore[arg-type]
+        with self._client(schema) as client:
+            apply_to_destination(client, plan)
+        schema.drop_tables(plan.drop_tables)
+        reset_state(plan, source_state)
 
     def normalize(self) -> list[str]:
         """Normalize every extracted package (oldest first); returns their load ids."""
@@ -535,7 +629,9 @@ class Pipeline:
             except LoadstoneError:
                 raise
             except Exception as exc:
-                raise PipelineError(self.pipeline_name, "normalize", package.load_id, exc) from exc
+                raise PipelineStepFailed.wrap(
+                    self.pipeline_name, "normalize", package.load_id, exc
+                ) from exc
             tables: dict[str, Any] = {}
             rows = 0
             files = 0
@@ -676,7 +772,7 @@ class Pipeline:
         except LoadstoneError:
             raise
         except Exception as exc:
-            raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
+            raise PipelineStepFailed.wrap(self.pipeline_name, "load", package.load_id, exc) from exc
         package.set_state(LOADED, loaded_at=time.time(), skipped=package_info.skipped)
         if not config.get("load.keep_completed_packages", False):
             package.delete_data()
@@ -721,20 +817,32 @@ class Pipeline:
         self,
         data: Any = None,
         *,
+        destination: Any = None,
+        staging: Any = None,
+        dataset_name: str | None = None,
+        credentials: Any = None,
         table_name: str | None = None,
         write_disposition: Any = None,
         columns: Any = None,
         primary_key: Any = None,
         schema: Any = None,
         loader_file_format: str | None = None,
+        table_format: str | None = None,
         schema_contract: Any = None,
+        refresh: str | None = None,
         merge_key: Any = None,
-        destination: Any = None,
-        dataset_name: str | None = None,
     ) -> LoadInfo:
-        """Finish pending packages, then extract, normalize and load ``data``."""
+        """Finish pending packages, then extract, normalize and load ``data``.
+
+        A failure in a step raises :class:`PipelineStepFailed` naming the step and package.
+        """
+        if staging is not None:
+            raise TypeError("run(staging=...) is not supported by loadstone")
+        check_refresh(refresh)
         if destination is not None:
             self.destination = _resolve_destination(destination)
+        if credentials is not None:
+            self.destination = self.destination.configured(credentials=credentials)
         if dataset_name is not None:
             self._explicit_dataset_name = dataset_name
             self._dataset_name = None
@@ -743,26 +851,31 @@ class Pipeline:
         started = time.time()
         trace: dict[str, Any] = {"pipeline_name": self.pipeline_name, "started_at": started}
         try:
-            self._restore_from_destination()
+            self._step("sync", self._restore_from_destination)
             self._drop_incomplete_extracts()
             self._adopt_package_state()
             # a crash left work behind: finish it before adding more
-            self.normalize()
-            pending_info = self.load() if self._has_normalized() else None
+            self._step("normalize", self.normalize)
+            pending_info = self._step("load", self.load) if self._has_normalized() else None
             if data is not None:
-                self.extract(
-                    data,
-                    table_name=table_name,
-                    write_disposition=write_disposition,
-                    columns=columns,
-                    primary_key=primary_key,
-                    schema=schema,
-                    schema_contract=schema_contract,
-                    merge_key=merge_key,
-                    loader_file_format=loader_file_format,
+                self._step(
+                    "extract",
+                    lambda: self.extract(
+                        data,
+                        table_name=table_name,
+                        write_disposition=write_disposition,
+                        columns=columns,
+                        primary_key=primary_key,
+                        schema=schema,
+                        schema_contract=schema_contract,
+                        merge_key=merge_key,
+                        loader_file_format=loader_file_format,
+                        table_format=table_format,
+                        refresh=refresh,
+                    ),
                 )
-                self.normalize()
-                info = self.load()
+                self._step("normalize", self.normalize)
+                info = self._step("load", self.load)
             else:
                 info = self._new_info()
             if pending_info is not None:
@@ -778,6 +891,18 @@ class Pipeline:
         trace["finished_at"] = time.time()
         self._save_trace(trace)
         return info
+
+    def _step(self, name: str, run_step: Callable[[], Any]) -> Any:
+        """Run one step; any failure in it becomes :class:`PipelineStepFailed` (dlt's contract)."""
+        self._active_load_id = None
+        try:
+            return run_step()
+        except PipelineStepFailed:
+            raise
+        except Exception as exc:
+            raise PipelineStepFailed.wrap(
+                self.pipeline_name, name, self._active_load_id, exc
+            ) from exc
 
     def _drop_incomplete_extracts(self) -> None:
         """A package still ``extracting`` was cut off mid-write: its data never counted."""
@@ -869,27 +994,84 @@ class Pipeline:
 def pipeline(
     pipeline_name: str | None = None,
     pipelines_dir: str | Path | None = None,
+    pipeline_salt: str | None = None,
     destination: Any = None,
+    staging: Any = None,
     dataset_name: str | None = None,
-    dev_mode: bool = False,
     import_schema_path: str | Path | None = None,
     export_schema_path: str | Path | None = None,
-    progress: ProgressCallback | None = None,
-    **_ignored: Any,
+    full_refresh: bool | None = None,
+    dev_mode: bool = False,
+    refresh: str | None = None,
+    progress: ProgressCallback | str | None = None,
 ) -> Pipeline:
-    """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``."""
-    if pipeline_name is None:
-        import __main__
+    """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``.
 
-        script = Path(getattr(__main__, "__file__", "") or "pipeline").stem
-        pipeline_name = f"loadstone_{script}"
+    Without a name the pipeline is ``dlt_<script file name>``, as dlt names it, so a ported
+    script opens the same folder and database. ``full_refresh`` is dlt's old name of
+    ``dev_mode``. A progress *name* (``"log"``, ``"tqdm"``...) selects dlt's display
+    libraries: loadstone shows no display for it (data is unaffected); pass a callable for
+    loadstone's events. ``pipeline_salt`` and ``staging`` raise ``TypeError``.
+    """
+    for name, value in (("pipeline_salt", pipeline_salt), ("staging", staging)):
+        if value is not None:
+            raise TypeError(f"pipeline({name}=...) is not supported by loadstone")
+    if pipeline_name is None:
+        pipeline_name = default_pipeline_name()
     return Pipeline(
         pipeline_name,
         destination,
         dataset_name,
-        dev_mode=dev_mode,
+        dev_mode=bool(dev_mode or full_refresh),
         pipelines_dir=pipelines_dir,
         import_schema_path=import_schema_path,
         export_schema_path=export_schema_path,
-        progress=progress,
+        progress=progress if callable(progress) else None,
+        refresh=refresh,
     )
+
+
+def default_pipeline_name() -> str:
+    """``dlt_<script>``: the name dlt gives a pipeline made without one."""
+    import __main__
+
+    script = Path(getattr(__main__, "__file__", "") or "pipeline").stem
+    return f"dlt_{script}"
+
+
+def attach(
+    pipeline_name: str | None = None,
+    pipelines_dir: str | Path | None = None,
+    pipeline_salt: str | None = None,
+    destination: Any = None,
+    staging: Any = None,
+    progress: ProgressCallback | str | None = None,
+    dataset_name: str | None = None,
+) -> Pipeline:
+    """Open an existing pipeline from its working folder (``dlt.attach``); error if none."""
+    for name, value in (("pipeline_salt", pipeline_salt), ("staging", staging)):
+        if value is not None:
+            raise TypeError(f"attach({name}=...) is not supported by loadstone")
+    name = pipeline_name or default_pipeline_name()
+    base = Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
+    if state_module.load_local(base / name) is None:
+        raise CannotRestorePipelineException(name, base)
+    return Pipeline(
+        name,
+        destination,
+        dataset_name,
+        pipelines_dir=base,
+        progress=progress if callable(progress) else None,
+    )
+
+
+class CannotRestorePipelineException(LoadstoneError):
+    """``attach`` found no working folder with state for the pipeline."""
+
+    def __init__(self, pipeline_name: str, pipelines_dir: Path) -> None:
+        self.pipeline_name = pipeline_name
+        self.pipelines_dir = pipelines_dir
+        super().__init__(
+            f"pipeline {pipeline_name!r} cannot be attached: {pipelines_dir / pipeline_name} "
+            f"holds no pipeline state (run it first, or pass pipelines_dir=)"
+        )
