@@ -93,6 +93,8 @@ class RootSpec:
     propagate_root_key: bool = False
     primary_key: tuple[str, ...] = ()
     row_hash: bool = False
+    #: scd2: the column that gets the load instant (``validity_column_names[0]``)
+    valid_from: str = VALID_FROM
     contract: SchemaContract = attrs.field(factory=SchemaContract, converter=SchemaContract.parse)
     existing_table: bool = False
 
@@ -332,7 +334,7 @@ class ChunkEngine:
         self.flatten(item, (), 0, raw, root, spec, pending)
         raw[LOAD_ID] = self.config.load_id
         if spec.row_hash:
-            raw[VALID_FROM] = self.load_time
+            raw[spec.valid_from] = self.load_time
         row_id = raw.get(ROW_ID)
         if row_id is None:
             if spec.primary_key:

@@ -18,6 +18,8 @@ worker start costs more than the work.
 
 from __future__ import annotations
 
+import datetime as _dt
+
 import copy
 import os
 import shutil
@@ -43,6 +45,7 @@ from loadstone.plugins.normalizers.relational.engine import (
     PARENT_ID,
     ROOT_ID,
     ROW_ID,
+    VALID_FROM,
     Chunk,
     EngineConfig,
     RootSpec,
@@ -228,6 +231,70 @@ def _disposition(hints: Mapping[str, Any]) -> tuple[str, str | None]:
     return str(value or "append"), hints.get("x-merge-strategy")
 
 
+#: scd2 options of the write disposition, kept as table hints the destination reads
+SCD2_TABLE_HINTS = (
+    "x-validity-column-names",
+    "x-active-record-timestamp",
+    "x-boundary-timestamp",
+    "x-row-version-column-name",
+)
+
+
+def _scd2_options(hints: Mapping[str, Any]) -> dict[str, Any]:
+    """The scd2 options, whether given as ``x-`` hints or inside a write disposition dict."""
+    options = {key: hints[key] for key in SCD2_TABLE_HINTS if hints.get(key) is not None}
+    value = hints.get("write_disposition")
+    if isinstance(value, Mapping):
+        for key, option in value.items():
+            hint = "x-" + str(key).replace("_", "-")
+            if hint in SCD2_TABLE_HINTS and option is not None:
+                options[hint] = option
+    return options
+
+
+def _scd2_table_hints(hints: Mapping[str, Any], naming: Any) -> dict[str, Any]:
+    options = _scd2_options(hints)
+    names = options.get("x-validity-column-names")
+    if names:
+        options["x-validity-column-names"] = [naming.normalize_path(str(n)) for n in names]
+    version = options.get("x-row-version-column-name")
+    if version:
+        options["x-row-version-column-name"] = naming.normalize_path(str(version))
+    for key, value in options.items():
+        if isinstance(value, (_dt.datetime, _dt.date)):
+            options[key] = value.isoformat()
+    return options
+
+
+def _scd2_columns(hints: Mapping[str, Any], naming: Any) -> list[tuple[str, dict[str, Any]]]:
+    """dlt's scd2 columns, validity first: ``valid_from``/``valid_to`` (named by
+    ``validity_column_names``) and the row version (``_dlt_id`` as a content hash, or the
+    user's ``row_version_column_name``)."""
+    options = _scd2_table_hints(hints, naming)
+    valid_from, valid_to = options.get("x-validity-column-names") or (
+        "_dlt_valid_from",
+        "_dlt_valid_to",
+    )
+    version = options.get("x-row-version-column-name") or ROW_ID
+    timestamp = {"data_type": "timestamp", "nullable": True}
+    version_column: dict[str, Any] = {"name": version, "x-row-version": True}
+    if version == ROW_ID:
+        version_column.update(unique=False, row_key=False)
+    return [
+        (valid_from, {"name": valid_from, **timestamp, "x-valid-from": True}),
+        (
+            valid_to,
+            {
+                "name": valid_to,
+                **timestamp,
+                "x-valid-to": True,
+                "x-active-record-timestamp": options.get("x-active-record-timestamp"),
+            },
+        ),
+        (version, version_column),
+    ]
+
+
 def _as_tuple(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -350,41 +417,15 @@ class RelationalNormalizer:
                 propagate_root_key=propagate,
                 primary_key=pk if strategy in ("upsert", "insert-only") else (),
                 row_hash=strategy == "scd2",
+                valid_from=(
+                    _scd2_table_hints(hints, naming).get("x-validity-column-names") or [VALID_FROM]
+                )[0],
                 contract=hints.get("schema_contract") or existing.get("schema_contract"),
                 existing_table=root in existing_before,
             )
             cols: list[tuple[str, dict[str, Any]]] = []
             if strategy == "scd2":
-                # dlt's scd2 validity columns come first; the row hash is a version, not a key
-                cols.append(
-                    (
-                        "_dlt_valid_from",
-                        {
-                            "name": "_dlt_valid_from",
-                            "data_type": "timestamp",
-                            "nullable": True,
-                            "x-valid-from": True,
-                        },
-                    )
-                )
-                cols.append(
-                    (
-                        "_dlt_valid_to",
-                        {
-                            "name": "_dlt_valid_to",
-                            "data_type": "timestamp",
-                            "nullable": True,
-                            "x-valid-to": True,
-                            "x-active-record-timestamp": None,
-                        },
-                    )
-                )
-                cols.append(
-                    (
-                        ROW_ID,
-                        {"name": ROW_ID, "x-row-version": True, "unique": False, "row_key": False},
-                    )
-                )
+                cols.extend(_scd2_columns(hints, naming))
             for name, column in (hints.get("columns") or {}).items():
                 column = dict(column or {})
                 column_name = naming.normalize_path(column.get("name") or name)
@@ -415,6 +456,8 @@ class RelationalNormalizer:
                 props["x-normalizer"] = {"max_nesting": int(max_nesting)}
             if hints.get("schema_contract") is not None:
                 props["schema_contract"] = hints["schema_contract"]
+            if strategy == "scd2":
+                props.update(_scd2_table_hints(hints, naming))
             root_props[root] = props
 
         known: dict[str, dict[str, str]] = {}
