@@ -14,6 +14,7 @@ does not normalize names: naming is the normalizer's job, done once, on the sche
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as _dt
 import gzip
 import json
@@ -22,7 +23,7 @@ import re
 import shutil
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -510,7 +511,7 @@ def extract_resource(
         extract_file(writer, Path(data), target)
         return
     filled: set[str] = set()
-    with current.resource_context(res.name):
+    with current.resource_context(res.name), _user_errors(res.name):
         for page in res.pages():
             page_target: Any = target
             if isinstance(page, DataItemWithMeta):
@@ -527,6 +528,29 @@ def extract_resource(
     if isinstance(target, str) and target not in filled:
         writer.add_hints(target, hints)
         writer._writer(target)  # a table with no items still gets hints, and no file
+
+
+class ResourceExtractionError(ExtractError):
+    """The code of a resource raised while its items were read (the cause is chained)."""
+
+    def __init__(self, resource_name: str, cause: BaseException) -> None:
+        self.resource_name = resource_name
+        self.cause = cause
+        super().__init__(
+            f"resource {resource_name!r} raised while extracting: "
+            f"{type(cause).__name__}: {cause}"
+        )
+
+
+@contextlib.contextmanager
+def _user_errors(resource_name: str) -> Iterator[None]:
+    """Errors of user code (not loadstone's own) are reported as the resource's, as dlt does."""
+    try:
+        yield
+    except LoadstoneError:
+        raise
+    except Exception as exc:
+        raise ResourceExtractionError(resource_name, exc) from exc
 
 
 def _apply_mark(

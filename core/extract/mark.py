@@ -50,7 +50,29 @@ def with_hints(
     """Apply ``hints`` (from :func:`make_hints`) to the resource's table, then yield ``item``."""
     if create_table_variant:
         raise TypeError("with_hints(create_table_variant=True) is not supported by loadstone")
-    return DataItemWithMeta(HintsMeta(dict(hints or {}), create_table_variant), item)
+    return DataItemWithMeta(HintsMeta(_internal_hints(hints or {}), create_table_variant), item)
+
+
+def _internal_hints(hints: Mapping[str, Any]) -> dict[str, Any]:
+    """dlt's hint dict (``make_hints`` form) -> the hint dict extract stores per table."""
+    from loadstone.extract.sources import make_hints as hint_dict
+
+    known = ("columns", "write_disposition", "primary_key", "merge_key", "schema_contract")
+    unknown = set(hints) - {*known, "name", "table_format", "file_format"}
+    if unknown:
+        raise TypeError(f"hints {', '.join(sorted(unknown))} are not supported by loadstone")
+    out = hint_dict(
+        write_disposition=hints.get("write_disposition"),
+        primary_key=hints.get("primary_key"),
+        merge_key=hints.get("merge_key"),
+        columns=hints.get("columns") or None,
+        schema_contract=hints.get("schema_contract"),
+        table_format=hints.get("table_format"),
+        file_format=hints.get("file_format"),
+    )
+    if hints.get("name") is not None:
+        out["name"] = hints["name"]
+    return out
 
 
 def materialize_table_schema() -> DataItemWithMeta:
@@ -77,7 +99,7 @@ def make_hints(
 
     The hints loadstone cannot honour raise ``TypeError`` here rather than be ignored.
     """
-    from loadstone.extract.sources import make_hints as hint_dict
+    from loadstone.extract.sources import normalize_columns
 
     for name, value in (
         ("parent_table_name", parent_table_name),
@@ -88,15 +110,17 @@ def make_hints(
     ):
         if value is not None:
             raise TypeError(f"make_hints({name}=...) is not supported by loadstone")
-    hints = hint_dict(
-        write_disposition=write_disposition,
-        primary_key=primary_key,
-        merge_key=merge_key,
-        columns=columns,
-        schema_contract=schema_contract,
-        table_format=table_format,
-        file_format=file_format,
-    )
+    hints: dict[str, Any] = {"columns": normalize_columns(columns) if columns else {}}
+    for name, value in (
+        ("write_disposition", write_disposition),
+        ("primary_key", primary_key),
+        ("merge_key", merge_key),
+        ("schema_contract", schema_contract),
+        ("table_format", table_format),
+        ("file_format", file_format),
+    ):
+        if value is not None:
+            hints[name] = value
     if table_name is not None:
         hints["name"] = table_name
     return hints

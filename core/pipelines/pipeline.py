@@ -263,6 +263,11 @@ class Pipeline:
         return bool(self._state.get("_local", {}).get("first_run", True))
 
     @property
+    def schema_names(self) -> list[str]:
+        """Names of the pipeline's schemas, the default first (dlt's ``schema_names``)."""
+        return list(self._state.get("schema_names") or [])
+
+    @property
     def default_schema_name(self) -> str | None:
         return self._state.get("default_schema_name")
 

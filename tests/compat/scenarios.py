@@ -140,14 +140,14 @@ def incremental_min_func(ctx: Context) -> Any:
 @scenario
 def incremental_row_order_stops(ctx: Context) -> Any:
     dlt = ctx.dlt
-    read: list[int] = []
+    read: dict[str, list[int]] = {"desc": [], "asc": []}
 
     @dlt.resource(name="desc")
     def newest_first(
         cursor: Any = dlt.sources.incremental("updated", initial_value=11, row_order="desc"),
     ):
         for row in sorted(ORDERS, key=lambda r: -r["id"]):
-            read.append(row["id"])
+            read["desc"].append(row["id"])
             yield {"id": row["id"], "updated": row["updated"]}
 
     @dlt.resource(name="asc")
@@ -155,7 +155,7 @@ def incremental_row_order_stops(ctx: Context) -> Any:
         cursor: Any = dlt.sources.incremental("updated", initial_value=0, end_value=11, row_order="asc"),
     ):
         for row in ORDERS:
-            read.append(row["id"])
+            read["asc"].append(row["id"])
             yield {"id": row["id"], "updated": row["updated"]}
 
     pipe = ctx.pipeline("inc_order")
@@ -327,7 +327,10 @@ def mark_with_hints(ctx: Context) -> Any:
     pipe = ctx.pipeline("mark_h")
     pipe.run(users())
     pipe.run(users())
-    return {"tables": ctx.tables(pipe), "hints": dlt.mark.make_hints(primary_key="id")}
+    return {
+        "tables": ctx.tables(pipe),
+        "hints": dlt.mark.make_hints(primary_key="id", write_disposition="merge"),
+    }
 
 
 @scenario
