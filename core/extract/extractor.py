@@ -537,8 +537,7 @@ class ResourceExtractionError(ExtractError):
         self.resource_name = resource_name
         self.cause = cause
         super().__init__(
-            f"resource {resource_name!r} raised while extracting: "
-            f"{type(cause).__name__}: {cause}"
+            f"resource {resource_name!r} raised while extracting: {type(cause).__name__}: {cause}"
         )
 
 

@@ -26,6 +26,7 @@ from loadstone.errors import LoadstoneError
 from loadstone.extract.extractor import ExtractResult, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.sources import Source
+from loadstone.normalize.checks import check_bound_columns
 from loadstone.normalize.contract import BadRecordError
 from loadstone.pipelines.load_info import (
     LoadInfo,
@@ -656,6 +657,16 @@ class Pipeline:
                 rows += int(output.row_count)
                 files += len(table_files)
                 size += sum(f.stat().st_size for f in table_files if f.exists())
+            check_bound_columns(
+                result.schema,
+                package.table_hints(),
+                naming,
+                {
+                    name: [package.root / f for f in info["files"]]
+                    for name, info in tables.items()
+                    if info["row_count"]
+                },
+            )
             schema_data = _schema_to_dict(result.schema)
             package.write_schema(schema_data)
             self._save_schema(result.schema)

@@ -86,7 +86,7 @@ class Context:
                 ]
                 shown = [c for c in cols if c not in VOLATILE or c in keep]
                 rows = conn.execute(
-                    f'SELECT {", ".join(chr(34) + c + chr(34) for c in shown) or "1"} '
+                    f"SELECT {', '.join(chr(34) + c + chr(34) for c in shown) or '1'} "
                     f'FROM "{pipeline.dataset_name}"."{name}"'
                 ).fetchall()
                 out[name] = {
@@ -100,7 +100,9 @@ class Context:
     def sql(self, pipeline: Any, query: str) -> list[Any]:
         import duckdb
 
-        conn = duckdb.connect(str(self.workdir / f"{pipeline.pipeline_name}.duckdb"), read_only=True)
+        conn = duckdb.connect(
+            str(self.workdir / f"{pipeline.pipeline_name}.duckdb"), read_only=True
+        )
         try:
             return plain([list(r) for r in conn.execute(query).fetchall()])
         finally:

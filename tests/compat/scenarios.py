@@ -63,10 +63,10 @@ def unknown_keywords(ctx: Context) -> Any:
 def merge_key_not_in_data(ctx: Context) -> Any:
     pipe = ctx.pipeline("mk")
     first = ctx.attempt(
-        lambda: pipe.run(
-            [{"a": 1}], table_name="m", write_disposition="merge", primary_key="no_such"
+        lambda: (
+            pipe.run([{"a": 1}], table_name="m", write_disposition="merge", primary_key="no_such")
+            and None
         )
-        and None
     )
     return {"first": first, "tables": ctx.tables(pipe)}
 
@@ -152,7 +152,9 @@ def incremental_row_order_stops(ctx: Context) -> Any:
 
     @dlt.resource(name="asc")
     def oldest_first(
-        cursor: Any = dlt.sources.incremental("updated", initial_value=0, end_value=11, row_order="asc"),
+        cursor: Any = dlt.sources.incremental(
+            "updated", initial_value=0, end_value=11, row_order="asc"
+        ),
     ):
         for row in ORDERS:
             read["asc"].append(row["id"])
@@ -424,10 +426,18 @@ def step_failed_in_extract(ctx: Context) -> Any:
 def insert_only_merge(ctx: Context) -> Any:
     pipe = ctx.pipeline("ins")
     wd = {"disposition": "merge", "strategy": "insert-only"}
-    pipe.run([{"id": 1, "v": "a"}, {"id": 2, "v": "b"}], table_name="t", write_disposition=wd,
-             primary_key="id")
-    pipe.run([{"id": 2, "v": "changed"}, {"id": 3, "v": "c"}], table_name="t",
-             write_disposition=wd, primary_key="id")
+    pipe.run(
+        [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}],
+        table_name="t",
+        write_disposition=wd,
+        primary_key="id",
+    )
+    pipe.run(
+        [{"id": 2, "v": "changed"}, {"id": 3, "v": "c"}],
+        table_name="t",
+        write_disposition=wd,
+        primary_key="id",
+    )
     return ctx.tables(pipe)
 
 
@@ -454,12 +464,20 @@ def scd2_options(ctx: Context) -> Any:
         "active_record_timestamp": "9999-12-31T00:00:00+00:00",
         "row_version_column_name": "row_hash",
     }
-    res = ctx.dlt.resource([{"id": 1, "v": "a", "row_hash": "1a"}, {"id": 2, "v": "b", "row_hash": "2b"}], name="dim",
-                           write_disposition=wd, primary_key="id")
+    res = ctx.dlt.resource(
+        [{"id": 1, "v": "a", "row_hash": "1a"}, {"id": 2, "v": "b", "row_hash": "2b"}],
+        name="dim",
+        write_disposition=wd,
+        primary_key="id",
+    )
     pipe.run(res)
     wd2 = {**wd, "boundary_timestamp": "2024-06-01T00:00:00+00:00"}
-    res2 = ctx.dlt.resource([{"id": 1, "v": "a2", "row_hash": "1a2"}, {"id": 2, "v": "b", "row_hash": "2b"}], name="dim",
-                            write_disposition=wd2, primary_key="id")
+    res2 = ctx.dlt.resource(
+        [{"id": 1, "v": "a2", "row_hash": "1a2"}, {"id": 2, "v": "b", "row_hash": "2b"}],
+        name="dim",
+        write_disposition=wd2,
+        primary_key="id",
+    )
     pipe.run(res2)
     return ctx.tables(pipe)
 

@@ -18,9 +18,8 @@ worker start costs more than the work.
 
 from __future__ import annotations
 
-import datetime as _dt
-
 import copy
+import datetime as _dt
 import os
 import shutil
 import threading
