@@ -570,7 +570,7 @@ def _apply_mark(
             writer.add_hints(table, hints)
         return table, hints
     if isinstance(meta, MaterializeTableSchema) and isinstance(target, str):
-        writer.add_hints(target, hints)
+        writer.add_hints(target, {**hints, "x-materialize": True})
         writer._writer(target)
     return target, hints
 

@@ -157,6 +157,34 @@ def _schema_naming_name(schema: Schema) -> str | None:
 # --------------------------------------------------------------------------------------
 # the pipeline
 # --------------------------------------------------------------------------------------
+#: how dlt names a destination's type in the pipeline state
+DESTINATION_TYPE_PREFIX = "dlt.destinations."
+
+
+def _stored_destination(state: Mapping[str, Any]) -> str | None:
+    """The destination a saved state names (its type; older states named it directly)."""
+    stored = state.get("destination_type") or state.get("destination_name")
+    if isinstance(stored, str):
+        return stored.removeprefix(DESTINATION_TYPE_PREFIX)
+    return None
+
+
+def _add_state_table(schema: Any) -> None:
+    """``_dlt_pipeline_state`` belongs to the schema (and the copy stored in ``_dlt_version``)
+    from the first load on, with ``seen-data``, as dlt records it: every load writes its row."""
+    import attrs
+
+    from loadstone.schema.schema import state_table
+
+    name = schema.state_table_name
+    if schema.has_table(name):
+        return
+    table = state_table(name)
+    schema.update_table(
+        attrs.evolve(table, extra={**table.extra, "x-normalizer": {"seen-data": True}})
+    )
+
+
 def _naming_configured(source_name: str | None) -> bool:
     """True when configuration (env or config.toml) names a convention for this source."""
     candidates: list[tuple[str, ...]] = [("schema", "naming")]
@@ -244,7 +272,7 @@ class Pipeline:
         self._load_local_schemas()
 
         self.destination = _resolve_destination(
-            destination if destination is not None else self._state.get("destination_name")
+            destination if destination is not None else _stored_destination(self._state)
         )
         self._explicit_dataset_name = dataset_name
         self._dataset_name: str | None = None
@@ -368,10 +396,26 @@ class Pipeline:
             export_schema(schema, self.export_schema_path)
 
     def _stamp_state(self) -> None:
+        """Name the pipeline, destination and dataset in the state as dlt does (the destination
+        by its type, ``dlt.destinations.<name>``; ``destination_name`` is a custom name, None
+        here) and bump its version when the content changed."""
         self._state["pipeline_name"] = self.pipeline_name
-        self._state["destination_name"] = self.destination.name
+        self._state["destination_type"] = f"{DESTINATION_TYPE_PREFIX}{self.destination.name}"
+        self._state["destination_name"] = None
         self._state["dataset_name"] = self.dataset_name
+        if not self._state.get("sources"):
+            self._state.pop("sources", None)
         state_module.bump_version(self._state)
+
+    def _register_schema(self, schema: Any) -> None:
+        """Name a schema in the state (before the state is stamped: one version per run)."""
+        name = schema.name
+        self.schemas[name] = schema
+        names = list(self._state.get("schema_names") or [])
+        if name not in names:
+            self._state["schema_names"] = [*names, name]
+        if not self._state.get("default_schema_name"):
+            self._state["default_schema_name"] = name
 
     def _save_state(self) -> None:
         self._stamp_state()
@@ -537,6 +581,7 @@ class Pipeline:
         package.write_schema(_schema_to_dict(package_schema))
         if not source_state:
             sources_state.pop(source_name or schema_name, None)
+        self._register_schema(package_schema)
         self._stamp_state()
         # the state the sources reached travels with the package, in the same atomic switch:
         # a crash before the local state is saved cannot lose it (see _adopt_package_state)
@@ -667,6 +712,7 @@ class Pipeline:
                     if info["row_count"]
                 },
             )
+            _add_state_table(result.schema)
             schema_data = _schema_to_dict(result.schema)
             package.write_schema(schema_data)
             self._save_schema(result.schema)

@@ -375,13 +375,18 @@ class RelationalNormalizer:
         specs: dict[str, RootSpec] = {}
         hinted_columns: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         root_props: dict[str, dict[str, Any]] = {}
-        for source_name in dict.fromkeys(f.table_name for f in files):
+        # a table asked for with materialize_table_schema() exists even without data
+        materialize = [n for n, h in hints_by_source.items() if (h or {}).get("x-materialize")]
+        materialized: set[str] = set()
+        for source_name in dict.fromkeys([*(f.table_name for f in files), *materialize]):
             hints = dict(hints_by_source.get(source_name) or {})
             root = (
                 naming.normalize_tables_path(source_name)
                 if use_break_path
                 else naming.normalize_table_identifier(source_name)
             )
+            if source_name in materialize:
+                materialized.add(root)
             existing = tables.get(root) or {}
             # no disposition in code: an existing table keeps the one it was created with
             explicit_disposition = hints.get("write_disposition") is not None
@@ -504,6 +509,7 @@ class RelationalNormalizer:
             existing_before,
             out_dir,
             package,
+            materialized,
         )
 
     def _run(
@@ -756,6 +762,7 @@ class RelationalNormalizer:
         existing_before: set[str],
         out_dir: Path,
         package: Any,
+        materialized: set[str] | None = None,
     ) -> NormalizeResult:
         tables: dict[str, Any] = data["tables"]
         table_first: dict[str, tuple[int, int, int]] = {}
@@ -775,6 +782,14 @@ class RelationalNormalizer:
                 rows[name] = rows.get(name, 0) + info["rows"]
             for name, paths in fact["files"].items():
                 files.setdefault(name, []).extend(Path(p) for p in paths)
+
+        for name in sorted(materialized or ()):
+            if name not in table_first:
+                table_first[name] = (1 << 30, 0, 0)
+                parents[name] = None
+                for column in (LOAD_ID, ROW_ID):
+                    key = f"{name}\x00{column}"
+                    decisions = {**decisions, key: (table_first[name], "text", "", "")}
 
         default_hints = _hint_rules((data.get("settings") or {}).get("default_hints") or {})
         columns_by_table: dict[str, list[tuple[tuple[int, int, int], str, str, bool, str]]] = {}
@@ -808,6 +823,9 @@ class RelationalNormalizer:
                         table[key] = value
                 table.setdefault("x-normalizer", {})
                 table["x-normalizer"]["seen-data"] = True
+            elif rows.get(name, 0) > 0:
+                # dlt marks every table that received data, nested ones too
+                table.setdefault("x-normalizer", {})["seen-data"] = True
             cols: dict[str, Any] = table.setdefault("columns", {})
             added: list[str] = []
             hinted = dict(hinted_columns.get(name, []))
