@@ -58,6 +58,26 @@ def _duckdb_arrow(conn: Any, sql: str, params: Sequence[Any]) -> Any:
     return None
 
 
+def qmark_params(sql: str) -> str:
+    """dlt's ``%s`` placeholders as DuckDB's ``?`` (quoted text left alone)."""
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(sql):
+        char = sql[i]
+        if quote is None and char in ("'", '"'):
+            quote = char
+        elif quote == char:
+            quote = None
+        if quote is None and sql.startswith("%s", i):
+            out.append("?")
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
 def _execute(
     client: Any, sql: str, params: Sequence[Any] = (), want_arrow: bool = False
 ) -> _Result:
@@ -70,6 +90,7 @@ def _execute(
     conn = getattr(client, "connection", None)
     try:
         if conn is not None and hasattr(conn, "sql"):
+            sql = qmark_params(sql) if params else sql
             table = _duckdb_arrow(conn, sql, params)
             if table is None:
                 return _Result([], [])
@@ -279,9 +300,7 @@ class SqlClient:
         yield _Cursor(_execute(self.open_connection(), sql, args, want_arrow=False))
 
     def make_qualified_table_name(self, table: str) -> str:
-        qualify = getattr(self.open_connection(), "qualified", None)
-        if qualify is not None:
-            return qualify(table)
+        """``"dataset"."table"``: two parts, as dlt (the connection resolves the catalog)."""
         return f"{_quote(self.dataset_name)}.{_quote(table)}"
 
     @property

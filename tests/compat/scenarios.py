@@ -588,6 +588,7 @@ def sql_client_queries(ctx: Context) -> Any:
     with pipe.sql_client() as client:
         params = client.execute_sql("SELECT a FROM t WHERE a > %s ORDER BY a", 2)
         qualified = client.make_qualified_table_name("t")
+        counted = client.execute_sql(f"SELECT count(*) FROM {qualified}")
         with client.execute_query("SELECT a, b FROM t ORDER BY a") as cursor:
             fetched = cursor.fetchmany(2)
-    return {"params": params, "qualified": qualified, "fetched": fetched}
+    return {"params": params, "qualified": qualified, "fetched": fetched, "counted": counted}
