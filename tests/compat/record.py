@@ -4,7 +4,9 @@ Run with the throwaway dlt environment (never a dependency of loadstone)::
 
     /tmp/dltenv/bin/python -m tests.compat.record [scenario ...]
 
-from the repository root. Each outcome goes to ``tests/fixtures/compat/<scenario>.json``;
+from the repository root. dlt 1.31 queries datasets with sqlglot; with sqlglot 30 its
+``pipeline.dataset()`` fails, so record ``dataset_queries`` with ``sqlglot<27`` installed.
+Each outcome goes to ``tests/fixtures/compat/<scenario>.json``;
 ``tests/test_compat_dlt.py`` runs the same scenario under loadstone and compares.
 """
 

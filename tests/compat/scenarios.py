@@ -592,3 +592,34 @@ def sql_client_queries(ctx: Context) -> Any:
         with client.execute_query("SELECT a, b FROM t ORDER BY a") as cursor:
             fetched = cursor.fetchmany(2)
     return {"params": params, "qualified": qualified, "fetched": fetched, "counted": counted}
+
+
+@scenario
+def dataset_queries(ctx: Context) -> Any:
+    pipe = ctx.pipeline("dsq")
+    people = [{"id": i, "name": f"n{i}", "score": i * 1.5, "kids": [i, i + 1]} for i in range(5)]
+    pipe.run(people, table_name="people")
+    ds = pipe.dataset()
+    rel = ds.people
+    out: dict[str, Any] = {
+        "columns": rel.columns,
+        "where_gt": rel.where("id", "gt", 2).select("id").order_by("id").fetchall(),
+        "where_in": rel.where("id", "in", [1, 3]).select("id").order_by("id").fetchall(),
+        "where_chain": rel.where("id", "gte", 3).where("id", "lt", 4).select("id").fetchall(),
+        "head": len(rel.head().fetchall()),
+        "head_2": len(rel.head(2).fetchall()),
+        "max": rel.select("score").max().fetchscalar(),
+        "min": rel.select("id").min().fetchscalar(),
+        "columns_list": rel[["id", "name"]].order_by("id").fetchmany(2),
+        "order_desc": rel.order_by("id", "desc").select("id").fetchall(),
+        "iter_fetch": [len(chunk) for chunk in rel.iter_fetch(chunk_size=2)],
+        "sql_unqualified": ds("SELECT count(*) FROM people").fetchall(),
+        "join_columns": rel.join("people__kids").columns,
+        "join_rows": len(rel.join("people__kids").fetchall()),
+    }
+    with ds as opened:
+        out["with"] = opened.people.select("id").order_by("id").fetchmany(2)
+    with pipe.sql_client() as client:
+        with client.execute_query("SELECT id FROM people ORDER BY id") as cursor:
+            out["cursor_iter_fetch"] = [len(chunk) for chunk in cursor.iter_fetch(2)]
+    return out
