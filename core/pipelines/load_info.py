@@ -23,6 +23,8 @@ class ProgressEvent:
     switch to ``loaded``), ``"package_done"`` or ``"finished"``. Counters are running totals
     of the step; ``parts_done`` / ``parts`` count the pieces of the current package a step
     works through (normalize: its chunks), 0 when the step does not report them.
+    ``input_rows`` / ``input_bytes`` (on ``started``) size the step's input, so a display can
+    show work in progress before the first part finishes.
     """
 
     step: str
@@ -35,6 +37,9 @@ class ProgressEvent:
     elapsed: float = 0.0
     parts_done: int = 0
     parts: int = 0
+    #: what the step works through (normalize: the extracted rows and bytes), when known
+    input_rows: int = 0
+    input_bytes: int = 0
 
 
 @attrs.define

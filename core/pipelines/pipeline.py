@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from loadstone.pipelines.refresh import (
     check_refresh,
     plan_refresh,
     reset_state,
+    resource_tables,
 )
 from loadstone.schema import Schema
 from loadstone.storage import state as state_module
@@ -644,7 +645,12 @@ class Pipeline:
 
         step = self._steps.get("normalize") or StepInfo("normalize", time.time())
         self._steps["normalize"] = step
-        self._emit("normalize", "started")
+        self._emit(
+            "normalize",
+            "started",
+            input_rows=sum(int(p.meta.get("extracted_rows") or 0) for p in packages),
+            input_bytes=sum(int(p.meta.get("extracted_bytes") or 0) for p in packages),
+        )
         normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
         # the session is handed over lazily: the normalizer starts Spark only when the input
         # is worth a JVM (``normalize.spark_min_bytes``), and overlaps the start with work
@@ -1008,6 +1014,11 @@ class Pipeline:
         self._dataset_name = None
         self._save_state()
 
+    def sync_destination(self) -> None:
+        """Take state and schemas from the destination (dlt's ``sync_destination``)."""
+        self._had_local_state = False
+        self._restore_from_destination()
+
     # -- inspection -----------------------------------------------------------------------
     def list_pending_packages(self) -> list[LoadPackage]:
         """Packages a crash or failure left between extract and load."""
@@ -1028,6 +1039,33 @@ class Pipeline:
                 shutil.rmtree(package.root, ignore_errors=True)
                 dropped.append(package.load_id)
         return dropped
+
+    def drop_resources(self, resources: Sequence[str] | None = None) -> list[str]:
+        """Drop the tables of ``resources`` (all data tables when None) from the destination
+        and the schema, and reset their state: the next run loads them from scratch (the CLI's
+        ``drop``). Returns the dropped table names."""
+        schema = self.default_schema
+        if resources is None:
+            plan = plan_refresh("drop_sources", schema, [], [])
+        else:
+            known = {t.resource for t in schema.data_tables() if t.parent is None}
+            unknown = [r for r in resources if r not in known]
+            if unknown:
+                raise PipelineConfigError(
+                    f"schema {schema.name!r} has no resource(s) {', '.join(unknown)}; it has "
+                    f"{', '.join(sorted(k for k in known if k)) or 'none'}"
+                )
+            tables = [t.name for r in resources for t in resource_tables(schema, r)]
+            plan = plan_refresh("drop_resources", schema, list(resources), tables)
+        with self._client(schema) as client:
+            apply_to_destination(client, plan)
+            schema.drop_tables(plan.drop_tables)
+            client.update_stored_schema(schema)
+        source_state = (self._state.get("sources") or {}).get(schema.name, {})
+        reset_state(plan, source_state)
+        self._save_schema(schema)
+        self._save_state()
+        return list(plan.drop_tables)
 
     def drop(self) -> None:
         """Delete the local working folder (state, schemas, packages, trace)."""

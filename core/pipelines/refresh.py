@@ -63,6 +63,11 @@ def plan_refresh(
     return RefreshPlan(mode, truncate_tables=tuple(tables), reset_resources=tuple(resource_names))
 
 
+def resource_tables(schema: Any, resource_name: str) -> list[Any]:
+    """The root tables a resource filled (by the ``resource`` the schema records)."""
+    return [t for t in schema.data_tables() if t.parent is None and t.resource == resource_name]
+
+
 def reset_state(plan: RefreshPlan, source_state: dict[str, Any]) -> None:
     if plan.reset_resources is None:
         source_state.clear()
