@@ -181,6 +181,8 @@ class Incremental:
         if stored and self.end_value is None:
             bound.start_value = stored.get("last_value")
             bound._seen_hashes = frozenset(stored.get("unique_hashes") or ())
+            # rows at the start value stay known while the last value does not move on
+            bound._new_hashes = list(stored.get("unique_hashes") or ())
         bound.last_value = bound.start_value
         return bound
 
@@ -189,6 +191,12 @@ class Incremental:
         if self._state is None:
             return
         incremental = self._state.setdefault("incremental", {})
+        stored = incremental.get(self.cursor_path)
+        if stored and _jsonable(self.last_value) == stored.get("last_value"):
+            # the cursor did not move: the entry stays as it was (new rows at the same value
+            # join its hashes)
+            stored["unique_hashes"] = list(dict.fromkeys(self._new_hashes))
+            return
         incremental[self.cursor_path] = {
             "initial_value": _jsonable(self.initial_value),
             "last_value": _jsonable(self.last_value),

@@ -623,3 +623,14 @@ def dataset_queries(ctx: Context) -> Any:
         with client.execute_query("SELECT id FROM people ORDER BY id") as cursor:
             out["cursor_iter_fetch"] = [len(chunk) for chunk in cursor.iter_fetch(2)]
     return out
+
+
+@scenario
+def incremental_repeated_runs_load_once(ctx: Context) -> Any:
+    orders = _incremental_resource(ctx.dlt, initial_value=10)
+    pipe = ctx.pipeline("inc_rep")
+    counts = []
+    for _ in range(3):
+        pipe.run(orders(ORDERS))
+        counts.append(len(ctx.tables(pipe)["orders"]["rows"]))
+    return {"counts": counts, "state": _state(pipe)}
