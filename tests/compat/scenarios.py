@@ -634,3 +634,20 @@ def incremental_repeated_runs_load_once(ctx: Context) -> Any:
         pipe.run(orders(ORDERS))
         counts.append(len(ctx.tables(pipe)["orders"]["rows"]))
     return {"counts": counts, "state": _state(pipe)}
+
+
+@scenario
+def colliding_keys_holding_lists(ctx: Context) -> Any:
+    row = {
+        "id": 1,
+        "a b": [1, 2],
+        "a_b": [3],
+        "A-B": [{"x": 1}],
+        "c d": {"e": 1},
+        "c_d": {"e": 2},
+        "Tags": ["t"],
+        "tags": ["u"],
+    }
+    pipe = ctx.pipeline("coll")
+    pipe.run([row], table_name="t")
+    return ctx.tables(pipe)
