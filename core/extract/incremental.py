@@ -149,7 +149,9 @@ class Incremental:
         self._state: dict[str, Any] | None = None
         self._seen_hashes: frozenset[str] = frozenset()
         self._new_hashes: list[str] = []
-        self._key: list[str] | None = None
+        self._kept = 0
+        #: the key that identifies rows at the start value; () turns deduplication off
+        self._key: list[str] | tuple[()] | None = None
 
     # -- binding to a run ---------------------------------------------------------------
     def copy(self) -> Incremental:
@@ -174,7 +176,10 @@ class Incremental:
         bound = self.copy()
         bound.resource_name = resource_name
         key = self.primary_key if self.primary_key is not None else primary_key
-        bound._key = [key] if isinstance(key, str) else (list(key) if key else None)
+        if isinstance(key, (tuple, list)) and not key:
+            bound._key = ()
+        else:
+            bound._key = [key] if isinstance(key, str) else (list(key) if key else None)
         stored = resource_state.get("incremental", {}).get(self.cursor_path)
         if self.end_value is None:
             bound._state = resource_state
@@ -191,12 +196,8 @@ class Incremental:
         if self._state is None:
             return
         incremental = self._state.setdefault("incremental", {})
-        stored = incremental.get(self.cursor_path)
-        if stored and _jsonable(self.last_value) == stored.get("last_value"):
-            # the cursor did not move: the entry stays as it was (new rows at the same value
-            # join its hashes)
-            stored["unique_hashes"] = list(dict.fromkeys(self._new_hashes))
-            return
+        if self.cursor_path in incremental and not self._kept:
+            return  # nothing passed the cursor: the state stays as it was, as in dlt
         incremental[self.cursor_path] = {
             "initial_value": _jsonable(self.initial_value),
             "last_value": _jsonable(self.last_value),
@@ -269,14 +270,24 @@ class Incremental:
         if boundary is not _MISSING:
             return None if self._stops(value, boundary) else False
         hashed = None
-        if self.start_value is not None and _coerce_pair(self.start_value, value)[0] == value:
+        dedup = self._key != ()
+        if (
+            dedup
+            and self.start_value is not None
+            and _coerce_pair(self.start_value, value)[0] == value
+        ):
             hashed = item_hash(item, self._key)
             if hashed in self._seen_hashes:
                 return False
         self._advance(value, item, hashed)
+        self._kept += 1
         return True
 
     def _advance(self, value: Any, item: Any, hashed: str | None) -> None:
+        if self._key == ():  # no deduplication: only the last value is kept
+            if self.last_value is None or self._is_after(self.last_value, value):
+                self.last_value = value
+            return
         last = self.last_value
         if last is None or self._is_after(last, value):
             self.last_value = value

@@ -651,3 +651,36 @@ def colliding_keys_holding_lists(ctx: Context) -> Any:
     pipe = ctx.pipeline("coll")
     pipe.run([row], table_name="t")
     return ctx.tables(pipe)
+
+
+@scenario
+def incremental_datetime_cursor(ctx: Context) -> Any:
+    import datetime as dt
+
+    dlt = ctx.dlt
+    day = dt.datetime(2024, 5, 1, tzinfo=dt.timezone.utc)
+    events = [{"id": i, "at": day + dt.timedelta(hours=i)} for i in range(4)]
+
+    @dlt.resource(primary_key="id")
+    def timeline(rows: Any = None, at: Any = dlt.sources.incremental("at", initial_value=day)):
+        yield from rows
+
+    pipe = ctx.pipeline("inc_dt")
+    pipe.run(timeline(events[:2]))
+    pipe.run(timeline(events))
+    pipe.run(timeline(events))
+    return ctx.tables(pipe)
+
+
+@scenario
+def incremental_without_dedup(ctx: Context) -> Any:
+    dlt = ctx.dlt
+
+    @dlt.resource
+    def same(cursor: Any = dlt.sources.incremental("v", primary_key=())):
+        yield [{"v": 1, "n": "a"}, {"v": 2, "n": "b"}]
+
+    pipe = ctx.pipeline("inc_nodedup")
+    pipe.run(same())
+    pipe.run(same())
+    return {"tables": ctx.tables(pipe), "state": _state(pipe)}
