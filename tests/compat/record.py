@@ -6,7 +6,7 @@ Run with the throwaway dlt environment (never a dependency of loadstone)::
 
 from the repository root. dlt 1.31 queries datasets with sqlglot; with sqlglot 30 its
 ``pipeline.dataset()`` fails, so record ``dataset_queries`` with ``sqlglot<27`` installed.
-Each outcome goes to ``tests/fixtures/compat/<scenario>.json``;
+Each outcome goes to ``tests/fixtures/compat/<scenario>.json`` (``--out DIR``: elsewhere);
 ``tests/test_compat_dlt.py`` runs the same scenario under loadstone and compares.
 """
 
@@ -26,12 +26,18 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compat"
 
 
 def main(names: list[str]) -> int:
-    FIXTURES.mkdir(parents=True, exist_ok=True)
+    """Record ``names`` (all by default); ``--out DIR`` writes there instead of the fixtures."""
+    out = FIXTURES
+    if "--out" in names:
+        at = names.index("--out")
+        out = Path(names[at + 1])
+        names = names[:at] + names[at + 2 :]
+    out.mkdir(parents=True, exist_ok=True)
     for name in names or sorted(SCENARIOS):
         with tempfile.TemporaryDirectory(prefix=f"dlt_{name}_") as folder:
             outcome = run_scenario(SCENARIOS[name], dlt, "dlt", Path(folder))
         record = {"dlt_version": dlt.__version__, "outcome": outcome}
-        (FIXTURES / f"{name}.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+        (out / f"{name}.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         print(f"{name}: recorded")
     return 0
 
