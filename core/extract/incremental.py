@@ -74,7 +74,7 @@ def _resolve_last_value_func(func: Any) -> Callable[[Sequence[Any]], Any]:
     if func == "min":
         return min
     if callable(func):
-        return func  # type: ignore[no-any-return]
+        return func  # type: ignore[no-any-return,unused-ignore]  # mypy modes differ
     raise TypeError(f"last_value_func must be max, min, 'max', 'min' or a function, got {func!r}")
 
 

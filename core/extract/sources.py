@@ -695,7 +695,7 @@ def _resource_from(
         incremental=cursor,
     )
     if is_function:
-        functools.update_wrapper(res, target, updated=())  # type: ignore[arg-type]
+        functools.update_wrapper(res, target, updated=())  # type: ignore[arg-type,unused-ignore]  # a Resource wraps the function
         res._args_bound = _has_no_required_args(target)
         res._from_function = True
     return res
@@ -704,7 +704,8 @@ def _resource_from(
 def _as_parent(data_from: Any) -> Resource:
     if isinstance(data_from, Resource):
         return data_from
-    return resource(data_from, name=_data_name(data_from) or "data_from")  # type: ignore[no-any-return]
+    made: Resource = resource(data_from, name=_data_name(data_from) or "data_from")
+    return made
 
 
 def transformer(

@@ -114,7 +114,7 @@ class PipelineStepFailed(LoadstoneError):
             return cause
         try:
             mixed = type(cls.__name__, (cls, type(cause)), {"__module__": cls.__module__})
-            error = mixed.__new__(mixed)
+            error: PipelineStepFailed = cls.__new__(mixed)
             error.__dict__.update(getattr(cause, "__dict__", {}))
         except TypeError:  # a builtin exception whose layout does not mix (OSError ...)
             error = cls.__new__(cls)
