@@ -22,10 +22,16 @@ from loadstone.extract.incremental import Incremental
 @pytest.mark.parametrize(
     ("call", "name"),
     [
-        (lambda: dlt.resource([{"a": 1}], name="r", nested_hints={"x": {}}), "nested_hints"),
+        (
+            lambda: dlt.resource([{"a": 1}], name="r", nested_hints={"x": {"primary_key": "k"}}),
+            "primary_key",
+        ),
         (lambda: dlt.resource([{"a": 1}], name="r", references=[{}]), "references"),
-        (lambda: dlt.resource([{"a": 1}], name="r").apply_hints(nested_hints={}), "nested_hints"),
-        (lambda: dlt.mark.make_nested_hints(columns={}), "nested_hints"),
+        (
+            lambda: dlt.resource([{"a": 1}], name="r").apply_hints(parent_table_name="p"),
+            "parent_table_name",
+        ),
+        (lambda: dlt.mark.make_nested_hints(primary_key="k"), "primary_key"),
         (lambda: dlt.pipeline("p", staging="filesystem"), "staging"),
         (lambda: dlt.pipeline("p", no_such=1), "no_such"),
         (lambda: dlt.resource([1], name="r", no_such=1), "no_such"),
@@ -69,6 +75,21 @@ def test_secrets_read_configuration_by_key() -> None:
         assert dlt.secrets.get("my_api.nothing") is None
     finally:
         del os.environ["MY_API__TOKEN"]
+
+
+def test_nested_hints_type_a_nested_column() -> None:
+    rows = [{"id": 1, "lines": [{"qty": 2}, {"qty": 3}]}]
+    res = dlt.resource(
+        rows,
+        name="orders",
+        nested_hints={
+            "lines": dlt.mark.make_nested_hints(columns={"qty": {"data_type": "double"}})
+        },
+    )
+    pipe = dlt.pipeline("nested_typed", destination="duckdb")
+    pipe.run(res)
+    assert pipe.default_schema.get_table("orders__lines").columns["qty"].data_type == "double"
+    assert sorted(pipe.dataset()["orders__lines"].select("qty").fetchall()) == [(2.0,), (3.0,)]
 
 
 def test_loadstone_config_wins_over_dlt_config(tmp_path: Path) -> None:

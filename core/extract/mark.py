@@ -126,9 +126,15 @@ def make_hints(
     return hints
 
 
-def make_nested_hints(**_hints: Any) -> Any:
-    """Hints for nested tables (``nested_hints``): not supported, so never silently ignored."""
-    raise TypeError("make_nested_hints / nested_hints are not supported by loadstone")
+def make_nested_hints(columns: Any = None, **others: Any) -> dict[str, Any]:
+    """Hints for one nested table, for ``nested_hints={"field": make_nested_hints(...)}``:
+    ``columns`` only (other hints raise ``TypeError`` rather than be ignored)."""
+    for name, value in others.items():
+        if value is not None:
+            raise TypeError(f"make_nested_hints({name}=...) is not supported by loadstone")
+    from loadstone.extract.sources import normalize_columns
+
+    return {"columns": normalize_columns(columns)}
 
 
 def unwrap(page: Any) -> tuple[Any, Callable[[Any], Any]]:

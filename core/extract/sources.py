@@ -101,6 +101,24 @@ def _key_list(value: Any) -> list[str] | None:
     return [str(v) for v in value]
 
 
+def nested_hint_list(nested_hints: Mapping[Any, Any]) -> list[dict[str, Any]]:
+    """``nested_hints={"lines": make_nested_hints(columns=...)}`` (a key is a field name or a
+    path tuple) -> ``[{"path": [...], "columns": {...}}]``, the JSON form the package keeps."""
+    if callable(nested_hints) or not isinstance(nested_hints, Mapping):
+        raise TypeError("nested_hints must be a dict of path -> make_nested_hints(...)")
+    out = []
+    for path, hint in nested_hints.items():
+        parts = [path] if isinstance(path, str) else [str(p) for p in path]
+        unknown = set(hint or {}) - {"columns"}
+        if unknown:
+            raise TypeError(
+                f"nested_hints {', '.join(sorted(unknown))} are not supported by loadstone "
+                f"(only columns)"
+            )
+        out.append({"path": parts, "columns": normalize_columns(hint.get("columns"))})
+    return out
+
+
 def make_hints(
     *,
     write_disposition: Any = None,
@@ -313,7 +331,6 @@ class Resource:
             additional_table_hints=additional_table_hints,
             references=references,
             create_table_variant=create_table_variant,
-            nested_hints=nested_hints,
         )
         if table_name is not None:
             self._table_name = table_name
@@ -329,6 +346,8 @@ class Resource:
             table_format=table_format,
             file_format=file_format,
         )
+        if nested_hints is not None:
+            new["x-nested-hints"] = nested_hint_list(nested_hints)
         self._hints = merge_hints(self._hints, new)
         return self
 
@@ -630,7 +649,7 @@ def resource(
     ``standalone`` change how dlt schedules work, not what is loaded, and are accepted;
     ``references``, ``nested_hints`` and ``spec`` raise ``TypeError``.
     """
-    reject_unsupported("resource", references=references, nested_hints=nested_hints, spec=spec)
+    reject_unsupported("resource", references=references, spec=spec)
     hints = make_hints(
         write_disposition=write_disposition,
         primary_key=primary_key,
@@ -641,6 +660,8 @@ def resource(
         table_format=table_format,
         file_format=file_format,
     )
+    if nested_hints is not None:
+        hints["x-nested-hints"] = nested_hint_list(nested_hints)
     cursor = None if incremental is None else _as_incremental(incremental)
 
     def make(target: Any) -> Resource:

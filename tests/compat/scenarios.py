@@ -684,3 +684,25 @@ def incremental_without_dedup(ctx: Context) -> Any:
     pipe.run(same())
     pipe.run(same())
     return {"tables": ctx.tables(pipe), "state": _state(pipe)}
+
+
+@scenario
+def nested_hints(ctx: Context) -> Any:
+    """Hints for a nested table (its columns)."""
+
+    def run() -> Any:
+        res = ctx.dlt.resource(
+            ORDERS,
+            name="orders",
+            nested_hints={
+                "lines": ctx.dlt.mark.make_nested_hints(
+                    columns={"sku": {"data_type": "text", "nullable": False}}
+                )
+            },
+        )
+        pipe = ctx.pipeline("nh")
+        pipe.run(res)
+        sku = pipe.default_schema.to_dict()["tables"]["orders__lines"]["columns"]["sku"]
+        return {"tables": ctx.tables(pipe), "sku": sku}
+
+    return ctx.attempt(run)

@@ -452,6 +452,14 @@ class RelationalNormalizer:
                 if column_name in mk:
                     column["merge_key"] = True
             hinted_columns[root] = cols
+            for nested in hints.get("x-nested-hints") or ():
+                table = naming.shorten_fragments(
+                    root, *(naming.normalize_path(part) for part in nested["path"])
+                )
+                hinted_columns[table] = [
+                    (naming.normalize_path(name), {**column, "name": naming.normalize_path(name)})
+                    for name, column in (nested.get("columns") or {}).items()
+                ]
             props: dict[str, Any] = {"resource": source_name}
             if explicit_disposition or root not in existing_before:
                 props["write_disposition"] = disposition
