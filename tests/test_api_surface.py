@@ -131,3 +131,15 @@ def test_replaying_growing_batches_loads_each_row_once(
     batches = [rows[:c] for c in sorted(cuts)] + [rows]
     kept = _run_incremental(batches, initial)
     assert sorted(kept) == [v for v in rows if v >= initial]
+
+
+def test_steps_called_one_by_one_raise_pipeline_step_failed() -> None:
+    @dlt.resource
+    def broken():
+        yield {"a": 1}
+        raise RuntimeError("gone")
+
+    pipe = dlt.pipeline("by_step", destination="duckdb")
+    with pytest.raises(dlt.PipelineStepFailed) as caught:
+        pipe.extract(broken())
+    assert caught.value.step == "extract" and "gone" in str(caught.value)

@@ -13,13 +13,14 @@ work; the pipeline passes hints through.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import os
 import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from loadstone import config, current
 from loadstone.errors import LoadstoneError
@@ -124,6 +125,22 @@ class PipelineStepFailed(LoadstoneError):
 
 #: the name this error had before it was dlt's: kept for code that catches it
 PipelineError = PipelineStepFailed
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def step_boundary(step: str) -> Callable[[_Method], _Method]:
+    """Make a public step method (``extract``/``normalize``/``load``) raise
+    :class:`PipelineStepFailed` for any failure, as dlt's do when called one by one."""
+
+    def decorate(method: _Method) -> _Method:
+        @functools.wraps(method)
+        def wrapped(self: Pipeline, *args: Any, **kwargs: Any) -> Any:
+            return self._step(step, lambda: method(self, *args, **kwargs))
+
+        return wrapped  # type: ignore[return-value]
+
+    return decorate
 
 
 class PipelineConfigError(LoadstoneError):
@@ -488,6 +505,7 @@ class Pipeline:
         return Schema.from_dict(data)
 
     # -- steps ----------------------------------------------------------------------------
+    @step_boundary("extract")
     def extract(
         self,
         data: Any,
@@ -634,6 +652,7 @@ class Pipeline:
         schema.drop_tables(plan.drop_tables)
         reset_state(plan, source_state)
 
+    @step_boundary("normalize")
     def normalize(self) -> list[str]:
         """Normalize every extracted package (oldest first); returns their load ids."""
         packages = [p for p in iter_pending(self.packages_dir) if p.state == EXTRACTED]
@@ -767,6 +786,7 @@ class Pipeline:
 
         check_case_collisions(schema, bool(self.capabilities.has_case_sensitive_identifiers))
 
+    @step_boundary("load")
     def load(self) -> LoadInfo:
         """Load every normalized package (oldest first) into the destination."""
         self.destination.require_loader()
