@@ -706,3 +706,38 @@ def nested_hints(ctx: Context) -> Any:
         return {"tables": ctx.tables(pipe), "sku": sku}
 
     return ctx.attempt(run)
+
+
+@scenario
+def resource_state_kept(ctx: Context) -> Any:
+    dlt = ctx.dlt
+
+    @dlt.source(name="counter_src")
+    def counter_src():
+        @dlt.resource(name="counter")
+        def counter():
+            state = dlt.current.resource_state()
+            start = state.setdefault("next", 0)
+            yield [{"n": n} for n in range(start, start + 2)]
+            state["next"] = start + 2
+
+        return counter
+
+    pipe = ctx.pipeline("rstate")
+    pipe.run(counter_src())
+    pipe.run(counter_src())
+    return {"tables": ctx.tables(pipe), "state": _state(pipe)}
+
+
+@scenario
+def hints_changed_between_runs(ctx: Context) -> Any:
+    res = ctx.dlt.resource([{"id": 1, "v": "a"}], name="items", primary_key="id")
+    pipe = ctx.pipeline("hints2")
+    pipe.run(res)
+    res2 = ctx.dlt.resource([{"id": 1, "v": "b"}, {"id": 2, "v": "c"}], name="items")
+    res2.apply_hints(write_disposition="merge", primary_key="id")
+    pipe.run(res2)
+    res3 = ctx.dlt.resource([{"id": 9, "v": "z"}], name="items")
+    res3.write_disposition = "replace"
+    pipe.run(res3)
+    return {"after_merge_then_replace": ctx.tables(pipe)}
