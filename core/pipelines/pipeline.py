@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 from loadstone import config, current
 from loadstone.errors import LoadstoneError
@@ -1032,7 +1033,7 @@ class Pipeline:
         config_ = getattr(self.destination, "config", {}) or {}
         credentials = config_.get("credentials")
         if isinstance(credentials, (str, Path)):
-            return str(credentials)
+            return _without_password(str(credentials))
         if self.destination.name == "duckdb":
             return str(Path.cwd() / f"{self.pipeline_name}.duckdb")
         return None
@@ -1439,3 +1440,12 @@ class CannotRestorePipelineException(LoadstoneError):
             f"pipeline {pipeline_name!r} cannot be attached: {pipelines_dir / pipeline_name} "
             f"holds no pipeline state (run it first, or pass pipelines_dir=)"
         )
+
+
+def _without_password(location: str) -> str:
+    """A connection string as dlt shows it: ``postgresql://user:***@host:5432/db``."""
+    parts = urlsplit(location)
+    if "://" not in location or parts.password is None:
+        return location
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
