@@ -226,11 +226,12 @@ class Relation:
         column = _quote(column_or_expr)
         if operator in ("in", "not_in"):
             values = list(value)
-            marks = ", ".join("?" for _ in values) or "NULL"
+            marks = ", ".join("%s" for _ in values) or "NULL"
             return self._wrap(
                 f"SELECT * FROM ({self.sql}) AS q WHERE {column} {sql_op} ({marks})", values
             )
-        return self._wrap(f"SELECT * FROM ({self.sql}) AS q WHERE {column} {sql_op} ?", [value])
+        # %s placeholders: psycopg's and dlt's; DuckDB's client turns them into ?
+        return self._wrap(f"SELECT * FROM ({self.sql}) AS q WHERE {column} {sql_op} %s", [value])
 
     def _aggregate(self, function: str) -> Relation:
         columns = self.columns
