@@ -478,6 +478,9 @@ class RelationalNormalizer:
                 props["schema_contract"] = hints["schema_contract"]
             if strategy == "scd2":
                 props.update(_scd2_table_hints(hints, naming))
+            for key in ("file_format", "table_format"):  # kept in the schema, as dlt does
+                if hints.get(key) is not None:
+                    props[key] = hints[key]
             root_props[root] = props
 
         known: dict[str, dict[str, str]] = {}
