@@ -19,6 +19,7 @@ worker start costs more than the work.
 from __future__ import annotations
 
 import copy
+import datetime as _dt
 import os
 import shutil
 import threading
@@ -43,6 +44,7 @@ from loadstone.plugins.normalizers.relational.engine import (
     PARENT_ID,
     ROOT_ID,
     ROW_ID,
+    VALID_FROM,
     Chunk,
     EngineConfig,
     RootSpec,
@@ -236,6 +238,70 @@ def _disposition(hints: Mapping[str, Any]) -> tuple[str, str | None]:
     return str(value or "append"), hints.get("x-merge-strategy")
 
 
+#: scd2 options of the write disposition, kept as table hints the destination reads
+SCD2_TABLE_HINTS = (
+    "x-validity-column-names",
+    "x-active-record-timestamp",
+    "x-boundary-timestamp",
+    "x-row-version-column-name",
+)
+
+
+def _scd2_options(hints: Mapping[str, Any]) -> dict[str, Any]:
+    """The scd2 options, whether given as ``x-`` hints or inside a write disposition dict."""
+    options = {key: hints[key] for key in SCD2_TABLE_HINTS if hints.get(key) is not None}
+    value = hints.get("write_disposition")
+    if isinstance(value, Mapping):
+        for key, option in value.items():
+            hint = "x-" + str(key).replace("_", "-")
+            if hint in SCD2_TABLE_HINTS and option is not None:
+                options[hint] = option
+    return options
+
+
+def _scd2_table_hints(hints: Mapping[str, Any], naming: Any) -> dict[str, Any]:
+    options = _scd2_options(hints)
+    names = options.get("x-validity-column-names")
+    if names:
+        options["x-validity-column-names"] = [naming.normalize_path(str(n)) for n in names]
+    version = options.get("x-row-version-column-name")
+    if version:
+        options["x-row-version-column-name"] = naming.normalize_path(str(version))
+    for key, value in options.items():
+        if isinstance(value, (_dt.datetime, _dt.date)):
+            options[key] = value.isoformat()
+    return options
+
+
+def _scd2_columns(hints: Mapping[str, Any], naming: Any) -> list[tuple[str, dict[str, Any]]]:
+    """dlt's scd2 columns, validity first: ``valid_from``/``valid_to`` (named by
+    ``validity_column_names``) and the row version (``_dlt_id`` as a content hash, or the
+    user's ``row_version_column_name``)."""
+    options = _scd2_table_hints(hints, naming)
+    valid_from, valid_to = options.get("x-validity-column-names") or (
+        "_dlt_valid_from",
+        "_dlt_valid_to",
+    )
+    version = options.get("x-row-version-column-name") or ROW_ID
+    timestamp = {"data_type": "timestamp", "nullable": True}
+    version_column: dict[str, Any] = {"name": version, "x-row-version": True}
+    if version == ROW_ID:
+        version_column.update(unique=False, row_key=False)
+    return [
+        (valid_from, {"name": valid_from, **timestamp, "x-valid-from": True}),
+        (
+            valid_to,
+            {
+                "name": valid_to,
+                **timestamp,
+                "x-valid-to": True,
+                "x-active-record-timestamp": options.get("x-active-record-timestamp"),
+            },
+        ),
+        (version, version_column),
+    ]
+
+
 def _as_tuple(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -317,13 +383,18 @@ class RelationalNormalizer:
         specs: dict[str, RootSpec] = {}
         hinted_columns: dict[str, list[tuple[str, dict[str, Any]]]] = {}
         root_props: dict[str, dict[str, Any]] = {}
-        for source_name in dict.fromkeys(f.table_name for f in files):
+        # a table asked for with materialize_table_schema() exists even without data
+        materialize = [n for n, h in hints_by_source.items() if (h or {}).get("x-materialize")]
+        materialized: set[str] = set()
+        for source_name in dict.fromkeys([*(f.table_name for f in files), *materialize]):
             hints = dict(hints_by_source.get(source_name) or {})
             root = (
                 naming.normalize_tables_path(source_name)
                 if use_break_path
                 else naming.normalize_table_identifier(source_name)
             )
+            if source_name in materialize:
+                materialized.add(root)
             existing = tables.get(root) or {}
             # no disposition in code: an existing table keeps the one it was created with
             explicit_disposition = hints.get("write_disposition") is not None
@@ -358,41 +429,15 @@ class RelationalNormalizer:
                 propagate_root_key=propagate,
                 primary_key=pk if strategy in ("upsert", "insert-only") else (),
                 row_hash=strategy == "scd2",
+                valid_from=(
+                    _scd2_table_hints(hints, naming).get("x-validity-column-names") or [VALID_FROM]
+                )[0],
                 contract=hints.get("schema_contract") or existing.get("schema_contract"),
                 existing_table=root in existing_before,
             )
             cols: list[tuple[str, dict[str, Any]]] = []
             if strategy == "scd2":
-                # dlt's scd2 validity columns come first; the row hash is a version, not a key
-                cols.append(
-                    (
-                        "_dlt_valid_from",
-                        {
-                            "name": "_dlt_valid_from",
-                            "data_type": "timestamp",
-                            "nullable": True,
-                            "x-valid-from": True,
-                        },
-                    )
-                )
-                cols.append(
-                    (
-                        "_dlt_valid_to",
-                        {
-                            "name": "_dlt_valid_to",
-                            "data_type": "timestamp",
-                            "nullable": True,
-                            "x-valid-to": True,
-                            "x-active-record-timestamp": None,
-                        },
-                    )
-                )
-                cols.append(
-                    (
-                        ROW_ID,
-                        {"name": ROW_ID, "x-row-version": True, "unique": False, "row_key": False},
-                    )
-                )
+                cols.extend(_scd2_columns(hints, naming))
             for name, column in (hints.get("columns") or {}).items():
                 column = dict(column or {})
                 column_name = naming.normalize_path(column.get("name") or name)
@@ -415,6 +460,14 @@ class RelationalNormalizer:
                 if column_name in mk:
                     column["merge_key"] = True
             hinted_columns[root] = cols
+            for nested in hints.get("x-nested-hints") or ():
+                table = naming.shorten_fragments(
+                    root, *(naming.normalize_path(part) for part in nested["path"])
+                )
+                hinted_columns[table] = [
+                    (naming.normalize_path(name), {**column, "name": naming.normalize_path(name)})
+                    for name, column in (nested.get("columns") or {}).items()
+                ]
             props: dict[str, Any] = {"resource": source_name}
             if explicit_disposition or root not in existing_before:
                 props["write_disposition"] = disposition
@@ -423,6 +476,8 @@ class RelationalNormalizer:
                 props["x-normalizer"] = {"max_nesting": int(max_nesting)}
             if hints.get("schema_contract") is not None:
                 props["schema_contract"] = hints["schema_contract"]
+            if strategy == "scd2":
+                props.update(_scd2_table_hints(hints, naming))
             for key in ("file_format", "table_format"):  # kept in the schema, as dlt does
                 if hints.get(key) is not None:
                     props[key] = hints[key]
@@ -473,6 +528,7 @@ class RelationalNormalizer:
             existing_before,
             out_dir,
             package,
+            materialized,
         )
 
     def _run(
@@ -727,6 +783,7 @@ class RelationalNormalizer:
         existing_before: set[str],
         out_dir: Path,
         package: Any,
+        materialized: set[str] | None = None,
     ) -> NormalizeResult:
         tables: dict[str, Any] = data["tables"]
         table_first: dict[str, tuple[int, int, int]] = {}
@@ -746,6 +803,14 @@ class RelationalNormalizer:
                 rows[name] = rows.get(name, 0) + info["rows"]
             for name, paths in fact["files"].items():
                 files.setdefault(name, []).extend(Path(p) for p in paths)
+
+        for name in sorted(materialized or ()):
+            if name not in table_first:
+                table_first[name] = (1 << 30, 0, 0)
+                parents[name] = None
+                for column in (LOAD_ID, ROW_ID):
+                    key = f"{name}\x00{column}"
+                    decisions = {**decisions, key: (table_first[name], "text", "", "")}
 
         default_hints = _hint_rules((data.get("settings") or {}).get("default_hints") or {})
         columns_by_table: dict[str, list[tuple[tuple[int, int, int], str, str, bool, str]]] = {}
@@ -779,6 +844,9 @@ class RelationalNormalizer:
                         table[key] = value
                 table.setdefault("x-normalizer", {})
                 table["x-normalizer"]["seen-data"] = True
+            elif rows.get(name, 0) > 0:
+                # dlt marks every table that received data, nested ones too
+                table.setdefault("x-normalizer", {})["seen-data"] = True
             cols: dict[str, Any] = table.setdefault("columns", {})
             added: list[str] = []
             hinted = dict(hinted_columns.get(name, []))
