@@ -75,6 +75,11 @@ def input_files(paths: list[str]) -> list[Path]:
 
 
 def parse_write_disposition(value: str | None) -> Any:
+    """The CLI's ``merge:upsert`` spelling as the hint ``run()`` takes.
+
+    Only the syntax is read here; the value is checked by the schema's one parser
+    (``loadstone.schema.hints.parse_write_disposition``) when the hint is applied.
+    """
     if value is None:
         return None
     if ":" in value:

@@ -19,9 +19,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from loadstone.errors import LoadstoneError
-
-WRITE_DISPOSITIONS = ("append", "replace", "merge", "skip")
-MERGE_STRATEGIES = ("delete-insert", "upsert", "scd2", "insert-only")
+from loadstone.schema.hints import MERGE_STRATEGIES as MERGE_STRATEGIES
+from loadstone.schema.hints import write_disposition_hints
+from loadstone.schema.model import WRITE_DISPOSITIONS as WRITE_DISPOSITIONS
+from loadstone.schema.model import InvalidSchemaError
 
 
 class ResourceError(LoadstoneError):
@@ -34,38 +35,14 @@ class ResourceError(LoadstoneError):
 def normalize_write_disposition(value: Any) -> dict[str, Any]:
     """``"merge"`` or ``{"disposition": "merge", "strategy": "upsert", ...}`` -> hint dict.
 
-    Returns dlt's table form ``{"write_disposition": ..., "x-merge-strategy": ...?, ...}``;
-    extra keys of the dict form (``validity_column_names`` ...) pass through as
-    ``x-validity-column-names`` ... for the destination.
+    dlt's table form ``{"write_disposition": ..., "x-merge-strategy": ...?, ...}``, parsed by
+    the schema's one parser (:func:`loadstone.schema.hints.write_disposition_hints`); a bad
+    value is this resource's error.
     """
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        if value not in WRITE_DISPOSITIONS:
-            raise ResourceError(
-                f"write_disposition {value!r} is not one of {', '.join(WRITE_DISPOSITIONS)}"
-            )
-        return {"write_disposition": value}
-    if isinstance(value, Mapping):
-        disposition = value.get("disposition")
-        if disposition not in WRITE_DISPOSITIONS:
-            raise ResourceError(
-                f"write_disposition {dict(value)!r} needs 'disposition' in {WRITE_DISPOSITIONS}"
-            )
-        out: dict[str, Any] = {"write_disposition": disposition}
-        strategy = value.get("strategy")
-        if strategy is not None:
-            if strategy not in MERGE_STRATEGIES:
-                raise ResourceError(
-                    f"merge strategy {strategy!r} is not one of {', '.join(MERGE_STRATEGIES)}"
-                )
-            out["x-merge-strategy"] = strategy
-        for key, extra in value.items():
-            if key not in ("disposition", "strategy"):
-                hint = key if key.startswith("x-") else "x-" + key.replace("_", "-")
-                out[hint] = extra
-        return out
-    raise ResourceError(f"write_disposition must be a str or dict, got {value!r}")
+    try:
+        return write_disposition_hints(value)
+    except InvalidSchemaError as ex:
+        raise ResourceError(f"write_disposition {value!r}: {ex}") from None
 
 
 def normalize_columns(columns: Any) -> dict[str, dict[str, Any]]:

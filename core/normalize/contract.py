@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
@@ -53,6 +53,14 @@ ON_BAD_RECORD_VALUES = ("fail", "skip", "quarantine")
 
 #: Name of the extra table that holds quarantined lines (columns file, line, error, raw).
 BAD_RECORDS_TABLE = "_bad_records"
+
+#: Digits a ``wei`` value keeps in the normalizer's Parquet files (``decimal128(38, 0)``): the
+#: one statement of this storage limit. The ``wei`` *data type* itself reaches 76 digits
+#: (``loadstone.schema.data_types.WEI_PRECISION``, what dlt's schema allows); DuckDB stores
+#: ``wei`` as VARCHAR (its own mapping, ``plugins/destinations/duckdb/sql.py``).
+WEI_PARQUET_PRECISION: Final = 38
+#: the largest absolute integer a Parquet ``wei`` column holds
+WEI_PARQUET_MAX: Final = 10**WEI_PARQUET_PRECISION - 1
 
 #: Parquet physical type per data type, as text (documentation; see :func:`arrow_type`).
 #: ``wei`` (integers of any size, e.g. Ethereum amounts) is ``decimal128(38, 0)``: DuckDB and
@@ -94,7 +102,7 @@ def arrow_type(data_type: str, precision: int | None = None, scale: int | None =
     if data_type == "decimal":
         return pa.decimal128(precision or 38, 9 if scale is None else scale)
     if data_type == "wei":
-        return pa.decimal128(38, 0)
+        return pa.decimal128(WEI_PARQUET_PRECISION, 0)
     if data_type == "binary":
         return pa.binary()
     raise ValueError(f"unknown data type {data_type!r}")

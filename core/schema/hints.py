@@ -28,9 +28,11 @@ if TYPE_CHECKING:
 __all__ = [
     "MERGE_STRATEGIES",
     "columns_from_hint",
+    "disposition_of",
     "normalize_hints",
     "parse_write_disposition",
     "table_from_hints",
+    "write_disposition_hints",
 ]
 
 MERGE_STRATEGIES: Final[tuple[str, ...]] = ("delete-insert", "scd2", "upsert", "insert-only")
@@ -70,7 +72,8 @@ def parse_write_disposition(
             extra["x-merge-strategy"] = strategy
         for key, item in value.items():
             if key not in ("disposition", "strategy"):
-                extra["x-" + key.replace("_", "-")] = item
+                hint = key if key.startswith("x-") else "x-" + key.replace("_", "-")
+                extra[hint] = item
     else:
         raise InvalidSchemaError(f"write_disposition must be a string or dict, got {value!r}")
     if disposition not in WRITE_DISPOSITIONS:
@@ -78,6 +81,28 @@ def parse_write_disposition(
             f"unknown write_disposition {disposition!r}; use one of {', '.join(WRITE_DISPOSITIONS)}"
         )
     return disposition, extra
+
+
+def write_disposition_hints(value: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """A write_disposition hint as stored table keys: ``{"write_disposition": ..., "x-...": ...}``.
+
+    The same parse as :func:`parse_write_disposition`, in the form resources keep their hints.
+    """
+    disposition, extra = parse_write_disposition(value)
+    return {} if disposition is None else {"write_disposition": disposition, **extra}
+
+
+def disposition_of(table: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """``(write disposition, merge strategy)`` a stored table or a hint dict declares.
+
+    Reads dlt's stored form (``write_disposition`` plus ``x-merge-strategy``) and the
+    resource form (``write_disposition: {"disposition": ..., "strategy": ...}``); ``None`` for
+    what is not declared.
+    """
+    raw = table.get("write_disposition")
+    disposition, extra = parse_write_disposition(raw)
+    strategy = table.get("x-merge-strategy") or extra.get("x-merge-strategy")
+    return disposition, strategy
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str]:

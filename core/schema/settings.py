@@ -24,7 +24,9 @@ from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError
 
 __all__ = [
     "RELATIONAL_DEFAULT_HINTS",
+    "PreferredTypes",
     "SchemaSettings",
+    "compile_preferred",
     "hints_for_column",
     "matches_rule",
     "preferred_type_for",
@@ -176,15 +178,38 @@ class SchemaSettings:
 
 
 def preferred_type_for(settings: SchemaSettings, column_name: str) -> str | None:
-    """The preferred data type of a (normalized) column name: exact rules first, then ``re:``."""
-    preferred = settings.preferred_types
-    exact = preferred.get(column_name)
-    if exact is not None and not column_name.startswith(_REGEX_PREFIX):
-        return exact
-    for rule, data_type in preferred.items():
-        if rule.startswith(_REGEX_PREFIX) and matches_rule(rule, column_name):
-            return data_type
-    return None
+    """The preferred data type of a (normalized) column name.
+
+    The first rule, in the order written, that matches the name wins; an exact name has no
+    priority over an earlier ``re:`` rule. This is dlt 1.31's observed behaviour
+    (``tests/fixtures/schemas/preferred_types_order_dlt.json``): with
+    ``{"re:^id": "text", "id": "bigint"}`` the column ``id`` is ``text``.
+    """
+    return compile_preferred(settings.preferred_types).type_for(column_name)
+
+
+@attrs.frozen
+class PreferredTypes:
+    """Preferred-type rules compiled once, in their written order (picklable for workers)."""
+
+    rules: tuple[tuple[str, str], ...]
+
+    def type_for(self, column_name: str) -> str | None:
+        """The data type of the first rule matching ``column_name``, or None."""
+        for rule, data_type in self.rules:
+            if matches_rule(rule, column_name):
+                return data_type
+        return None
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+
+def compile_preferred(preferred: Mapping[str, str]) -> PreferredTypes:
+    """``preferred_types`` as a matcher; the regexes are compiled (and cached) here."""
+    for rule in preferred:
+        _compiled(rule)
+    return PreferredTypes(tuple(preferred.items()))
 
 
 def hints_for_column(settings: SchemaSettings, column_name: str) -> dict[str, Any]:

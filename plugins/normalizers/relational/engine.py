@@ -35,6 +35,7 @@ import orjson
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 from loadstone.schema.contracts import ContractViolation, SchemaContract, decide
+from loadstone.schema.settings import PreferredTypes, compile_preferred
 
 try:
     from loadstone.plugins.normalizers.relational import _speedups
@@ -97,6 +98,10 @@ class RootSpec:
     existing_table: bool = False
 
 
+def _as_preferred(value: PreferredTypes | Mapping[str, str]) -> PreferredTypes:
+    return value if isinstance(value, PreferredTypes) else compile_preferred(value)
+
+
 @attrs.frozen
 class EngineConfig:
     """Everything a task needs; pickled once into every Spark task."""
@@ -108,7 +113,10 @@ class EngineConfig:
     known: Mapping[str, Mapping[str, str]]
     existing_tables: frozenset[str]
     detections: tuple[str, ...] = ("iso_timestamp",)
-    preferred: Mapping[str, str] = attrs.field(factory=dict)
+    #: the schema's preferred-type rules (a mapping is compiled on the way in)
+    preferred: PreferredTypes = attrs.field(
+        factory=lambda: compile_preferred({}), converter=_as_preferred
+    )
     use_break_path: bool = True
     on_bad_record: str = "fail"
     flush_rows: int = 20000
@@ -232,7 +240,7 @@ class ChunkEngine:
         self.forced = forced
         self.attempt = attempt
         self.types: dict[str, dict[str, str]] = {t: dict(c) for t, c in config.known.items()}
-        self.preferred = type_rules.compile_preferred(config.preferred)
+        self.preferred = config.preferred
         self.detections = config.detections
         self.key_cache: dict[str, str] = {}
         self.key_source: dict[str, str] = {}
@@ -599,7 +607,7 @@ class ChunkEngine:
             self.put(columns, n, col, json_text(value))
             return True
         if t == vt == "wei":
-            if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+            if type_rules.fits_wei_storage(value):
                 self.put(columns, n, col, decimal.Decimal(value))
                 return True
             return self.variant(table, col, "text", str(value), spec, types, columns, n)
@@ -611,7 +619,7 @@ class ChunkEngine:
         if vt == "json":
             value = json_text(value)
         elif vt == "wei":
-            if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+            if type_rules.fits_wei_storage(value):
                 value = decimal.Decimal(value)
             else:
                 vt, value = "text", str(value)
@@ -674,7 +682,7 @@ class ChunkEngine:
             local = False
         else:
             local = True
-            t = type_rules.preferred_type(col, self.preferred) if self.preferred else None
+            t = self.preferred.type_for(col) if self.preferred else None
             if t is None:
                 t = type_rules.detect_type(value, self.detections) if self.detections else None
                 if t is None:

@@ -1,0 +1,45 @@
+"""Preferred types: one rule, in one place, as dlt 1.31 applies it.
+
+dlt (``tests/fixtures/schemas/preferred_types_order_dlt.json``) gives a new column the type of
+the first ``preferred_types`` rule, in written order, that matches its name; an exact name has
+no priority over an earlier ``re:`` rule. The schema API and the normalizer both answer from
+``loadstone.schema.settings.preferred_type_for``, so they agree with dlt and with each other.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from normalizer_support import StandInPackage, schema_tables, snake_case
+
+from loadstone.normalize.contract import NormalizeContext
+from loadstone.plugins.normalizers.relational import RelationalNormalizer
+from loadstone.schema import Schema
+
+FIXTURE = Path(__file__).parent / "fixtures" / "schemas" / "preferred_types_order_dlt.json"
+DLT = json.loads(FIXTURE.read_text(encoding="utf-8"))
+CASES = sorted(DLT["cases"].items())
+
+
+@pytest.mark.parametrize(("label", "case"), CASES, ids=[label for label, _ in CASES])
+def test_the_schema_types_new_columns_as_dlt(label: str, case: dict[str, Any]) -> None:
+    schema = Schema("s")
+    schema.update_preferred_types(case["preferred_types"])
+    found = {c: schema.infer_column("t", c, v).data_type for c, v in DLT["row"].items()}
+    assert found == case["columns"]
+
+
+@pytest.mark.parametrize(("label", "case"), CASES, ids=[label for label, _ in CASES])
+def test_the_normalizer_types_new_columns_as_dlt(
+    tmp_path: Path, label: str, case: dict[str, Any]
+) -> None:
+    package = StandInPackage(tmp_path)
+    package.add_jsonl("t", [DLT["row"]])
+    schema = {"tables": {}, "settings": {"preferred_types": case["preferred_types"]}}
+    context = NormalizeContext(spark=None, naming=snake_case())
+    result = RelationalNormalizer().normalize(package, schema, context)
+    columns = schema_tables(result)["t"]["columns"]
+    assert {c: columns[c]["data_type"] for c in DLT["row"]} == case["columns"]
