@@ -147,6 +147,28 @@ def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
         columns[name] = existing.evolve(**changes)
 
 
+def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
+    """dlt's scd2 validity columns and the row version ``_dlt_id``."""
+    names = extra.get("x-validity-column-names", [_SCD2_VALID_FROM, _SCD2_VALID_TO])
+    valid_from, valid_to = names[0], names[1]
+    return {
+        valid_from: Column(
+            valid_from, data_type="timestamp", nullable=True, extra={"x-valid-from": True}
+        ),
+        # dlt writes the active-record key even when unset (observed stored form)
+        valid_to: Column(
+            valid_to,
+            data_type="timestamp",
+            nullable=True,
+            extra={"x-valid-to": True, "x-active-record-timestamp": None},
+        ),
+        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
+        _ROW_KEY: Column(
+            _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
+        ),
+    }
+
+
 def table_from_hints(
     table_name: str,
     *,
@@ -168,28 +190,15 @@ def table_from_hints(
     ``primary_key`` columns become ``nullable: false`` unless a column hint says otherwise;
     an ``scd2`` merge adds dlt's ``_dlt_valid_from`` / ``_dlt_valid_to`` columns.
     """
+    disposition, extra = parse_write_disposition(write_disposition)
     cols = columns_from_hint(columns)
     _mark(cols, _as_list(primary_key), "primary_key")
     _mark(cols, _as_list(merge_key), "merge_key")
-    disposition, extra = parse_write_disposition(write_disposition)
     if extra.get("x-merge-strategy") == "scd2":
-        from_name = extra.get("x-validity-column-names", [_SCD2_VALID_FROM, _SCD2_VALID_TO])
-        valid_from, valid_to = from_name[0], from_name[1]
-        cols.setdefault(
-            valid_from,
-            Column(valid_from, data_type="timestamp", nullable=True, extra={"x-valid-from": True}),
-        )
-        cols.setdefault(
-            valid_to,
-            Column(valid_to, data_type="timestamp", nullable=True, extra={"x-valid-to": True}),
-        )
-        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
-        cols.setdefault(
-            _ROW_KEY,
-            Column(
-                _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
-            ),
-        )
+        # after the declared columns, as dlt orders them (tests/fixtures/relational/
+        # scd2_columns_dlt.json); a declared column of the same name wins
+        for name, column in _scd2_columns(extra).items():
+            cols.setdefault(name, column)
     if schema_contract is not None:
         SchemaContract.parse(schema_contract)  # validate early, keep the user's form
     if table_format is not None:

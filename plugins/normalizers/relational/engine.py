@@ -33,6 +33,14 @@ import attrs
 import orjson
 
 from loadstone.plugins.normalizers.relational import type_rules
+from loadstone.plugins.normalizers.relational.facts import (
+    ChunkFacts,
+    ColumnFact,
+    ColumnKey,
+    FailureKind,
+    TableFact,
+    TaskError,
+)
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 from loadstone.schema.contracts import ContractViolation, SchemaContract, decide
 from loadstone.schema.settings import PreferredTypes, compile_preferred
@@ -142,7 +150,7 @@ class Chunk:
 class TaskFailure(Exception):
     """Raised inside a task; carried to the driver as data (never through Spark's errors)."""
 
-    def __init__(self, kind: str, **info: Any) -> None:
+    def __init__(self, kind: FailureKind, **info: Any) -> None:
         self.kind = kind
         self.info = info
         super().__init__(kind, info)
@@ -258,7 +266,7 @@ class ChunkEngine:
         self.table_first: dict[str, tuple[int, int, int]] = {}
         self.row_counts: dict[str, int] = {}
         # (table, column) -> [position, type, is_variant, decided_locally, source identifier]
-        self.new_columns: dict[tuple[str, str], list[Any]] = {}
+        self.new_columns: dict[ColumnKey, ColumnFact] = {}
         self.files: dict[str, list[str]] = {}
         self.file_counter = 0
         self.line = 0
@@ -657,13 +665,9 @@ class ChunkEngine:
             types[vcol] = vt
             if vt in _EXACT:
                 self.exact.setdefault(table, {})[vcol] = _EXACT[vt]
-            self.new_columns[(table, vcol)] = [
-                (self.chunk.index, self.line, self.seq),
-                vt,
-                True,
-                False,
-                self.source_of(col),
-            ]
+            self.new_columns[(table, vcol)] = ColumnFact(
+                (self.chunk.index, self.line, self.seq), vt, True, False, self.source_of(col)
+            )
         self.put(columns, n, vcol, value)
         return True
 
@@ -690,13 +694,9 @@ class ChunkEngine:
         self.types[table][col] = t
         if t in _EXACT:
             self.exact.setdefault(table, {})[col] = _EXACT[t]
-        self.new_columns[(table, col)] = [
-            (self.chunk.index, self.line, self.seq),
-            t,
-            False,
-            local,
-            self.source_of(col),
-        ]
+        self.new_columns[(table, col)] = ColumnFact(
+            (self.chunk.index, self.line, self.seq), t, False, local, self.source_of(col)
+        )
         return t
 
     # -- output -----------------------------------------------------------------------------
@@ -769,31 +769,28 @@ class ChunkEngine:
         for table in list(self.buffers):
             self.flush(table)
 
-    def facts(self) -> dict[str, Any]:
-        return {
-            "chunk": self.chunk.index,
-            "attempt": self.attempt,
-            "tables": {
-                t: {
-                    "first": self.table_first[t],
-                    "parent": self.parents[t],
-                    "rows": self.row_counts.get(t, 0),
-                }
+    def facts(self, error: TaskError | None = None) -> ChunkFacts:
+        """What this chunk reports to the driver (see :mod:`.facts`)."""
+        return ChunkFacts(
+            chunk=self.chunk.index,
+            attempt=self.attempt,
+            tables={
+                t: TableFact(self.table_first[t], self.parents[t], self.row_counts.get(t, 0))
                 for t in self.parents
             },
-            "table_sources": dict(self.table_source),
-            "columns": {f"{t}\x00{c}": v for (t, c), v in self.new_columns.items()},
-            "files": self.files,
-            "bad": self.bad,
-            "bad_count": self.bad_count,
-            "discarded_rows": self.discarded_rows,
-            "error": None,
-        }
+            table_sources=dict(self.table_source),
+            columns=dict(self.new_columns),
+            files={t: tuple(paths) for t, paths in self.files.items()},
+            bad=tuple(self.bad),
+            bad_count=self.bad_count,
+            discarded_rows=self.discarded_rows,
+            error=error,
+        )
 
 
 def run_chunk(
     config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
-) -> dict[str, Any]:
+) -> ChunkFacts:
     """Normalize one chunk; failures come back as data, never as a Spark exception."""
     engine = ChunkEngine(config, chunk, forced, attempt)
     spec = config.specs[chunk.table_name]
@@ -813,7 +810,7 @@ def run_chunk(
                 except ValueError:
                     engine.bad_count += 1
                     if config.on_bad_record == "fail":
-                        raise TaskFailure("bad_record", line=number, error=str(exc)) from None
+                        raise TaskFailure("bad_record", line=number, message=str(exc)) from None
                     if config.on_bad_record == "quarantine":
                         engine.bad.append(
                             (number, str(exc), raw.decode("utf-8", "replace").rstrip("\r"))
@@ -822,18 +819,16 @@ def run_chunk(
             process(item, spec, number)
         engine.flush_all()
     except TaskFailure as failure:
-        result = engine.facts()
-        result["error"] = {"kind": failure.kind, **failure.info}
-        return result
+        return engine.facts(TaskError(failure.kind, **failure.info))
     except Exception as exc:
         import traceback
 
-        result = engine.facts()
-        result["error"] = {
-            "kind": "internal",
-            "line": engine.line,
-            "message": f"{type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(),
-        }
-        return result
+        return engine.facts(
+            TaskError(
+                "internal",
+                line=engine.line,
+                message=f"{type(exc).__name__}: {exc}",
+                traceback=traceback.format_exc(),
+            )
+        )
     return engine.facts()

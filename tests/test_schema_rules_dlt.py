@@ -1,4 +1,4 @@
-"""Preferred types: one rule, in one place, as dlt 1.31 applies it.
+"""Schema rules with one definition each, as dlt 1.31 applies them (preferred types, scd2 hints).
 
 dlt (``tests/fixtures/schemas/preferred_types_order_dlt.json``) gives a new column the type of
 the first ``preferred_types`` rule, in written order, that matches its name; an exact name has
@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 from normalizer_support import StandInPackage, schema_tables, snake_case
 
+from loadstone.extract.sources import make_hints
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.schema import Schema
 
-FIXTURE = Path(__file__).parent / "fixtures" / "schemas" / "preferred_types_order_dlt.json"
+FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURE = FIXTURES / "schemas" / "preferred_types_order_dlt.json"
 DLT = json.loads(FIXTURE.read_text(encoding="utf-8"))
 CASES = sorted(DLT["cases"].items())
 
@@ -43,3 +45,17 @@ def test_the_normalizer_types_new_columns_as_dlt(
     result = RelationalNormalizer().normalize(package, schema, context)
     columns = schema_tables(result)["t"]["columns"]
     assert {c: columns[c]["data_type"] for c in DLT["row"]} == case["columns"]
+
+
+def test_scd2_columns_follow_the_declared_columns_as_in_dlt(tmp_path: Path) -> None:
+    """One reading of code hints (``table_from_hints``): declared columns, then validity."""
+    observed = json.loads((FIXTURES / "relational" / "scd2_columns_dlt.json").read_text())
+    package = StandInPackage(tmp_path)
+    package.add_jsonl("orders", [observed["row"]])
+    package.table_hints = {"orders": make_hints(**observed["hints"])}
+    context = NormalizeContext(spark=None, naming=snake_case())
+    result = RelationalNormalizer().normalize(package, {"tables": {}}, context)
+    columns = schema_tables(result)["orders"]["columns"]
+    assert list(columns) == list(observed["columns"])
+    for name, expected in observed["columns"].items():
+        assert columns[name] == expected, name
