@@ -259,16 +259,13 @@ class Pipeline:
         return self._dataset_name
 
     def _dataset_name_normalization(self) -> bool:
-        value = config.get(
+        return config.get_bool(
             [
                 f"destination.{self.destination.name}.enable_dataset_name_normalization",
                 "destination.enable_dataset_name_normalization",
             ],
-            default=True,
+            True,
         )
-        if isinstance(value, str):
-            return value.strip().lower() not in ("false", "0", "no", "off")
-        return bool(value)
 
     @property
     def packages_dir(self) -> Path:
@@ -493,18 +490,18 @@ class Pipeline:
         packages = [p for p in iter_pending(self.packages_dir) if p.state == EXTRACTED]
         if not packages:
             return []
-        from loadstone.normalize.contract import NormalizeContext
+        from loadstone.normalize.contract import ON_BAD_RECORD_VALUES, NormalizeContext
         from loadstone.plugin_manager import get_normalizer
         from loadstone.spark_session import get_spark_session
 
         step = self._steps.get("normalize") or StepInfo("normalize", time.time())
         self._steps["normalize"] = step
         self._emit("normalize", "started")
-        normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
+        normalizer = get_normalizer(config.get_str("normalize.normalizer", DEFAULT_NORMALIZER))
         # the session is handed over lazily: the normalizer starts Spark only when the input
         # is worth a JVM (``normalize.spark_min_bytes``), and overlaps the start with work
         spark = get_spark_session
-        on_bad_record = str(config.get("normalize.on_bad_record", "fail"))
+        on_bad_record = config.get_choice("normalize.on_bad_record", ON_BAD_RECORD_VALUES, "fail")
         done: list[str] = []
         for package in packages:
             self._emit("normalize", "package_started", load_id=package.load_id)
@@ -678,7 +675,7 @@ class Pipeline:
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
         package.set_state(LOADED, loaded_at=time.time(), skipped=package_info.skipped)
-        if not config.get("load.keep_completed_packages", False):
+        if not config.get_bool("load.keep_completed_packages", False):
             package.delete_data()
         step.load_ids.append(package.load_id)
         step.rows += sum(row_counts.values())

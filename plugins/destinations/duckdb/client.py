@@ -160,9 +160,9 @@ class DuckDBClient:
             # sets a limit by schema width (see memory.py), so memory stays flat in rows
             from loadstone import config
 
-            limit = config.resolve("destination.duckdb.memory_limit", default=None)
-            if limit is not None:
-                self._exec(f"SET memory_limit = {literal(str(limit))}")
+            limit = config.get_str("destination.duckdb.memory_limit", "")
+            if limit:
+                self._exec(f"SET memory_limit = {literal(limit)}")
             else:
                 self._default_limit = parse_size(self._setting("memory_limit"))
         self.catalog: str = self._first("SELECT current_database()")[0]

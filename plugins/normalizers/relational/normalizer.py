@@ -78,15 +78,7 @@ def _native_enabled() -> bool:
     False runs the pure-Python reference loops instead, e.g. to rule the C path out when
     chasing a difference; the output is the same either way.
     """
-    value = loadstone_config.get("normalize.native", True)
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes", "on"):
-        return True
-    if text in ("false", "0", "no", "off"):
-        return False
-    raise NormalizeError(f"normalize.native must be true or false, not {value!r}")
+    return loadstone_config.get_bool("normalize.native", True)
 
 
 def plan_chunks(files: Sequence[Any], chunk_bytes: int) -> list[Chunk]:
@@ -330,7 +322,7 @@ class RelationalNormalizer:
             return in_order(chunks)
         if hasattr(spark, "sparkContext") or not callable(spark):
             return on_spark(spark, chunks)
-        min_bytes = int(loadstone_config.get("normalize.spark_min_bytes", self.lazy_spark_bytes))
+        min_bytes = loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
         if sum(_chunk_size(c) for c in chunks) < min_bytes:
             return in_order(chunks)
         started: dict[str, Any] = {}
