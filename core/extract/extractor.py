@@ -31,7 +31,7 @@ import attrs
 import orjson
 
 from loadstone.errors import LoadstoneError
-from loadstone.extract.sources import Resource, Source, make_hints, merge_hints
+from loadstone.extract.sources import Resource, Source, TableHints, merge_hints
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
 #: A chunk file is closed once it holds this many bytes ...
@@ -512,20 +512,9 @@ def extract_resource(
         writer._writer(target)  # a table with no items still gets hints, and no file
 
 
-def run_hints_of(
-    write_disposition: Any = None,
-    columns: Any = None,
-    primary_key: Any = None,
-    schema_contract: Any = None,
-    merge_key: Any = None,
-) -> dict[str, Any]:
-    return make_hints(
-        write_disposition=write_disposition,
-        columns=columns,
-        primary_key=primary_key,
-        schema_contract=schema_contract,
-        merge_key=merge_key,
-    )
+def run_hints_of(hints: TableHints) -> dict[str, Any]:
+    """The hints ``run``/``extract`` give every table of the run, in the stored form."""
+    return hints.stored()
 
 
 def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Resource]]:

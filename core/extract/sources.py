@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from loadstone.errors import LoadstoneError
 from loadstone.schema.hints import MERGE_STRATEGIES as MERGE_STRATEGIES
 from loadstone.schema.hints import write_disposition_hints
@@ -74,35 +76,48 @@ def _key_list(value: Any) -> list[str] | None:
     return [str(v) for v in value]
 
 
-def make_hints(
-    *,
-    write_disposition: Any = None,
-    primary_key: Any = None,
-    merge_key: Any = None,
-    columns: Any = None,
-    schema_contract: Any = None,
-    max_table_nesting: int | None = None,
-    table_format: str | None = None,
-    file_format: str | None = None,
-) -> dict[str, Any]:
-    """The hint dict stored per source table in a package; only given hints appear."""
-    hints: dict[str, Any] = {}
-    hints.update(normalize_write_disposition(write_disposition))
-    if primary_key is not None:
-        hints["primary_key"] = _key_list(primary_key)
-    if merge_key is not None:
-        hints["merge_key"] = _key_list(merge_key)
-    if columns is not None:
-        hints["columns"] = normalize_columns(columns)
-    if schema_contract is not None:
-        hints["schema_contract"] = schema_contract
-    if max_table_nesting is not None:
-        hints["max_nesting"] = int(max_table_nesting)
-    if table_format is not None:
-        hints["table_format"] = table_format
-    if file_format is not None:
-        hints["file_format"] = file_format
-    return hints
+@attrs.frozen(kw_only=True)
+class TableHints:
+    """The table hints code gives, as one value: ``@resource``, ``apply_hints``, ``run`` and
+    ``extract`` take the same eight arguments, and hand them on as this.
+
+    ``None`` means "not given"; :meth:`stored` is the package's hint dict (dlt's table form,
+    only the given hints), which the normalizer reads with the schema's hint rules.
+    """
+
+    write_disposition: str | Mapping[str, Any] | None = None
+    primary_key: str | Sequence[str] | None = None
+    merge_key: str | Sequence[str] | None = None
+    columns: Any = None
+    schema_contract: Any = None
+    max_table_nesting: int | None = None
+    table_format: str | None = None
+    file_format: str | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The hint dict stored per source table in a package; only given hints appear."""
+        hints: dict[str, Any] = {}
+        hints.update(normalize_write_disposition(self.write_disposition))
+        if self.primary_key is not None:
+            hints["primary_key"] = _key_list(self.primary_key)
+        if self.merge_key is not None:
+            hints["merge_key"] = _key_list(self.merge_key)
+        if self.columns is not None:
+            hints["columns"] = normalize_columns(self.columns)
+        if self.schema_contract is not None:
+            hints["schema_contract"] = self.schema_contract
+        if self.max_table_nesting is not None:
+            hints["max_nesting"] = int(self.max_table_nesting)
+        if self.table_format is not None:
+            hints["table_format"] = self.table_format
+        if self.file_format is not None:
+            hints["file_format"] = self.file_format
+        return hints
+
+
+def make_hints(**hints: Any) -> dict[str, Any]:
+    """``TableHints(**hints).stored()``: the stored hint dict of keyword hints."""
+    return TableHints(**hints).stored()
 
 
 def merge_hints(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -182,7 +197,7 @@ class Resource:
         """Change the hints in place (dlt semantics: columns merge, the rest replaces)."""
         if table_name is not None:
             self._table_name = table_name
-        new = make_hints(
+        new = TableHints(
             write_disposition=write_disposition,
             primary_key=primary_key,
             merge_key=merge_key,
@@ -191,7 +206,7 @@ class Resource:
             max_table_nesting=max_table_nesting,
             table_format=table_format,
             file_format=file_format,
-        )
+        ).stored()
         self._hints = merge_hints(self._hints, new)
         return self
 
@@ -334,7 +349,7 @@ def resource(
     Works like ``dlt.resource``: the table name defaults to the resource name, which defaults
     to the function name; hints go to the table(s) the resource fills.
     """
-    hints = make_hints(
+    hints = TableHints(
         write_disposition=write_disposition,
         primary_key=primary_key,
         merge_key=merge_key,
@@ -343,7 +358,7 @@ def resource(
         max_table_nesting=max_table_nesting,
         table_format=table_format,
         file_format=file_format,
-    )
+    ).stored()
 
     def make(target: Any) -> Resource:
         if isinstance(target, Resource):

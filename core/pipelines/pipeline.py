@@ -19,13 +19,14 @@ import shutil
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loadstone import config, current
+from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
 from loadstone.extract.extractor import ExtractResult, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source
+from loadstone.extract.sources import Source, TableHints
 from loadstone.normalize.contract import BadRecordError
 from loadstone.pipelines.load_info import (
     LoadInfo,
@@ -36,6 +37,10 @@ from loadstone.pipelines.load_info import (
 )
 from loadstone.schema import Schema
 from loadstone.storage import state as state_module
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
 from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
@@ -110,15 +115,14 @@ def _naming_configured(source_name: str | None) -> bool:
     return config.resolve(*candidates, default=None) is not None
 
 
-def _switch_naming(schema: Any, naming: Any) -> None:
+def _switch_naming(schema: Schema, naming: NamingConvention) -> None:
     """Move a schema to a newly configured naming convention.
 
     Fails (:class:`~loadstone.schema.naming_change.NamingChangeError`, naming the tables and
     identifiers) when tables that already hold data would get other identifiers: that would
     make second tables and columns next to the loaded ones. Tables without data are renamed.
     """
-    current = getattr(schema, "naming_name", None)
-    if current is None or current == naming.name():
+    if schema.naming_name == naming.name():
         return
     from loadstone.schema.naming_change import apply_naming_change
 
@@ -138,7 +142,7 @@ def _resolve_destination(destination: Any) -> Any:
         destination = DEFAULT_DESTINATION
     if isinstance(destination, str):
         return get_destination(destination)
-    if hasattr(destination, "capabilities") and hasattr(destination, "name"):
+    if isinstance(destination, Destination):
         return destination
     raise PipelineConfigError(
         f"destination must be a name (e.g. 'duckdb') or a destination object, got {destination!r}"
@@ -225,20 +229,20 @@ class Pipeline:
     def _resolve_naming_name(self, source_name: str | None, schema: Any) -> str:
         """Code (the destination factory) first, then configuration, then the schema's own
         convention (a schema keeps the one it was created with), then the destination's."""
-        explicit = getattr(self.destination, "naming_convention", None)
+        explicit = self.destination.naming_convention
         if explicit is None and schema is not None and not _naming_configured(source_name):
             explicit = _schema_naming_name(schema)
         return config.resolve_naming(
             source_name,
             explicit=explicit,
-            destination_preferred=getattr(self.capabilities, "preferred_naming", None),
+            destination_preferred=self.capabilities.preferred_naming,
         )
 
-    def naming_for(self, schema: Any) -> Any:
+    def naming_for(self, schema: Schema) -> NamingConvention:
         """The schema's naming convention sized to the destination's identifier limits."""
         from loadstone.plugin_manager import naming_convention
 
-        name = self._resolve_naming_name(getattr(schema, "name", None), schema)
+        name = self._resolve_naming_name(schema.name, schema)
         return naming_convention(name, max_length=self.capabilities.max_identifier_length)
 
     @property
@@ -358,7 +362,7 @@ class Pipeline:
         if stored is None:
             schema = provided if provided is not None else _new_schema(name, None)
             naming = self._resolve_naming_name(name, schema)
-            if getattr(schema, "naming_name", None) != naming:
+            if isinstance(schema, Schema) and schema.naming_name != naming:
                 schema.set_naming(naming)
             return schema
         if provided is None:
@@ -398,21 +402,22 @@ class Pipeline:
             schema if schema is not None else (data.schema if isinstance(data, Source) else None)
         )
         schema_name = (
-            getattr(schema, "name", None)
+            (schema.name if isinstance(schema, Schema) else None)
             or source_name
             or self.default_schema_name
             or self.pipeline_name
         )
         package_schema = self._schema_for_extract(schema_name, provided)
         run_hints = run_hints_of(
-            write_disposition=write_disposition,
-            columns=columns,
-            primary_key=primary_key,
-            schema_contract=schema_contract,
-            merge_key=merge_key,
+            TableHints(
+                write_disposition=write_disposition,
+                columns=columns,
+                primary_key=primary_key,
+                schema_contract=schema_contract,
+                merge_key=merge_key,
+                file_format=loader_file_format,
+            )
         )
-        if loader_file_format is not None:
-            run_hints["file_format"] = loader_file_format
         if isinstance(data, Source):
             source_defaults: dict[str, Any] = {}
             if data.max_table_nesting is not None:
@@ -705,7 +710,7 @@ class Pipeline:
         )
 
     def _destination_location(self) -> str | None:
-        config_ = getattr(self.destination, "config", {}) or {}
+        config_ = self.destination.config
         credentials = config_.get("credentials")
         if isinstance(credentials, (str, Path)):
             return str(credentials)
