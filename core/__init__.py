@@ -15,8 +15,10 @@ Naming conventions and plugins
 Destinations
     destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``), Destination,
     Capabilities, DestinationNotSupported
+Configuration
+    config (the resolver and its typed accessors)
 Errors
-    LoadstoneError (every error derives from it)
+    LoadstoneError (every error derives from it), UnknownPluginError, ConfigFileError
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from loadstone import current, destinations
+    from loadstone import config, current, destinations
+    from loadstone.config import ConfigFileError
     from loadstone.destinations.contract import Capabilities, Destination, DestinationNotSupported
     from loadstone.errors import LoadstoneError
     from loadstone.extract.sources import resource, source
@@ -60,7 +63,7 @@ if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
     from loadstone.pipelines.load_info import LoadInfo
     from loadstone.pipelines.pipeline import Pipeline, pipeline
-    from loadstone.plugin_manager import naming_convention
+    from loadstone.plugin_manager import UnknownPluginError, naming_convention
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
 
