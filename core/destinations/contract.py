@@ -398,7 +398,7 @@ def schema_dict(schema: Schema | Mapping[str, Any] | None) -> dict[str, Any]:
     if isinstance(schema, Mapping):
         return dict(schema)
     if isinstance(schema, Schema):
-        return schema.to_dict()
+        return dict(schema.to_dict())
     raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
 
 

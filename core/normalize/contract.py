@@ -46,7 +46,9 @@ SchemaContractError = ContractViolation
 # a normalizer raises the schema's collision error: one class for the whole product
 
 if TYPE_CHECKING:
+    from loadstone.destinations.contract import Capabilities
     from loadstone.naming import NamingConvention
+    from loadstone.schema import Schema
 
 #: What to do with a line that is not a JSON document.
 ON_BAD_RECORD_VALUES = ("fail", "skip", "quarantine")
@@ -145,7 +147,7 @@ class NormalizeContext:
 
     spark: Any
     naming: NamingConvention
-    capabilities: Any = None
+    capabilities: Capabilities | None = None
     on_bad_record: str = attrs.field(default="fail", validator=_check_on_bad_record)
     progress: Callable[[int, int], None] | None = None
 
@@ -163,7 +165,8 @@ class TableOutput:
 class NormalizeResult:
     """The evolved schema, the data written per normalized table, and what changed."""
 
-    schema: Any
+    #: the evolved schema: a Schema when the normalizer was given one, else a stored dict
+    schema: Schema | dict[str, Any]
     tables: Mapping[str, TableOutput]
     bad_records: int = 0
     new_tables: tuple[str, ...] = ()
@@ -177,6 +180,8 @@ class NormalizeResult:
 class Normalizer(Protocol):
     """What a normalizer plugin's ``loadstone_normalizer()`` hook returns."""
 
-    def normalize(self, package: Any, schema: Any, context: NormalizeContext) -> NormalizeResult:
+    def normalize(
+        self, package: Any, schema: Schema | Mapping[str, Any] | None, context: NormalizeContext
+    ) -> NormalizeResult:
         """Normalize ``package`` into Parquet under ``package.normalized_dir``."""
         ...

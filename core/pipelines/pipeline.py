@@ -86,7 +86,7 @@ def _schema_to_dict(schema: Schema | Mapping[str, Any]) -> dict[str, Any]:
     """The stored form (a ``schema=`` given to ``run`` may already be a dict)."""
     if isinstance(schema, Mapping):
         return dict(schema)
-    return schema.to_dict()
+    return dict(schema.to_dict())
 
 
 def _new_schema(name: str, naming: str | None) -> Schema:

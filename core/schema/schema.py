@@ -20,7 +20,7 @@ import copy
 import json
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import attrs
 import yaml
@@ -30,6 +30,7 @@ from loadstone.schema.data_types import py_type_to_data_type, variant_column_nam
 from loadstone.schema.detections import detect_type
 from loadstone.schema.model import Column, InvalidSchemaError, Table
 from loadstone.schema.settings import SchemaSettings, hints_for_column, preferred_type_for
+from loadstone.schema.stored import TNormalizers, TStoredSchema
 from loadstone.schema.versioning import (
     ENGINE_VERSION,
     MAX_PREVIOUS_HASHES,
@@ -235,9 +236,9 @@ class Schema:
         self._settings = value
 
     @property
-    def normalizers(self) -> dict[str, Any]:
+    def normalizers(self) -> TNormalizers:
         """The stored ``normalizers`` section (a copy)."""
-        return copy.deepcopy(self._normalizers)
+        return cast(TNormalizers, copy.deepcopy(self._normalizers))
 
     # ------------------------------------------------------------------ naming
     @property
@@ -574,7 +575,7 @@ class Schema:
         out.update(copy.deepcopy(self._extra))
         return out
 
-    def to_dict(self, *, bump_version: bool = True, remove_names: bool = False) -> dict[str, Any]:
+    def to_dict(self, *, bump_version: bool = True, remove_names: bool = False) -> TStoredSchema:
         """The stored document (dlt engine_version 11 layout and key order).
 
         ``bump_version`` first records a save (so the document carries its final version and
@@ -595,7 +596,7 @@ class Schema:
         }
         out.update(content)
         out["previous_hashes"] = list(self.previous_hashes)
-        return out
+        return cast(TStoredSchema, out)
 
     def to_pretty_yaml(self, *, bump_version: bool = True, remove_names: bool = True) -> str:
         """YAML as dlt exports it (key order kept, no ``name`` repeats)."""

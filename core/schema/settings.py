@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import attrs
 
 from loadstone.schema.data_types import is_data_type
 from loadstone.schema.detections import DEFAULT_DETECTIONS, check_detections
 from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError
+from loadstone.schema.stored import TSchemaSettings
 
 __all__ = [
     "RELATIONAL_DEFAULT_HINTS",
@@ -152,7 +153,7 @@ class SchemaSettings:
         return attrs.evolve(self, schema_contract=contract)
 
     # ------------------------------------------------------------ stored form
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TSchemaSettings:
         out: dict[str, Any] = {}
         if self.schema_contract is not None:
             out["schema_contract"] = self.schema_contract
@@ -163,7 +164,7 @@ class SchemaSettings:
         if self.preferred_types:
             out["preferred_types"] = dict(self.preferred_types)
         out.update(self.extra)
-        return out
+        return cast(TSchemaSettings, out)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> SchemaSettings:
