@@ -409,7 +409,9 @@ def spark_options() -> dict[str, str]:
     for provider in reversed(providers()):
         section = provider.section(("spark",))
         if isinstance(provider, EnvironProvider):
-            items = ((_env_spark_key(name), value) for name, value in section.items())
+            items: Iterator[tuple[str, Any]] = (
+                (_env_spark_key(name), value) for name, value in section.items()
+            )
         else:
             items = _flatten(section)
         options.update((key, _spark_value(value)) for key, value in items)

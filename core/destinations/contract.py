@@ -333,6 +333,10 @@ class DestinationClient(Protocol):
 # --- the destination -------------------------------------------------------------------------
 
 
+def _as_config(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    return dict(value or {})
+
+
 @attrs.frozen
 class Destination:
     """A named destination: its capabilities and, when it has one, its loader.
@@ -345,7 +349,7 @@ class Destination:
     name: str
     capabilities: Capabilities
     client_class: Any = None
-    config: Mapping[str, Any] = attrs.field(factory=dict, converter=lambda c: dict(c or {}))
+    config: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_config)
     naming_convention: str | None = None
     description: str = ""
 

@@ -392,7 +392,7 @@ def resource(
             args_bound=not is_function or _has_no_required_args(target),
         )
         if is_function:
-            functools.update_wrapper(res, target, updated=())  # type: ignore[arg-type]
+            functools.update_wrapper(res, target, updated=())
             res._args_bound = _has_no_required_args(target)
             res._from_function = True
         return res
@@ -441,7 +441,7 @@ def current_schema() -> Any:
     return _current_schema.get()
 
 
-class Resources(dict):  # type: ignore[type-arg]
+class Resources(dict[str, "Resource"]):
     """The resources of a source by name; ``selected`` lists the ones that will run."""
 
     @property
@@ -578,7 +578,7 @@ def _resources_of(returned: Any, source_name: str) -> list[Resource]:
     if returned is None:
         return []
     if isinstance(returned, (list, tuple)) and all(isinstance(r, Resource) for r in returned):
-        return list(returned)
+        return [r for r in returned if isinstance(r, Resource)]
     if inspect.isgenerator(returned):
         items = list(returned)
         if items and all(isinstance(r, Resource) for r in items):

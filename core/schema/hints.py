@@ -52,13 +52,14 @@ def parse_write_disposition(
     ``("merge", {"x-merge-strategy": "scd2"})`` (dlt's stored key). Further dict keys
     (``validity_column_names``, ``boundary_timestamp`` ...) are kept as ``x-<key>`` table hints.
     """
+    extra: dict[str, Any] = {}
+    disposition: Any
     if value is None:
         return None, {}
     if isinstance(value, str):
-        disposition, extra = value, {}
+        disposition = value
     elif isinstance(value, Mapping):
         disposition = value.get("disposition")
-        extra = {}
         strategy = value.get("strategy")
         if strategy is not None:
             if strategy not in MERGE_STRATEGIES:

@@ -72,6 +72,18 @@ def _freeze_hints(value: Mapping[str, Iterable[str]] | None) -> dict[str, tuple[
     return out
 
 
+def _as_detections(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _as_preferred(value: Mapping[str, str]) -> dict[str, str]:
+    return dict(value)
+
+
+def _as_extra(value: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(value)
+
+
 def _check_hints(instance: Any, attribute: Any, value: Mapping[str, Sequence[str]]) -> None:
     for hint, rules in value.items():
         if hint not in COLUMN_HINTS:
@@ -104,16 +116,16 @@ class SchemaSettings:
     """
 
     detections: tuple[str, ...] = attrs.field(
-        default=DEFAULT_DETECTIONS, converter=tuple, validator=_check_detections
+        default=DEFAULT_DETECTIONS, converter=_as_detections, validator=_check_detections
     )
     default_hints: dict[str, tuple[str, ...]] = attrs.field(
         factory=dict, converter=_freeze_hints, validator=_check_hints, hash=False
     )
     preferred_types: dict[str, str] = attrs.field(
-        factory=dict, converter=dict, validator=_check_preferred, hash=False
+        factory=dict, converter=_as_preferred, validator=_check_preferred, hash=False
     )
     schema_contract: Any = attrs.field(default=None, hash=False)
-    extra: dict[str, Any] = attrs.field(factory=dict, converter=dict, hash=False)
+    extra: dict[str, Any] = attrs.field(factory=dict, converter=_as_extra, hash=False)
 
     @classmethod
     def relational_defaults(cls) -> SchemaSettings:
@@ -145,7 +157,7 @@ class SchemaSettings:
     def update_preferred_types(
         self, new_preferred_types: Mapping[str, str], *, replace: bool = False
     ) -> SchemaSettings:
-        types = {} if replace else dict(self.preferred_types)
+        types: dict[str, str] = {} if replace else dict(self.preferred_types)
         types.update(new_preferred_types)
         return attrs.evolve(self, preferred_types=types)
 

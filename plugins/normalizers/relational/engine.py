@@ -46,7 +46,7 @@ from loadstone.schema.contracts import ContractViolation, SchemaContract, decide
 from loadstone.schema.settings import PreferredTypes, compile_preferred
 
 try:
-    from loadstone.plugins.normalizers.relational import _speedups
+    import loadstone.plugins.normalizers.relational._speedups as _speedups
 except ImportError:  # built without a C compiler: the pure-Python reference runs instead
     _speedups = None  # type: ignore[assignment]
 
@@ -92,6 +92,10 @@ _I64_MAX = type_rules.INT64_MAX
 Cell = tuple[list[int], list[Any]]
 
 
+def _as_contract(value: Any) -> SchemaContract:
+    return SchemaContract.parse(value)
+
+
 @attrs.frozen
 class RootSpec:
     """How the items of one source table are normalized (from the table hints)."""
@@ -102,7 +106,7 @@ class RootSpec:
     propagate_root_key: bool = False
     primary_key: tuple[str, ...] = ()
     row_hash: bool = False
-    contract: SchemaContract = attrs.field(factory=SchemaContract, converter=SchemaContract.parse)
+    contract: SchemaContract = attrs.field(factory=SchemaContract, converter=_as_contract)
     existing_table: bool = False
 
 
@@ -681,6 +685,7 @@ class ChunkEngine:
             if action == "drop_value":
                 return None
         forced = self.forced.get(table, {}).get(col)
+        t: str | None
         if forced is not None:
             t = forced
             local = False

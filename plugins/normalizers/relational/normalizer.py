@@ -226,7 +226,7 @@ class RelationalNormalizer:
             raise
         if isinstance(schema, Schema):
             return result
-        return attrs.evolve(result, schema=working.to_dict(bump_version=False))
+        return attrs.evolve(result, schema=dict(working.to_dict(bump_version=False)))
 
     # -- steps ------------------------------------------------------------------------------
     def _normalize(
@@ -458,6 +458,7 @@ class RelationalNormalizer:
         assert error is not None
         chunk = chunks[fact.chunk]
         if error.kind == "contract":
+            assert error.table is not None and error.entity is not None  # set by the engine
             raise ContractViolation(
                 schema_name=None,
                 table=error.table,

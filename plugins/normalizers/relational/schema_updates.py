@@ -151,7 +151,11 @@ def plan_root(
     existing = schema.tables.get(root)
     # no disposition in code: an existing table keeps the one it was created with
     explicit = hints.get("write_disposition") is not None
-    declared = disposition_of(hints if explicit else (existing or {}))
+    if explicit or existing is None:
+        declared = disposition_of(hints if explicit else {})
+    else:
+        stored = {"write_disposition": existing.write_disposition}
+        declared = disposition_of({**stored, "x-merge-strategy": existing.merge_strategy})
     disposition, strategy = declared[0] or "append", declared[1]
     columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path)
     x_normalizer = hints.get("x-normalizer") or {}
