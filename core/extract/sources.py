@@ -580,7 +580,7 @@ def _resources_of(returned: Any, source_name: str) -> list[Resource]:
     if isinstance(returned, (list, tuple)) and all(isinstance(r, Resource) for r in returned):
         return [r for r in returned if isinstance(r, Resource)]
     if inspect.isgenerator(returned):
-        items = list(returned)
+        items: list[Any] = list(returned)
         if items and all(isinstance(r, Resource) for r in items):
             return items
         return [Resource(items, source_name)]
