@@ -59,3 +59,17 @@ def test_scd2_columns_follow_the_declared_columns_as_in_dlt(tmp_path: Path) -> N
     assert list(columns) == list(observed["columns"])
     for name, expected in observed["columns"].items():
         assert columns[name] == expected, name
+
+
+def test_the_normalizer_evolves_a_copy_and_leaves_the_given_schema_alone(tmp_path: Path) -> None:
+    """The driver applies facts to ``Schema.copy()``: a failed package changes nothing."""
+    schema = Schema("s")
+    before = schema.to_dict(bump_version=False)
+    package = StandInPackage(tmp_path)
+    package.add_jsonl("t", [{"id": 1, "tags": ["a"]}])
+    context = NormalizeContext(spark=None, naming=snake_case())
+    result = RelationalNormalizer().normalize(package, schema, context)
+    assert isinstance(result.schema, Schema) and result.schema is not schema
+    assert schema.to_dict(bump_version=False) == before
+    assert list(result.schema.tables["t__tags"].columns)[:1] == ["value"]
+    assert result.new_tables == ("t", "t__tags")
