@@ -28,7 +28,7 @@ and raises; running it again on the fixed package works.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -177,11 +177,39 @@ class NormalizeResult:
         return bool(self.new_tables or any(self.new_columns.values()))
 
 
+class ExtractedInput(Protocol):
+    """One extracted file as a normalizer reads it (``source``/``first_line`` are optional)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def table_name(self) -> str: ...
+
+
+class PackageToNormalize(Protocol):
+    """The package side of the contract (see the module docstring);
+    :class:`loadstone.storage.load_package.LoadPackage` is one."""
+
+    @property
+    def load_id(self) -> str: ...
+
+    @property
+    def normalized_dir(self) -> Path: ...
+
+    def extracted_files(self) -> Sequence[ExtractedInput]: ...
+
+    def table_hints(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+
 class Normalizer(Protocol):
     """What a normalizer plugin's ``loadstone_normalizer()`` hook returns."""
 
     def normalize(
-        self, package: Any, schema: Schema | Mapping[str, Any] | None, context: NormalizeContext
+        self,
+        package: PackageToNormalize,
+        schema: Schema | Mapping[str, Any] | None,
+        context: NormalizeContext,
     ) -> NormalizeResult:
         """Normalize ``package`` into Parquet under ``package.normalized_dir``."""
         ...

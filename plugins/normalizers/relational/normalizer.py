@@ -32,9 +32,11 @@ from loadstone import config as loadstone_config
 from loadstone.normalize.contract import (
     BAD_RECORDS_TABLE,
     BadRecordError,
+    ExtractedInput,
     NormalizeContext,
     NormalizeError,
     NormalizeResult,
+    PackageToNormalize,
     TableOutput,
 )
 from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
@@ -81,7 +83,7 @@ def _native_enabled() -> bool:
     return loadstone_config.get_bool("normalize.native", True)
 
 
-def plan_chunks(files: Sequence[Any], chunk_bytes: int) -> list[Chunk]:
+def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk]:
     """Chunks of the extracted files, in source order (file, then byte offset)."""
     chunks: list[Chunk] = []
     for file_index, extracted in enumerate(files):
@@ -210,7 +212,10 @@ class RelationalNormalizer:
 
     # -- public -----------------------------------------------------------------------------
     def normalize(
-        self, package: Any, schema: Schema | Mapping[str, Any] | None, context: NormalizeContext
+        self,
+        package: PackageToNormalize,
+        schema: Schema | Mapping[str, Any] | None,
+        context: NormalizeContext,
     ) -> NormalizeResult:
         working = _working_schema(schema)
         out_dir = Path(package.normalized_dir)
@@ -230,7 +235,7 @@ class RelationalNormalizer:
 
     # -- steps ------------------------------------------------------------------------------
     def _normalize(
-        self, package: Any, schema: Schema, context: NormalizeContext, out_dir: Path
+        self, package: PackageToNormalize, schema: Schema, context: NormalizeContext, out_dir: Path
     ) -> NormalizeResult:
         """Plan roots from code hints, run the chunks, settle types, apply the facts."""
         hints_source = package.table_hints
