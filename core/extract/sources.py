@@ -521,7 +521,7 @@ def _make_schema(name: str, func: Any) -> Any:
             loader = getattr(schema_module, "load_schema_file", None)
             if loader is not None:
                 return loader(found)
-            return schema_module.Schema.from_file(found)  # type: ignore[attr-defined]
+            return schema_module.Schema.from_file(found)  # type: ignore[attr-defined]  # a module found at run time
     return schema_module.Schema(name)
 
 
@@ -564,7 +564,7 @@ def source(
                 schema_contract=schema_contract,
             )
 
-        factory.__loadstone_source__ = True  # type: ignore[attr-defined]
+        factory.__loadstone_source__ = True  # type: ignore[attr-defined]  # marks a @source factory
         return factory
 
     if func is None:

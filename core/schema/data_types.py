@@ -235,11 +235,11 @@ _DATE_ONLY: Final = re.compile(
 
 
 def _date_from(groups: dict[str, str | None]) -> dt.date:
-    year = int(groups["y"])  # type: ignore[arg-type]
+    year = int(groups["y"])  # type: ignore[arg-type]  # the pattern always captures y
     if groups.get("w"):
-        return dt.date.fromisocalendar(year, int(groups["w"]), int(groups.get("wd") or 1))  # type: ignore[arg-type]
+        return dt.date.fromisocalendar(year, int(groups["w"]), int(groups.get("wd") or 1))  # type: ignore[arg-type]  # w matched
     if groups.get("o"):
-        ordinal = int(groups["o"])  # type: ignore[arg-type]
+        ordinal = int(groups["o"])  # type: ignore[arg-type]  # o matched
         if not 1 <= ordinal <= (366 if _is_leap(year) else 365):
             raise ValueError(f"day of year {ordinal} out of range")
         return dt.date(year, 1, 1) + dt.timedelta(days=ordinal - 1)

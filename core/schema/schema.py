@@ -700,7 +700,7 @@ class Schema:
             return NotImplemented
         return self._content_dict() == other._content_dict()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # mutable: equal by content, not hashable
 
     def __repr__(self) -> str:
         return (

@@ -48,7 +48,7 @@ from loadstone.schema.settings import PreferredTypes, compile_preferred
 try:
     import loadstone.plugins.normalizers.relational._speedups as _speedups
 except ImportError:  # built without a C compiler: the pure-Python reference runs instead
-    _speedups = None  # type: ignore[assignment]
+    _speedups = None  # type: ignore[assignment]  # no C compiler: Python loops run
 
 #: whether the C hot path is importable here (the test suite requires it)
 NATIVE_AVAILABLE = _speedups is not None
@@ -177,7 +177,7 @@ def contract_action(
     try:
         return decide(
             spec.contract,
-            entity,  # type: ignore[arg-type]
+            entity,  # type: ignore[arg-type]  # one of the three entity names
             table=table,
             column=column,
             value=value,
