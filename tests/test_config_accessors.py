@@ -71,3 +71,17 @@ def test_the_first_candidate_names_a_list_lookup(monkeypatch: pytest.MonkeyPatch
         "destination.enable_dataset_name_normalization",
     ]
     assert config.get_bool(keys, True) is False
+
+
+@pytest.mark.parametrize(("raw", "kept"), [("False", False), ("True", True)])
+def test_keep_completed_packages_is_read_as_written(
+    monkeypatch: pytest.MonkeyPatch, raw: str, kept: bool
+) -> None:
+    """``LOAD__KEEP_COMPLETED_PACKAGES=False`` used to read as the (true) string "False"."""
+    import loadstone as dlt
+
+    monkeypatch.setenv("LOAD__KEEP_COMPLETED_PACKAGES", raw)
+    pipe = dlt.pipeline(f"keep_{raw.lower()}", destination="duckdb", dataset_name="d")
+    pipe.run([{"id": 1}], table_name="t")
+    parquet = list(pipe.packages_dir.rglob("*.parquet"))
+    assert bool(parquet) is kept
