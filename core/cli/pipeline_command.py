@@ -23,7 +23,7 @@ class PipelineNotFound(LoadstoneError):
 ACTIONS = ("info", "show", "schema", "trace", "drop-pending-packages")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``pipeline`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "pipeline",

@@ -24,7 +24,7 @@ class InputError(LoadstoneError):
     """A path given to ``loadstone run`` is missing or holds no JSON files."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``run`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "run",

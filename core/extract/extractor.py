@@ -499,17 +499,17 @@ def extract_resource(
         writer.add_hints(target, hints)
         extract_file(writer, Path(data), target)
         return
-    static = isinstance(target, str)
-    if static:
-        writer.add_hints(target, hints)
+    static = target if isinstance(target, str) else None
+    if static is not None:
+        writer.add_hints(static, hints)
     with current.resource_context(res.name):
         for item in res:
-            name = target if static else _resolve_table(target, item)
-            if not static and name not in writer.hints:
+            name = static if static is not None else _resolve_table(target, item)
+            if static is None and name not in writer.hints:
                 writer.add_hints(name, hints)
-            writer.write_item(name, item)  # type: ignore[arg-type]
-    if static:
-        writer._writer(target)  # a table with no items still gets hints, and no file
+            writer.write_item(name, item)
+    if static is not None:
+        writer._writer(static)  # a table with no items still gets hints, and no file
 
 
 def run_hints_of(hints: TableHints) -> dict[str, Any]:
@@ -543,15 +543,15 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
             f"cannot load {data!r}: a str is read as a file only when it ends with "
             f"{', '.join(JSON_SUFFIXES)} (optionally .gz)"
         )
-    name = table_name or getattr(data, "__name__", None)
-    if not name or name == "<lambda>":
+    found: str | None = table_name or getattr(data, "__name__", None)
+    if not found or found == "<lambda>":
         raise ExtractError(
             "cannot tell which table the data goes to: pass table_name= to run/extract "
             "(or use a @resource)"
         )
     if callable(data) and not isinstance(data, Iterable):
-        return None, [Resource(data, name)]
-    return None, [Resource(data, name, args_bound=True)]
+        return None, [Resource(data, found)]
+    return None, [Resource(data, found, args_bound=True)]
 
 
 def _table_from_path(path: Path) -> str:

@@ -165,7 +165,7 @@ class DuckDBClient:
                 self._exec(f"SET memory_limit = {literal(limit)}")
             else:
                 self._default_limit = parse_size(self._setting("memory_limit"))
-        self.catalog: str = self._first("SELECT current_database()")[0]
+        self.catalog: str = self._row("SELECT current_database()")[0]
         self._naming = self._resolve_naming(schema)
 
     # --- names -------------------------------------------------------------------------
@@ -254,6 +254,12 @@ class DuckDBClient:
         result is unfinished)."""
         found = self._conn.execute(sql, list(params) if params else None).fetchall()
         return found[0] if found else None
+
+    def _row(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...]:
+        """The row of a query that always returns one (``count(*)``, a setting)."""
+        row = self._first(sql, params)
+        assert row is not None, sql
+        return row
 
     def _ensure_dataset(self, staging: bool = False) -> list[str]:
         dataset = self.staging_dataset_name if staging else self.dataset_name
@@ -425,7 +431,8 @@ class DuckDBClient:
         except duckdb.Error as exc:
             self._rollback()
             table = current[0]
-            files = [str(f) for f in sources[table].files] if table in sources else []
+            source = sources.get(table) if table is not None else None
+            files = [str(f) for f in source.files] if source is not None else []
             raise LoadFailed(request.load_id, table, str(exc).splitlines()[0], files) from exc
         except BaseException:
             self._rollback()
@@ -440,7 +447,7 @@ class DuckDBClient:
         self._conn.execute("RESET preserve_insertion_order")
 
     def _setting(self, name: str) -> str:
-        return str(self._conn.execute("SELECT current_setting(?)", [name]).fetchone()[0])
+        return str(self._row("SELECT current_setting(?)", [name])[0])
 
     def _limit_memory(self, model: TableModel, sources: Mapping[str, ParquetSource]) -> None:
         """Cap DuckDB's memory for this package by its widest table (unless configured)."""
@@ -532,8 +539,7 @@ class DuckDBClient:
 
     def table_row_counts(self) -> dict[str, int]:
         return {
-            t: self._first(f"SELECT count(*) FROM {self.qualified(t)}")[0]
-            for t in self.table_names()
+            t: self._row(f"SELECT count(*) FROM {self.qualified(t)}")[0] for t in self.table_names()
         }
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
