@@ -13,12 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from normalizer_support import StandInPackage, schema_tables, snake_case
 
 from loadstone.extract.sources import make_hints
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.schema import Schema
+from loadstone.schema.settings import compile_preferred
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = FIXTURES / "schemas" / "preferred_types_order_dlt.json"
@@ -73,3 +76,28 @@ def test_the_normalizer_evolves_a_copy_and_leaves_the_given_schema_alone(tmp_pat
     assert schema.to_dict(bump_version=False) == before
     assert list(result.schema.tables["t__tags"].columns)[:1] == ["value"]
     assert result.new_tables == ("t", "t__tags")
+
+
+_NAMES = st.text(alphabet="abi_d", min_size=1, max_size=4)
+_RULES = st.dictionaries(
+    st.one_of(_NAMES, _NAMES.map(lambda n: f"re:^{n}")),
+    st.sampled_from(["text", "bigint", "double", "bool"]),
+    max_size=5,
+)
+
+
+@given(rules=_RULES, column=_NAMES)
+def test_the_first_matching_rule_in_written_order_wins(rules: dict[str, str], column: str) -> None:
+    """One rule for everyone: the schema's inference and the engine's compiled rules agree."""
+    expected = next(
+        (
+            data_type
+            for rule, data_type in rules.items()
+            if (column.startswith(rule[4:]) if rule.startswith("re:") else rule == column)
+        ),
+        None,
+    )
+    assert compile_preferred(rules).type_for(column) == expected
+    schema = Schema("s")
+    schema.update_preferred_types(rules)
+    assert schema.infer_column("t", column, 1.5).data_type == (expected or "double")
