@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,6 +54,7 @@ from loadstone.plugins.destinations.duckdb.tables import TableModel
 if TYPE_CHECKING:
     from types import TracebackType
 
+#: the environment variable of DuckDB's credentials (read through loadstone.config)
 CREDENTIALS_ENV = "DESTINATION__DUCKDB__CREDENTIALS"
 
 
@@ -71,26 +71,13 @@ def resolve_credentials(destination: Destination, pipeline_name: str | None) -> 
 
 
 def _configured_credentials(name: str) -> str | None:
-    try:
-        from loadstone import config
-    except ImportError:
-        config = None  # type: ignore[assignment]
-    if config is not None:
-        resolve = getattr(config, "resolve", None)
-        if resolve is not None:
-            for candidate in (
-                f"destination.{name}.credentials",
-                ("destination", name, "credentials"),
-            ):
-                try:
-                    value = resolve(candidate)
-                except Exception:  # the resolver's own signature may differ; try the next form
-                    continue
-                if value:
-                    return str(value)
-    return os.environ.get(f"DESTINATION__{name.upper()}__CREDENTIALS") or os.environ.get(
-        CREDENTIALS_ENV
-    )
+    """``destination.<name>.credentials`` from configuration (env
+    ``DESTINATION__<NAME>__CREDENTIALS``, config.toml ...); a destination registered under
+    another name also reads DuckDB's own key."""
+    from loadstone import config
+
+    keys = [f"destination.{name}.credentials", "destination.duckdb.credentials"]
+    return config.get_str(keys, "") or None
 
 
 def connect(
