@@ -507,6 +507,28 @@ def get_int(
     return number
 
 
+def get_float(
+    key_path: str | Sequence[str],
+    default: float,
+    *,
+    minimum: float | None = None,
+    explicit: Any = None,
+    expected: str = "a number",
+) -> float:
+    """A number setting (text of a number accepted), at least ``minimum`` when given."""
+    found = _locate(key_path, default, explicit)
+    key, value = _first_key(key_path), found.value
+    if isinstance(value, bool):
+        raise ConfigValueError(key, value, found.origin, expected)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigValueError(key, value, found.origin, expected) from None
+    if minimum is not None and number < minimum:
+        raise ConfigValueError(key, value, found.origin, f"{expected} >= {minimum:g}")
+    return number
+
+
 def parse_size(value: Any, key: str, origin: str) -> int:
     """Bytes from ``1073741824``, ``"512MB"``, ``"1 GiB"`` (decimal and binary units)."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:

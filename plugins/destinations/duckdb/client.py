@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,22 +99,47 @@ def connect(
     if path != ":memory:":
         Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         path = str(Path(path).expanduser())
-    try:
-        if path == ":memory:" or row_group_size is None:
-            return duckdb.connect(path), True
-        return open_database_file(path, row_group_size), True
-    except duckdb.Error as error:
-        raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
+    deadline = time.monotonic() + _lock_timeout()
+    while True:
+        try:
+            if path == ":memory:" or row_group_size is None:
+                return duckdb.connect(path), True
+            return open_database_file(path, row_group_size), True
+        except duckdb.IOException as error:
+            # another process holds the file: wait for it (a pipeline loads for a while)
+            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
+                raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
+            time.sleep(0.2)
+        except duckdb.Error as error:
+            raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
+
+
+#: Seconds to wait for another process to release a database file (config
+#: ``destination.duckdb.lock_timeout``).
+DEFAULT_LOCK_TIMEOUT = 60.0
+
+
+def _lock_timeout() -> float:
+    from loadstone import config
+
+    return config.get_float(
+        "destination.duckdb.lock_timeout", DEFAULT_LOCK_TIMEOUT, expected="a number of seconds"
+    )
 
 
 class DuckDBConnectionError(DestinationError):
-    """The database file cannot be opened (most often: another process holds its lock)."""
+    """The database file cannot be opened (most often: another process holds its lock).
+
+    The advice never says "retry": retrying a whole run would extract its input again. The
+    pipeline adds how to finish the kept package.
+    """
 
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         super().__init__(
-            f"cannot open DuckDB database {path}: {reason}; if another process (a running "
-            f"pipeline, a DuckDB shell) has it open, close it and retry"
+            f"cannot open DuckDB database {path}: {reason} (another process, e.g. a running "
+            f"pipeline or a DuckDB shell, has it open; waited "
+            f"destination.duckdb.lock_timeout seconds)"
         )
 
 

@@ -83,6 +83,14 @@ def _native_enabled() -> bool:
     return loadstone_config.get_bool("normalize.native", True)
 
 
+def _first_line(message: str) -> str:
+    """An error's one-line cause (a disk full while writing Parquet says so in plain words)."""
+    if "No space left on device" in message:
+        return "no space left on the device (disk full) while writing normalized files"
+    lines = message.strip().splitlines()
+    return lines[0] if lines else message
+
+
 def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk]:
     """Chunks of the extracted files, in source order (file, then byte offset)."""
     chunks: list[Chunk] = []
@@ -476,10 +484,11 @@ class RelationalNormalizer:
         line = first + (error.line or 1) - 1
         if error.kind == "bad_record":
             raise BadRecordError(chunk.display, line, error.message)
-        raise NormalizeError(
-            f"normalizing {chunk.display} failed near line {line}: "
-            f"{error.message}\n{error.traceback}"
-        )
+        cause = _first_line(error.message)
+        near = "" if "disk full" in cause else f" near line {line}"
+        failure = NormalizeError(f"normalizing {chunk.display} failed{near}: {cause}")
+        failure.details = error.traceback  # for a bug report; not shown to users
+        raise failure
 
     def _finish(
         self,
