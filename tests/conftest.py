@@ -46,3 +46,14 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(__import__("os").environ):
         if key.startswith(("SCHEMA__", "SOURCES__", "NORMALIZE__", "DESTINATION__", "PIPELINES__")):
             monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """The test PostgreSQL server (``LOADSTONE_TEST_POSTGRES``); missing is an error, never a skip."""
+    url = __import__("os").environ.get("LOADSTONE_TEST_POSTGRES")
+    if not url:
+        raise RuntimeError(
+            'LOADSTONE_TEST_POSTGRES is not set: start a server with eval "$(bash .ci/postgres start)"'
+        )
+    return url

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from loadstone import config, current
 from loadstone.destinations.contract import Destination
@@ -828,7 +829,7 @@ class Pipeline:
         config_ = self.destination.config
         credentials = config_.get("credentials")
         if isinstance(credentials, (str, Path)):
-            return str(credentials)
+            return _without_password(str(credentials))
         if self.destination.name == "duckdb":
             return str(Path.cwd() / f"{self.pipeline_name}.duckdb")
         return None
@@ -1129,3 +1130,12 @@ def pipeline(
         progress=progress,
         lock_timeout=lock_timeout,
     )
+
+
+def _without_password(location: str) -> str:
+    """A connection string as dlt shows it: ``postgresql://user:***@host:5432/db``."""
+    parts = urlsplit(location)
+    if "://" not in location or parts.password is None:
+        return location
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
