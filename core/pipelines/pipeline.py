@@ -474,6 +474,7 @@ class Pipeline:
         schema_contract: Any = None,
         merge_key: Any = None,
         loader_file_format: str | None = None,
+        table_format: str | None = None,
     ) -> ExtractResult:
         """Write ``data`` into a new load package (state ``extracted``)."""
         run_hints = run_hints_of(
@@ -484,6 +485,7 @@ class Pipeline:
                 schema_contract=schema_contract,
                 merge_key=merge_key,
                 file_format=loader_file_format,
+                table_format=table_format,
             )
         )
         with self._locked():
@@ -849,6 +851,7 @@ class Pipeline:
         merge_key: Any = None,
         destination: Any = None,
         dataset_name: str | None = None,
+        table_format: str | None = None,
     ) -> LoadInfo:
         """Finish pending packages, then extract, normalize and load ``data``.
 
@@ -872,6 +875,7 @@ class Pipeline:
             "schema_contract": schema_contract,
             "merge_key": merge_key,
             "loader_file_format": loader_file_format,
+            "table_format": table_format,
         }
         try:
             with self._locked():

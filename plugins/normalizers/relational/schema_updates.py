@@ -84,6 +84,8 @@ class RootPlan:
     disposition: tuple[str, str | None] | None
     max_nesting: int | None
     schema_contract: Any
+    #: ``file_format`` / ``table_format`` given in code, kept in the schema as dlt does
+    formats: Mapping[str, str] = attrs.field(factory=dict)
 
 
 def _as_tuple(value: Any) -> tuple[str, ...]:
@@ -191,6 +193,7 @@ def plan_root(
         disposition=(disposition, strategy) if explicit or existing is None else None,
         max_nesting=max_nesting if nesting_hinted else None,
         schema_contract=hints.get("schema_contract"),
+        formats={k: hints[k] for k in ("file_format", "table_format") if hints.get(k) is not None},
     )
 
 
@@ -220,6 +223,7 @@ def _with_root_hints(table: Table, plan: RootPlan) -> Table:
         extra["x-normalizer"] = {"max_nesting": plan.max_nesting}
     if plan.schema_contract is not None:
         changes["schema_contract"] = plan.schema_contract
+    extra.update(plan.formats)
     if table.resource is None:
         changes["resource"] = plan.spec.source_name
     extra["x-normalizer"] = {**(extra.get("x-normalizer") or {}), "seen-data": True}
