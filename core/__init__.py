@@ -5,9 +5,10 @@ This module is the table of contents of the public API. Names are imported on fi
 not start a JVM. The API mirrors dlt's, so ``import loadstone as dlt`` runs dlt-style code.
 
 Pipelines
-    pipeline, Pipeline, LoadInfo
+    pipeline, attach, Pipeline, LoadInfo, PipelineStepFailed
 Sources and resources
-    resource, source, current
+    resource, transformer, source, sources (``sources.incremental``), mark, current,
+    secrets / config (``secrets.value`` arguments read from configuration)
 Schema
     Schema, SchemaContract
 Naming conventions and plugins
@@ -33,7 +34,13 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "pipeline": ("loadstone.pipelines.pipeline", "pipeline"),
     "Pipeline": ("loadstone.pipelines.pipeline", "Pipeline"),
     "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
+    "attach": ("loadstone.pipelines.pipeline", "attach"),
+    "PipelineStepFailed": ("loadstone.pipelines.pipeline", "PipelineStepFailed"),
     "resource": ("loadstone.extract.sources", "resource"),
+    "transformer": ("loadstone.extract.sources", "transformer"),
+    "sources": ("loadstone.sources", None),
+    "mark": ("loadstone.extract.mark", None),
+    "secrets": ("loadstone.extract.injection", "secrets"),
     "source": ("loadstone.extract.sources", "source"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
@@ -54,15 +61,17 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from loadstone import config, current, destinations
+    from loadstone import config, current, destinations, sources
     from loadstone.config import ConfigFileError
     from loadstone.destinations.contract import Capabilities, Destination, DestinationNotSupported
     from loadstone.errors import LoadstoneError
-    from loadstone.extract.sources import resource, source
+    from loadstone.extract import mark
+    from loadstone.extract.injection import secrets
+    from loadstone.extract.sources import resource, source, transformer
     from loadstone.hookspecs import hookimpl
     from loadstone.naming import NamingConvention
     from loadstone.pipelines.load_info import LoadInfo
-    from loadstone.pipelines.pipeline import Pipeline, pipeline
+    from loadstone.pipelines.pipeline import Pipeline, PipelineStepFailed, attach, pipeline
     from loadstone.plugin_manager import UnknownPluginError, naming_convention
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract

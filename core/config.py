@@ -6,7 +6,8 @@ Every setting of loadstone is a *key path* such as ``schema.naming`` or
 1. an explicit argument given by the caller (code always wins over configuration);
 2. the environment: the path upper-cased and joined by ``__``
    (``SCHEMA__NAMING``, ``SOURCES__GITHUB__SCHEMA__NAMING``, ``SPARK__MASTER``);
-3. the project folder ``./.loadstone/``: ``secrets.toml`` then ``config.toml``;
+3. the project folder ``./.loadstone/``: ``secrets.toml`` then ``config.toml``; then a dlt
+   project's ``./.dlt/`` (same files), so a ported project keeps its settings;
 4. the user folder ``$LOADSTONE_HOME`` (default ``~/.loadstone``): ``secrets.toml`` then
    ``config.toml``;
 5. the default supplied by the caller.
@@ -53,6 +54,8 @@ HOME_ENV = "LOADSTONE_HOME"
 DEFAULT_HOME = Path("~/.loadstone")
 #: the project folder, relative to the current working directory
 PROJECT_DIR = ".loadstone"
+#: the project folder of a dlt project, read after ``.loadstone/`` (which wins)
+DLT_PROJECT_DIR = ".dlt"
 CONFIG_FILE = "config.toml"
 SECRETS_FILE = "secrets.toml"
 #: naming convention used when nothing is configured and the destination prefers none
@@ -252,6 +255,8 @@ def providers() -> tuple[EnvironProvider | TomlFolderProvider, ...]:
     return (
         EnvironProvider(),
         TomlFolderProvider("project", project_dir()),
+        # a ported dlt project keeps its settings in ./.dlt/: read, below ./.loadstone/
+        TomlFolderProvider("project-dlt", Path.cwd() / DLT_PROJECT_DIR),
         TomlFolderProvider("home", home_dir()),
     )
 
@@ -566,3 +571,18 @@ def get_str(key_path: str | Sequence[str], default: str, *, explicit: Any = None
     if isinstance(value, Mapping | list | bool):
         raise ConfigValueError(_first_key(key_path), value, found.origin, "text")
     return str(value)
+
+
+# --- placeholders for injected arguments ---------------------------------------------------
+
+
+class _ConfigValue:
+    """The default of a source/resource argument that configuration supplies (``config.value``,
+    ``secrets.value``); see :mod:`loadstone.extract.injection`."""
+
+    def __repr__(self) -> str:
+        return "loadstone.config.value"
+
+
+#: ``def source(api_key=loadstone.secrets.value)``: the value comes from configuration
+value: Any = _ConfigValue()

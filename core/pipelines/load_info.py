@@ -25,6 +25,8 @@ class ProgressEvent:
     again, a wait for another run of the pipeline). Counters are running totals
     of the step; ``parts_done`` / ``parts`` count the pieces of the current package a step
     works through (normalize: its chunks), 0 when the step does not report them.
+    ``input_rows`` / ``input_bytes`` (on ``started``) size the step's input, so a display can
+    show work in progress before the first part finishes.
     """
 
     step: str
@@ -38,6 +40,9 @@ class ProgressEvent:
     parts_done: int = 0
     parts: int = 0
     message: str | None = None
+    #: what the step works through (normalize: the extracted rows and bytes), when known
+    input_rows: int = 0
+    input_bytes: int = 0
 
 
 @attrs.define

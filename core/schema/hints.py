@@ -149,9 +149,19 @@ def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
 
 
 def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
-    """dlt's scd2 validity columns and the row version ``_dlt_id``."""
-    names = extra.get("x-validity-column-names", [_SCD2_VALID_FROM, _SCD2_VALID_TO])
+    """dlt's scd2 validity columns (named by ``validity_column_names``) and the row version
+    (``_dlt_id`` as a content hash, or the user's ``row_version_column_name``)."""
+    names = extra.get("x-validity-column-names") or [_SCD2_VALID_FROM, _SCD2_VALID_TO]
     valid_from, valid_to = names[0], names[1]
+    version = extra.get("x-row-version-column-name") or _ROW_KEY
+    active = extra.get("x-active-record-timestamp")
+    if version != _ROW_KEY:
+        row_version = Column(version, extra={"x-row-version": True})
+    else:
+        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
+        row_version = Column(
+            _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
+        )
     return {
         valid_from: Column(
             valid_from, data_type="timestamp", nullable=True, extra={"x-valid-from": True}
@@ -161,12 +171,9 @@ def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
             valid_to,
             data_type="timestamp",
             nullable=True,
-            extra={"x-valid-to": True, "x-active-record-timestamp": None},
+            extra={"x-valid-to": True, "x-active-record-timestamp": active},
         ),
-        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
-        _ROW_KEY: Column(
-            _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
-        ),
+        version: row_version,
     }
 
 
@@ -242,6 +249,9 @@ def normalize_hints(
     extra = dict(table.extra)
     if isinstance(validity, list):
         extra["x-validity-column-names"] = [norm_col(n) for n in validity]
+    version = table.extra.get("x-row-version-column-name")
+    if isinstance(version, str):
+        extra["x-row-version-column-name"] = norm_col(version)
     return attrs.evolve(
         table,
         name=norm_table(table.name),

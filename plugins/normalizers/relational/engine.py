@@ -96,6 +96,19 @@ def _as_contract(value: Any) -> SchemaContract:
     return SchemaContract.parse(value)
 
 
+def last_per_path(
+    pending: list[tuple[tuple[str, ...], list[Any], int]],
+) -> list[tuple[tuple[str, ...], list[Any], int]]:
+    """One list per nested table path: when keys of one object normalize to the same name
+    (``"a b"`` and ``"a_b"``) and hold lists, the last key's list is kept, as dlt keeps it."""
+    if len(pending) < 2:
+        return pending
+    last = {parts: index for index, (parts, _seq, _depth) in enumerate(pending)}
+    if len(last) == len(pending):
+        return pending
+    return [entry for index, entry in enumerate(pending) if last[entry[0]] == index]
+
+
 @attrs.frozen
 class RootSpec:
     """How the items of one source table are normalized (from the table hints)."""
@@ -106,6 +119,8 @@ class RootSpec:
     propagate_root_key: bool = False
     primary_key: tuple[str, ...] = ()
     row_hash: bool = False
+    #: scd2: the column that gets the load instant (``validity_column_names[0]``)
+    valid_from: str = VALID_FROM
     contract: SchemaContract = attrs.field(factory=SchemaContract, converter=_as_contract)
     existing_table: bool = False
 
@@ -352,7 +367,7 @@ class ChunkEngine:
         self.flatten(item, (), 0, raw, root, spec, pending)
         raw[LOAD_ID] = self.config.load_id
         if spec.row_hash:
-            raw[VALID_FROM] = self.load_time
+            raw[spec.valid_from] = self.load_time
         row_id = raw.get(ROW_ID)
         if row_id is None:
             if spec.primary_key:
@@ -368,7 +383,7 @@ class ChunkEngine:
         if not self.type_row(root, raw, spec):
             return
         root_id = row_id if spec.propagate_root_key else None
-        for parts, seq, depth in pending:
+        for parts, seq, depth in last_per_path(pending):
             self.process_list(seq, (root,), parts, depth, row_id, root, root_id, spec)
 
     def names_under(self, prefix: tuple[str, ...]) -> dict[str, tuple[tuple[str, ...], str]]:
@@ -489,7 +504,7 @@ class ChunkEngine:
                 raw[ROW_ID] = row_id
             if not self.type_row(table, raw, spec):
                 continue
-            for sub_parts, sub_seq, sub_depth in pending:
+            for sub_parts, sub_seq, sub_depth in last_per_path(pending):
                 self.process_list(
                     sub_seq, table_parts, sub_parts, sub_depth, row_id, table, root_id, spec
                 )

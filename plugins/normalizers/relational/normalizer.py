@@ -57,6 +57,7 @@ from loadstone.plugins.normalizers.relational.schema_updates import (
     check_collisions,
     known_types,
     plan_root,
+    with_materialized,
 )
 from loadstone.schema import Schema
 from loadstone.schema.contracts import ContractViolation
@@ -252,9 +253,12 @@ class RelationalNormalizer:
         )
         files = list(package.extracted_files())
         existing_before = frozenset(schema.tables)
+        # a table asked for with materialize_table_schema() exists even without data
+        materialize = [n for n, h in hints_by_source.items() if (h or {}).get("x-materialize")]
+        sources = dict.fromkeys([*(f.table_name for f in files), *materialize])
         plans = {
             source: plan_root(schema, source, hints_by_source.get(source) or {}, context.naming)
-            for source in dict.fromkeys(f.table_name for f in files)
+            for source in sources
         }
         config = EngineConfig(
             naming=context.naming,
@@ -500,8 +504,9 @@ class RelationalNormalizer:
         out_dir: Path,
     ) -> NormalizeResult:
         """Apply the settled facts to the schema; name the outputs per table."""
-        decisions = decide(list(facts))
-        summary = TableSummary.of(facts)
+        summary, decisions = with_materialized(
+            TableSummary.of(facts), decide(list(facts)), list(plans.values())
+        )
         check_collisions(context, schema, summary, decisions)
         by_root = {plan.spec.root: plan for plan in plans.values()}
         new_tables, new_columns = apply_facts(schema, summary, decisions, by_root)

@@ -15,6 +15,7 @@ The engine decides *types* value by value (its hot path); this module only appli
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -28,11 +29,13 @@ from loadstone.plugins.normalizers.relational.engine import (
     PARENT_ID,
     ROOT_ID,
     ROW_ID,
+    VALID_FROM,
     RootSpec,
 )
 from loadstone.plugins.normalizers.relational.facts import (
     ChunkFacts,
     ColumnDecision,
+    ColumnKey,
     Decisions,
     Position,
 )
@@ -84,8 +87,13 @@ class RootPlan:
     disposition: tuple[str, str | None] | None
     max_nesting: int | None
     schema_contract: Any
-    #: ``file_format`` / ``table_format`` given in code, kept in the schema as dlt does
-    formats: Mapping[str, str] = attrs.field(factory=dict)
+    #: table hints kept in the schema as dlt does: ``file_format`` / ``table_format`` and
+    #: the scd2 options (validity column names, active record and boundary timestamps)
+    formats: Mapping[str, Any] = attrs.field(factory=dict)
+    #: hinted columns of nested tables (``nested_hints=``), by nested table
+    nested: Mapping[str, Mapping[str, Column]] = attrs.field(factory=dict)
+    #: ``materialize_table_schema()``: the table exists even without data
+    materialize: bool = False
 
 
 def _as_tuple(value: Any) -> tuple[str, ...]:
@@ -118,6 +126,55 @@ def _record_propagation(schema: Schema, root: str, schema_wide: bool) -> None:
     schema.set_json_normalizer_config(config)
 
 
+#: scd2 options of the write disposition, kept as table hints the destination reads
+SCD2_TABLE_HINTS: Final = (
+    "x-validity-column-names",
+    "x-active-record-timestamp",
+    "x-boundary-timestamp",
+    "x-row-version-column-name",
+)
+
+
+def _scd2_options(hints: Mapping[str, Any], naming: NamingConvention) -> dict[str, Any]:
+    """The scd2 options, given as ``x-`` hints or inside a write disposition dict; names in
+    destination form, dates as ISO text."""
+    options = {key: hints[key] for key in SCD2_TABLE_HINTS if hints.get(key) is not None}
+    value = hints.get("write_disposition")
+    if isinstance(value, Mapping):
+        for key, option in value.items():
+            hint = "x-" + str(key).replace("_", "-")
+            if hint in SCD2_TABLE_HINTS and option is not None:
+                options[hint] = option
+    names = options.get("x-validity-column-names")
+    if names:
+        options["x-validity-column-names"] = [naming.normalize_path(str(n)) for n in names]
+    version = options.get("x-row-version-column-name")
+    if version:
+        options["x-row-version-column-name"] = naming.normalize_path(str(version))
+    for key, option in options.items():
+        if isinstance(option, _dt.datetime | _dt.date):
+            options[key] = option.isoformat()
+    return options
+
+
+def _nested_columns(
+    root: str, hints: Mapping[str, Any], naming: NamingConvention
+) -> dict[str, dict[str, Column]]:
+    """Columns ``nested_hints=`` declares, per nested table (path from the root)."""
+    nested: dict[str, dict[str, Column]] = {}
+    for entry in hints.get("x-nested-hints") or ():
+        parts = (naming.normalize_path(part) for part in entry["path"])
+        table = naming.shorten_fragments(root, *parts)
+        assert table is not None
+        nested[table] = {
+            naming.normalize_path(name): Column.from_dict(
+                {**column, "name": naming.normalize_path(name)}, naming.normalize_path(name)
+            )
+            for name, column in (entry.get("columns") or {}).items()
+        }
+    return nested
+
+
 def _hinted_columns(
     root: str,
     hints: Mapping[str, Any],
@@ -125,11 +182,12 @@ def _hinted_columns(
     strategy: str | None,
     naming: NamingConvention,
     use_break_path: bool,
+    scd2: Mapping[str, Any],
 ) -> dict[str, Column]:
     """The columns code hints declare, through the schema's one reading of hints."""
     write_disposition: Any = disposition
     if strategy is not None:
-        write_disposition = {"disposition": disposition, "strategy": strategy}
+        write_disposition = {"disposition": disposition, "strategy": strategy, **scd2}
     partial = table_from_hints(
         root,
         columns=hints.get("columns"),
@@ -159,7 +217,8 @@ def plan_root(
         stored = {"write_disposition": existing.write_disposition}
         declared = disposition_of({**stored, "x-merge-strategy": existing.merge_strategy})
     disposition, strategy = declared[0] or "append", declared[1]
-    columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path)
+    scd2 = _scd2_options(hints, naming) if strategy == "scd2" else {}
+    columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path, scd2)
     x_normalizer = hints.get("x-normalizer") or {}
     asked = bool(hints.get("root_key_propagation") or x_normalizer.get("root_key_propagation"))
     json_config = schema.json_normalizer_config
@@ -180,6 +239,7 @@ def plan_root(
         propagate_root_key=propagate,
         primary_key=primary_key if strategy in ("upsert", "insert-only") else (),
         row_hash=strategy == "scd2",
+        valid_from=(scd2.get("x-validity-column-names") or [VALID_FROM])[0],
         contract=hints.get("schema_contract")
         or (existing.schema_contract if existing is not None else None),
         existing_table=existing is not None,
@@ -193,7 +253,12 @@ def plan_root(
         disposition=(disposition, strategy) if explicit or existing is None else None,
         max_nesting=max_nesting if nesting_hinted else None,
         schema_contract=hints.get("schema_contract"),
-        formats={k: hints[k] for k in ("file_format", "table_format") if hints.get(k) is not None},
+        formats={
+            **scd2,
+            **{k: hints[k] for k in ("file_format", "table_format") if hints.get(k) is not None},
+        },
+        nested=_nested_columns(root, hints, naming),
+        materialize=bool(hints.get("x-materialize")),
     )
 
 
@@ -203,11 +268,21 @@ def known_types(schema: Schema, plans: Sequence[RootPlan]) -> dict[str, dict[str
         name: {c: col.data_type for c, col in table.columns.items() if col.data_type}
         for name, table in schema.tables.items()
     }
-    for plan in plans:
-        for name, column in plan.columns.items():
+    for table, columns in hinted_by_table(plans).items():
+        for name, column in columns.items():
             if column.data_type:
-                known.setdefault(plan.spec.root, {})[name] = column.data_type
+                known.setdefault(table, {})[name] = column.data_type
     return known
+
+
+def hinted_by_table(plans: Sequence[RootPlan]) -> dict[str, dict[str, Column]]:
+    """Columns code declares, per table: each root's and its nested tables'."""
+    hinted: dict[str, dict[str, Column]] = {}
+    for plan in plans:
+        hinted[plan.spec.root] = dict(plan.columns)
+        for table, columns in plan.nested.items():
+            hinted[table] = dict(columns)
+    return hinted
 
 
 def _with_root_hints(table: Table, plan: RootPlan) -> Table:
@@ -294,15 +369,19 @@ def apply_facts(
     new_tables: list[str] = []
     new_columns: dict[str, tuple[str, ...]] = {}
     grouped = _by_table(decisions)
+    hinted_tables = hinted_by_table(list(plans.values()))
     for name in summary.order:
         plan = plans.get(name)
-        hinted = dict(plan.columns) if plan is not None else {}
+        hinted = hinted_tables.get(name, {})
         if name not in schema.tables:
             typed = [column for column in hinted.values() if column.data_type]
             schema.update_table(Table(name, parent=summary.parents[name], columns=typed))
             new_tables.append(name)
         if plan is not None:
             schema.replace_table(_with_root_hints(schema.tables[name], plan))
+        elif summary.rows.get(name, 0) > 0:
+            # dlt marks every table that received data, nested ones too
+            schema.replace_table(schema.tables[name].with_normalizer_hint("seen-data", True))
         known = schema.tables[name].columns
         retyped = [attrs.evolve(c, data_type=None) for n, c in hinted.items() if n in known]
         added = [
@@ -314,6 +393,28 @@ def apply_facts(
         if added:
             new_columns[name] = tuple(column.name for column in added)
     return new_tables, new_columns
+
+
+#: first position of a table asked for by materialize_table_schema() that got no data: last
+_MATERIALIZED: Final[Position] = (1 << 30, 0, 0)
+
+
+def with_materialized(
+    summary: TableSummary, decisions: Decisions, plans: Sequence[RootPlan]
+) -> tuple[TableSummary, dict[ColumnKey, ColumnDecision]]:
+    """Tables asked for with ``materialize_table_schema()`` exist even without data: the
+    ones the chunks did not meet get their load id and row key columns."""
+    order = list(summary.order)
+    parents = dict(summary.parents)
+    decided = dict(decisions)
+    for name in sorted(p.spec.root for p in plans if p.materialize):
+        if name in parents:
+            continue
+        order.append(name)
+        parents[name] = None
+        for column in (LOAD_ID, ROW_ID):
+            decided[(name, column)] = ColumnDecision(_MATERIALIZED, "text", False, "")
+    return attrs.evolve(summary, order=tuple(order), parents=parents), decided
 
 
 def add_bad_records_table(schema: Schema) -> bool:
