@@ -16,8 +16,10 @@ Naming conventions and plugins
 Destinations
     destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``), Destination,
     Capabilities, DestinationNotSupported
+Configuration
+    config (the resolver and its typed accessors)
 Errors
-    LoadstoneError (every error derives from it)
+    LoadstoneError (every error derives from it), UnknownPluginError, ConfigFileError
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from loadstone import current, destinations, sources
+    from loadstone import config, current, destinations, sources
+    from loadstone.config import ConfigFileError
     from loadstone.destinations.contract import Capabilities, Destination, DestinationNotSupported
     from loadstone.errors import LoadstoneError
     from loadstone.extract import mark
@@ -69,7 +72,7 @@ if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
     from loadstone.pipelines.load_info import LoadInfo
     from loadstone.pipelines.pipeline import Pipeline, PipelineStepFailed, attach, pipeline
-    from loadstone.plugin_manager import naming_convention
+    from loadstone.plugin_manager import UnknownPluginError, naming_convention
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
 

@@ -136,4 +136,4 @@ def test_factory_can_rename_a_destination() -> None:
 
 def test_unknown_factory_is_an_attribute_error_listing_destinations() -> None:
     with pytest.raises(AttributeError, match="duckdb"):
-        loadstone.destinations.no_such_destination  # noqa: B018
+        loadstone.destinations.no_such_destination  # noqa: B018 - the attribute access is the test

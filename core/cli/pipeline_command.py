@@ -37,7 +37,7 @@ ACTIONS = (
 )
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``pipeline`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "pipeline",

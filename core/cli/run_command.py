@@ -24,7 +24,7 @@ class InputError(LoadstoneError):
     """A path given to ``loadstone run`` is missing or holds no JSON files."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``run`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "run",
@@ -121,6 +121,11 @@ def check_json_input(path: Path) -> None:
 
 
 def parse_write_disposition(value: str | None) -> Any:
+    """The CLI's ``merge:upsert`` spelling as the hint ``run()`` takes.
+
+    Only the syntax is read here; the value is checked by the schema's one parser
+    (``loadstone.schema.hints.parse_write_disposition``) when the hint is applied.
+    """
     if value is None:
         return None
     if ":" in value:

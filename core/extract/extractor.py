@@ -39,7 +39,7 @@ from loadstone.extract.mark import (
     MaterializeTableSchema,
     TableNameMeta,
 )
-from loadstone.extract.sources import Resource, Source, make_hints, merge_hints
+from loadstone.extract.sources import Resource, Source, TableHints, merge_hints
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
 #: A chunk file is closed once it holds this many bytes ...
@@ -698,20 +698,9 @@ def _items(page: Any) -> Iterable[Any]:
     return (page,)
 
 
-def run_hints_of(
-    write_disposition: Any = None,
-    columns: Any = None,
-    primary_key: Any = None,
-    schema_contract: Any = None,
-    merge_key: Any = None,
-) -> dict[str, Any]:
-    return make_hints(
-        write_disposition=write_disposition,
-        columns=columns,
-        primary_key=primary_key,
-        schema_contract=schema_contract,
-        merge_key=merge_key,
-    )
+def run_hints_of(hints: TableHints) -> dict[str, Any]:
+    """The hints ``run``/``extract`` give every table of the run, in the stored form."""
+    return hints.stored()
 
 
 def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Resource]]:
@@ -740,15 +729,15 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
             f"cannot load {data!r}: a str is read as a file only when it ends with "
             f"{', '.join(JSON_SUFFIXES)} (optionally .gz)"
         )
-    name = table_name or getattr(data, "__name__", None)
-    if not name or name == "<lambda>":
+    found: str | None = table_name or getattr(data, "__name__", None)
+    if not found or found == "<lambda>":
         raise ExtractError(
             "cannot tell which table the data goes to: pass table_name= to run/extract "
             "(or use a @resource)"
         )
     if callable(data) and not isinstance(data, Iterable):
-        return None, [Resource(data, name)]
-    return None, [Resource(data, name, args_bound=True)]
+        return None, [Resource(data, found)]
+    return None, [Resource(data, found, args_bound=True)]
 
 
 def input_files_of(data: Any) -> list[Path]:

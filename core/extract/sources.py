@@ -19,13 +19,16 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from loadstone.errors import LoadstoneError
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.injection import inject
 from loadstone.extract.mark import DataItemWithMeta, unwrap
-
-WRITE_DISPOSITIONS = ("append", "replace", "merge", "skip")
-MERGE_STRATEGIES = ("delete-insert", "upsert", "scd2", "insert-only")
+from loadstone.schema.hints import MERGE_STRATEGIES as MERGE_STRATEGIES
+from loadstone.schema.hints import write_disposition_hints
+from loadstone.schema.model import WRITE_DISPOSITIONS as WRITE_DISPOSITIONS
+from loadstone.schema.model import InvalidSchemaError
 
 
 class ResourceError(LoadstoneError):
@@ -38,38 +41,14 @@ class ResourceError(LoadstoneError):
 def normalize_write_disposition(value: Any) -> dict[str, Any]:
     """``"merge"`` or ``{"disposition": "merge", "strategy": "upsert", ...}`` -> hint dict.
 
-    Returns dlt's table form ``{"write_disposition": ..., "x-merge-strategy": ...?, ...}``;
-    extra keys of the dict form (``validity_column_names`` ...) pass through as
-    ``x-validity-column-names`` ... for the destination.
+    dlt's table form ``{"write_disposition": ..., "x-merge-strategy": ...?, ...}``, parsed by
+    the schema's one parser (:func:`loadstone.schema.hints.write_disposition_hints`); a bad
+    value is this resource's error.
     """
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        if value not in WRITE_DISPOSITIONS:
-            raise ResourceError(
-                f"write_disposition {value!r} is not one of {', '.join(WRITE_DISPOSITIONS)}"
-            )
-        return {"write_disposition": value}
-    if isinstance(value, Mapping):
-        disposition = value.get("disposition")
-        if disposition not in WRITE_DISPOSITIONS:
-            raise ResourceError(
-                f"write_disposition {dict(value)!r} needs 'disposition' in {WRITE_DISPOSITIONS}"
-            )
-        out: dict[str, Any] = {"write_disposition": disposition}
-        strategy = value.get("strategy")
-        if strategy is not None:
-            if strategy not in MERGE_STRATEGIES:
-                raise ResourceError(
-                    f"merge strategy {strategy!r} is not one of {', '.join(MERGE_STRATEGIES)}"
-                )
-            out["x-merge-strategy"] = strategy
-        for key, extra in value.items():
-            if key not in ("disposition", "strategy"):
-                hint = key if key.startswith("x-") else "x-" + key.replace("_", "-")
-                out[hint] = extra
-        return out
-    raise ResourceError(f"write_disposition must be a str or dict, got {value!r}")
+    try:
+        return write_disposition_hints(value)
+    except InvalidSchemaError as ex:
+        raise ResourceError(f"write_disposition {value!r}: {ex}") from None
 
 
 def normalize_columns(columns: Any) -> dict[str, dict[str, Any]]:
@@ -119,35 +98,48 @@ def nested_hint_list(nested_hints: Mapping[Any, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def make_hints(
-    *,
-    write_disposition: Any = None,
-    primary_key: Any = None,
-    merge_key: Any = None,
-    columns: Any = None,
-    schema_contract: Any = None,
-    max_table_nesting: int | None = None,
-    table_format: str | None = None,
-    file_format: str | None = None,
-) -> dict[str, Any]:
-    """The hint dict stored per source table in a package; only given hints appear."""
-    hints: dict[str, Any] = {}
-    hints.update(normalize_write_disposition(write_disposition))
-    if primary_key is not None:
-        hints["primary_key"] = _key_list(primary_key)
-    if merge_key is not None:
-        hints["merge_key"] = _key_list(merge_key)
-    if columns is not None:
-        hints["columns"] = normalize_columns(columns)
-    if schema_contract is not None:
-        hints["schema_contract"] = schema_contract
-    if max_table_nesting is not None:
-        hints["max_nesting"] = int(max_table_nesting)
-    if table_format is not None:
-        hints["table_format"] = table_format
-    if file_format is not None:
-        hints["file_format"] = file_format
-    return hints
+@attrs.frozen(kw_only=True)
+class TableHints:
+    """The table hints code gives, as one value: ``@resource``, ``apply_hints``, ``run`` and
+    ``extract`` take the same eight arguments, and hand them on as this.
+
+    ``None`` means "not given"; :meth:`stored` is the package's hint dict (dlt's table form,
+    only the given hints), which the normalizer reads with the schema's hint rules.
+    """
+
+    write_disposition: str | Mapping[str, Any] | None = None
+    primary_key: str | Sequence[str] | None = None
+    merge_key: str | Sequence[str] | None = None
+    columns: Any = None
+    schema_contract: Any = None
+    max_table_nesting: int | None = None
+    table_format: str | None = None
+    file_format: str | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The hint dict stored per source table in a package; only given hints appear."""
+        hints: dict[str, Any] = {}
+        hints.update(normalize_write_disposition(self.write_disposition))
+        if self.primary_key is not None:
+            hints["primary_key"] = _key_list(self.primary_key)
+        if self.merge_key is not None:
+            hints["merge_key"] = _key_list(self.merge_key)
+        if self.columns is not None:
+            hints["columns"] = normalize_columns(self.columns)
+        if self.schema_contract is not None:
+            hints["schema_contract"] = self.schema_contract
+        if self.max_table_nesting is not None:
+            hints["max_nesting"] = int(self.max_table_nesting)
+        if self.table_format is not None:
+            hints["table_format"] = self.table_format
+        if self.file_format is not None:
+            hints["file_format"] = self.file_format
+        return hints
+
+
+def make_hints(**hints: Any) -> dict[str, Any]:
+    """``TableHints(**hints).stored()``: the stored hint dict of keyword hints."""
+    return TableHints(**hints).stored()
 
 
 def merge_hints(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,7 +328,7 @@ class Resource:
             self._table_name = table_name
         if incremental is not None:
             self._incremental = _as_incremental(incremental)
-        new = make_hints(
+        new = TableHints(
             write_disposition=write_disposition,
             primary_key=primary_key,
             merge_key=merge_key,
@@ -345,7 +337,7 @@ class Resource:
             max_table_nesting=max_table_nesting,
             table_format=table_format,
             file_format=file_format,
-        )
+        ).stored()
         if nested_hints is not None:
             new["x-nested-hints"] = nested_hint_list(nested_hints)
         self._hints = merge_hints(self._hints, new)
@@ -650,7 +642,7 @@ def resource(
     ``references``, ``nested_hints`` and ``spec`` raise ``TypeError``.
     """
     reject_unsupported("resource", references=references, spec=spec)
-    hints = make_hints(
+    hints = TableHints(
         write_disposition=write_disposition,
         primary_key=primary_key,
         merge_key=merge_key,
@@ -659,7 +651,7 @@ def resource(
         max_table_nesting=max_table_nesting,
         table_format=table_format,
         file_format=file_format,
-    )
+    ).stored()
     if nested_hints is not None:
         hints["x-nested-hints"] = nested_hint_list(nested_hints)
     cursor = None if incremental is None else _as_incremental(incremental)
@@ -823,7 +815,7 @@ def current_schema() -> Any:
     return _current_schema.get()
 
 
-class Resources(dict):  # type: ignore[type-arg]
+class Resources(dict[str, "Resource"]):
     """The resources of a source by name; ``selected`` lists the ones that will run."""
 
     @property
@@ -903,7 +895,7 @@ def _make_schema(name: str, func: Any) -> Any:
             loader = getattr(schema_module, "load_schema_file", None)
             if loader is not None:
                 return loader(found)
-            return schema_module.Schema.from_file(found)  # type: ignore[attr-defined]
+            return schema_module.Schema.from_file(found)  # type: ignore[attr-defined]  # a module found at run time
     return schema_module.Schema(name)
 
 
@@ -950,7 +942,7 @@ def source(
                 schema_contract=schema_contract,
             )
 
-        factory.__loadstone_source__ = True  # type: ignore[attr-defined]
+        factory.__loadstone_source__ = True  # type: ignore[attr-defined]  # marks a @source factory
         return factory
 
     if func is None:
@@ -964,9 +956,9 @@ def _resources_of(returned: Any, source_name: str) -> list[Resource]:
     if returned is None:
         return []
     if isinstance(returned, (list, tuple)) and all(isinstance(r, Resource) for r in returned):
-        return list(returned)
+        return [r for r in returned if isinstance(r, Resource)]
     if inspect.isgenerator(returned):
-        items = list(returned)
+        items: list[Any] = list(returned)
         if items and all(isinstance(r, Resource) for r in items):
             return items
         return [Resource(items, source_name)]

@@ -132,7 +132,7 @@ class LoadInfo:
         """dlt compatibility: a failed load raises already, so there is nothing to raise."""
 
     @property
-    def schema_changes(self) -> dict[str, dict[str, list[str]]]:
+    def schema_changes(self) -> dict[str, dict[str, Any]]:
         """Per load id: ``{"new_tables": [...], "new_columns": {table: [...]}}``."""
         return {
             p.load_id: {"new_tables": list(p.new_tables), "new_columns": dict(p.new_columns)}
@@ -238,7 +238,7 @@ class StepTrace:
         return self.load_ids
 
 
-class PipelineTrace(dict):  # type: ignore[type-arg]
+class PipelineTrace(dict[str, Any]):
     """The last run's trace: the saved JSON as a dict, plus dlt's attribute access.
 
     ``pipeline.last_trace.last_normalize_info.row_counts`` reads as it does in dlt; the dict

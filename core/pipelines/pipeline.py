@@ -20,14 +20,15 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from loadstone import config, current
+from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
 from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source
+from loadstone.extract.sources import Source, TableHints
 from loadstone.normalize.checks import check_bound_columns
 from loadstone.normalize.contract import BadRecordError, NormalizeError
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
@@ -47,6 +48,10 @@ from loadstone.storage.json_files import (
     read_json_object,
     write_json_atomic,
 )
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
 from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
@@ -182,7 +187,7 @@ def _schema_to_dict(schema: Schema | Mapping[str, Any]) -> dict[str, Any]:
     """The stored form (a ``schema=`` given to ``run`` may already be a dict)."""
     if isinstance(schema, Mapping):
         return dict(schema)
-    return schema.to_dict()
+    return dict(schema.to_dict())
 
 
 def _new_schema(name: str, naming: str | None) -> Schema:
@@ -239,15 +244,14 @@ def _naming_configured(source_name: str | None) -> bool:
     return config.resolve(*candidates, default=None) is not None
 
 
-def _switch_naming(schema: Any, naming: Any) -> None:
+def _switch_naming(schema: Schema, naming: NamingConvention) -> None:
     """Move a schema to a newly configured naming convention.
 
     Fails (:class:`~loadstone.schema.naming_change.NamingChangeError`, naming the tables and
     identifiers) when tables that already hold data would get other identifiers: that would
     make second tables and columns next to the loaded ones. Tables without data are renamed.
     """
-    current = getattr(schema, "naming_name", None)
-    if current is None or current == naming.name():
+    if schema.naming_name == naming.name():
         return
     from loadstone.schema.naming_change import apply_naming_change
 
@@ -267,7 +271,7 @@ def _resolve_destination(destination: Any) -> Any:
         destination = DEFAULT_DESTINATION
     if isinstance(destination, str):
         return get_destination(destination)
-    if hasattr(destination, "capabilities") and hasattr(destination, "name"):
+    if isinstance(destination, Destination):
         return destination
     raise PipelineConfigError(
         f"destination must be a name (e.g. 'duckdb') or a destination object, got {destination!r}"
@@ -373,20 +377,20 @@ class Pipeline:
     def _resolve_naming_name(self, source_name: str | None, schema: Any) -> str:
         """Code (the destination factory) first, then configuration, then the schema's own
         convention (a schema keeps the one it was created with), then the destination's."""
-        explicit = getattr(self.destination, "naming_convention", None)
+        explicit = self.destination.naming_convention
         if explicit is None and schema is not None and not _naming_configured(source_name):
             explicit = _schema_naming_name(schema)
         return config.resolve_naming(
             source_name,
             explicit=explicit,
-            destination_preferred=getattr(self.capabilities, "preferred_naming", None),
+            destination_preferred=self.capabilities.preferred_naming,
         )
 
-    def naming_for(self, schema: Any) -> Any:
+    def naming_for(self, schema: Schema) -> NamingConvention:
         """The schema's naming convention sized to the destination's identifier limits."""
         from loadstone.plugin_manager import naming_convention
 
-        name = self._resolve_naming_name(getattr(schema, "name", None), schema)
+        name = self._resolve_naming_name(schema.name, schema)
         return naming_convention(name, max_length=self.capabilities.max_identifier_length)
 
     @property
@@ -407,16 +411,13 @@ class Pipeline:
         return self._dataset_name
 
     def _dataset_name_normalization(self) -> bool:
-        value = config.get(
+        return config.get_bool(
             [
                 f"destination.{self.destination.name}.enable_dataset_name_normalization",
                 "destination.enable_dataset_name_normalization",
             ],
-            default=True,
+            True,
         )
-        if isinstance(value, str):
-            return value.strip().lower() not in ("false", "0", "no", "off")
-        return bool(value)
 
     @property
     def packages_dir(self) -> Path:
@@ -514,7 +515,7 @@ class Pipeline:
         if stored is None:
             schema = provided if provided is not None else _new_schema(name, None)
             naming = self._resolve_naming_name(name, schema)
-            if getattr(schema, "naming_name", None) != naming:
+            if isinstance(schema, Schema) and schema.naming_name != naming:
                 schema.set_naming(naming)
             return schema
         if provided is None:
@@ -535,13 +536,12 @@ class Pipeline:
         return self.recorder.progress
 
     def _lock_timeout(self) -> float:
-        value = config.get("pipeline.lock_timeout", DEFAULT_TIMEOUT, explicit=self.lock_timeout)
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise PipelineConfigError(
-                f"pipeline.lock_timeout must be a number of seconds, not {value!r}"
-            ) from None
+        return config.get_float(
+            "pipeline.lock_timeout",
+            DEFAULT_TIMEOUT,
+            explicit=self.lock_timeout,
+            expected="a number of seconds",
+        )
 
     @contextlib.contextmanager
     def _locked(self, timeout: float | None = None) -> Iterator[None]:
@@ -632,16 +632,16 @@ class Pipeline:
         (see :mod:`loadstone.pipelines.refresh`).
         """
         run_hints = run_hints_of(
-            write_disposition=write_disposition,
-            columns=columns,
-            primary_key=primary_key,
-            schema_contract=schema_contract,
-            merge_key=merge_key,
+            TableHints(
+                write_disposition=write_disposition,
+                columns=columns,
+                primary_key=primary_key,
+                schema_contract=schema_contract,
+                merge_key=merge_key,
+                file_format=loader_file_format,
+                table_format=table_format,
+            )
         )
-        if loader_file_format is not None:
-            run_hints["file_format"] = loader_file_format
-        if table_format is not None:
-            run_hints["table_format"] = table_format
         mode = check_refresh(refresh if refresh is not None else self.refresh)
         with self._locked():
             return self._extract(data, table_name, run_hints, schema, mode)
@@ -663,7 +663,7 @@ class Pipeline:
             schema if schema is not None else (data.schema if isinstance(data, Source) else None)
         )
         schema_name = (
-            getattr(schema, "name", None)
+            (schema.name if isinstance(schema, Schema) else None)
             or source_name
             or self.default_schema_name
             or self.pipeline_name
@@ -791,7 +791,7 @@ class Pipeline:
         return done
 
     def _normalize_context(self, load_id: str, naming: Any, step: StepInfo) -> Any:
-        from loadstone.normalize.contract import NormalizeContext
+        from loadstone.normalize.contract import ON_BAD_RECORD_VALUES, NormalizeContext
         from loadstone.spark_session import get_spark_session
 
         def chunks_done(done: int, parts: int) -> None:
@@ -805,7 +805,9 @@ class Pipeline:
             spark=get_spark_session,
             naming=naming,
             capabilities=self.capabilities,
-            on_bad_record=str(config.get("normalize.on_bad_record", "fail")),
+            on_bad_record=config.get_choice(
+                "normalize.on_bad_record", ON_BAD_RECORD_VALUES, "fail"
+            ),
             progress=chunks_done,
         )
 
@@ -826,7 +828,7 @@ class Pipeline:
         naming = self.naming_for(schema)
         _switch_naming(schema, naming)
         context = self._normalize_context(package.load_id, naming, step)
-        normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
+        normalizer = get_normalizer(config.get_str("normalize.normalizer", DEFAULT_NORMALIZER))
         package.reset_normalized()
         try:
             result = normalizer.normalize(package, schema, context)
@@ -971,7 +973,7 @@ class Pipeline:
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
         package.set_state(LOADED, loaded_at=time.time(), skipped=package_info.skipped)
-        if not config.get("load.keep_completed_packages", False):
+        if not config.get_bool("load.keep_completed_packages", False):
             package.delete_data()
         self.recorder.package_done(
             step,
@@ -1030,7 +1032,7 @@ class Pipeline:
         )
 
     def _destination_location(self) -> str | None:
-        config_ = getattr(self.destination, "config", {}) or {}
+        config_ = self.destination.config
         credentials = config_.get("credentials")
         if isinstance(credentials, (str, Path)):
             return _without_password(str(credentials))
