@@ -51,6 +51,8 @@ class TableFolder:
     @classmethod
     def open(cls, session: SparkSession, location: str) -> TableFolder:
         jvm = session.sparkContext._jvm
+        if jvm is None:  # a stopped session (or Spark Connect): no JVM to reach
+            raise RuntimeError(f"the Spark session has no JVM to move files in {location}")
         path = jvm.org.apache.hadoop.fs.Path(location)
         fs = path.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
         return cls(location, fs, path, jvm)
