@@ -21,12 +21,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from loadstone import config, current
 from loadstone.errors import LoadstoneError
 from loadstone.extract.extractor import ExtractResult, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.sources import Source
-from loadstone.normalize.contract import BadRecordError
+from loadstone.normalize.contract import BadRecordError, ChunkRun, EngineChoice
 from loadstone.pipelines.load_info import (
     LoadInfo,
     PackageInfo,
@@ -35,6 +37,7 @@ from loadstone.pipelines.load_info import (
     StepInfo,
 )
 from loadstone.schema import Schema
+from loadstone.storage import package_storage
 from loadstone.storage import state as state_module
 from loadstone.storage.load_package import (
     EXTRACTED,
@@ -159,6 +162,7 @@ class Pipeline:
         import_schema_path: str | Path | None = None,
         export_schema_path: str | Path | None = None,
         progress: ProgressCallback | None = None,
+        spark: Any = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
             raise PipelineConfigError("pipeline_name must be a non-empty string")
@@ -194,6 +198,9 @@ class Pipeline:
         )
         self._last_trace: PipelineTrace | None = None
         self._steps: dict[str, StepInfo] = {}
+        #: the SparkSession normalize runs on (classic or Connect); None: from configuration
+        self.spark = spark
+        self._normalize_trace: dict[str, Any] = {}
 
     # -- names ----------------------------------------------------------------------------
     @property
@@ -429,7 +436,9 @@ class Pipeline:
                     for key, value in source_defaults.items():
                         if key not in res._hints:
                             res._hints[key] = value
-        package = LoadPackage.create(self.packages_dir, schema_name)
+        package = LoadPackage.create(
+            self.packages_dir, schema_name, data_dir=package_storage.data_dir(self.pipeline_name)
+        )
         self._emit("extract", "package_started", load_id=package.load_id)
 
         def on_progress(rows: int, size: int, files: int) -> None:
@@ -455,6 +464,7 @@ class Pipeline:
                     progress=on_progress,
                 )
         except BaseException:
+            package.delete_data()
             shutil.rmtree(package.root, ignore_errors=True)
             raise
         package.write_schema(_schema_to_dict(package_schema))
@@ -501,9 +511,10 @@ class Pipeline:
         self._steps["normalize"] = step
         self._emit("normalize", "started")
         normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
-        # the session is handed over lazily: the normalizer starts Spark only when the input
-        # is worth a JVM (``normalize.spark_min_bytes``), and overlaps the start with work
-        spark = get_spark_session
+        # a session given to pipeline()/run() is used as is; else it is handed over lazily:
+        # the normalizer starts Spark only when it chooses to (``normalize.engine``)
+        spark = self.spark if self.spark is not None else get_spark_session
+        self._normalize_trace = {"engine": None, "master": None, "remote": None, "chunks": []}
         on_bad_record = str(config.get("normalize.on_bad_record", "fail"))
         done: list[str] = []
         for package in packages:
@@ -522,6 +533,8 @@ class Pipeline:
                 capabilities=self.capabilities,
                 on_bad_record=on_bad_record,
                 progress=chunks_done,
+                on_chunk=self._record_chunk,
+                on_engine=self._record_engine,
             )
             package.reset_normalized()
             try:
@@ -548,9 +561,9 @@ class Pipeline:
                     p for p in folder.rglob("*.parquet") if not p.name.startswith((".", "_"))
                 ]
                 tables[table_name] = {
-                    "folder": os.path.relpath(folder, package.root),
+                    "folder": os.path.relpath(folder, package.data_root),
                     "row_count": int(output.row_count),
-                    "files": [os.path.relpath(f, package.root) for f in table_files],
+                    "files": [os.path.relpath(f, package.data_root) for f in table_files],
                 }
                 rows += int(output.row_count)
                 files += len(table_files)
@@ -731,8 +744,15 @@ class Pipeline:
         merge_key: Any = None,
         destination: Any = None,
         dataset_name: str | None = None,
+        spark: Any = None,
     ) -> LoadInfo:
-        """Finish pending packages, then extract, normalize and load ``data``."""
+        """Finish pending packages, then extract, normalize and load ``data``.
+
+        ``spark``: a SparkSession (classic or Spark Connect) to normalize on, from now on.
+        """
+        if spark is not None:
+            self.spark = spark
+        self._normalize_trace = {}
         if destination is not None:
             self.destination = _resolve_destination(destination)
         if dataset_name is not None:
@@ -772,17 +792,30 @@ class Pipeline:
             trace["error"] = f"{type(exc).__name__}: {exc}"
             trace["finished_at"] = time.time()
             trace["steps"] = {n: s.asdict() for n, s in getattr(self, "_steps", {}).items()}
+            trace["normalize"] = self._normalize_trace or None
             self._save_trace(trace)
             raise
         trace.update(info.asdict())
+        trace["normalize"] = self._normalize_trace or None
         trace["finished_at"] = time.time()
         self._save_trace(trace)
         return info
+
+    def _record_engine(self, choice: EngineChoice) -> None:
+        """The engine normalize ran on, for the trace (the last choice of the step wins)."""
+        self._normalize_trace.update(
+            engine=choice.engine, master=choice.master, remote=choice.remote
+        )
+
+    def _record_chunk(self, run: ChunkRun) -> None:
+        """Where one chunk ran, for the trace (``pipeline P trace --json``)."""
+        self._normalize_trace.setdefault("chunks", []).append(attrs.asdict(run))
 
     def _drop_incomplete_extracts(self) -> None:
         """A package still ``extracting`` was cut off mid-write: its data never counted."""
         for package in list_packages(self.packages_dir):
             if package.state == EXTRACTING:
+                package.delete_data()
                 shutil.rmtree(package.root, ignore_errors=True)
 
     def _has_normalized(self) -> bool:
@@ -875,6 +908,7 @@ def pipeline(
     import_schema_path: str | Path | None = None,
     export_schema_path: str | Path | None = None,
     progress: ProgressCallback | None = None,
+    spark: Any = None,
     **_ignored: Any,
 ) -> Pipeline:
     """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``."""
@@ -892,4 +926,5 @@ def pipeline(
         import_schema_path=import_schema_path,
         export_schema_path=export_schema_path,
         progress=progress,
+        spark=spark,
     )

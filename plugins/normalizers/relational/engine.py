@@ -786,7 +786,7 @@ class ChunkEngine:
 def run_chunk(
     config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
 ) -> dict[str, Any]:
-    """Normalize one chunk; failures come back as data, never as a Spark exception."""
+    """Normalize one chunk; failures of the data come back as data, storage errors raise."""
     engine = ChunkEngine(config, chunk, forced, attempt)
     spec = config.specs[chunk.table_name]
     loads = orjson.loads
@@ -817,6 +817,8 @@ def run_chunk(
         result = engine.facts()
         result["error"] = {"kind": failure.kind, **failure.info}
         return result
+    except OSError:
+        raise  # storage, not data: the caller reports it with the path (and Spark retries)
     except Exception as exc:
         import traceback
 
