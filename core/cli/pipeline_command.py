@@ -37,6 +37,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--format", choices=("yaml", "json"), default="yaml", help="schema output format"
     )
     parser.add_argument("--limit", type=int, default=20, help="load history rows shown")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="trace: print the last run's trace as JSON (engine, Spark target, chunks)",
+    )
     parser.set_defaults(handler=pipeline_command)
 
 
@@ -118,7 +123,7 @@ def pipeline_command(args: argparse.Namespace) -> int:
         if trace is None:
             print(f"pipeline {args.name} has no trace yet")
             return 1
-        print(trace_text(trace))
+        print(json.dumps(trace, indent=1, default=str) if args.json else trace_text(trace))
     elif args.action == "drop-pending-packages":
         dropped = pipe.drop_pending_packages()
         print(f"dropped {len(dropped)} pending package(s)" + "".join(f"\n  {d}" for d in dropped))

@@ -453,23 +453,43 @@ def is_spark_dataframe(value: Any) -> bool:
 
 
 def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
-    """Write a Spark DataFrame as JSON lines into the package with Spark (no collect)."""
+    """Write a Spark DataFrame as JSON lines into the package with Spark (no collect).
+
+    The executors write the files into the package's data folder, so on a cluster that
+    folder must be storage they share with the driver (``packages.storage_url``). The rows
+    read are counted and checked against the lines the driver then sees in the files: a
+    non-empty DataFrame whose files the driver cannot see (each executor wrote to its own
+    disk) is an error naming the folder, never an empty load.
+    """
     package = writer.package
     index = len(writer._writers) + len(writer._stats) + 2000
     target = package.extracted_dir / f"spark{index:04d}"
     if target.exists():
         shutil.rmtree(target)
+    expected = int(df.count())
     (
         df.write.mode("overwrite")
         .option("timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
         .option("ignoreNullFields", "false")
         .json(str(target))
     )
-    files = [
-        ExtractedFile(p, table_name, source=None, items=None, size=p.stat().st_size)
-        for p in sorted(target.glob("part-*"))
-        if not p.name.endswith(".crc") and p.stat().st_size > 0
-    ]
+    parts = sorted(target.glob("part-*")) if target.is_dir() else []
+    files = []
+    for part in parts:
+        if part.name.endswith(".crc") or part.stat().st_size == 0:
+            continue
+        lines: list[int] = []
+        _count_lines(part, lines)
+        files.append(
+            ExtractedFile(part, table_name, source=None, items=lines[0], size=part.stat().st_size)
+        )
+    written = sum(f.items or 0 for f in files)
+    if written != expected:
+        raise ExtractError(
+            f"the DataFrame for table {table_name!r} has {expected} rows but {written} reached "
+            f"{target} as the driver sees it: on a cluster, packages.storage_url must be "
+            "storage the driver and every executor share"
+        )
     writer.add_files(files)
 
 
