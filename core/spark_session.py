@@ -102,9 +102,11 @@ def is_remote_session(session: Any) -> bool:
     return type(session).__module__.startswith("pyspark.sql.connect")
 
 
-def _remote_url(session: Any) -> str | None:
+def _remote_url(session: Any) -> str:
+    """``sc://host:port`` of a Connect session (its client keeps the parsed URL)."""
     try:
-        return str(session.client._builder.url)  # the client keeps the URL it was built with
+        parsed = session.client._builder.url
+        return f"sc://{parsed.hostname}:{parsed.port}"
     except Exception:  # the URL only labels the trace
         return "sc://"
 
@@ -137,7 +139,11 @@ def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSessio
             builder = builder.config(key, value)
         return builder.getOrCreate()
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    if target.is_local:
+    executor_python = options.get("spark.pyspark.python")
+    if executor_python:
+        # a driver started without spark-submit reads only the env var, not the option
+        os.environ.setdefault("PYSPARK_PYTHON", executor_python)
+    elif target.is_local:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     active = SparkSession.getActiveSession()
     if active is not None:

@@ -46,3 +46,13 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(__import__("os").environ):
         if key.startswith(("SCHEMA__", "SOURCES__", "NORMALIZE__", "DESTINATION__", "PIPELINES__")):
             monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A standalone master, two hidden-disk workers and a Connect server, once per session."""
+    from cluster_support import start_cluster
+
+    running = start_cluster(tmp_path_factory.mktemp("cluster"))
+    yield running
+    running.stop()

@@ -141,20 +141,21 @@ def _check_output(facts: Mapping[str, Any], where: str) -> None:
 
 
 def _inject_fault(fault: str | None, stage: str) -> None:
-    """Test hook: fail or die once per marker file (claimed by an atomic rename)."""
-    if not fault:
-        return
-    kind, _, marker = fault.partition(":")
-    if kind not in FAULT_KINDS:
-        return
-    claimed = f"{marker}.claimed-{uuid.uuid4().hex}"
-    try:
-        os.rename(marker, claimed)
-    except OSError:
-        return
-    if kind == "raise":
-        raise ExecutorTaskError(f"loadstone injected fault ({stage}) from {marker}")
-    os.kill(os.getpid(), 9)
+    """Test hook: fail or die once per marker file (claimed by an atomic rename).
+
+    ``fault`` is a comma-separated list of ``raise:<marker>`` / ``kill:<marker>``.
+    """
+    for item in (fault or "").split(","):
+        kind, _, marker = item.strip().partition(":")
+        if kind not in FAULT_KINDS or not marker:
+            continue
+        try:
+            os.rename(marker, f"{marker}.claimed-{uuid.uuid4().hex}")
+        except OSError:
+            continue  # claimed by another task already, or not there
+        if kind == "raise":
+            raise ExecutorTaskError(f"loadstone injected fault ({stage}) from {marker}")
+        os.kill(os.getpid(), 9)
 
 
 def run_task(
@@ -257,7 +258,10 @@ def run_on_spark(
     )
     tag = f"loadstone-normalize-{uuid.uuid4().hex}"
     with _progress(spark, tag, len(indexes), on_done):
-        rows = result.collect()
+        try:
+            rows = result.collect()
+        except Exception as exc:
+            raise NormalizeError(task_failure_message(exc)) from exc
     reports = [
         TaskReport(
             int(row["chunk"]),
@@ -275,6 +279,22 @@ def run_on_spark(
             f"Spark returned {len(reports)} chunk results for {len(indexes)} chunks"
         )
     return sorted(reports, key=lambda r: r.chunk)
+
+
+def task_failure_message(exc: BaseException) -> str:
+    """One line for a failed Spark job: the task's own error when it raised one.
+
+    Spark wraps a task's exception in the executor's Python traceback and its own retry
+    report; the user needs the line that names the executor and the path.
+    """
+    text = str(exc)
+    marker = f"{ExecutorTaskError.__name__}: "
+    found = text.rfind(marker)
+    if found >= 0:
+        return text[found + len(marker) :].splitlines()[0].strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    last = lines[-1] if lines else type(exc).__name__
+    return f"normalizing on Spark failed: {last}"
 
 
 class _progress:
