@@ -31,13 +31,13 @@ def _rows(cwd: Path, pipeline: str, table: str = "events") -> tuple[int, int]:
     if not path.exists():
         return (0, 0)
     with duckdb.connect(str(path), read_only=True) as db:
-        found = db.sql(
+        found = db.execute(
             "select count(*) from information_schema.tables "
             f"where table_schema = '{pipeline}_dataset' and table_name = '{table}'"
         ).fetchone()
         if not found or not found[0]:
             return (0, 0)
-        row = db.sql(f"select count(*), count(distinct id) from {pipeline}_dataset.{table}")
+        row = db.execute(f"select count(*), count(distinct id) from {pipeline}_dataset.{table}")
         count, distinct = row.fetchone()  # type: ignore[misc]
         return int(count), int(distinct)
 
@@ -104,7 +104,7 @@ def test_storage_the_executors_cannot_see_fails_clearly_and_loads_once_fixed(
     args = [str(LOADSTONE), "run", str(source), "-t", "events", "-p", "hidden", "-q"]
     args += ["--pipelines-dir", str(cluster.pipelines_dir)]
     failed = run_driver(args, env, tmp_path)
-    assert failed.returncode == 1
+    assert failed.returncode != 0
     error = failed.stderr.strip().splitlines()[-1]
     assert error.startswith("error: ")
     assert "cannot read its input" in error and str(store) in error and "executor" in error
@@ -135,7 +135,7 @@ def test_a_failed_task_and_a_killed_python_worker_leave_no_duplicate_rows(
     assert not raise_marker.exists() and not kill_marker.exists()  # both faults happened
     assert _rows(tmp_path, "faults") == (3000, 3000)
     with duckdb.connect(str(tmp_path / "faults.duckdb"), read_only=True) as db:
-        tags = db.sql("select count(*) from faults_dataset.events__tags").fetchone()
+        tags = db.execute("select count(*) from faults_dataset.events__tags").fetchone()
     assert tags == (6000,)
 
 
