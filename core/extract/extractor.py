@@ -32,6 +32,7 @@ import orjson
 
 from loadstone.errors import LoadstoneError
 from loadstone.extract.sources import Resource, Source, make_hints, merge_hints
+from loadstone.storage import package_storage
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
 #: A chunk file is closed once it holds this many bytes ...
@@ -347,10 +348,31 @@ def extract_file(
 
     package = writer.package
     index = len(writer._writers) + len(writer._stats) + len(writer._extra_files) + 1000
-    if path.suffix.lower() == ".gz":
+    if package_storage.is_shared(path) and path.suffix.lower() != ".gz":
+        writer.add_files([_in_place(path, table_name)])
+    elif path.suffix.lower() == ".gz":
         writer.add_files(_rechunk(package, index, path, table_name, chunk_bytes))
     else:
         writer.add_files([_copy_whole(package, index, path, table_name)])
+
+
+def _in_place(path: Path, table_name: str) -> ExtractedFile:
+    """A JSONL file already on the package storage: the executors read it where it is.
+
+    Nothing is copied or read here; its size and modification time are recorded, and
+    normalize refuses the file if either changed (``LoadPackage.check_inputs``). Its line
+    count is only known once normalized.
+    """
+    stat = path.stat()
+    return ExtractedFile(
+        path.absolute(),
+        table_name,
+        source=str(path),
+        first_line=1,
+        items=None,
+        size=stat.st_size,
+        mtime=stat.st_mtime,
+    )
 
 
 def _count_lines(path: Path, into: list[int]) -> None:

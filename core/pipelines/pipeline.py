@@ -537,6 +537,7 @@ class Pipeline:
                 on_engine=self._record_engine,
             )
             package.reset_normalized()
+            package.check_inputs()
             try:
                 result = normalizer.normalize(package, schema, context)
                 self._check_collisions(result.schema)

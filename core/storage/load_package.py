@@ -274,6 +274,29 @@ class LoadPackage:
             for record in self.meta.get("extracted_files", [])
         ]
 
+    def check_inputs(self) -> None:
+        """Inputs read in place must be as extract saw them (same size and mtime).
+
+        A file changed in between would be normalized with other rows than were extracted
+        (and line numbers of errors would lie): refuse it, naming the file.
+        """
+        for file in self.extracted_files():
+            if file.mtime is None:
+                continue
+            try:
+                stat = Path(file.path).stat()
+            except OSError as exc:
+                raise LoadPackageError(
+                    f"input {file.path} of package {self.load_id} is gone: {exc}"
+                ) from None
+            if stat.st_size != file.size or stat.st_mtime != file.mtime:
+                raise LoadPackageError(
+                    f"input {file.path} of package {self.load_id} changed after extract "
+                    f"(size {file.size} -> {stat.st_size}, mtime {file.mtime} -> "
+                    f"{stat.st_mtime}): restore it, or drop the package "
+                    "(loadstone pipeline NAME drop-pending-packages)"
+                )
+
     def extracted_tables(self) -> list[str]:
         """Source table names in the order they were first extracted."""
         return list(dict.fromkeys(f.table_name for f in self.extracted_files()))

@@ -9,6 +9,8 @@ package folder, as on one machine.
 
 The URL is a local path or ``file://`` URL: a shared mount (NFS, a cluster file system,
 a FUSE-mounted bucket). Object stores without a mount (``s3://``) are not read directly yet.
+An input file that already lies under the storage is read there by the executors, not
+copied into the package (its size and mtime are checked before normalize).
 """
 
 from __future__ import annotations
@@ -39,6 +41,14 @@ def storage_root(url: str) -> Path:
         f"{STORAGE_URL_KEY} = {url!r}: only a path or file:// URL (a mount every executor "
         "shares) is supported for package data files"
     )
+
+
+def is_shared(path: Path) -> bool:
+    """Whether an input file already lies on the package storage (read there, not copied)."""
+    url = config.get(STORAGE_URL_KEY, None)
+    if not url:
+        return False
+    return Path(path).absolute().is_relative_to(storage_root(str(url)))
 
 
 def data_dir(pipeline_name: str) -> Path | None:
