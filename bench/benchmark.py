@@ -4,6 +4,11 @@ Usage::
 
     python bench/benchmark.py --records 10000 20000 40000 \
         [--dlt-python /work/venvs/dlt/bin/python] [--workdir /tmp/loadstone-bench]
+    python bench/benchmark.py --engine spark --master spark://127.0.0.1:7077 \
+        --storage-url /shared/store [--cores-max 1] --only loadstone
+
+On a cluster (``--master``) every loadstone run also prints the per-chunk CPU of its Spark
+tasks (from the trace); ``--engine local`` prints the same figure for the driver.
 
 For each size it builds one JSONL file by replicating ``../shared/cases/github_events.json``
 with fresh ids, then runs, each in its own cold process (so JVM start and imports count):
@@ -162,7 +167,7 @@ def run_measured(
 
 
 # -- children (each runs in a cold process) ---------------------------------------------------
-def _report(info: str) -> None:
+def _report(info: str, normalize: dict[str, object] | None = None) -> None:
     """Last line of a child's output: its load info and the peak RSS of its own process.
 
     The child's own process is the driver: our Python, the normalizer's driver side and the
@@ -170,7 +175,24 @@ def _report(info: str) -> None:
     workers are separate processes, counted in the tree peak only.
     """
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"info": info[-2000:], "driver_peak": maxrss}))
+    print(json.dumps({"info": info[-2000:], "driver_peak": maxrss, "normalize": normalize}))
+
+
+def chunk_figures(normalize: dict[str, object] | None) -> str:
+    """Per-chunk CPU where the chunks ran (a Spark task or the driver), from the trace."""
+    if not normalize or not normalize.get("chunks"):
+        return ""
+    chunks = [c for c in normalize["chunks"] if c.get("cpu_seconds") is not None]  # type: ignore[union-attr]
+    if not chunks:
+        return ""
+    cpu = sorted(float(c["cpu_seconds"]) for c in chunks)
+    executors = sorted({str(c["executor"]) for c in chunks})
+    return (
+        f"engine {normalize.get('engine')} on {normalize.get('master') or normalize.get('remote') or '-'}: "
+        f"{len(chunks)} chunks on {len(executors)} executor(s), CPU per chunk median "
+        f"{cpu[len(cpu) // 2]:.3f} s, mean {sum(cpu) / len(cpu):.3f} s, "
+        f"native {all(c.get('native') for c in chunks)}"
+    )
 
 
 def child_loadstone(path: str, work: str) -> None:
@@ -183,7 +205,7 @@ def child_loadstone(path: str, work: str) -> None:
         dataset_name="bench",
     )
     info = pipeline.run(Path(path), table_name="events")
-    _report(str(info))
+    _report(str(info), pipeline.last_trace.get("normalize"))
 
 
 def child_dlt(path: str, work: str) -> None:
@@ -225,6 +247,28 @@ CHILDREN = {
 }
 
 
+def cluster_env(args: argparse.Namespace) -> dict[str, str]:
+    """Environment that points loadstone's children at the engine and master asked for."""
+    env: dict[str, str] = {}
+    if args.engine:
+        env["NORMALIZE__ENGINE"] = args.engine
+    if args.storage_url:
+        env["PACKAGES__STORAGE_URL"] = args.storage_url
+    if args.master:
+        env.update(
+            SPARK__MASTER=args.master,
+            SPARK__PYSPARK__PYTHON=sys.executable,
+            SPARK__DRIVER__HOST="127.0.0.1",
+            SPARK__DRIVER__BINDADDRESS="127.0.0.1",
+            SPARK_LOCAL_IP="127.0.0.1",
+        )
+        if not args.master.startswith("local"):
+            env["NORMALIZE__MIN_EXECUTORS"] = str(args.cores_max or 1)
+    if args.cores_max:
+        env["SPARK__CORES__MAX"] = str(args.cores_max)
+    return env
+
+
 # -- driver ---------------------------------------------------------------------------------
 def main() -> int:
     parser = argparse.ArgumentParser(
@@ -243,6 +287,19 @@ def main() -> int:
         "records over 20, 300 or 3,000 columns and 2, 20 or 200 nested tables",
     )
     parser.add_argument("--only", nargs="+", choices=sorted(CHILDREN), default=None)
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "local", "spark"),
+        default=None,
+        help="loadstone's normalize.engine (default: its own auto)",
+    )
+    parser.add_argument("--master", default=None, help="spark.master, e.g. spark://127.0.0.1:7077")
+    parser.add_argument(
+        "--cores-max", type=int, default=None, help="spark.cores.max on a cluster (1: one worker)"
+    )
+    parser.add_argument(
+        "--storage-url", default=None, help="packages.storage_url (storage the executors share)"
+    )
     parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS
     )
@@ -274,6 +331,7 @@ def main() -> int:
             env = dict(os.environ)
             env["LOADSTONE_HOME"] = str(work / "home")
             env["DLT_DATA_DIR"] = str(work / "dlt_home")
+            env.update(cluster_env(args))
             python = args.dlt_python if kind == "dlt" else sys.executable
             os.sync()  # nor does a tool pay for what the previous one left to write
             load_before = os.getloadavg()[0]
@@ -281,7 +339,11 @@ def main() -> int:
                 [python, str(HERE), "--child", kind, str(data), str(work)], env, work
             )
             load = max(load_before, os.getloadavg()[0])
-            driver = int(json.loads(out.strip().splitlines()[-1]).get("driver_peak", 0))
+            report = json.loads(out.strip().splitlines()[-1])
+            driver = int(report.get("driver_peak", 0))
+            figures = chunk_figures(report.get("normalize"))
+            if figures:
+                print(f"        {figures}", flush=True)
             results.append(
                 {
                     "records": records,

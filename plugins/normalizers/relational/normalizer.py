@@ -23,6 +23,7 @@ import copy
 import os
 import shutil
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -509,13 +510,15 @@ class RelationalNormalizer:
                 context.progress(min(done, total), total)
 
         def local(chunk: Chunk) -> dict[str, Any]:
+            cpu, wall = time.process_time(), time.perf_counter()
             fact = run_chunk(config, chunk, forced.get(chunk.index, {}), attempt)
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             done_here[0] += 1
             report(done_here[0])
             if context.on_chunk is not None:
-                context.on_chunk(
-                    ChunkRun(chunk.index, "driver", _native_ran(config), round=attempt)
-                )
+                native = _native_ran(config)
+                run = ChunkRun(chunk.index, "driver", native, None, cpu, wall, attempt)
+                context.on_chunk(run)
             return fact
 
         def on_spark(spark: Any, todo: list[Chunk]) -> list[dict[str, Any]]:
