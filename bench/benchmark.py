@@ -187,11 +187,15 @@ def chunk_figures(normalize: dict[str, object] | None) -> str:
         return ""
     cpu = sorted(float(c["cpu_seconds"]) for c in chunks)
     executors = sorted({str(c["executor"]) for c in chunks})
+    busy: dict[str, float] = {}
+    for c in chunks:
+        busy[str(c["executor"])] = busy.get(str(c["executor"]), 0.0) + float(c["wall_seconds"])
     return (
         f"engine {normalize.get('engine')} on {normalize.get('master') or normalize.get('remote') or '-'}: "
         f"{len(chunks)} chunks on {len(executors)} executor(s), CPU per chunk median "
         f"{cpu[len(cpu) // 2]:.3f} s, mean {sum(cpu) / len(cpu):.3f} s, "
-        f"native {all(c.get('native') for c in chunks)}"
+        f"native {all(c.get('native') for c in chunks)}; task wall time {sum(busy.values()):.2f} s, "
+        f"busiest executor {max(busy.values()):.2f} s"
     )
 
 

@@ -109,6 +109,11 @@ def test_storage_the_executors_cannot_see_fails_clearly_and_loads_once_fixed(
     assert error.startswith("error: ")
     assert "cannot read its input" in error and str(store) in error and "executor" in error
     assert _rows(tmp_path, "hidden") == (0, 0)
+    frame = run_driver([sys.executable, str(DRIVER), "dataframe", str(cluster.pipelines_dir),
+                        "hiddendf", "3000"], env, tmp_path)  # fmt: skip
+    assert frame.returncode == 1
+    assert "has 3000 rows but 0 reached" in frame.stderr and str(store) in frame.stderr
+    assert _rows(tmp_path, "hiddendf") == (0, 0)
 
     cluster.reveal(cluster.flaky)  # the storage is fixed: the workers see it now
     resumed = run_driver([sys.executable, str(DRIVER), "resume", str(cluster.pipelines_dir),

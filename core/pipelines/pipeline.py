@@ -872,6 +872,7 @@ class Pipeline:
         dropped: list[str] = []
         for package in list_packages(self.packages_dir):
             if package.state != LOADED:
+                package.delete_data()
                 shutil.rmtree(package.root, ignore_errors=True)
                 dropped.append(package.load_id)
         return dropped

@@ -132,12 +132,20 @@ def _check_input(chunk: Chunk, where: str) -> None:
         ) from None
 
 
-def _check_output(facts: Mapping[str, Any], where: str) -> None:
+def fact_files(facts: Any) -> list[str]:
+    """The output files one chunk's facts name: the only place here that reads the facts.
+
+    Everything else treats them as opaque (their type belongs to the engine and the
+    driver's schema logic), so a change of their shape touches this function only.
+    """
+    return [path for paths in facts["files"].values() for path in paths]
+
+
+def _check_output(facts: Any, where: str) -> None:
     """The files the facts name exist here (a write that vanished is a storage failure)."""
-    for paths in facts.get("files", {}).values():
-        for path in paths:
-            if not os.path.exists(path):
-                raise ExecutorTaskError(f"loadstone task on {where} wrote {path}, now missing")
+    for path in fact_files(facts):
+        if not os.path.exists(path):
+            raise ExecutorTaskError(f"loadstone task on {where} wrote {path}, now missing")
 
 
 def _inject_fault(fault: str | None, stage: str) -> None:
@@ -372,18 +380,13 @@ class _progress:
                 on_done(min(done, self.total))
 
 
-def sweep_attempts(out_dir: str, reports_facts: Sequence[Mapping[str, Any]]) -> None:
+def sweep_attempts(out_dir: str, reports_facts: Sequence[Any]) -> None:
     """Delete every task attempt's file that no winning fact names (failed, killed, lost).
 
     Run by the driver once the facts are final, so only the output of the attempts whose
     facts it kept remains.
     """
-    keep = {
-        os.path.abspath(path)
-        for facts in reports_facts
-        for paths in facts.get("files", {}).values()
-        for path in paths
-    }
+    keep = {os.path.abspath(path) for facts in reports_facts for path in fact_files(facts)}
     root = Path(out_dir) / ATTEMPTS_FOLDER
     if not root.exists():
         return
