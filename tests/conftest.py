@@ -44,7 +44,9 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     work.mkdir()
     monkeypatch.chdir(work)
     for key in list(__import__("os").environ):
-        if key.startswith(("SCHEMA__", "SOURCES__", "NORMALIZE__", "DESTINATION__", "PIPELINES__")):
+        if key.startswith(
+            ("SCHEMA__", "SOURCES__", "NORMALIZE__", "DESTINATION__", "PIPELINES__", "PACKAGES__")
+        ):
             monkeypatch.delenv(key, raising=False)
 
 
