@@ -3,7 +3,8 @@
 Usage::
 
     python bench/benchmark.py --records 10000 20000 40000 \
-        [--dlt-python /work/venvs/dlt/bin/python] [--workdir /tmp/loadstone-bench]
+        [--dlt-python /work/venvs/dlt/bin/python] [--workdir /tmp/loadstone-bench] \
+        [--destination postgres [--postgres URL]]
     python bench/benchmark.py --engine spark --master spark://127.0.0.1:7077 \
         --storage-url /shared/store [--cores-max 1] --only loadstone
 
@@ -19,6 +20,11 @@ with fresh ids, then runs, each in its own cold process (so JVM start and import
   ``loader_file_format="parquet"``, items read from the same file;
 * ``spark_floor``: ``spark.read.json(path).write.parquet(...)``: Spark reading and writing
   the data with no normalization at all, the floor a Spark-based loader cannot beat.
+
+With ``--destination postgres`` both tools load into the same PostgreSQL server (datasets
+``bench_loadstone`` and ``bench_dlt``, dropped before every run; dlt with its COPY-based
+``csv`` format, ``BENCH_DLT_FORMAT=insert_values`` for its default), and there is no
+spark floor.
 
 It prints seconds, records/s, MB/s, peak memory (sum of the RSS of the whole process tree,
 JVM included, sampled from /proc every 50 ms; and the driver process's own peak, which
@@ -199,14 +205,25 @@ def chunk_figures(normalize: dict[str, object] | None) -> str:
     )
 
 
+def _postgres() -> str | None:
+    """The server of ``--destination postgres`` (None: DuckDB files in the work folder)."""
+    return os.environ.get("BENCH_POSTGRES") or None
+
+
 def child_loadstone(path: str, work: str) -> None:
     import loadstone
 
+    url = _postgres()
+    destination = (
+        loadstone.destinations.postgres(credentials=url)
+        if url
+        else loadstone.destinations.duckdb(os.path.join(work, "loadstone.duckdb"))
+    )
     pipeline = loadstone.pipeline(
         "bench_loadstone",
         pipelines_dir=os.path.join(work, "pipelines"),
-        destination=loadstone.destinations.duckdb(os.path.join(work, "loadstone.duckdb")),
-        dataset_name="bench",
+        destination=destination,
+        dataset_name="bench_loadstone" if url else "bench",
     )
     info = pipeline.run(Path(path), table_name="events")
     _report(str(info), pipeline.last_trace.get("normalize"))
@@ -222,13 +239,21 @@ def child_dlt(path: str, work: str) -> None:
                 if line.strip():
                     yield orjson.loads(line)
 
+    url = _postgres()
+    destination = (
+        dlt.destinations.postgres(credentials=url)
+        if url
+        else dlt.destinations.duckdb(os.path.join(work, "dlt.duckdb"))
+    )
     pipeline = dlt.pipeline(
         pipeline_name="bench_dlt",
         pipelines_dir=os.path.join(work, "pipelines"),
-        destination=dlt.destinations.duckdb(os.path.join(work, "dlt.duckdb")),
-        dataset_name="bench",
+        destination=destination,
+        dataset_name="bench_dlt" if url else "bench",
     )
-    info = pipeline.run(dlt.resource(items(), name="events"), loader_file_format="parquet")
+    # parquet on DuckDB; on PostgreSQL dlt's fastest format, csv (COPY), unless told otherwise
+    file_format = os.environ.get("BENCH_DLT_FORMAT") or ("csv" if url else "parquet")
+    info = pipeline.run(dlt.resource(items(), name="events"), loader_file_format=file_format)
     _report(str(info))
 
 
@@ -274,6 +299,45 @@ def cluster_env(args: argparse.Namespace) -> dict[str, str]:
 
 
 # -- driver ---------------------------------------------------------------------------------
+def server_cpu(url: str | None) -> float:
+    """CPU seconds the PostgreSQL server has used so far (0 without one).
+
+    The postmaster's own and reaped children's time (backends of closed connections) plus
+    its live children's: the server parses every COPY and INSERT, work a client-side CPU
+    figure misses. Needs the server on this machine (the bench's own, from .ci/postgres).
+    """
+    if not url:
+        return 0.0
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        data_dir = conn.execute("SHOW data_directory").fetchone()[0]
+    with open(os.path.join(data_dir, "postmaster.pid"), encoding="utf-8") as handle:
+        postmaster = int(handle.readline())
+    total = 0.0
+    for pid in [postmaster, *_children_map().get(postmaster, ())]:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        reaped = int(fields[13]) + int(fields[14]) if pid == postmaster else 0
+        total += (int(fields[11]) + int(fields[12]) + reaped) / TICKS
+    return total
+
+
+def _drop_postgres_datasets(url: str) -> None:
+    """Each run starts from an empty dataset (and the previous run's data is gone)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in ("bench_loadstone", "bench_dlt"):
+            for schema in (name, f"{name}_staging"):
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        conn.execute("CHECKPOINT")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -305,6 +369,14 @@ def main() -> int:
         "--storage-url", default=None, help="packages.storage_url (storage the executors share)"
     )
     parser.add_argument(
+        "--destination",
+        choices=("duckdb", "postgres"),
+        default="duckdb",
+        help="postgres: both tools load into the server of --postgres (default: "
+        "$LOADSTONE_TEST_POSTGRES, see .ci/postgres), datasets bench_loadstone / bench_dlt",
+    )
+    parser.add_argument("--postgres", default=os.environ.get("LOADSTONE_TEST_POSTGRES"))
+    parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -312,10 +384,18 @@ def main() -> int:
         kind, path, work = args.child
         CHILDREN[kind](path, work)
         return 0
+    if args.destination == "postgres" and not args.postgres:
+        parser.error('--postgres URL needed (or: eval "$(bash .ci/postgres start)")')
+    if args.destination == "postgres" and "spark_floor" in (args.only or []):
+        parser.error("spark_floor writes files only; it has no postgres variant")
 
     root = Path(args.workdir)
     root.mkdir(parents=True, exist_ok=True)
-    kinds = args.only or ["loadstone", "dlt", "spark_floor"]
+    kinds = args.only or (
+        ["loadstone", "dlt"]
+        if args.destination == "postgres"
+        else ["loadstone", "dlt", "spark_floor"]
+    )
     if args.dlt_python is None and "dlt" in kinds:
         kinds.remove("dlt")
         print("dlt skipped (no --dlt-python)")
@@ -336,12 +416,17 @@ def main() -> int:
             env["LOADSTONE_HOME"] = str(work / "home")
             env["DLT_DATA_DIR"] = str(work / "dlt_home")
             env.update(cluster_env(args))
+            if args.destination == "postgres":
+                env["BENCH_POSTGRES"] = args.postgres
+                _drop_postgres_datasets(args.postgres)
             python = args.dlt_python if kind == "dlt" else sys.executable
             os.sync()  # nor does a tool pay for what the previous one left to write
             load_before = os.getloadavg()[0]
+            server_before = server_cpu(env.get("BENCH_POSTGRES"))
             seconds, peak, out, cpu = run_measured(
                 [python, str(HERE), "--child", kind, str(data), str(work)], env, work
             )
+            server = server_cpu(env.get("BENCH_POSTGRES")) - server_before
             load = max(load_before, os.getloadavg()[0])
             report = json.loads(out.strip().splitlines()[-1])
             driver = int(report.get("driver_peak", 0))
@@ -358,12 +443,13 @@ def main() -> int:
                     "cpu": cpu,
                     "load": load,
                     "driver": driver,
+                    "server": server,
                 }
             )
             print(
                 f"{records:>7} {kind:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
                 f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:6.0f} MB (driver {driver / 1e6:5.0f})  "
-                f"cpu {cpu:6.1f} s  "
+                f"cpu {cpu:6.1f} s  server cpu {server:6.1f} s  "
                 f"load {load:4.1f}",
                 flush=True,
             )
@@ -373,14 +459,15 @@ def main() -> int:
     print()
     print(
         "| records | MB | tool | seconds | records/s | MB/s | peak RSS MB (tree) "
-        "| driver peak MB | CPU s | load avg |"
+        "| driver peak MB | CPU s | server CPU s | load avg |"
     )
-    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r['records']} | {int(r['bytes']) / 1e6:.0f} | {r['kind']} | {r['seconds']:.2f} | "
             f"{int(r['records']) / float(r['seconds']):.0f} | {int(r['bytes']) / float(r['seconds']) / 1e6:.2f} | "
             f"{int(r['peak']) / 1e6:.0f} | {int(r['driver']) / 1e6:.0f} | {float(r['cpu']):.1f} | "
+            f"{float(r['server']):.1f} | "
             f"{float(r['load']):.1f} |"
         )
     print()

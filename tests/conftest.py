@@ -58,3 +58,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     running = start_cluster(tmp_path_factory.mktemp("cluster"))
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """The test PostgreSQL server (``LOADSTONE_TEST_POSTGRES``); missing is an error, never a skip."""
+    url = __import__("os").environ.get("LOADSTONE_TEST_POSTGRES")
+    if not url:
+        raise RuntimeError(
+            'LOADSTONE_TEST_POSTGRES is not set: start a server with eval "$(bash .ci/postgres start)"'
+        )
+    return url

@@ -1,9 +1,13 @@
-"""A run killed with SIGKILL at any step is finished by the next run: every row exactly once.
+"""A run killed with SIGKILL at any step is finished by the next one: every row exactly once.
 
-The pipeline runs in a subprocess. It is killed at a known point through the public
-progress hook (``pipeline(progress=...)``): the hook sends SIGKILL to its own process when
-the step reaches the point (or a moment after it started), so no test-only branch exists in
-the product. The parent then checks the package state on disk and runs the pipeline again.
+The crash matrix: a ``loadstone run`` command is killed at each step (during extract,
+normalize in the driver, normalize on Spark, load before the destination's COMMIT, load after
+it), then finished either (a) by the same command again or (b) by ``pipeline.run()``. Either
+way each row is loaded once and the package is loaded once (one ``_dlt_loads`` row).
+
+The command runs in a subprocess that is killed at a known point through the public progress
+events: the CLI's own progress display is wrapped so that it sends SIGKILL to its process
+when the step reaches the point; no test-only branch exists in the product.
 """
 
 from __future__ import annotations
@@ -22,70 +26,33 @@ pytestmark = pytest.mark.spark
 
 ROWS = 300
 
-SCRIPT = """
-import os, signal, sys, threading
-import loadstone as dlt
+KILLING_CLI = """
+import os, signal, sys
+from loadstone.cli import main, run_command
 
-phase, delay, rows = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+step, event = sys.argv[1], sys.argv[2]
+show = run_command.ProgressDisplay.__call__
 
-def kill():
-    os.kill(os.getpid(), signal.SIGKILL)
+def killing(self, ev):
+    spark_task_done = ev.step != "normalize" or ev.event != "progress" or ev.parts_done >= 1
+    if ev.step == step and ev.event == event and spark_task_done:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return show(self, ev)
 
-def progress(event):
-    if event.step == phase and event.event == "package_started":
-        if phase == "load" and delay < 0:
-            return
-        threading.Timer(delay, kill).start() if delay > 0 else kill()
-    if phase == "load" and delay < 0 and event.step == "load" and event.event == "package_committed":
-        kill()   # the destination committed; the package state still says 'normalized'
-
-pipe = dlt.pipeline("crashy", destination="duckdb", dataset_name="crash", progress=progress)
-pipe.run(({"id": i, "tags": [i, i + 1]} for i in range(rows)), table_name="items")
-print("run finished without being killed")
+run_command.ProgressDisplay.__call__ = killing
+sys.exit(main(sys.argv[3:]))
 """
 
-
-def run_killed(
-    phase: str, delay: float, rows: int = ROWS, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    script = Path("crash_script.py")
-    script.write_text(SCRIPT)
-    env = dict(os.environ, SPARK__MASTER="local[1]", **(env or {}))
-    return subprocess.run(
-        [sys.executable, str(script), phase, str(delay), str(rows)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+SPARK_NORMALIZER = """
+from loadstone.hookspecs import hookimpl
+from loadstone.plugins.normalizers.relational import RelationalNormalizer
 
 
-def package_states() -> list[str]:
-    root = Path(os.environ["LOADSTONE_HOME"]) / "pipelines" / "crashy" / "packages"
-    return [json.loads((p / "package.json").read_text())["state"] for p in sorted(root.iterdir())]
-
-
-def finish_and_count() -> tuple[int, int, int, int]:
-    import loadstone as dlt
-
-    pipe = dlt.pipeline("crashy", destination="duckdb", dataset_name="crash")
-    pipe.run()
-    assert pipe.list_pending_packages() == []
-    with duckdb.connect("crashy.duckdb", read_only=True) as conn:
-        (items, distinct) = conn.execute(
-            "SELECT count(*), count(DISTINCT id) FROM crash.items"
-        ).fetchone()
-        (tags,) = conn.execute("SELECT count(*) FROM crash.items__tags").fetchone()
-        (loads,) = conn.execute("SELECT count(*) FROM crash._dlt_loads").fetchone()
-    return items, distinct, tags, loads
-
-
-def test_kill_when_normalize_starts_is_finished_by_the_next_run() -> None:
-    result = run_killed("normalize", 0)
-    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
-    assert package_states() == ["extracted"]
-    assert finish_and_count() == (ROWS, ROWS, 2 * ROWS, 1)
-
+@hookimpl
+def loadstone_normalizer():
+    # small chunks, so that the package is normalized by several Spark tasks
+    return RelationalNormalizer(chunk_bytes=2048)
+"""
 
 KILLING_NORMALIZER = """
 import os, signal
@@ -104,52 +71,144 @@ def loadstone_normalizer():
     return KillAfterWriting()
 """
 
+COMMAND = ["run", "items.jsonl", "--table", "items", "--pipeline", "crashy", "--dataset", "crash"]
 
-def test_kill_after_the_normalizer_wrote_its_files_is_finished_by_the_next_run() -> None:
-    # the normalizer is chosen by config; this one (named by module path) dies after writing
-    Path("crash_plugins").mkdir()
-    Path("crash_plugins/__init__.py").write_text("")
-    Path("crash_plugins/killing_normalizer.py").write_text(KILLING_NORMALIZER)
-    result = run_killed(
-        "none",
-        0,
-        env={
-            "NORMALIZE__NORMALIZER": "crash_plugins.killing_normalizer",
-            "PYTHONPATH": os.getcwd(),
+#: kill point -> (step, event, extra environment, package state left behind)
+KILL_POINTS = {
+    "extract": ("extract", "progress", {}, "extracting"),
+    "normalize_driver": ("normalize", "package_started", {}, "extracted"),
+    "normalize_spark": (
+        "normalize",
+        "progress",
+        {
+            "NORMALIZE__NORMALIZER": "crash_plugins.spark_normalizer",
+            "NORMALIZE__SPARK_MIN_BYTES": "0",
         },
+        "extracted",
+    ),
+    "load_before_commit": ("load", "package_started", {}, "normalized"),
+    "load_after_commit": ("load", "package_committed", {}, "normalized"),
+}
+
+
+def write_input() -> None:
+    with open("items.jsonl", "w") as handle:
+        for i in range(ROWS):
+            handle.write(json.dumps({"id": i, "tags": [i, i + 1]}) + "\n")
+
+
+def plugins_folder() -> None:
+    Path("crash_plugins").mkdir(exist_ok=True)
+    Path("crash_plugins/__init__.py").write_text("")
+    Path("crash_plugins/spark_normalizer.py").write_text(SPARK_NORMALIZER)
+    Path("crash_plugins/killing_normalizer.py").write_text(KILLING_NORMALIZER)
+
+
+def environment(extra: dict[str, str]) -> dict[str, str]:
+    return dict(os.environ, SPARK__MASTER="local[1]", PYTHONPATH=os.getcwd(), **extra)
+
+
+def run_killed(step: str, event: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    Path("kill_cli.py").write_text(KILLING_CLI)
+    return subprocess.run(
+        [sys.executable, "kill_cli.py", step, event, *COMMAND],
+        env=environment(env),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
-    assert package_states() == ["extracted"]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "loadstone.cli", *args],
+        env=environment({}),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def package_states() -> list[str]:
     root = Path(os.environ["LOADSTONE_HOME"]) / "pipelines" / "crashy" / "packages"
-    assert any((root).glob("*/normalized/**/*.parquet"))
-    assert finish_and_count() == (ROWS, ROWS, 2 * ROWS, 1)
+    return [json.loads((p / "package.json").read_text())["state"] for p in sorted(root.iterdir())]
 
 
-def test_kill_when_load_starts_is_finished_by_the_next_run() -> None:
-    result = run_killed("load", 0)
-    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
-    assert package_states() == ["normalized"]
-    assert finish_and_count() == (ROWS, ROWS, 2 * ROWS, 1)
-
-
-def test_kill_after_the_destination_committed_does_not_load_twice() -> None:
-    result = run_killed("load", -1)
-    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
-    assert package_states() == ["normalized"]
+def loaded_counts() -> tuple[int, int, int, int]:
     with duckdb.connect("crashy.duckdb", read_only=True) as conn:
-        assert conn.execute("SELECT count(*) FROM crash._dlt_loads").fetchone() == (1,)
-    assert finish_and_count() == (ROWS, ROWS, 2 * ROWS, 1)
-    assert package_states() == ["loaded"]
+        (items, distinct) = conn.execute(
+            "SELECT count(*), count(DISTINCT id) FROM crash.items"
+        ).fetchone()
+        (tags,) = conn.execute("SELECT count(*) FROM crash.items__tags").fetchone()
+        (loads,) = conn.execute("SELECT count(*) FROM crash._dlt_loads").fetchone()
+    return items, distinct, tags, loads
 
 
-def test_kill_during_extract_leaves_nothing_half_loaded() -> None:
-    result = run_killed("extract", 0)
-    assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
-    assert package_states() == ["extracting"]
+def finish_with_api() -> None:
     import loadstone as dlt
 
     pipe = dlt.pipeline("crashy", destination="duckdb", dataset_name="crash")
-    pipe.run([{"id": 1, "tags": []}], table_name="items")
-    with duckdb.connect("crashy.duckdb", read_only=True) as conn:
-        assert conn.execute("SELECT count(*) FROM crash.items").fetchone() == (1,)
+    pipe.run()
+    assert pipe.list_pending_packages() == []
+
+
+@pytest.mark.parametrize("point", list(KILL_POINTS))
+@pytest.mark.parametrize("resume", ["same_command", "pipeline_run"])
+def test_a_killed_run_is_finished_with_every_row_exactly_once(point: str, resume: str) -> None:
+    step, event, env, left = KILL_POINTS[point]
+    write_input()
+    plugins_folder()
+    killed = run_killed(step, event, env)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    assert package_states() == [left]
+    if left == "extracting":  # a first run killed in extract has no state yet: info finds it
+        assert run_cli("pipeline", "crashy", "info").returncode == 0
+    if resume == "same_command":
+        again = run_cli(*COMMAND, "--quiet")
+        assert again.returncode == 0, again.stderr[-2000:]
+        if left != "extracting":
+            assert "instead of extracting it again" in again.stderr
+    else:
+        finish_with_api()
+        if left == "extracting":  # nothing was extracted: the input was never in a package
+            run_cli(*COMMAND, "--quiet")
+    assert loaded_counts() == (ROWS, ROWS, 2 * ROWS, 1)
     assert package_states() == ["loaded"]
+
+
+def test_the_load_command_finishes_a_pending_package_and_extracts_nothing() -> None:
+    write_input()
+    killed = run_killed("load", "package_started", {})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    info = run_cli("pipeline", "crashy", "info")
+    assert "normalized" in info.stdout and "pipeline crashy load" in info.stdout
+    loaded = run_cli("pipeline", "crashy", "load")
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert loaded_counts() == (ROWS, ROWS, 2 * ROWS, 1)
+
+
+def test_info_shows_a_package_committed_before_the_crash_as_loaded() -> None:
+    write_input()
+    killed = run_killed("load", "package_committed", {})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    info = run_cli("pipeline", "crashy", "info")
+    assert "loaded packages: 1" in info.stdout
+    assert "pending packages: 0" in info.stdout
+    again = run_cli(*COMMAND, "--quiet")  # info changed nothing: the same command is still safe
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert loaded_counts() == (ROWS, ROWS, 2 * ROWS, 1)
+
+
+def test_kill_after_the_normalizer_wrote_its_files_is_finished_by_the_next_run() -> None:
+    # the normalizer is chosen by config; this one (named by module path) dies after writing
+    write_input()
+    plugins_folder()
+    killed = run_killed(
+        "none", "none", {"NORMALIZE__NORMALIZER": "crash_plugins.killing_normalizer"}
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    assert package_states() == ["extracted"]
+    root = Path(os.environ["LOADSTONE_HOME"]) / "pipelines" / "crashy" / "packages"
+    assert any(root.glob("*/normalized/**/*.parquet"))
+    finish_with_api()
+    assert loaded_counts() == (ROWS, ROWS, 2 * ROWS, 1)

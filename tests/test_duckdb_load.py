@@ -463,9 +463,13 @@ def test_query_returns_aware_timestamps(tmp_path: Path) -> None:
     assert inserted_at.utcoffset() == dt.timedelta(0)
 
 
-def test_a_database_locked_by_another_process_gives_a_clear_error(tmp_path: Path) -> None:
+def test_a_database_locked_by_another_process_gives_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import subprocess
     import sys
+
+    monkeypatch.setenv("DESTINATION__DUCKDB__LOCK_TIMEOUT", "0.5")  # waited for, then named
 
     from loadstone.plugins.destinations.duckdb.client import DuckDBConnectionError
 
@@ -481,7 +485,7 @@ def test_a_database_locked_by_another_process_gives_a_clear_error(tmp_path: Path
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
-        with pytest.raises(DuckDBConnectionError, match=r"locked\.duckdb"):
+        with pytest.raises(DuckDBConnectionError, match=r"locked\.duckdb.*waited"):
             duckdb_destination(path).client(USERS, "mydata")
     finally:
         holder.kill()

@@ -194,7 +194,10 @@ def test_a_file_held_by_a_plain_connection_of_this_process_still_loads(tmp_path:
         assert held.execute('SELECT count(*) FROM "mydata"."events"').fetchall() == [(10,)]
 
 
-def test_a_file_locked_by_another_process_says_so_and_names_the_file(tmp_path: Path) -> None:
+def test_a_file_locked_by_another_process_says_so_and_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DESTINATION__DUCKDB__LOCK_TIMEOUT", "0.5")  # waited for, then named
     database = tmp_path / "locked.duckdb"
     holder = subprocess.Popen(
         [
@@ -210,7 +213,7 @@ def test_a_file_locked_by_another_process_says_so_and_names_the_file(tmp_path: P
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
         with pytest.raises(
             DuckDBConnectionError,
-            match=r"locked\.duckdb: IO Error: Could not set lock on file .*close it and retry",
+            match=r"locked\.duckdb: IO Error: Could not set lock on file .*has it open; waited",
         ):
             duckdb_destination(database).client(EVENTS, "mydata")
     finally:

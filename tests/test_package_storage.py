@@ -13,6 +13,7 @@ from normalizer_support import snake_case
 from test_cli_run import cli
 
 import loadstone
+from loadstone.errors import LoadstoneError
 from loadstone.normalize.contract import NormalizeContext, NormalizeError
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.storage.load_package import LoadPackageError
@@ -93,7 +94,7 @@ def test_engine_setting_is_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     pipe = loadstone.pipeline("badengine", destination="duckdb", pipelines_dir=tmp_path / "p")
     monkeypatch.setenv("NORMALIZE__ENGINE", "cluster")
     with pytest.raises(
-        NormalizeError, match=r"normalize\.engine must be one of auto, local, spark"
+        LoadstoneError, match=r"normalize\.engine must be one of auto, local, spark"
     ):
         pipe.run(str(source), table_name="events")
     monkeypatch.setenv("NORMALIZE__ENGINE", "spark")

@@ -1,9 +1,10 @@
-"""``loadstone pipeline NAME info|show|schema|trace|drop-pending-packages``.
+"""``loadstone pipeline NAME info|show|schema|trace|load|drop-pending-packages``.
 
 Inspect a pipeline from the command line: what it is and what is pending (``info``), what
 it loaded -- tables with row counts and the load history from ``_dlt_loads`` (``show``) --,
-its schema as YAML (``schema``), the steps of its last run (``trace``), and dropping the
-packages a failed run left behind (``drop-pending-packages``).
+its schema as YAML (``schema``), the steps of its last run (``trace``), finishing the
+packages a crashed or failed run left behind without extracting anything new (``load``), and
+dropping them instead (``drop-pending-packages``, refused while a run holds the pipeline).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from loadstone.cli.run_command import add_lock_timeout, print_notice
 from loadstone.errors import LoadstoneError
 
 
@@ -20,14 +22,14 @@ class PipelineNotFound(LoadstoneError):
     """No local folder for the named pipeline."""
 
 
-ACTIONS = ("info", "show", "schema", "trace", "drop-pending-packages")
+ACTIONS = ("info", "show", "schema", "trace", "load", "drop-pending-packages")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add ``pipeline`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "pipeline",
-        help="inspect a pipeline: info, show, schema, trace, drop-pending-packages",
+        help="inspect a pipeline: info, show, schema, trace, load, drop-pending-packages",
         description="Inspect a pipeline and what it loaded.",
     )
     parser.add_argument("name", metavar="PIPELINE", help="pipeline name")
@@ -42,19 +44,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="trace: print the last run's trace as JSON (engine, Spark target, chunks)",
     )
+    add_lock_timeout(parser)
     parser.set_defaults(handler=pipeline_command)
 
 
-def open_pipeline(name: str, pipelines_dir: str | None) -> Any:
+def open_pipeline(name: str, pipelines_dir: str | None, lock_timeout: float | None = None) -> Any:
     from loadstone.pipelines.pipeline import Pipeline, default_pipelines_dir
     from loadstone.storage.state import load_local
 
     base = default_pipelines_dir() if pipelines_dir is None else Path(pipelines_dir)
-    if load_local(base / name) is None:
+    working = base / name
+    # a first run killed after extract has packages but no state yet: it exists all the same
+    if load_local(working) is None and not (working / "packages").is_dir():
         raise PipelineNotFound(
             f"pipeline {name!r} not found in {base} (run it first, or pass --pipelines-dir)"
         )
-    return Pipeline(name, pipelines_dir=base)
+    return Pipeline(name, pipelines_dir=base, progress=print_notice, lock_timeout=lock_timeout)
 
 
 def _table(rows: list[tuple[Any, ...]], header: tuple[str, ...]) -> str:
@@ -76,19 +81,51 @@ def info_text(pipe: Any) -> str:
         f" (default: {state.get('default_schema_name') or '-'})",
         f"state version:   {state.get('_state_version', 0)}",
     ]
+    running = pipe.is_running_elsewhere
+    if running:
+        lines.append(f"running:         yes, {pipe.running_holder()}")
+    committed = [] if running else _committed(pipe)
     packages = pipe.list_packages()
-    pending = [p for p in packages if p.is_pending]
-    loaded = [p for p in packages if p.state == "loaded"]
-    lines.append(f"loaded packages: {len(loaded)}")
+    pending = [p for p in packages if p.is_pending and p.root.name not in committed]
+    loaded = [p for p in packages if p.damage is None and p.state == "loaded"]
+    lines.append(f"loaded packages: {len(loaded) + len(committed)}")
+    lines += [
+        f"  {load_id}  loaded (committed at the destination; the next run or `load` records "
+        "it, without loading or extracting it again)"
+        for load_id in committed
+    ]
     lines.append(f"pending packages: {len(pending)}")
     for package in pending:
+        lines.append(f"  {_package_line(package)}")
+    if pending and running:
+        lines.append("  (the running process is working on them: wait for it to finish)")
+    elif pending:
         lines.append(
-            f"  {package.load_id}  {package.state}  schema {package.schema_name}  "
-            f"{package.size_bytes() / 1_000_000:.2f} MB"
+            f"  (`loadstone pipeline {pipe.pipeline_name} load` finishes them, so does the next "
+            "run; `drop-pending-packages` drops them)"
         )
-    if pending:
-        lines.append("  (the next run finishes them; `drop-pending-packages` drops them)")
+    failed = pipe.failed_packages()
+    lines.append(f"failed packages: {len(failed)} (kept in {pipe.failed_packages_dir})")
+    lines += [f"  {load_id}  {cause}" for load_id, cause in failed]
     return "\n".join(lines)
+
+
+def _package_line(package: Any) -> str:
+    damage = package.damage
+    if damage is not None:
+        return f"{package.root.name}  damaged: {damage}"
+    return (
+        f"{package.load_id}  {package.state}  schema {package.schema_name}  "
+        f"{package.size_bytes() / 1_000_000:.2f} MB"
+    )
+
+
+def _committed(pipe: Any) -> list[str]:
+    """Pending packages the destination committed (a crash hit between the two)."""
+    try:
+        return pipe.committed_packages()
+    except LoadstoneError:
+        return []  # the destination cannot be reached: the packages' own states are shown
 
 
 def show_text(pipe: Any, limit: int) -> str:
@@ -107,7 +144,7 @@ def show_text(pipe: Any, limit: int) -> str:
 
 
 def pipeline_command(args: argparse.Namespace) -> int:
-    pipe = open_pipeline(args.name, args.pipelines_dir)
+    pipe = open_pipeline(args.name, args.pipelines_dir, args.lock_timeout)
     if args.action == "info":
         print(info_text(pipe))
     elif args.action == "show":
@@ -124,6 +161,8 @@ def pipeline_command(args: argparse.Namespace) -> int:
             print(f"pipeline {args.name} has no trace yet")
             return 1
         print(json.dumps(trace, indent=1, default=str) if args.json else trace_text(trace))
+    elif args.action == "load":
+        print(pipe.run())
     elif args.action == "drop-pending-packages":
         dropped = pipe.drop_pending_packages()
         print(f"dropped {len(dropped)} pending package(s)" + "".join(f"\n  {d}" for d in dropped))

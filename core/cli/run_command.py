@@ -57,7 +57,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default=None,
         help="where normalize runs (normalize.engine): auto (default), local or spark",
     )
+    add_lock_timeout(parser)
     parser.set_defaults(handler=run_command)
+
+
+def add_lock_timeout(parser: argparse.ArgumentParser) -> None:
+    """``--lock-timeout``: how long to wait for another run of the same pipeline."""
+    parser.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="wait this long for another run of the pipeline to finish, 0 fails at once "
+        "(default: config pipeline.lock_timeout, 1800)",
+    )
+
+
+def print_notice(event: Any) -> None:
+    """Notices (a resumed package, a wait for another run) even when progress is quiet."""
+    if event.event == "notice":
+        print(f"note: {event.message}", file=sys.stderr, flush=True)
 
 
 def input_files(paths: list[str]) -> list[Path]:
@@ -151,6 +170,8 @@ class ProgressDisplay:
                 self._last_event = event
                 self._write(f"{event.step:<9} started", final=not self.tty)
                 self._start_ticker()
+            elif event.event == "notice":
+                self._write(f"note: {event.message}", final=True)
             elif event.event == "starting_spark":
                 self._write(f"{event.step:<9} starting Spark", final=not self.tty)
             elif event.event == "finished":
@@ -169,13 +190,14 @@ def run_command(args: argparse.Namespace) -> int:
     if args.engine is not None:
         # the flag is the setting: env is the resolver's highest layer below code
         os.environ["NORMALIZE__ENGINE"] = args.engine
-    progress = None if args.quiet else ProgressDisplay()
+    progress = print_notice if args.quiet else ProgressDisplay()
     pipe = make_pipeline(
         args.pipeline,
         destination=args.destination,
         dataset_name=args.dataset,
         pipelines_dir=args.pipelines_dir,
         progress=progress,
+        lock_timeout=args.lock_timeout,
     )
     data: Any = files if len(files) > 1 else files[0]
     try:
@@ -186,7 +208,7 @@ def run_command(args: argparse.Namespace) -> int:
             primary_key=args.primary_key,
         )
     finally:
-        if progress is not None:
+        if isinstance(progress, ProgressDisplay):
             progress.close()
     print(info)
     return 0

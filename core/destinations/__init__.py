@@ -68,6 +68,27 @@ def duckdb(
     )
 
 
+def postgres(
+    credentials: Any = None,
+    *,
+    naming_convention: str | None = None,
+    destination_name: str | None = None,
+    **config: Any,
+) -> Destination:
+    """The PostgreSQL destination: ``postgres("postgresql://user:pw@host:5432/db")``.
+
+    ``credentials``: a connection string or a mapping of dlt's fields (``database``,
+    ``username``, ``password``, ``host``, ``port``, ...); without it they come from
+    ``[destination.postgres.credentials]`` or ``DESTINATION__POSTGRES__CREDENTIALS``.
+    """
+    return factory("postgres")(
+        credentials,
+        naming_convention=naming_convention,
+        destination_name=destination_name,
+        **config,
+    )
+
+
 def __getattr__(name: str) -> Callable[..., Destination]:
     if name.startswith("_"):
         raise AttributeError(name)

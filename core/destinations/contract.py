@@ -235,17 +235,30 @@ class LoadRequest:
 
 @attrs.frozen
 class SystemColumn:
-    """A column of a system table, in dlt's order and nullability."""
+    """A column of a system table, in dlt's order, nullability and precision (load ids are
+    ``text`` of precision 64: ``varchar(64)`` where a destination sizes text)."""
 
     name: str
     data_type: str
     nullable: bool
+    precision: int | None = None
+
+    def as_column(self, name: str) -> dict[str, Any]:
+        """The stored-schema column dict of this column, named ``name`` (after naming)."""
+        column: dict[str, Any] = {
+            "name": name,
+            "data_type": self.data_type,
+            "nullable": self.nullable,
+        }
+        if self.precision is not None:
+            column["precision"] = self.precision
+        return column
 
 
 #: The system tables every loader creates, exactly as dlt creates them (names before naming).
 SYSTEM_TABLES: dict[str, tuple[SystemColumn, ...]] = {
     "_dlt_loads": (
-        SystemColumn("load_id", "text", False),
+        SystemColumn("load_id", "text", False, 64),
         SystemColumn("schema_name", "text", True),
         SystemColumn("status", "bigint", False),
         SystemColumn("inserted_at", "timestamp", False),
@@ -266,7 +279,7 @@ SYSTEM_TABLES: dict[str, tuple[SystemColumn, ...]] = {
         SystemColumn("state", "text", False),
         SystemColumn("created_at", "timestamp", False),
         SystemColumn("version_hash", "text", True),
-        SystemColumn("_dlt_load_id", "text", False),
+        SystemColumn("_dlt_load_id", "text", False, 64),
         SystemColumn("_dlt_id", "text", False),
     ),
 }

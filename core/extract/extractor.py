@@ -22,6 +22,7 @@ import re
 import shutil
 import threading
 import uuid
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -48,6 +49,14 @@ JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
 class ExtractError(LoadstoneError):
     """Input could not be turned into extracted files (unknown kind, unreadable file ...)."""
+
+
+class ItemError(ValueError):
+    """One Python item cannot be written as JSON; the writer adds table and item number."""
+
+
+#: The UTF-8 byte order mark; accepted in front of every JSON input.
+BOM = b"\xef\xbb\xbf"
 
 
 #: Called as ``progress(rows, bytes, files)`` with running totals while extracting.
@@ -135,15 +144,25 @@ def encode_item(item: Any) -> bytes:
 
     orjson is the fast path; integers beyond 64 bits and exact decimals go through the
     stdlib encoder so that no digit is lost (both become bare JSON numbers, which the
-    normalizer types).
+    normalizer types). NaN and infinities become null on both paths (as dlt 1.31 stores
+    them from Python objects). An item nested too deep for JSON, or holding a string with an
+    unpaired surrogate, raises :class:`ItemError` with the cause in one line.
     """
     try:
         return orjson.dumps(item, default=_default, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:
-        text = json.dumps(
-            _prepare(item), default=_stdlib_default, ensure_ascii=False, separators=(",", ":")
-        )
-        return _DECIMAL_RE.sub(r"\1", text).encode("utf-8")
+        try:
+            text = json.dumps(
+                _prepare(item), default=_stdlib_default, ensure_ascii=False, separators=(",", ":")
+            )
+            return _DECIMAL_RE.sub(r"\1", text).encode("utf-8")
+        except RecursionError:
+            raise ItemError("it is nested too deep to be written as JSON") from None
+        except UnicodeEncodeError as error:
+            bad = error.object[error.start : error.end]
+            raise ItemError(
+                f"a string holds the unpaired surrogate {bad!r}, which UTF-8 cannot encode"
+            ) from None
 
 
 # --------------------------------------------------------------------------------------
@@ -234,7 +253,14 @@ class PackageWriter:
     def write_item(self, table_name: str, item: Any) -> None:
         writer = self._writer(table_name)
         chunk_before = writer.chunk
-        self._bytes += writer.write(encode_item(item))
+        try:
+            line = encode_item(item)
+        except ItemError as error:
+            raise ExtractError(
+                f"item {writer.items + 1} of table {table_name!r} cannot be extracted: {error}; "
+                "nothing was loaded"
+            ) from None
+        self._bytes += writer.write(line)
         self._rows += 1
         if writer.chunk != chunk_before:
             self._files += 1
@@ -306,22 +332,45 @@ def _open_binary(path: Path) -> Any:
 
 
 def _looks_like_document(path: Path) -> bool:
-    """True when the file is one JSON document (an array, or a pretty-printed object)."""
+    """True when the file is one JSON document (an array, or a pretty-printed object).
+
+    JSONL is told by its lines: the first line (read whole, however long: a 64 KiB peek
+    took a long first record for a document) is an object, or, when it is not, one of the
+    next lines is (then the first line is a bad record, which ``on_bad_record`` handles and
+    the normalizer names by its line). A leading BOM is ignored.
+    """
     with _open_binary(path) as handle:
-        head = handle.read(64 * 1024)
-    stripped = head.lstrip()
-    if not stripped:
+        lines = _first_lines(handle, 4)
+    if not lines:
         return False
-    if stripped[:1] == b"[":
+    first = lines[0]
+    if first[:1] == b"[":
         return True
-    if stripped[:1] != b"{":
+    if first[:1] != b"{":
         return False
-    first_line = stripped.split(b"\n", 1)[0]
+    return not any(_is_object(line) for line in lines)
+
+
+def _first_lines(handle: Any, count: int) -> list[bytes]:
+    """Up to ``count`` non-blank lines from the start of ``handle``, stripped, BOM removed."""
+    lines: list[bytes] = []
+    while len(lines) < count:
+        line = handle.readline()
+        if not line:
+            break
+        if not lines and line.startswith(BOM):
+            line = line[len(BOM) :]
+        line = line.strip()
+        if line:
+            lines.append(line)
+    return lines
+
+
+def _is_object(line: bytes) -> bool:
     try:
-        orjson.loads(first_line)
+        return isinstance(orjson.loads(line), dict)
     except orjson.JSONDecodeError:
-        return True  # the first line is not a whole object: one multi-line document
-    return False
+        return False
 
 
 def extract_file(
@@ -335,12 +384,24 @@ def extract_file(
     path = Path(path)
     if not path.is_file():
         raise ExtractError(f"input file {path} does not exist")
+    try:
+        _extract_file(writer, path, table_name, chunk_bytes)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as error:
+        raise ExtractError(
+            f"{path} is not a complete gzip file ({error}); nothing was loaded"
+        ) from None
+
+
+def _extract_file(writer: PackageWriter, path: Path, table_name: str, chunk_bytes: int) -> None:
     if _looks_like_document(path):
         with _open_binary(path) as handle:
-            try:
-                document = orjson.loads(handle.read())
-            except orjson.JSONDecodeError as exc:
-                raise ExtractError(f"{path} is not valid JSON: {exc}") from None
+            text = handle.read()
+        if text.startswith(BOM):
+            text = text[len(BOM) :]
+        try:
+            document = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            raise ExtractError(f"{path} is not valid JSON: {exc}; nothing was loaded") from None
         items = document if isinstance(document, list) else [document]
         for item in items:
             writer.write_item(table_name, item)
@@ -474,6 +535,59 @@ def is_spark_dataframe(value: Any) -> bool:
     return cls.__module__.startswith("pyspark.") and cls.__name__ == "DataFrame"
 
 
+def _finite_only(df: Any) -> Any:
+    """``df`` with NaN and infinities as null, at every depth (structs, arrays, maps).
+
+    Python objects store them as null (as dlt 1.31 does), and a file holding them is not
+    valid JSON; Spark's JSON writer would write them as the strings "NaN"/"Infinity".
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    def finite(column: Any, data_type: Any) -> Any:
+        if isinstance(data_type, (T.DoubleType, T.FloatType)):
+            bad = F.isnan(column) | column.isin(float("inf"), float("-inf"))
+            return F.when(bad, F.lit(None)).otherwise(column)
+        if isinstance(data_type, T.StructType):
+            fields = [finite(column[f.name], f.dataType).alias(f.name) for f in data_type.fields]
+            return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+        if isinstance(data_type, T.ArrayType):
+            return F.transform(column, lambda x: finite(x, data_type.elementType))
+        if isinstance(data_type, T.MapType):
+            return F.transform_values(column, lambda _k, v: finite(v, data_type.valueType))
+        return column
+
+    def has_floats(data_type: Any) -> bool:
+        return any(isinstance(t, (T.DoubleType, T.FloatType)) for t in _types_in(data_type))
+
+    fields = df.schema.fields
+    if not any(has_floats(f.dataType) for f in fields):
+        return df
+    return df.select(
+        *[
+            finite(F.col(f"`{f.name}`"), f.dataType).alias(f.name)
+            if has_floats(f.dataType)
+            else F.col(f"`{f.name}`")
+            for f in fields
+        ]
+    )
+
+
+def _types_in(data_type: Any) -> list[Any]:
+    """``data_type`` and every type nested in it."""
+    from pyspark.sql import types as T
+
+    found = [data_type]
+    if isinstance(data_type, T.StructType):
+        for field in data_type.fields:
+            found += _types_in(field.dataType)
+    elif isinstance(data_type, T.ArrayType):
+        found += _types_in(data_type.elementType)
+    elif isinstance(data_type, T.MapType):
+        found += _types_in(data_type.valueType)
+    return found
+
+
 def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
     """Write a Spark DataFrame as JSON lines into the package with Spark (no collect).
 
@@ -490,7 +604,8 @@ def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
         shutil.rmtree(target)
     expected = int(df.count())
     (
-        df.write.mode("overwrite")
+        _finite_only(df)
+        .write.mode("overwrite")
         .option("timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
         .option("ignoreNullFields", "false")
         .json(str(target))
@@ -605,6 +720,18 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
     if callable(data) and not isinstance(data, Iterable):
         return None, [Resource(data, name)]
     return None, [Resource(data, name, args_bound=True)]
+
+
+def input_files_of(data: Any) -> list[Path]:
+    """The files of a file input (one path or a list of paths); empty for other data.
+
+    These are what a package records as its inputs (see ``InputFingerprint``).
+    """
+    if isinstance(data, (list, tuple)) and data and all(isinstance(d, Path) for d in data):
+        return [Path(d) for d in data if Path(d).is_file()]
+    if is_json_path(data) and Path(data).is_file():
+        return [Path(data)]
+    return []
 
 
 def _table_from_path(path: Path) -> str:

@@ -101,7 +101,12 @@ def arrow_type(data_type: str, precision: int | None = None, scale: int | None =
 
 
 class NormalizeError(LoadstoneError):
-    """Normalizing a package failed; nothing of it was kept."""
+    """Normalizing a package failed; nothing of it was kept.
+
+    The message is one line; ``details`` may hold a worker's traceback for a bug report.
+    """
+
+    details: str = ""
 
 
 class BadRecordError(NormalizeError):

@@ -20,7 +20,9 @@ class ProgressEvent:
 
     ``event`` is ``"started"``, ``"progress"``, ``"package_started"``,
     ``"package_committed"`` (the destination committed the package, its state is about to
-    switch to ``loaded``), ``"package_done"`` or ``"finished"``. Counters are running totals
+    switch to ``loaded``), ``"package_done"``, ``"finished"`` or ``"notice"`` (``message``
+    says something the user should read: a package finished instead of extracting its input
+    again, a wait for another run of the pipeline). Counters are running totals
     of the step; ``parts_done`` / ``parts`` count the pieces of the current package a step
     works through (normalize: its chunks), 0 when the step does not report them.
     """
@@ -35,6 +37,7 @@ class ProgressEvent:
     elapsed: float = 0.0
     parts_done: int = 0
     parts: int = 0
+    message: str | None = None
 
 
 @attrs.define

@@ -12,53 +12,62 @@ work; the pipeline passes hints through.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
-import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
-
-import attrs
+from urllib.parse import urlsplit, urlunsplit
 
 from loadstone import config, current
 from loadstone.errors import LoadstoneError
-from loadstone.extract.extractor import ExtractResult, run_hints_of
+from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.sources import Source
-from loadstone.normalize.contract import BadRecordError, ChunkRun, EngineChoice
-from loadstone.pipelines.load_info import (
-    LoadInfo,
-    PackageInfo,
-    PipelineTrace,
-    ProgressEvent,
-    StepInfo,
-)
+from loadstone.normalize.contract import BadRecordError, NormalizeError
+from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
+from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
 from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage import state as state_module
+from loadstone.storage.json_files import (
+    CorruptFileError,
+    os_error_text,
+    read_json_object,
+    write_json_atomic,
+)
 from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
     LOADED,
     NORMALIZED,
+    InputFingerprint,
     LoadPackage,
+    PackageIntegrityError,
     iter_pending,
     list_packages,
-    write_json_atomic,
 )
+from loadstone.storage.pipeline_lock import DEFAULT_TIMEOUT, PipelineLock, is_held, read_holder
 
 DEFAULT_DESTINATION = "duckdb"
 DEFAULT_NORMALIZER = "relational"
 TRACE_FILE = "trace.json"
+#: ``package.json`` key of a package set aside: why it could not be normalized
+FAILURE_KEY = "failure"
 
-ProgressCallback = Callable[[ProgressEvent], None]
+__all__ = ["Pipeline", "PipelineConfigError", "PipelineError", "ProgressCallback", "pipeline"]
 
 
 class PipelineError(LoadstoneError):
-    """A pipeline step failed; the message names the step and the package."""
+    """A pipeline step failed; the message names the step and the package.
+
+    The package stays pending and the advice says how to finish it without loading
+    anything twice: ``loadstone pipeline P load`` (or the same command again, which does not
+    extract an input a pending package already holds).
+    """
 
     def __init__(self, pipeline_name: str, step: str, load_id: str | None, cause: BaseException):
         self.pipeline_name = pipeline_name
@@ -66,11 +75,22 @@ class PipelineError(LoadstoneError):
         self.load_id = load_id
         self.cause = cause
         where = f" package {load_id}" if load_id else ""
+        reason = _one_line(cause)
         super().__init__(
-            f"pipeline {pipeline_name!r} step {step}{where} failed: {cause}. The package is "
-            f"kept; the next run retries it (or `loadstone pipeline {pipeline_name} "
-            f"drop-pending-packages` drops it)"
+            f"pipeline {pipeline_name!r} step {step}{where} failed: {reason}. The package is "
+            f"kept: `loadstone pipeline {pipeline_name} load` finishes it once the cause is "
+            f"gone (running the same command again does too, without extracting its input "
+            f"twice; `drop-pending-packages` drops it)"
         )
+
+
+def _one_line(error: BaseException) -> str:
+    """The first line of an error's text; OS errors in plain words (disk full)."""
+    if isinstance(error, OSError) and error.errno is not None:
+        name = f"{error.filename}: " if error.filename else ""
+        return f"{name}{os_error_text(error)}"
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
 
 
 class PipelineConfigError(LoadstoneError):
@@ -162,6 +182,7 @@ class Pipeline:
         import_schema_path: str | Path | None = None,
         export_schema_path: str | Path | None = None,
         progress: ProgressCallback | None = None,
+        lock_timeout: float | None = None,
         spark: Any = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
@@ -178,15 +199,25 @@ class Pipeline:
         self.dev_mode = dev_mode
         self.import_schema_path = Path(import_schema_path) if import_schema_path else None
         self.export_schema_path = Path(export_schema_path) if export_schema_path else None
-        self.progress = progress
+        self.recorder = StepRecorder(progress)
+        #: the SparkSession normalize runs on (classic or Connect); None: from configuration
+        self.spark = spark
+        self._lock = PipelineLock(self.pipelines_dir, pipeline_name)
+        #: seconds to wait for another run of this pipeline (None: ``pipeline.lock_timeout``)
+        self.lock_timeout = lock_timeout
         if dev_mode and self.working_dir.exists():
             # dev mode starts from scratch: no state, no schemas, no pending packages
-            shutil.rmtree(self.working_dir)
+            self._lock.acquire(self._lock_timeout())
+            try:
+                shutil.rmtree(self.working_dir)
+            finally:
+                self._lock.release()
         loaded = state_module.load_local(self.working_dir)
         self._had_local_state = loaded is not None
         self._state: dict[str, Any] = loaded or state_module.new_state(pipeline_name)
         self.schemas: dict[str, Any] = {}
         self._load_local_schemas()
+        self._seen_on_disk = self._disk_signature()
 
         self.destination = _resolve_destination(
             destination if destination is not None else self._state.get("destination_name")
@@ -196,11 +227,6 @@ class Pipeline:
         self._dev_suffix = (
             _dt.datetime.now(tz=_dt.timezone.utc).strftime("%Y%m%d%H%M%S") if dev_mode else None
         )
-        self._last_trace: PipelineTrace | None = None
-        self._steps: dict[str, StepInfo] = {}
-        #: the SparkSession normalize runs on (classic or Connect); None: from configuration
-        self.spark = spark
-        self._normalize_trace: dict[str, Any] = {}
 
     # -- names ----------------------------------------------------------------------------
     @property
@@ -223,6 +249,9 @@ class Pipeline:
             name = self.pipeline_name
             if name not in self.schemas:
                 self.schemas[name] = _new_schema(name, self._resolve_naming_name(name, None))
+        if name not in self.schemas:
+            # its file was deleted (damaged): the next run takes it from the destination
+            return _new_schema(name, self._resolve_naming_name(name, None))
         return self.schemas[name]
 
     @property
@@ -289,9 +318,16 @@ class Pipeline:
     def _load_local_schemas(self) -> None:
         if not self.schemas_dir.is_dir():
             return
+        repair = (
+            "delete it: the next run takes the schema from the destination (or from a "
+            "pending package)"
+        )
         for path in sorted(self.schemas_dir.glob("*.schema.json")):
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.schemas[data["name"]] = Schema.from_dict(data)
+            data = read_json_object(path, repair=repair, required=("name",))
+            try:
+                self.schemas[data["name"]] = Schema.from_dict(data)
+            except (LoadstoneError, ValueError, KeyError, TypeError) as error:
+                raise CorruptFileError(path, _one_line(error), repair) from None
 
     def _save_schema(self, schema: Any) -> None:
         self.schemas_dir.mkdir(parents=True, exist_ok=True)
@@ -332,24 +368,6 @@ class Pipeline:
                 self._state["_local"] = {**carried.get("_local", {}), **local}
                 state_module.save_local(self.working_dir, self._state)
 
-    def _emit(self, step: str, event: str, **values: Any) -> None:
-        if self.progress is not None:
-            self.progress(ProgressEvent(step=step, event=event, **values))
-
-    def _emit_step(self, step: StepInfo, event: str, **values: Any) -> None:
-        """A progress event carrying the step's running totals (rows, MB, files, elapsed)."""
-        elapsed = step.elapsed if step.finished_at is not None else time.time() - step.started_at
-        self._emit(
-            step.step,
-            event,
-            rows=step.rows,
-            bytes=step.bytes,
-            files=step.files,
-            tables=len(step.row_counts),
-            elapsed=elapsed,
-            **values,
-        )
-
     # -- schema for a package ---------------------------------------------------------------
     def _imported_schema(self, name: str) -> Any | None:
         """``<import_schema_path>/<name>.schema.yaml`` when the pipeline was given that folder."""
@@ -383,6 +401,70 @@ class Pipeline:
             tables.setdefault(table_name, table)
         return Schema.from_dict(data)
 
+    # -- the lock -------------------------------------------------------------------------
+    @property
+    def progress(self) -> ProgressCallback | None:
+        return self.recorder.progress
+
+    def _lock_timeout(self) -> float:
+        value = config.get("pipeline.lock_timeout", DEFAULT_TIMEOUT, explicit=self.lock_timeout)
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise PipelineConfigError(
+                f"pipeline.lock_timeout must be a number of seconds, not {value!r}"
+            ) from None
+
+    @contextlib.contextmanager
+    def _locked(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the pipeline's lock (see :mod:`loadstone.storage.pipeline_lock`)."""
+        outermost = not self._lock.held
+        self._lock.acquire(
+            self._lock_timeout() if timeout is None else timeout,
+            on_wait=lambda message: self.recorder.notice("lock", message),
+        )
+        try:
+            if outermost:
+                self._refresh_from_disk()
+            yield
+        finally:
+            self._lock.release()
+
+    def _refresh_from_disk(self) -> None:
+        """Take the state and schemas another process saved since this object read them.
+
+        A run that waited for the lock would otherwise save its stale copy over the newer
+        state of the run it waited for.
+        """
+        if self._disk_signature() == self._seen_on_disk:
+            return
+        on_disk = state_module.load_local(self.working_dir)
+        if on_disk is not None:
+            self._state = on_disk
+            self._had_local_state = True
+        self._load_local_schemas()
+
+    def _disk_signature(self) -> tuple[tuple[str, int, int], ...]:
+        """(name, mtime, size) of the state and schema files: changes when anyone saves them."""
+        paths = [self.working_dir / state_module.STATE_FILE]
+        if self.schemas_dir.is_dir():
+            paths += sorted(self.schemas_dir.glob("*.schema.json"))
+        found = []
+        for path in paths:
+            with contextlib.suppress(OSError):
+                stat = path.stat()
+                found.append((path.name, stat.st_mtime_ns, stat.st_size))
+        return tuple(found)
+
+    @property
+    def is_running_elsewhere(self) -> bool:
+        """Whether another process holds this pipeline's lock right now."""
+        return not self._lock.held and is_held(self._lock.path)
+
+    def running_holder(self) -> str:
+        holder = read_holder(self._lock.path)
+        return holder.describe() if holder else "another process"
+
     # -- steps ----------------------------------------------------------------------------
     def extract(
         self,
@@ -398,8 +480,22 @@ class Pipeline:
         loader_file_format: str | None = None,
     ) -> ExtractResult:
         """Write ``data`` into a new load package (state ``extracted``)."""
-        step = StepInfo("extract", time.time())
-        self._emit("extract", "started")
+        run_hints = run_hints_of(
+            write_disposition=write_disposition,
+            columns=columns,
+            primary_key=primary_key,
+            schema_contract=schema_contract,
+            merge_key=merge_key,
+        )
+        if loader_file_format is not None:
+            run_hints["file_format"] = loader_file_format
+        with self._locked():
+            return self._extract(data, table_name, run_hints, schema)
+
+    def _extract(
+        self, data: Any, table_name: str | None, run_hints: dict[str, Any], schema: Any
+    ) -> ExtractResult:
+        step = self.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
         if callable(data) and getattr(data, "__loadstone_source__", False):
             data = data()
@@ -414,35 +510,52 @@ class Pipeline:
             or self.pipeline_name
         )
         package_schema = self._schema_for_extract(schema_name, provided)
-        run_hints = run_hints_of(
-            write_disposition=write_disposition,
-            columns=columns,
-            primary_key=primary_key,
-            schema_contract=schema_contract,
-            merge_key=merge_key,
-        )
-        if loader_file_format is not None:
-            run_hints["file_format"] = loader_file_format
         if isinstance(data, Source):
-            source_defaults: dict[str, Any] = {}
-            if data.max_table_nesting is not None:
-                source_defaults["max_nesting"] = data.max_table_nesting
-            if data.schema_contract is not None:
-                source_defaults["schema_contract"] = data.schema_contract
-            if data.root_key:
-                source_defaults["root_key_propagation"] = True
-            if source_defaults:
-                for res in data.selected_resources.values():
-                    for key, value in source_defaults.items():
-                        if key not in res._hints:
-                            res._hints[key] = value
+            _apply_source_defaults(data)
+        inputs = [InputFingerprint.of(path) for path in input_files_of(data)]
         package = LoadPackage.create(
             self.packages_dir, schema_name, data_dir=package_storage.data_dir(self.pipeline_name)
         )
-        self._emit("extract", "package_started", load_id=package.load_id)
+        self.recorder.emit("extract", "package_started", load_id=package.load_id)
+        state_key = source_name or schema_name
+        result = self._write_package(package, data, table_name, run_hints, state_key, step)
+        package.write_schema(_schema_to_dict(package_schema))
+        self._stamp_state()
+        # the state the sources reached travels with the package, in the same atomic switch:
+        # a crash before the local state is saved cannot lose it (see _adopt_package_state)
+        package.set_state(
+            EXTRACTED,
+            extracted_rows=result.items,
+            extracted_bytes=result.bytes,
+            pipeline_state=self._state,
+            inputs=[i.asdict() for i in inputs],
+        )
+        self._save_schema(package_schema)
+        self._save_state()
+        self.recorder.package_done(
+            step,
+            package.load_id,
+            rows=result.items,
+            size=result.bytes,
+            files=result.files,
+            row_counts={name: t.items for name, t in result.tables.items()},
+        )
+        self.recorder.finish(step, load_id=package.load_id)
+        return result
+
+    def _write_package(
+        self,
+        package: LoadPackage,
+        data: Any,
+        table_name: str | None,
+        run_hints: dict[str, Any],
+        state_key: str,
+        step: StepInfo,
+    ) -> ExtractResult:
+        """Extract ``data`` into ``package``; on any failure the package is removed whole."""
 
         def on_progress(rows: int, size: int, files: int) -> None:
-            self._emit(
+            self.recorder.emit(
                 "extract",
                 "progress",
                 load_id=package.load_id,
@@ -453,153 +566,139 @@ class Pipeline:
             )
 
         sources_state = self._state.setdefault("sources", {})
-        source_state = sources_state.setdefault(source_name or schema_name, {})
+        source_state = sources_state.setdefault(state_key, {})
         try:
             with current.extract_context(self, source_state):
                 result = extract_data(
-                    package,
-                    data,
-                    table_name=table_name,
-                    run_hints=run_hints,
-                    progress=on_progress,
+                    package, data, table_name=table_name, run_hints=run_hints, progress=on_progress
                 )
-        except BaseException:
+        except BaseException as error:
             package.delete_data()
             shutil.rmtree(package.root, ignore_errors=True)
+            if isinstance(error, OSError):
+                raise ExtractError(
+                    f"extract failed writing package {package.root}: "
+                    f"{os_error_text(error)}; nothing was extracted or loaded"
+                ) from error
             raise
-        package.write_schema(_schema_to_dict(package_schema))
         if not source_state:
-            sources_state.pop(source_name or schema_name, None)
-        self._stamp_state()
-        # the state the sources reached travels with the package, in the same atomic switch:
-        # a crash before the local state is saved cannot lose it (see _adopt_package_state)
-        package.set_state(
-            EXTRACTED,
-            extracted_rows=result.items,
-            extracted_bytes=result.bytes,
-            pipeline_state=self._state,
-        )
-        self._save_schema(package_schema)
-        self._save_state()
-        step.finished_at = time.time()
-        step.load_ids.append(package.load_id)
-        step.rows, step.bytes, step.files = result.items, result.bytes, result.files
-        step.row_counts = {name: t.items for name, t in result.tables.items()}
-        self._steps["extract"] = step
-        self._emit(
-            "extract",
-            "finished",
-            load_id=package.load_id,
-            rows=result.items,
-            bytes=result.bytes,
-            files=result.files,
-            tables=len(result.tables),
-            elapsed=step.elapsed,
-        )
+            sources_state.pop(state_key, None)
         return result
 
     def normalize(self) -> list[str]:
         """Normalize every extracted package (oldest first); returns their load ids."""
+        with self._locked():
+            return self._normalize_pending()
+
+    def _normalize_pending(self) -> list[str]:
         packages = [p for p in iter_pending(self.packages_dir) if p.state == EXTRACTED]
         if not packages:
             return []
-        from loadstone.normalize.contract import NormalizeContext
-        from loadstone.plugin_manager import get_normalizer
-        from loadstone.spark_session import get_spark_session
-
-        step = self._steps.get("normalize") or StepInfo("normalize", time.time())
-        self._steps["normalize"] = step
-        self._emit("normalize", "started")
-        normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
-        # a session given to pipeline()/run() is used as is; else it is handed over lazily:
-        # the normalizer starts Spark only when it chooses to (``normalize.engine``)
-        spark = self.spark if self.spark is not None else get_spark_session
-        self._normalize_trace = {"engine": None, "master": None, "remote": None, "chunks": []}
-        on_bad_record = str(config.get("normalize.on_bad_record", "fail"))
+        step = self.recorder.begin("normalize")
         done: list[str] = []
         for package in packages:
-            self._emit("normalize", "package_started", load_id=package.load_id)
-            schema = self._schema_for_package(package)
-            naming = self.naming_for(schema)
-            _switch_naming(schema, naming)
-            load_id = package.load_id
-
-            def chunks_done(done: int, parts: int, load_id: str = load_id) -> None:
-                self._emit_step(step, "progress", load_id=load_id, parts_done=done, parts=parts)
-
-            context = NormalizeContext(
-                spark=spark,
-                naming=naming,
-                capabilities=self.capabilities,
-                on_bad_record=on_bad_record,
-                progress=chunks_done,
-                on_chunk=self._record_chunk,
-                on_engine=self._record_engine,
-            )
-            package.reset_normalized()
-            package.check_inputs()
-            try:
-                result = normalizer.normalize(package, schema, context)
-                self._check_collisions(result.schema)
-            except BadRecordError:
-                # the package holds a copy of the bad input: set it aside (kept for a look), so
-                # that running again with the fixed input loads it and nothing else
-                self._set_aside(package)
-                raise
-            except LoadstoneError:
-                raise
-            except Exception as exc:
-                raise PipelineError(self.pipeline_name, "normalize", package.load_id, exc) from exc
-            tables: dict[str, Any] = {}
-            rows = 0
-            files = 0
-            size = 0
-            for table_name, output in result.tables.items():
-                folder = Path(output.folder)
-                if not folder.is_absolute():
-                    folder = package.normalized_dir / folder
-                table_files = [Path(f) for f in output.files] or [
-                    p for p in folder.rglob("*.parquet") if not p.name.startswith((".", "_"))
-                ]
-                tables[table_name] = {
-                    "folder": os.path.relpath(folder, package.data_root),
-                    "row_count": int(output.row_count),
-                    "files": [os.path.relpath(f, package.data_root) for f in table_files],
-                }
-                rows += int(output.row_count)
-                files += len(table_files)
-                size += sum(f.stat().st_size for f in table_files if f.exists())
-            schema_data = _schema_to_dict(result.schema)
-            package.write_schema(schema_data)
-            self._save_schema(result.schema)
-            package.set_state(
-                NORMALIZED,
-                normalized_tables=tables,
-                bad_records=int(result.bad_records),
-                new_tables=list(result.new_tables),
-                new_columns={k: list(v) for k, v in result.new_columns.items()},
-            )
-            self._save_state()
-            step.load_ids.append(package.load_id)
-            step.rows += rows
-            step.files += files
-            step.bytes += size
-            for table_name, info in tables.items():
-                step.row_counts[table_name] = step.row_counts.get(table_name, 0) + info["row_count"]
+            self._normalize_package(package, step)
             done.append(package.load_id)
-            self._emit_step(step, "package_done", load_id=package.load_id)
-        step.finished_at = time.time()
-        self._emit_step(step, "finished")
+        self.recorder.finish(step)
         return done
+
+    def _normalize_context(self, load_id: str, naming: Any, step: StepInfo) -> Any:
+        from loadstone.normalize.contract import NormalizeContext
+        from loadstone.spark_session import get_spark_session
+
+        def chunks_done(done: int, parts: int) -> None:
+            self.recorder.emit_totals(
+                step, "progress", load_id=load_id, parts_done=done, parts=parts
+            )
+
+        # a session given to pipeline()/run() is used as is; else it is handed over lazily:
+        # the normalizer starts Spark only when it chooses to (``normalize.engine``)
+        return NormalizeContext(
+            spark=self.spark if self.spark is not None else get_spark_session,
+            naming=naming,
+            capabilities=self.capabilities,
+            on_bad_record=str(config.get("normalize.on_bad_record", "fail")),
+            progress=chunks_done,
+            on_chunk=self.recorder.record_chunk,
+            on_engine=self.recorder.record_engine,
+        )
+
+    def _normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
+        """Normalize one package and switch it to ``normalized`` with its result."""
+        from loadstone.plugin_manager import get_normalizer
+
+        self.recorder.emit("normalize", "package_started", load_id=package.load_id)
+        package.check_inputs()  # an input read in place that changed: the user's to restore
+        try:
+            package.verify_extracted()
+        except PackageIntegrityError as error:
+            self._set_aside(package, str(error))
+            raise PackageIntegrityError(
+                f"{error}; the package was set aside in {self.failed_packages_dir} and nothing "
+                f"of it was loaded: run the same input again"
+            ) from None
+        schema = self._schema_for_package(package)
+        naming = self.naming_for(schema)
+        _switch_naming(schema, naming)
+        context = self._normalize_context(package.load_id, naming, step)
+        normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
+        package.reset_normalized()
+        try:
+            result = normalizer.normalize(package, schema, context)
+            self._check_collisions(result.schema)
+        except BadRecordError as error:
+            # the package holds a copy of the bad input: set it aside (kept for a look), so
+            # that running again with the fixed input loads it and nothing else
+            self._set_aside(package, str(error))
+            raise
+        except NormalizeError as error:
+            if type(error) is not NormalizeError:
+                raise  # a contract or naming rule: the message says what to change
+            raise PipelineError(self.pipeline_name, "normalize", package.load_id, error) from None
+        except LoadstoneError:
+            raise
+        except Exception as exc:
+            raise PipelineError(self.pipeline_name, "normalize", package.load_id, exc) from exc
+        tables, figures = _normalized_records(package, result)
+        package.write_schema(_schema_to_dict(result.schema))
+        self._save_schema(result.schema)
+        package.set_state(
+            NORMALIZED,
+            normalized_tables=tables,
+            bad_records=int(result.bad_records),
+            new_tables=list(result.new_tables),
+            new_columns={k: list(v) for k, v in result.new_columns.items()},
+        )
+        self._save_state()
+        rows, files, size = figures
+        self.recorder.package_done(
+            step,
+            package.load_id,
+            rows=rows,
+            size=size,
+            files=files,
+            row_counts={name: info["row_count"] for name, info in tables.items()},
+        )
 
     @property
     def failed_packages_dir(self) -> Path:
         """Packages whose input could not be normalized, kept for inspection, never retried."""
         return self.working_dir / "failed_packages"
 
-    def _set_aside(self, package: LoadPackage) -> None:
+    def _set_aside(self, package: LoadPackage, cause: str) -> None:
+        """Move a package that can never load out of the way, recording why in it."""
+        with contextlib.suppress(LoadstoneError):
+            package.update(**{FAILURE_KEY: cause, "failed_at": time.time()})
         self.failed_packages_dir.mkdir(parents=True, exist_ok=True)
         shutil.move(str(package.root), str(self.failed_packages_dir / package.root.name))
+
+    def failed_packages(self) -> list[tuple[str, str]]:
+        """(load id, cause) of every package set aside, oldest first."""
+        found = []
+        for package in list_packages(self.failed_packages_dir):
+            cause = package.damage or str(package.meta.get(FAILURE_KEY) or "unknown cause")
+            found.append((package.root.name, cause))
+        return found
 
     def _schema_for_package(self, package: LoadPackage) -> Any:
         """The newest schema of the package's name: the pipeline's, else the package's."""
@@ -618,99 +717,111 @@ class Pipeline:
         check_case_collisions(schema, bool(self.capabilities.has_case_sensitive_identifiers))
 
     def load(self) -> LoadInfo:
-        """Load every normalized package (oldest first) into the destination."""
+        """Load every normalized package (oldest first) into the destination.
+
+        A package whose normalized files are missing or damaged is normalized again from its
+        extracted copy first, so that it is never loaded in part.
+        """
         self.destination.require_loader()
+        with self._locked():
+            self._renormalize_damaged()
+            return self._load_pending()
+
+    def _renormalize_damaged(self) -> None:
+        for package in iter_pending(self.packages_dir):
+            damage = package.normalized_damage() if package.state == NORMALIZED else None
+            if damage is not None:
+                self.recorder.notice(
+                    "load", f"package {package.load_id}: {damage}; normalizing it again"
+                )
+                package.set_state(EXTRACTED, normalized_tables={})
+        self._normalize_pending()
+
+    def _load_pending(self) -> LoadInfo:
         info = self._new_info()
         packages = [p for p in iter_pending(self.packages_dir) if p.state == NORMALIZED]
-        step = StepInfo("load", time.time())
-        self._steps["load"] = step
-        self._emit("load", "started")
+        step = self.recorder.begin("load")
         for package in packages:
-            package_info = self._load_package(package, step)
-            info.packages.append(package_info)
-        step.finished_at = time.time()
-        info.steps = dict(self._steps)
-        self._emit_step(step, "finished")
+            info.packages.append(self._load_package(package, step))
+        self.recorder.finish(step)
+        info.steps = dict(self.recorder.steps)
         return info
 
     def _client(self, schema: Any) -> Any:
         return self.destination.client(schema, self.dataset_name, pipeline_name=self.pipeline_name)
 
     def _load_package(self, package: LoadPackage, step: StepInfo) -> PackageInfo:
-        from loadstone.destinations.contract import LoadRequest, PipelineStateRow
-
-        self._emit("load", "package_started", load_id=package.load_id)
+        self.recorder.emit("load", "package_started", load_id=package.load_id)
         stored = package.read_schema_dict()
         schema = (
             Schema.from_dict(stored) if stored is not None else self._schema_for_package(package)
         )
         normalized = package.normalized_tables()
-        row_counts = {name: t.row_count for name, t in normalized.items()}
-        files = [str(f) for t in normalized.values() for f in t.files]
         meta = package.meta
         package_info = PackageInfo(
             load_id=package.load_id,
             schema_name=package.schema_name,
             state=LOADED,
-            row_counts=row_counts,
-            files=files,
+            row_counts={name: t.row_count for name, t in normalized.items()},
+            files=[str(f) for t in normalized.values() for f in t.files],
             new_tables=list(meta.get("new_tables", [])),
             new_columns={k: list(v) for k, v in (meta.get("new_columns") or {}).items()},
         )
         try:
-            with self._client(schema) as client:
-                client.initialize_storage()
-                if client.is_package_loaded(package.load_id):
-                    package_info.skipped = True
-                else:
-                    client.update_stored_schema(schema)
-                    self._state.setdefault("_local", {})["last_load_id"] = package.load_id
-                    self._state["_local"]["first_run"] = False
-                    self._save_state()
-                    request = LoadRequest(
-                        load_id=package.load_id,
-                        schema=schema,
-                        tables={
-                            name: (list(t.files) if t.files else str(t.folder))
-                            if t.row_count or t.files
-                            else []
-                            for name, t in normalized.items()
-                        },
-                        pipeline_state=PipelineStateRow(
-                            pipeline_name=self.pipeline_name,
-                            state=state_module.shareable(self._state),
-                            version=int(self._state.get("_state_version", 1)),
-                            engine_version=state_module.STATE_ENGINE_VERSION,
-                            version_hash=self._state.get("_version_hash"),
-                            created_at=_dt.datetime.now(tz=_dt.timezone.utc),
-                        ),
-                    )
-                    client.load_package(request)
-                self._emit("load", "package_committed", load_id=package.load_id)
-        except LoadstoneError:
+            package_info.skipped = self._load_into_destination(package, schema)
+        except PipelineError:
             raise
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
         package.set_state(LOADED, loaded_at=time.time(), skipped=package_info.skipped)
         if not config.get("load.keep_completed_packages", False):
             package.delete_data()
-        step.load_ids.append(package.load_id)
-        step.rows += sum(row_counts.values())
-        step.files += len(files)
-        step.bytes += int(meta.get("extracted_bytes") or 0)
-        for name, rows in row_counts.items():
-            step.row_counts[name] = step.row_counts.get(name, 0) + rows
-        self._emit(
-            "load",
-            "package_done",
-            load_id=package.load_id,
-            rows=step.rows,
-            files=step.files,
-            bytes=step.bytes,
-            tables=len(step.row_counts),
-            elapsed=time.time() - step.started_at,
+        self.recorder.package_done(
+            step,
+            package.load_id,
+            rows=sum(package_info.row_counts.values()),
+            size=int(meta.get("extracted_bytes") or 0),
+            files=len(package_info.files),
+            row_counts=package_info.row_counts,
         )
         return package_info
+
+    def _load_into_destination(self, package: LoadPackage, schema: Any) -> bool:
+        """Load the package in the destination's transaction; True when it was there already."""
+        with self._client(schema) as client:
+            client.initialize_storage()
+            if client.is_package_loaded(package.load_id):
+                self.recorder.emit("load", "package_committed", load_id=package.load_id)
+                return True
+            client.update_stored_schema(schema)
+            self._state.setdefault("_local", {})["last_load_id"] = package.load_id
+            self._state["_local"]["first_run"] = False
+            self._save_state()
+            client.load_package(self._load_request(package, schema))
+            self.recorder.emit("load", "package_committed", load_id=package.load_id)
+        return False
+
+    def _load_request(self, package: LoadPackage, schema: Any) -> Any:
+        from loadstone.destinations.contract import LoadRequest, PipelineStateRow
+
+        return LoadRequest(
+            load_id=package.load_id,
+            schema=schema,
+            tables={
+                name: (list(t.files) if t.files else str(t.folder))
+                if t.row_count or t.files
+                else []
+                for name, t in package.normalized_tables().items()
+            },
+            pipeline_state=PipelineStateRow(
+                pipeline_name=self.pipeline_name,
+                state=state_module.shareable(self._state),
+                version=int(self._state.get("_state_version", 1)),
+                engine_version=state_module.STATE_ENGINE_VERSION,
+                version_hash=self._state.get("_version_hash"),
+                created_at=_dt.datetime.now(tz=_dt.timezone.utc),
+            ),
+        )
 
     def _new_info(self) -> LoadInfo:
         return LoadInfo(
@@ -725,7 +836,7 @@ class Pipeline:
         config_ = getattr(self.destination, "config", {}) or {}
         credentials = config_.get("credentials")
         if isinstance(credentials, (str, Path)):
-            return str(credentials)
+            return _without_password(str(credentials))
         if self.destination.name == "duckdb":
             return str(Path.cwd() / f"{self.pipeline_name}.duckdb")
         return None
@@ -750,105 +861,131 @@ class Pipeline:
         """Finish pending packages, then extract, normalize and load ``data``.
 
         ``spark``: a SparkSession (classic or Spark Connect) to normalize on, from now on.
+
+        Holds the pipeline's lock throughout. File inputs a pending package already holds
+        (same path, size and modification time) are not extracted again: that package is
+        finished instead, so running a crashed command again loads each row once.
         """
         if spark is not None:
             self.spark = spark
-        self._normalize_trace = {}
         if destination is not None:
             self.destination = _resolve_destination(destination)
         if dataset_name is not None:
             self._explicit_dataset_name = dataset_name
             self._dataset_name = None
         self.destination.require_loader()
-        self._steps = {}
+        self.recorder.reset()
         started = time.time()
-        trace: dict[str, Any] = {"pipeline_name": self.pipeline_name, "started_at": started}
+        hints = {
+            "write_disposition": write_disposition,
+            "columns": columns,
+            "primary_key": primary_key,
+            "schema": schema,
+            "schema_contract": schema_contract,
+            "merge_key": merge_key,
+            "loader_file_format": loader_file_format,
+        }
         try:
-            self._restore_from_destination()
-            self._drop_incomplete_extracts()
-            self._adopt_package_state()
-            # a crash left work behind: finish it before adding more
-            self.normalize()
-            pending_info = self.load() if self._has_normalized() else None
-            if data is not None:
-                self.extract(
-                    data,
-                    table_name=table_name,
-                    write_disposition=write_disposition,
-                    columns=columns,
-                    primary_key=primary_key,
-                    schema=schema,
-                    schema_contract=schema_contract,
-                    merge_key=merge_key,
-                    loader_file_format=loader_file_format,
-                )
-                self.normalize()
-                info = self.load()
-            else:
-                info = self._new_info()
-            if pending_info is not None:
-                info.packages[:0] = pending_info.packages
-            info.steps = dict(self._steps)
-        except BaseException as exc:
-            trace["error"] = f"{type(exc).__name__}: {exc}"
-            trace["finished_at"] = time.time()
-            trace["steps"] = {n: s.asdict() for n, s in getattr(self, "_steps", {}).items()}
-            trace["normalize"] = self._normalize_trace or None
-            self._save_trace(trace)
+            with self._locked():
+                info = self._run_locked(data, table_name, hints)
+        except BaseException as error:
+            self.recorder.save_trace(
+                self.working_dir / TRACE_FILE, self.pipeline_name, started, error=error
+            )
             raise
-        trace.update(info.asdict())
-        trace["normalize"] = self._normalize_trace or None
-        trace["finished_at"] = time.time()
-        self._save_trace(trace)
+        self.recorder.save_trace(
+            self.working_dir / TRACE_FILE, self.pipeline_name, started, info=info
+        )
         return info
 
-    def _record_engine(self, choice: EngineChoice) -> None:
-        """The engine normalize ran on, for the trace (the last choice of the step wins)."""
-        self._normalize_trace.update(
-            engine=choice.engine, master=choice.master, remote=choice.remote
-        )
+    def _run_locked(self, data: Any, table_name: str | None, hints: dict[str, Any]) -> LoadInfo:
+        self._restore_from_destination()
+        self._drop_incomplete_extracts()
+        self._adopt_package_state()
+        data = self._without_extracted_inputs(data)
+        # a crash left work behind: finish it before adding more
+        self._renormalize_damaged()
+        pending_info = self._load_pending() if self._has_normalized() else None
+        if data is not None:
+            self.extract(data, table_name=table_name, **hints)
+            self._normalize_pending()
+            info = self._load_pending()
+        else:
+            info = self._new_info()
+        if pending_info is not None:
+            info.packages[:0] = pending_info.packages
+        info.steps = dict(self.recorder.steps)
+        return info
 
-    def _record_chunk(self, run: ChunkRun) -> None:
-        """Where one chunk ran, for the trace (``pipeline P trace --json``)."""
-        self._normalize_trace.setdefault("chunks", []).append(attrs.asdict(run))
+    def _without_extracted_inputs(self, data: Any) -> Any:
+        """``data`` without the input files a pending package already holds (None if all)."""
+        files = input_files_of(data)
+        if not files:
+            return data
+        held = {
+            fingerprint: package.load_id
+            for package in iter_pending(self.packages_dir)
+            for fingerprint in package.inputs()
+        }
+        remaining = []
+        for path in files:
+            load_id = held.get(InputFingerprint.of(path))
+            if load_id is None:
+                remaining.append(path)
+            else:
+                self.recorder.notice(
+                    "extract",
+                    f"{path} was extracted into package {load_id} by an interrupted run: "
+                    "finishing that package instead of extracting it again",
+                )
+        if len(remaining) == len(files):
+            return data
+        if not remaining:
+            return None
+        return remaining if len(remaining) > 1 else remaining[0]
 
     def _drop_incomplete_extracts(self) -> None:
         """A package still ``extracting`` was cut off mid-write: its data never counted."""
         for package in list_packages(self.packages_dir):
-            if package.state == EXTRACTING:
+            if package.damage is None and package.state == EXTRACTING:
                 package.delete_data()
                 shutil.rmtree(package.root, ignore_errors=True)
 
     def _has_normalized(self) -> bool:
         return any(p.state == NORMALIZED for p in iter_pending(self.packages_dir))
 
-    def _save_trace(self, trace: dict[str, Any]) -> None:
-        self._last_trace = PipelineTrace(trace)
-        if self.working_dir.exists():
-            write_json_atomic(self.working_dir / TRACE_FILE, trace)
-
     @property
     def last_trace(self) -> PipelineTrace | None:
         """The trace of the last run (also saved as ``trace.json`` in the working folder)."""
-        if self._last_trace is None:
+        if self.recorder.last_trace is None:
             path = self.working_dir / TRACE_FILE
             if path.exists():
-                self._last_trace = PipelineTrace(json.loads(path.read_text(encoding="utf-8")))
-        return self._last_trace
+                repair = "delete it: it only describes the last run"
+                self.recorder.last_trace = PipelineTrace(read_json_object(path, repair=repair))
+        return self.recorder.last_trace
 
     def _restore_from_destination(self) -> None:
-        """Without a local folder, take state and schemas from the destination (if any)."""
-        if self._had_local_state or self.dev_mode:
+        """Without a local folder, take state and schemas from the destination (if any).
+
+        A schema the state names but the folder lacks (deleted because it was damaged) is
+        taken from the destination too.
+        """
+        if self.dev_mode:
             return
-        self._had_local_state = True  # ask once per pipeline object
+        missing = [n for n in self._state.get("schema_names") or [] if n not in self.schemas]
+        if self._had_local_state and not missing:
+            return
         with self._client(self.default_schema) as client:
-            restored = client.get_stored_state(self.pipeline_name)
-            if not restored:
-                return
-            self._state = state_module.merge_restored(self._state, restored)
-            self._state.setdefault("_local", {})["first_run"] = False
-            self._state["_local"]["restored_from_destination"] = True
-            for name in self._state.get("schema_names") or []:
+            if not self._had_local_state:
+                self._had_local_state = True  # ask once per pipeline object
+                restored = client.get_stored_state(self.pipeline_name)
+                if not restored:
+                    return
+                self._state = state_module.merge_restored(self._state, restored)
+                self._state.setdefault("_local", {})["first_run"] = False
+                self._state["_local"]["restored_from_destination"] = True
+                missing = list(self._state.get("schema_names") or [])
+            for name in missing:
                 stored = client.get_stored_schema(name)
                 if stored:
                     self._save_schema(Schema.from_dict(stored))
@@ -867,20 +1004,59 @@ class Pipeline:
     def list_packages(self) -> list[LoadPackage]:
         return list_packages(self.packages_dir)
 
-    def drop_pending_packages(self) -> list[str]:
-        """Delete every package that is not loaded (their data will not be loaded)."""
-        dropped: list[str] = []
-        for package in list_packages(self.packages_dir):
-            if package.state != LOADED:
+    def committed_packages(self) -> list[str]:
+        """Load ids of pending packages the destination already committed (read only).
+
+        A run killed between the destination's COMMIT and the package's state switch leaves
+        a package that looks pending; its ``_dlt_loads`` row says it is loaded. The next run
+        (or ``load``) marks it so without loading it again, and does not extract its input
+        again either.
+        """
+        normalized = [
+            p for p in iter_pending(self.packages_dir) if p.damage is None and p.state == NORMALIZED
+        ]
+        if not normalized or not self._destination_reachable():
+            return []
+        with self._client(self.default_schema) as client:
+            return [p.load_id for p in normalized if client.is_package_loaded(p.load_id)]
+
+    def _mark_committed_loaded(self) -> list[str]:
+        committed = set(self.committed_packages())
+        for package in iter_pending(self.packages_dir):
+            if package.load_id in committed:
+                package.set_state(LOADED, loaded_at=time.time(), skipped=True)
                 package.delete_data()
-                shutil.rmtree(package.root, ignore_errors=True)
-                dropped.append(package.load_id)
+        return sorted(committed)
+
+    def _destination_reachable(self) -> bool:
+        return (
+            self.destination.name != "duckdb" or Path(self._destination_location() or "").exists()
+        )
+
+    def drop_pending_packages(self) -> list[str]:
+        """Delete every package that is not loaded (their data will not be loaded).
+
+        Refuses (:class:`PipelineLockedError`) while a run holds the pipeline; a package the
+        destination already committed is marked loaded instead of dropped; a package whose
+        own metadata is damaged is dropped all the same.
+        """
+        dropped: list[str] = []
+        with self._locked(timeout=0):
+            with contextlib.suppress(LoadstoneError, OSError):
+                self._mark_committed_loaded()
+            for package in list_packages(self.packages_dir):
+                if package.is_pending or package.state == EXTRACTING:
+                    with contextlib.suppress(LoadstoneError, OSError):
+                        package.delete_data()  # its metadata may be damaged
+                    shutil.rmtree(package.root, ignore_errors=True)
+                    dropped.append(package.root.name)
         return dropped
 
     def drop(self) -> None:
         """Delete the local working folder (state, schemas, packages, trace)."""
-        if self.working_dir.exists():
-            shutil.rmtree(self.working_dir)
+        with self._locked(timeout=0):
+            if self.working_dir.exists():
+                shutil.rmtree(self.working_dir)
 
     def dataset(self, dataset_name: str | None = None) -> Any:
         """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``."""
@@ -901,6 +1077,45 @@ class Pipeline:
         )
 
 
+def _apply_source_defaults(data: Source) -> None:
+    """A source's nesting, contract and root key settings as defaults of its resources."""
+    defaults: dict[str, Any] = {}
+    if data.max_table_nesting is not None:
+        defaults["max_nesting"] = data.max_table_nesting
+    if data.schema_contract is not None:
+        defaults["schema_contract"] = data.schema_contract
+    if data.root_key:
+        defaults["root_key_propagation"] = True
+    for res in data.selected_resources.values():
+        for key, value in defaults.items():
+            if key not in res._hints:
+                res._hints[key] = value
+
+
+def _normalized_records(
+    package: LoadPackage, result: Any
+) -> tuple[dict[str, Any], tuple[int, int, int]]:
+    """The ``normalized_tables`` record of a result, and its (rows, files, bytes)."""
+    tables: dict[str, Any] = {}
+    rows = files = size = 0
+    for table_name, output in result.tables.items():
+        folder = Path(output.folder)
+        if not folder.is_absolute():
+            folder = package.normalized_dir / folder
+        table_files = [Path(f) for f in output.files] or [
+            p for p in folder.rglob("*.parquet") if not p.name.startswith((".", "_"))
+        ]
+        tables[table_name] = {
+            "folder": os.path.relpath(folder, package.data_root),
+            "row_count": int(output.row_count),
+            "files": [os.path.relpath(f, package.data_root) for f in table_files],
+        }
+        rows += int(output.row_count)
+        files += len(table_files)
+        size += sum(f.stat().st_size for f in table_files if f.exists())
+    return tables, (rows, files, size)
+
+
 def pipeline(
     pipeline_name: str | None = None,
     pipelines_dir: str | Path | None = None,
@@ -910,6 +1125,7 @@ def pipeline(
     import_schema_path: str | Path | None = None,
     export_schema_path: str | Path | None = None,
     progress: ProgressCallback | None = None,
+    lock_timeout: float | None = None,
     spark: Any = None,
     **_ignored: Any,
 ) -> Pipeline:
@@ -928,5 +1144,15 @@ def pipeline(
         import_schema_path=import_schema_path,
         export_schema_path=export_schema_path,
         progress=progress,
+        lock_timeout=lock_timeout,
         spark=spark,
     )
+
+
+def _without_password(location: str) -> str:
+    """A connection string as dlt shows it: ``postgresql://user:***@host:5432/db``."""
+    parts = urlsplit(location)
+    if "://" not in location or parts.password is None:
+        return location
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))

@@ -19,8 +19,6 @@ Layout::
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import threading
 import time
@@ -31,6 +29,28 @@ from typing import Any
 import attrs
 
 from loadstone.errors import LoadstoneError
+from loadstone.storage.json_files import (
+    CorruptFileError,
+    read_json_object,
+    write_json_atomic,
+)
+
+__all__ = [
+    "EXTRACTED",
+    "EXTRACTING",
+    "LOADED",
+    "NORMALIZED",
+    "CorruptFileError",
+    "ExtractedFile",
+    "InputFingerprint",
+    "LoadPackage",
+    "LoadPackageError",
+    "PackageIntegrityError",
+    "iter_pending",
+    "list_packages",
+    "new_load_id",
+    "write_json_atomic",
+]
 
 #: Package being written by extract; incomplete, discarded by the next run.
 EXTRACTING = "extracting"
@@ -51,6 +71,39 @@ SCHEMA_FILE = "schema.json"
 
 class LoadPackageError(LoadstoneError):
     """A package folder is missing, corrupt or in an unexpected state."""
+
+
+class PackageIntegrityError(LoadPackageError):
+    """An extracted file is not what ``package.json`` recorded when extract wrote it."""
+
+
+def repair_advice(pipeline_hint: str = "P") -> str:
+    """What a user does about a package whose own files are damaged."""
+    return (
+        f"drop the package with `loadstone pipeline {pipeline_hint} drop-pending-packages` "
+        "and run the same input again"
+    )
+
+
+@attrs.frozen
+class InputFingerprint:
+    """One input file of a package as it was when extracted: path, size, modification time.
+
+    A run given the same input again finds it in a package an interrupted run left pending
+    and finishes that package instead of extracting the input a second time.
+    """
+
+    path: str
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> InputFingerprint:
+        stat = Path(path).stat()
+        return cls(str(Path(path).absolute()), stat.st_size, stat.st_mtime_ns)
+
+    def asdict(self) -> dict[str, Any]:
+        return {"path": self.path, "size": self.size, "mtime_ns": self.mtime_ns}
 
 
 @attrs.frozen
@@ -99,16 +152,6 @@ def new_load_id() -> str:
             now = _last_load_id + 1e-6
         _last_load_id = now
     return repr(now)
-
-
-def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write JSON to ``path`` through a temp file + fsync + rename (all or nothing)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, indent=1, default=str)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 class LoadPackage:
@@ -161,14 +204,26 @@ class LoadPackage:
     @property
     def meta(self) -> dict[str, Any]:
         if self._meta is None:
-            path = self.root / PACKAGE_FILE
-            try:
-                self._meta = json.loads(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise LoadPackageError(f"{path} is missing: not a load package") from None
-            except json.JSONDecodeError as exc:
-                raise LoadPackageError(f"{path} is not valid JSON: {exc}") from None
+            self._meta = read_json_object(
+                self.root / PACKAGE_FILE,
+                repair=repair_advice(self.pipeline_hint),
+                required=("load_id", "schema_name", "state"),
+            )
         return self._meta
+
+    @property
+    def pipeline_hint(self) -> str:
+        """The pipeline's name as the folder layout says (``<pipeline>/packages/<id>``)."""
+        return self.root.parent.parent.name or "P"
+
+    @property
+    def damage(self) -> str | None:
+        """Why ``package.json`` cannot be read, or None when it can."""
+        try:
+            _ = self.meta
+        except CorruptFileError as error:
+            return str(error)
+        return None
 
     def _write_meta(self, meta: dict[str, Any]) -> None:
         write_json_atomic(self.root / PACKAGE_FILE, meta)
@@ -194,7 +249,19 @@ class LoadPackage:
 
     @property
     def is_pending(self) -> bool:
+        """Between extract and load; a package whose metadata is damaged counts as pending
+        (it is not loaded), so that listing it and dropping it work."""
+        if self.damage is not None:
+            return True
         return self.state in PENDING_STATES
+
+    # -- inputs ---------------------------------------------------------------------------
+    def set_inputs(self, inputs: list[InputFingerprint]) -> None:
+        self.update(inputs=[i.asdict() for i in inputs])
+
+    def inputs(self) -> list[InputFingerprint]:
+        """The input files this package was extracted from (none for Python data)."""
+        return [InputFingerprint(**record) for record in self.meta.get("inputs") or []]
 
     def set_state(self, state: str, **values: Any) -> None:
         """Switch to ``state`` (and store ``values``) in one atomic rename."""
@@ -310,7 +377,7 @@ class LoadPackage:
         path = self.root / HINTS_FILE
         if not path.exists():
             return {}
-        return json.loads(path.read_text(encoding="utf-8"))
+        return read_json_object(path, repair=repair_advice(self.pipeline_hint))
 
     # -- schema ---------------------------------------------------------------------------
     def write_schema(self, schema_dict: Mapping[str, Any]) -> None:
@@ -319,7 +386,9 @@ class LoadPackage:
     def read_schema_dict(self) -> dict[str, Any] | None:
         if not self.schema_path.exists():
             return None
-        return json.loads(self.schema_path.read_text(encoding="utf-8"))
+        return read_json_object(
+            self.schema_path, repair=repair_advice(self.pipeline_hint), required=("name",)
+        )
 
     # -- normalized -----------------------------------------------------------------------
     def normalized_tables(self) -> dict[str, NormalizedTable]:
@@ -333,6 +402,48 @@ class LoadPackage:
                 files=tuple(self.data_root / f for f in record.get("files", [])),
             )
         return out
+
+    def verify_extracted(self) -> None:
+        """Check every extracted file against the size and items recorded at extract.
+
+        A copy cut by a crash or a full disk would otherwise load part of the input silently
+        (a cut at a line boundary) or blame a line of the user's intact original (a cut
+        mid-line). A cut or a lost file always changes the size, so the size is what is
+        compared (counting the lines again would read every byte); the message gives both
+        the recorded size and items.
+        """
+        for file in self.extracted_files():
+            where = f"extracted file {file.path} of package {self.root.name}"
+            if not file.path.is_file():
+                raise PackageIntegrityError(f"{where} is missing")
+            size = file.path.stat().st_size
+            if file.size is not None and size != file.size:
+                recorded = f"{file.size} bytes" + (
+                    f" ({file.items} items)" if file.items is not None else ""
+                )
+                raise PackageIntegrityError(
+                    f"{where} holds {size} bytes, package.json recorded {recorded}: the copy is "
+                    "damaged"
+                )
+
+    def normalized_damage(self) -> str | None:
+        """Why the normalized files cannot be loaded (missing, cut, other row count), or None.
+
+        Reads each Parquet file's footer only; the package's extracted copy is still there,
+        so a damaged output is normalized again rather than loaded in part.
+        """
+        import pyarrow.parquet as pq
+
+        for name, table in self.normalized_tables().items():
+            rows = 0
+            for path in table.files:
+                try:
+                    rows += pq.read_metadata(path).num_rows
+                except (OSError, ValueError) as error:
+                    return f"normalized file {path} of table {name} is unreadable: {error}"
+            if table.files and rows != table.row_count:
+                return f"table {name} has {rows} normalized rows, {table.row_count} recorded"
+        return None
 
     def delete_data(self) -> None:
         """Drop the data files of a loaded package, keeping its metadata for history."""

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from loadstone.storage.load_package import write_json_atomic
+from loadstone.storage.json_files import read_json_object, write_json_atomic
 
 STATE_ENGINE_VERSION = 4
 STATE_FILE = "state.json"
@@ -68,7 +68,14 @@ def load_local(working_dir: Path) -> dict[str, Any] | None:
     path = Path(working_dir) / STATE_FILE
     if not path.exists():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json_object(
+        path,
+        repair=(
+            "delete it: the next run restores the state from the destination (pending "
+            "packages carry their own copy)"
+        ),
+        required=("_state_version",),
+    )
 
 
 def save_local(working_dir: Path, state: Mapping[str, Any]) -> None:

@@ -3,7 +3,8 @@
 Each profile is the row of ``../shared/spec/capabilities.md`` for that system (the limits
 dlt 1.x declares), so the core can fit identifiers for, say, snowflake before a snowflake
 loader exists; asking one of them to *load* raises ``DestinationNotSupported`` before any
-work. DuckDB's profile lives with its loader in ``loadstone.plugins.destinations.duckdb``.
+work. DuckDB's and PostgreSQL's profiles live with their loaders
+(``loadstone.plugins.destinations.duckdb``, ``...postgres``).
 
 Where the spec lists two file formats ("jsonl / parquet") the first is the preferred one.
 ``None`` as a length means "no fixed limit" (filesystem paths, the Spark catalog).
@@ -58,7 +59,6 @@ PROFILES: dict[str, Destination] = {
             _ALL_MERGE,
             supports_ddl_transactions=True,
         ),
-        _profile("postgres", 63, 63, True, "lower", ("insert_values", "csv"), _ALL_MERGE),
         _profile(
             "redshift",
             127,

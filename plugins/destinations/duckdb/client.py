@@ -8,16 +8,14 @@ package exactly once; a package whose load id is already in ``_dlt_loads`` is no
 Every name is quoted (``sql.quote``) and fully qualified ``"catalog"."dataset"."table"``.
 A database file is attached with smaller row groups than DuckDB's own, so the threads of an
 insert write it and the commit does not compress it on one core (``database_file.py``).
-Merge dispositions stage data in ``<dataset>_staging`` and apply it from there
-(see ``merge.py``).
+Write dispositions are the shared SQL ones (``sql/merge.py``, with :data:`sql.DIALECT`);
+merges stage data in ``<dataset>_staging`` and apply it from there.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import hashlib
-import json
 import os
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,18 +29,14 @@ from loadstone.destinations.contract import (
     DestinationSchemaMismatch,
     LoadFailed,
     LoadRequest,
-    decode_state,
-    encode_state,
-    new_row_id,
     schema_dict,
-    schema_naming,
 )
-from loadstone.plugins.destinations.duckdb import merge
 from loadstone.plugins.destinations.duckdb.database_file import open_database_file
 from loadstone.plugins.destinations.duckdb.memory import load_memory_limit, parse_size
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
 from loadstone.plugins.destinations.duckdb.row_groups import configured_row_group_size
 from loadstone.plugins.destinations.duckdb.sql import (
+    DIALECT,
     duckdb_type,
     literal,
     normalize_type_name,
@@ -50,7 +44,9 @@ from loadstone.plugins.destinations.duckdb.sql import (
     quote,
     types_compatible,
 )
-from loadstone.plugins.destinations.duckdb.tables import TableModel
+from loadstone.plugins.destinations.sql import bookkeeping, merge
+from loadstone.plugins.destinations.sql.names import ClientNames
+from loadstone.plugins.destinations.sql.tables import TableModel
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -111,27 +107,58 @@ def connect(
     if path != ":memory:":
         Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         path = str(Path(path).expanduser())
+    deadline = time.monotonic() + _lock_timeout()
+    while True:
+        try:
+            if path == ":memory:" or row_group_size is None:
+                return duckdb.connect(path), True
+            return open_database_file(path, row_group_size), True
+        except duckdb.IOException as error:
+            # another process holds the file: wait for it (a pipeline loads for a while)
+            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
+                raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
+            time.sleep(0.2)
+        except duckdb.Error as error:
+            raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
+
+
+#: Seconds to wait for another process to release a database file (config
+#: ``destination.duckdb.lock_timeout``).
+DEFAULT_LOCK_TIMEOUT = 60.0
+
+
+def _lock_timeout() -> float:
+    from loadstone import config
+
+    value = config.get("destination.duckdb.lock_timeout", DEFAULT_LOCK_TIMEOUT)
     try:
-        if path == ":memory:" or row_group_size is None:
-            return duckdb.connect(path), True
-        return open_database_file(path, row_group_size), True
-    except duckdb.Error as error:
-        raise DuckDBConnectionError(path, str(error).splitlines()[0]) from error
+        return float(value)
+    except (TypeError, ValueError):
+        raise DestinationError(
+            f"destination.duckdb.lock_timeout must be a number of seconds, not {value!r}"
+        ) from None
 
 
 class DuckDBConnectionError(DestinationError):
-    """The database file cannot be opened (most often: another process holds its lock)."""
+    """The database file cannot be opened (most often: another process holds its lock).
+
+    The advice never says "retry": retrying a whole run would extract its input again. The
+    pipeline adds how to finish the kept package.
+    """
 
     def __init__(self, path: str, reason: str) -> None:
         self.path = path
         super().__init__(
-            f"cannot open DuckDB database {path}: {reason}; if another process (a running "
-            f"pipeline, a DuckDB shell) has it open, close it and retry"
+            f"cannot open DuckDB database {path}: {reason} (another process, e.g. a running "
+            f"pipeline or a DuckDB shell, has it open; waited "
+            f"destination.duckdb.lock_timeout seconds)"
         )
 
 
-class DuckDBClient:
+class DuckDBClient(ClientNames):
     """Loads packages into one dataset of a DuckDB database (see module docstring)."""
+
+    dialect = DIALECT
 
     def __init__(
         self,
@@ -165,39 +192,8 @@ class DuckDBClient:
                 self._exec(f"SET memory_limit = {literal(str(limit))}")
             else:
                 self._default_limit = parse_size(self._setting("memory_limit"))
-        self.catalog: str = self._first("SELECT current_database()")[0]
+        self.catalog: str = self.first("SELECT current_database()")[0]
         self._naming = self._resolve_naming(schema)
-
-    # --- names -------------------------------------------------------------------------
-
-    def _resolve_naming(self, schema: Any) -> Any | None:
-        if self.destination.naming_convention:
-            try:
-                from loadstone.plugin_manager import naming_convention
-
-                return naming_convention(self.destination.naming_convention)
-            except ImportError:
-                return None
-        return schema_naming(schema) if schema is not None else None
-
-    def _adopt_naming(self, schema: Any) -> None:
-        """Use the naming of the schema being loaded when no override or schema fixed it."""
-        if schema is not None and not self.destination.naming_convention:
-            self._naming = schema_naming(schema)
-
-    def ident(self, name: str) -> str:
-        """A system column name through the naming convention."""
-        return self._naming.normalize_identifier(name) if self._naming else name
-
-    def table_ident(self, name: str) -> str:
-        """A system table name through the naming convention (``s3_tables``: ``dlt_loads``)."""
-        if self._naming is None:
-            return name
-        normalize = getattr(self._naming, "normalize_table_identifier", None)
-        return normalize(name) if normalize else self._naming.normalize_identifier(name)
-
-    def system_table(self, name: str) -> str:
-        return self.table_ident(name)
 
     def qualified(self, table: str, staging: bool = False) -> str:
         dataset = self.staging_dataset_name if staging else self.dataset_name
@@ -249,15 +245,15 @@ class DuckDBClient:
     def _exec(self, sql: str, params: Sequence[Any] | None = None) -> None:
         self._conn.execute(sql, list(params) if params else None).fetchall()
 
-    def _first(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
+    def first(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
         """The first row (the whole result is fetched: DuckDB 2 refuses new statements while a
         result is unfinished)."""
         found = self._conn.execute(sql, list(params) if params else None).fetchall()
         return found[0] if found else None
 
-    def _ensure_dataset(self, staging: bool = False) -> list[str]:
+    def ensure_dataset(self, staging: bool = False) -> list[str]:
         dataset = self.staging_dataset_name if staging else self.dataset_name
-        exists = self._first(
+        exists = self.first(
             "SELECT 1 FROM information_schema.schemata WHERE catalog_name = ? AND lower(schema_name) = lower(?)",
             [self.catalog, dataset],
         )
@@ -317,15 +313,12 @@ class DuckDBClient:
     ) -> list[str]:
         statements: list[str] = []
         for name, cols in SYSTEM_TABLES.items():
-            columns = [
-                {"name": self.ident(c.name), "data_type": c.data_type, "nullable": c.nullable}
-                for c in cols
-            ]
+            columns = [c.as_column(self.ident(c.name)) for c in cols]
             statements += self.ensure_table(self.system_table(name), columns, known=known)
         return statements
 
     def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
-        statements = self._ensure_dataset()
+        statements = self.ensure_dataset()
         known = self.dataset_columns()
         statements += self._ensure_system_tables(known)
         model = TableModel(stored, self)
@@ -337,36 +330,13 @@ class DuckDBClient:
         return statements
 
     def _record_version(self, stored: Mapping[str, Any]) -> bool:
-        version_hash = stored_version_hash(stored)
-        schema_name = stored.get("name", "")
-        vt = self.qualified(self.system_table("_dlt_version"))
-        c = self.ident
-        found = self._first(
-            f"SELECT 1 FROM {vt} WHERE {quote(c('version_hash'))} = ? "
-            f"AND {quote(c('schema_name'))} = ?",
-            [version_hash, schema_name],
-        )
-        if found:
-            return False
-        names = ", ".join(quote(c(col.name)) for col in SYSTEM_TABLES["_dlt_version"])
-        self._exec(
-            f"INSERT INTO {vt} ({names}) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                int(stored.get("version", 1) or 1),
-                int(stored.get("engine_version", 11) or 11),
-                _now(),
-                schema_name,
-                version_hash,
-                json.dumps(stored, default=str),
-            ],
-        )
-        return True
+        return bookkeeping.record_version(self, stored)
 
     # --- the contract ------------------------------------------------------------------
 
     def initialize_storage(self) -> None:
         """Create the dataset if it does not exist."""
-        self._ensure_dataset()
+        self.ensure_dataset()
 
     def update_stored_schema(self, schema: Any = None) -> list[str]:
         """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
@@ -457,70 +427,19 @@ class DuckDBClient:
             self._conn.execute("RESET memory_limit")
 
     def _insert_state(self, request: LoadRequest) -> None:
-        row = request.pipeline_state
-        assert row is not None
-        table = self.qualified(self.system_table("_dlt_pipeline_state"))
-        names = ", ".join(quote(self.ident(c.name)) for c in SYSTEM_TABLES["_dlt_pipeline_state"])
-        self._exec(
-            f"INSERT INTO {table} ({names}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                row.version,
-                row.engine_version,
-                row.pipeline_name,
-                encode_state(row.state),
-                row.created_at or _now(),
-                row.version_hash,
-                request.load_id,
-                new_row_id(),
-            ],
-        )
+        bookkeeping.insert_state(self, request)
 
     def _insert_load(self, load_id: str, stored: Mapping[str, Any]) -> None:
-        table = self.qualified(self.system_table("_dlt_loads"))
-        names = ", ".join(quote(self.ident(c.name)) for c in SYSTEM_TABLES["_dlt_loads"])
-        self._exec(
-            f"INSERT INTO {table} ({names}) VALUES (?, ?, 0, ?, ?)",
-            [load_id, stored.get("name", ""), _now(), stored_version_hash(stored)],
-        )
+        bookkeeping.insert_load(self, load_id, stored)
 
     def is_package_loaded(self, load_id: str) -> bool:
-        loads = self.system_table("_dlt_loads")
-        if not self.table_exists(loads):
-            return False
-        row = self._first(
-            f"SELECT 1 FROM {self.qualified(loads)} WHERE {quote(self.ident('load_id'))} = ?",
-            [load_id],
-        )
-        return row is not None
+        return bookkeeping.is_package_loaded(self, load_id)
 
     def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
-        version = self.system_table("_dlt_version")
-        if not self.table_exists(version):
-            return None
-        c = self.ident
-        row = self._first(
-            f"SELECT {quote(c('schema'))} FROM {self.qualified(version)} "
-            f"WHERE {quote(c('schema_name'))} = ? "
-            f"ORDER BY {quote(c('inserted_at'))} DESC, {quote(c('version'))} DESC LIMIT 1",
-            [schema_name],
-        )
-        return json.loads(row[0]) if row else None
+        return bookkeeping.stored_schema(self, schema_name)
 
     def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
-        """Newest state of a *completed* load (its load id is in ``_dlt_loads``)."""
-        state = self.system_table("_dlt_pipeline_state")
-        loads = self.system_table("_dlt_loads")
-        if not (self.table_exists(state) and self.table_exists(loads)):
-            return None
-        c = self.ident
-        row = self._first(
-            f"SELECT s.{quote(c('state'))} FROM {self.qualified(state)} AS s "
-            f"JOIN {self.qualified(loads)} AS l ON l.{quote(c('load_id'))} = s.{quote(c('_dlt_load_id'))} "
-            f"WHERE s.{quote(c('pipeline_name'))} = ? "
-            f"ORDER BY s.{quote(c('created_at'))} DESC, l.{quote(c('load_id'))} DESC LIMIT 1",
-            [pipeline_name],
-        )
-        return decode_state(row[0]) if row else None
+        return bookkeeping.stored_state(self, pipeline_name)
 
     def table_names(self) -> list[str]:
         rows = self._conn.execute(
@@ -532,7 +451,7 @@ class DuckDBClient:
 
     def table_row_counts(self) -> dict[str, int]:
         return {
-            t: self._first(f"SELECT count(*) FROM {self.qualified(t)}")[0]
+            t: self.first(f"SELECT count(*) FROM {self.qualified(t)}")[0]
             for t in self.table_names()
         }
 
@@ -603,15 +522,26 @@ class DuckDBClient:
         """Run one statement of a disposition (every statement goes through ``_exec``)."""
         self._exec(sql, list(params) if params is not None else None)
 
+    def insert_files(
+        self,
+        table: str,
+        target: str,
+        columns: Sequence[tuple[str, str]],
+        source: ParquetSource,
+        ordered: bool,
+    ) -> None:
+        """``INSERT ... SELECT`` from the Parquet files (DuckDB reads them itself).
 
-def stored_version_hash(stored: Mapping[str, Any]) -> str:
-    """The schema's ``version_hash``; a hand-made dict without one gets a content hash."""
-    value = stored.get("version_hash")
-    if value:
-        return str(value)
-    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
-    return hashlib.sha256(content).hexdigest()
-
-
-def _now() -> _dt.datetime:
-    return _dt.datetime.now(tz=_dt.timezone.utc)
+        DuckDB keeps insertion order by default, which serializes a parallel insert and holds
+        its batches in memory; when ``ordered`` is false (a final table) the setting is
+        lifted for the insert. On failure the client's rollback resets it.
+        """
+        names = ", ".join(quote(n) for n, _ in columns)
+        from_clause = source.from_clause(self._conn)
+        if not ordered:
+            self._exec("SET preserve_insertion_order = false")
+        self._exec(
+            f"INSERT INTO {target} ({names}) SELECT {source.select_list(columns)} FROM {from_clause}"
+        )
+        if not ordered:
+            self._exec("RESET preserve_insertion_order")

@@ -1,8 +1,9 @@
 """Pure SQL text rules for DuckDB: quoting identifiers and mapping schema types to DuckDB types.
 
 Kept apart from the client so the rules can be tested without a database and read in one
-place. Every identifier that reaches DuckDB goes through :func:`quote`: a column named
-``"; DROP TABLE users; --`` is a column.
+place. Quoting is the shared one (``sql/dialect.py``): a column named
+``"; DROP TABLE users; --`` is a column. :data:`DIALECT` is what the shared write
+dispositions (``sql/merge.py``) need to know about DuckDB.
 """
 
 from __future__ import annotations
@@ -11,26 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from loadstone.destinations.contract import UnsupportedType
+from loadstone.plugins.destinations.sql.dialect import Dialect, literal, qualified, quote
+
+__all__ = ["DIALECT", "duckdb_type", "literal", "qualified", "quote", "types_compatible"]
 
 #: DuckDB's largest DECIMAL precision.
 MAX_DECIMAL_PRECISION = 38
 DEFAULT_DECIMAL = (38, 9)
-
-
-def quote(ident: str) -> str:
-    """Quote an identifier for DuckDB: wrap in ``"`` and double any ``"`` inside."""
-    return '"' + ident.replace('"', '""') + '"'
-
-
-def qualified(*parts: str) -> str:
-    """``"catalog"."dataset"."table"``: always fully qualified, so a dataset named like the
-    catalog (pipeline ``shop``, dataset ``shop``) is never ambiguous."""
-    return ".".join(quote(p) for p in parts)
-
-
-def literal(value: str) -> str:
-    """A SQL string literal (for the few places parameters cannot go, e.g. file lists)."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def _int_type(bits: int | None) -> str:
@@ -145,3 +133,7 @@ def types_compatible(existing: str, expected: str) -> bool:
     if e == x:
         return True
     return x == "JSON" and e == "VARCHAR"
+
+
+#: DuckDB for the shared write dispositions: ``rowid`` orders a table by insertion.
+DIALECT = Dialect(name="duckdb", column_type=duckdb_type, row_order="rowid")

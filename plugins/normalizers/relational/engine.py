@@ -783,34 +783,151 @@ class ChunkEngine:
         }
 
 
+#: Lines with more opening brackets than this have their nesting depth measured: deeper items
+#: cannot be normalized (recursion in the flattening and the JSON encoders) and are bad
+#: records. Counting brackets runs at memory speed; only such lines pay for the walk.
+MAX_DEPTH = 400
+#: Lines with more keys than this have their widest row measured: a row of more values than
+#: this would make a table no destination loads in reasonable time (200,000 columns took
+#: DuckDB over ten minutes), so such a line is a bad record. Again counted at memory speed.
+MAX_WIDTH = 30_000
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+class BadLine(ValueError):
+    """A line that cannot be normalized; the message is the one-line cause."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise BadLine(f"{name} is not valid JSON (JSON has no NaN or Infinity)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise BadLine(f"number {text} is out of the range of a double")
+    return value
+
+
+def _depth(item: Any) -> int:
+    """Nesting depth of an item, without recursion (an item may be nested past the limit)."""
+    deepest = 0
+    stack = [(item, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+        if type(value) is dict:
+            stack.extend((v, depth + 1) for v in value.values() if type(v) in (dict, list))
+        elif type(value) is list:
+            stack.extend((v, depth + 1) for v in value if type(v) in (dict, list))
+    return deepest
+
+
+def _widest_row(item: Any) -> int:
+    """The most values one row of the item holds (nested dicts flatten into their row; list
+    elements are rows of their own)."""
+    widest = 0
+    rows = [item]
+    while rows:
+        width = 0
+        stack = [rows.pop()]
+        while stack:
+            value = stack.pop()
+            inner = value.values() if type(value) is dict else value
+            for v in inner:
+                if type(v) is dict:
+                    stack.append(v)
+                elif type(v) is list:
+                    rows.extend(x for x in v if type(x) in (dict, list))
+                    width += 1
+                else:
+                    width += 1
+        widest = max(widest, width)
+    return widest
+
+
+def _check_strings(item: Any) -> None:
+    """Every key and string value must be encodable as UTF-8 (no unpaired surrogate)."""
+    stack = [item]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            for key, inner in value.items():
+                stack.append(key)
+                stack.append(inner)
+        elif type(value) is list:
+            stack.extend(value)
+        elif type(value) is str:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as error:
+                bad = value[error.start : error.end]
+                raise BadLine(
+                    f"unpaired surrogate {bad!r} in a string: not encodable as UTF-8"
+                ) from None
+
+
+def parse_line(raw: bytes) -> Any:
+    """One line of JSON as an item, or :class:`BadLine` with a one-line cause.
+
+    orjson first; a line it refuses (an integer beyond 64 bits, a BOM, an escape of an
+    unpaired surrogate ...) goes through the json module, which keeps exact integers but is
+    made as strict as orjson otherwise: NaN, Infinity and numbers out of a double's range
+    are invalid JSON on every line (dlt 1.31 rejects them in files too). Items nested deeper
+    than :data:`MAX_DEPTH` are bad records.
+    """
+    item: Any
+    if has_long_integer(raw):
+        item = _parse_strict(raw, None)
+    else:
+        try:
+            item = orjson.loads(raw)
+        except orjson.JSONDecodeError as error:
+            item = _parse_strict(raw, str(error))
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth(item) > MAX_DEPTH:
+        raise BadLine(f"nested deeper than {MAX_DEPTH} levels")
+    if raw.count(b'":') > MAX_WIDTH and (width := _widest_row(item)) > MAX_WIDTH:
+        raise BadLine(f"a row of {width} values: wider than {MAX_WIDTH} columns")
+    return item
+
+
+def _parse_strict(raw: bytes, orjson_error: str | None) -> Any:
+    try:
+        item = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite_float)
+    except BadLine:
+        raise
+    except RecursionError:
+        raise BadLine(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as error:
+        raise BadLine(orjson_error or str(error)) from None
+    if _SURROGATE.search(raw):
+        _check_strings(item)
+    return item
+
+
 def run_chunk(
     config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
 ) -> dict[str, Any]:
     """Normalize one chunk; failures of the data come back as data, storage errors raise."""
     engine = ChunkEngine(config, chunk, forced, attempt)
     spec = config.specs[chunk.table_name]
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
     process = engine.process_item
-    long_int = has_long_integer
     try:
         for number, raw in iter_lines(chunk):
             if not raw or raw.isspace():
                 continue
             try:
-                item = json.loads(raw) if long_int(raw) else loads(raw)
-            except (decode_error, ValueError) as exc:
-                try:
-                    item = json.loads(raw)
-                except ValueError:
-                    engine.bad_count += 1
-                    if config.on_bad_record == "fail":
-                        raise TaskFailure("bad_record", line=number, error=str(exc)) from None
-                    if config.on_bad_record == "quarantine":
-                        engine.bad.append(
-                            (number, str(exc), raw.decode("utf-8", "replace").rstrip("\r"))
-                        )
-                    continue
+                item = parse_line(raw)
+            except BadLine as exc:
+                engine.bad_count += 1
+                if config.on_bad_record == "fail":
+                    raise TaskFailure("bad_record", line=number, error=str(exc)) from None
+                if config.on_bad_record == "quarantine":
+                    engine.bad.append(
+                        (number, str(exc), raw.decode("utf-8", "replace").rstrip("\r"))
+                    )
+                continue
             process(item, spec, number)
         engine.flush_all()
     except TaskFailure as failure:

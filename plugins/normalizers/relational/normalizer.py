@@ -128,6 +128,14 @@ def _announce(context: NormalizeContext, engine: str, target: Any) -> None:
         context.on_engine(EngineChoice(engine, master, remote))
 
 
+def _first_line(message: str) -> str:
+    """An error's one-line cause (a disk full while writing Parquet says so in plain words)."""
+    if "No space left on device" in message:
+        return "no space left on the device (disk full) while writing normalized files"
+    lines = message.strip().splitlines()
+    return lines[0] if lines else message
+
+
 def _is_bad_record(fact: Mapping[str, Any]) -> bool:
     error = fact.get("error")
     return error is not None and error.get("kind") == "bad_record"
@@ -721,10 +729,12 @@ class RelationalNormalizer:
                 value=error["value"],
             )
         first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
-        raise NormalizeError(
-            f"normalizing {chunk.display} failed near line {first + int(error.get('line') or 1) - 1}: "
-            f"{error['message']}\n{error.get('traceback', '')}"
-        )
+        line = first + int(error.get("line") or 1) - 1
+        cause = _first_line(error["message"])
+        near = "" if "disk full" in cause else f" near line {line}"
+        failure = NormalizeError(f"normalizing {chunk.display} failed{near}: {cause}")
+        failure.details = error.get("traceback", "")  # for a bug report; not shown to users
+        raise failure
 
     @staticmethod
     def _decide(

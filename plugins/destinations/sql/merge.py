@@ -1,11 +1,14 @@
-"""Write dispositions for DuckDB: append, replace and merge (delete-insert, upsert, scd2).
+"""Write dispositions of the SQL destinations: append, replace, merge (delete-insert, upsert, scd2).
 
-All of it runs inside the package transaction the client opened, so each disposition may
+One implementation for DuckDB and PostgreSQL: the statements are standard SQL, and what
+differs per database (column types, the hidden insertion-order column, how a table is
+emptied, how files get into a table) comes from the client's :class:`Dialect` and its
+``insert_files``. All of it runs inside the package transaction the client opened, so each disposition may
 take several statements and still look atomic from outside. A root table and its nested
 tables are handled together: nested rows follow their root row through ``_dlt_root_id``
 (or, when the normalizer did not propagate a root key, through the ``_dlt_parent_id`` chain).
 
-Semantics (observed from dlt 1.x on DuckDB):
+Semantics (observed from dlt 1.x on DuckDB and PostgreSQL):
 
 * ``replace``: the root and *all* its nested tables are emptied, then loaded.
 * ``delete-insert`` (default merge): data is staged in ``<dataset>_staging``; rows of the
@@ -26,23 +29,65 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loadstone.destinations.contract import LoadFailed, load_id_timestamp
-from loadstone.plugins.destinations.duckdb.sql import duckdb_type, quote
+from loadstone.plugins.destinations.sql.dialect import quote, timestamp_literal
 
 if TYPE_CHECKING:
-    from loadstone.plugins.destinations.duckdb.client import DuckDBClient
-    from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
-    from loadstone.plugins.destinations.duckdb.tables import TableModel
+    from loadstone.destinations.contract import Destination
+    from loadstone.plugins.destinations.sql.dialect import Dialect
+    from loadstone.plugins.destinations.sql.tables import TableModel
+
+
+class FileSource(Protocol):
+    """The load files of one table (each destination reads them its own way)."""
+
+    @property
+    def files(self) -> tuple[Path, ...]: ...
+
+    @property
+    def is_empty(self) -> bool: ...
+
+
+class SqlClient(Protocol):
+    """What the dispositions need from a destination client, inside its open transaction."""
+
+    destination: Destination
+    dialect: Dialect
+
+    def qualified(self, table: str, staging: bool = False) -> str: ...
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None: ...
+
+    def table_exists(self, table: str) -> bool: ...
+
+    def ensure_dataset(self, staging: bool = False) -> list[str]: ...
+
+    def ensure_table(
+        self, table: str, columns: Sequence[Mapping[str, Any]], staging: bool = False
+    ) -> list[str]: ...
+
+    def insert_files(
+        self,
+        table: str,
+        target: str,
+        columns: Sequence[tuple[str, str]],
+        source: Any,
+        ordered: bool,
+    ) -> None:
+        """Insert ``source``'s rows into ``target`` (qualified); ``columns`` are (name, SQL
+        type). ``ordered``: rows must keep file order (staging tables, read by row order)."""
+
 
 _RN = "__loadstone_rn"
 
 
 def load_tables(
-    client: DuckDBClient,
+    client: SqlClient,
     model: TableModel,
-    sources: Mapping[str, ParquetSource],
+    sources: Mapping[str, FileSource],
     load_id: str,
     current: list[str | None],
 ) -> None:
@@ -72,9 +117,9 @@ class _Loader:
 
     def __init__(
         self,
-        client: DuckDBClient,
+        client: SqlClient,
         model: TableModel,
-        sources: Mapping[str, ParquetSource],
+        sources: Mapping[str, FileSource],
         load_id: str,
         current: list[str | None],
         chain: list[str],
@@ -95,7 +140,8 @@ class _Loader:
         return source is not None and not source.is_empty and bool(self.model.typed_columns(table))
 
     def _columns(self, table: str) -> list[tuple[str, str]]:
-        return [(c["name"], duckdb_type(c, table)) for c in self.model.typed_columns(table)]
+        column_type = self.client.dialect.column_type
+        return [(c["name"], column_type(c, table)) for c in self.model.typed_columns(table)]
 
     def _names(self, table: str) -> str:
         return ", ".join(quote(n) for n, _ in self._columns(table))
@@ -107,16 +153,9 @@ class _Loader:
         self.current[0] = table
         self.client.execute(sql, params)
 
-    def _insert_files(self, table: str, target: str) -> None:
-        source = self.sources[table]
-        columns = self._columns(table)
-        names = ", ".join(quote(n) for n, _ in columns)
+    def _insert_files(self, table: str, target: str, ordered: bool) -> None:
         self.current[0] = table
-        from_clause = source.from_clause(self.client.connection)
-        self._exec(
-            table,
-            f"INSERT INTO {target} ({names}) SELECT {source.select_list(columns)} FROM {from_clause}",
-        )
+        self.client.insert_files(table, target, self._columns(table), self.sources[table], ordered)
 
     def _existing_chain(self) -> list[str]:
         return [t for t in self.chain if self.client.table_exists(t)]
@@ -124,25 +163,16 @@ class _Loader:
     # --- append / replace --------------------------------------------------------------
 
     def append(self) -> None:
-        """Insert every table's files; rows need not keep file order in a final table.
-
-        DuckDB keeps insertion order by default, which serializes a parallel insert and holds
-        its batches in memory; an appended table has no order to keep (nor has dlt's, whose
-        files load in parallel), so the setting is lifted for these inserts only. Staging
-        tables keep it: merge de-duplicates by load order through their ``rowid``.
-        """
-        connection = self.client.connection
-        connection.execute("SET preserve_insertion_order = false")
+        """Insert every table's files; rows need not keep file order in a final table (nor
+        do dlt's, whose files load in parallel). Staging tables keep it (``_stage``)."""
         for table in self.chain:
             if self._has_data(table):
-                self._insert_files(table, self._final(table))
-        # on failure the statement cannot run in the aborted transaction; the client's
-        # rollback resets the setting instead
-        connection.execute("RESET preserve_insertion_order")
+                self._insert_files(table, self._final(table), ordered=False)
 
     def replace(self) -> None:
+        """Empty the root and all its nested tables, then insert (in the one transaction)."""
         for table in reversed(self._existing_chain()):
-            self._exec(table, f"DELETE FROM {self._final(table)}")
+            self._exec(table, self.client.dialect.empty(self._final(table)))
         self.append()
 
     # --- merge -------------------------------------------------------------------------
@@ -170,7 +200,7 @@ class _Loader:
 
     def _stage(self) -> None:
         """Copy the package's files of this chain into ``<dataset>_staging`` tables."""
-        self.client._ensure_dataset(staging=True)
+        self.client.ensure_dataset(staging=True)
         for table in self.chain:
             if not self._has_data(table):
                 continue
@@ -178,7 +208,7 @@ class _Loader:
             self._exec(table, f"DROP TABLE IF EXISTS {staging}")
             self.current[0] = table
             self.client.ensure_table(table, self.model.typed_columns(table), staging=True)
-            self._insert_files(table, staging)
+            self._insert_files(table, staging, ordered=True)
             self.staged[table] = staging
 
     def _append_staged(self, tables: Sequence[str]) -> None:
@@ -202,12 +232,12 @@ class _Loader:
     def _dedup(self, staged: str, keys: Sequence[str]) -> str:
         """Staged rows, one per key: the first in load order unless ``x-dedup-sort`` says."""
         order = [f"{quote(c)} {d.upper()}" for c, d in self.model.dedup_sort(self.root)]
-        order.append("rowid")
+        order.append(self.client.dialect.row_order)
         partition = ", ".join(quote(k) for k in keys)
         return (
-            f"SELECT * EXCLUDE ({_RN}) FROM (SELECT *, row_number() OVER "
+            f"SELECT {self._names(self.root)} FROM (SELECT *, row_number() OVER "
             f"(PARTITION BY {partition} ORDER BY {', '.join(order)}) AS {_RN} FROM {staged})"
-            f" WHERE {_RN} = 1"
+            f" AS ranked WHERE {_RN} = 1"
         )
 
     def _row_key(self, table: str) -> str:
@@ -284,9 +314,9 @@ class _Loader:
         self._exec(root, f"DELETE FROM {final} AS d WHERE {exists}")
         names = self._names(root)
         kept = self._live(self._dedup(staged, pk) if pk else f"SELECT * FROM {staged}")
-        self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept})")
+        self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept}) AS k")
         filtered = pk or self.model.hard_delete(root)
-        kept_ids = f"SELECT {quote(self._row_key(root))} FROM ({kept})" if filtered else None
+        kept_ids = f"SELECT {quote(self._row_key(root))} FROM ({kept}) AS k" if filtered else None
         self._insert_nested(kept_ids)
 
     def _deleted(self, alias: str = "") -> str | None:
@@ -300,7 +330,7 @@ class _Loader:
     def _live(self, rows_sql: str) -> str:
         """``rows_sql`` without the rows marked for hard deletion."""
         deleted = self._deleted()
-        return f"SELECT * FROM ({rows_sql}) WHERE NOT ({deleted})" if deleted else rows_sql
+        return f"SELECT * FROM ({rows_sql}) AS l WHERE NOT ({deleted})" if deleted else rows_sql
 
     def _upsert(self) -> None:
         root, staged = self.root, self.staged[self.root]
@@ -335,7 +365,7 @@ class _Loader:
             f"INSERT INTO {final} ({names}) SELECT {select} FROM ({kept}) AS s "
             f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {match})",
         )
-        self._insert_nested(f"SELECT {quote(self._row_key(root))} FROM ({kept})")
+        self._insert_nested(f"SELECT {quote(self._row_key(root))} FROM ({kept}) AS k")
 
     def _scd2(self) -> None:
         root, staged = self.root, self.staged[self.root]
@@ -347,29 +377,25 @@ class _Loader:
         at = _instant(self.model.boundary_timestamp(root)) or load_id_timestamp(self.load_id)
         active_at = _instant(self.model.active_record_timestamp(root))
         qv, qto, qfrom = quote(version), quote(valid_to), quote(valid_from)
-        tz = "TIMESTAMP WITH TIME ZONE"
-        active, active_params = (
-            (f"{qto} IS NULL", [])
-            if active_at is None
-            else (f"{qto} = CAST(? AS {tz})", [active_at])
+        active = (
+            f"{qto} IS NULL" if active_at is None else f"{qto} = {timestamp_literal(active_at)}"
         )
         retire = (
-            f"UPDATE {final} AS d SET {qto} = CAST(? AS {tz}) "
+            f"UPDATE {final} AS d SET {qto} = {timestamp_literal(at)} "
             f"WHERE d.{active} AND d.{qv} NOT IN (SELECT {qv} FROM {staged})"
         )
         merge_key = self.model.merge_key(root)
         if merge_key:
             retire += f" AND EXISTS (SELECT 1 FROM {staged} AS s WHERE {self._match([merge_key])})"
-        self._exec(root, retire, [at, *active_params])
+        self._exec(root, retire)
         columns = [n for n, _ in self._columns(root) if n not in (valid_from, valid_to)]
         names = ", ".join(quote(c) for c in columns)
         self._exec(
             root,
             f"INSERT INTO {final} ({names}, {qfrom}, {qto}) "
-            f"SELECT {names}, CAST(? AS {tz}), CAST(? AS {tz}) "
-            f"FROM ({self._dedup(staged, [version])}) "
+            f"SELECT {names}, {timestamp_literal(at)}, {timestamp_literal(active_at)} "
+            f"FROM ({self._dedup(staged, [version])}) AS k "
             f"WHERE {qv} NOT IN (SELECT {qv} FROM {final} WHERE {active})",
-            [at, active_at, *active_params],
         )
         for table in self.chain[1:]:
             if table not in self.staged:

@@ -1,6 +1,6 @@
 """Reading load instructions out of a stored (dlt-form) schema.
 
-The loader needs a handful of facts per table — its root, write disposition, merge strategy,
+Shared by the SQL destinations (DuckDB, PostgreSQL). The loader needs a handful of facts per table — its root, write disposition, merge strategy,
 key columns, the nested tables below it — all of which dlt's stored schema encodes as table
 and column hints. This module answers those questions, so ``merge.py`` only builds SQL.
 """

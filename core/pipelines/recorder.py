@@ -1,0 +1,131 @@
+"""The bookkeeping of a run's steps: step infos, progress events and the trace, in one place.
+
+Every step (extract, normalize, load) reports the same way: a ``started`` event, running
+totals per package, a ``finished`` event, its :class:`StepInfo` in the run's load info and in
+``trace.json``. The pipeline calls this recorder instead of repeating those blocks, so a step
+reads as the work it does. Saving the trace never hides the error that ended a run: a trace
+that cannot be written (disk full) is given up silently, the run's own error is what the user
+sees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from loadstone.normalize.contract import ChunkRun, EngineChoice
+from loadstone.pipelines.load_info import LoadInfo, PipelineTrace, ProgressEvent, StepInfo
+from loadstone.storage.json_files import StorageError, write_json_atomic
+
+ProgressCallback = Callable[[ProgressEvent], None]
+
+
+class StepRecorder:
+    """Step infos of the current run and the progress callback they are reported to."""
+
+    def __init__(self, progress: ProgressCallback | None) -> None:
+        self.progress = progress
+        self.steps: dict[str, StepInfo] = {}
+        self.last_trace: PipelineTrace | None = None
+        #: where normalize ran: engine, Spark master or remote, each chunk's executor
+        self.normalize: dict[str, Any] = {}
+
+    def reset(self) -> None:
+        """A new run: forget the steps of the previous one."""
+        self.steps = {}
+        self.normalize = {}
+
+    # -- where normalize ran (``pipeline P trace --json``) ------------------------------------
+    def record_engine(self, choice: EngineChoice) -> None:
+        """The engine a normalize step ran on (a later choice in the run replaces it)."""
+        self.normalize.update(engine=choice.engine, master=choice.master, remote=choice.remote)
+        self.normalize.setdefault("chunks", [])
+
+    def record_chunk(self, run: ChunkRun) -> None:
+        """Where one chunk ran: a Spark executor or the driver, and whether C ran."""
+        self.normalize.setdefault("chunks", []).append(attrs.asdict(run))
+
+    # -- events ---------------------------------------------------------------------------
+    def emit(self, step: str, event: str, **values: Any) -> None:
+        if self.progress is not None:
+            self.progress(ProgressEvent(step=step, event=event, **values))
+
+    def notice(self, step: str, message: str) -> None:
+        """Something the user should read (a resumed package, a wait for a lock)."""
+        self.emit(step, "notice", message=message)
+
+    def emit_totals(self, step: StepInfo, event: str, **values: Any) -> None:
+        """An event carrying the step's running totals (rows, bytes, files, elapsed)."""
+        elapsed = step.elapsed if step.finished_at is not None else time.time() - step.started_at
+        self.emit(
+            step.step,
+            event,
+            rows=step.rows,
+            bytes=step.bytes,
+            files=step.files,
+            tables=len(step.row_counts),
+            elapsed=elapsed,
+            **values,
+        )
+
+    # -- steps ----------------------------------------------------------------------------
+    def begin(self, name: str) -> StepInfo:
+        """Start (or, within one run, continue) the step ``name``."""
+        step = self.steps.get(name) or StepInfo(name, time.time())
+        step.finished_at = None
+        self.steps[name] = step
+        self.emit(name, "started")
+        return step
+
+    def package_done(
+        self,
+        step: StepInfo,
+        load_id: str,
+        *,
+        rows: int,
+        size: int,
+        files: int,
+        row_counts: Mapping[str, int],
+    ) -> None:
+        """Add one package's figures to the step and report them."""
+        step.load_ids.append(load_id)
+        step.rows += rows
+        step.bytes += size
+        step.files += files
+        for table, count in row_counts.items():
+            step.row_counts[table] = step.row_counts.get(table, 0) + count
+        self.emit_totals(step, "package_done", load_id=load_id)
+
+    def finish(self, step: StepInfo, **values: Any) -> None:
+        step.finished_at = time.time()
+        self.emit_totals(step, "finished", **values)
+
+    # -- trace ----------------------------------------------------------------------------
+    def save_trace(
+        self,
+        path: Path,
+        pipeline_name: str,
+        started: float,
+        *,
+        info: LoadInfo | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        """Write ``trace.json`` for the run that started at ``started``."""
+        trace: dict[str, Any] = {"pipeline_name": pipeline_name, "started_at": started}
+        if error is not None:
+            trace["error"] = f"{type(error).__name__}: {error}"
+            trace["steps"] = {name: step.asdict() for name, step in self.steps.items()}
+        if info is not None:
+            trace.update(info.asdict())
+        trace["normalize"] = dict(self.normalize) or None
+        trace["finished_at"] = time.time()
+        self.last_trace = PipelineTrace(trace)
+        if path.parent.exists():
+            # the run's own outcome (its error above all) matters more than its trace
+            with contextlib.suppress(StorageError):
+                write_json_atomic(path, trace)

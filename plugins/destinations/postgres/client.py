@@ -1,0 +1,315 @@
+"""The PostgreSQL loader: one client per dataset (a PostgreSQL schema) of one database.
+
+Everything of one package happens in one transaction (PostgreSQL's DDL is transactional):
+schema migration, staging, the COPY of every table, the ``_dlt_pipeline_state`` row and,
+last, the ``_dlt_loads`` row. A failure at any point, a killed process included (the server
+aborts the transaction of a dropped connection), leaves nothing of the package, so the next
+run loads it exactly once; a package whose load id is in ``_dlt_loads`` is not loaded again.
+
+Statements run on psycopg's raw cursor with ``$n`` placeholders (``sql.numbered_placeholders``
+turns the shared SQL's ``?`` into them): nothing in a statement but a placeholder is ever
+interpreted, every identifier is quoted, every value a parameter or COPY data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+
+from loadstone.destinations.contract import (
+    SYSTEM_TABLES,
+    Destination,
+    DestinationError,
+    DestinationSchemaMismatch,
+    LoadFailed,
+    LoadRequest,
+    schema_dict,
+)
+from loadstone.plugins.destinations.postgres.copy import (
+    ParquetFiles,
+    copy_statement,
+    csv_chunks,
+    file_columns,
+)
+from loadstone.plugins.destinations.postgres.credentials import (
+    PostgresCredentials,
+    resolve_credentials,
+)
+from loadstone.plugins.destinations.postgres.sql import (
+    DIALECT,
+    numbered_placeholders,
+    postgres_type,
+    types_compatible,
+)
+from loadstone.plugins.destinations.sql import bookkeeping, merge
+from loadstone.plugins.destinations.sql.dialect import qualified, quote
+from loadstone.plugins.destinations.sql.names import ClientNames
+from loadstone.plugins.destinations.sql.tables import TableModel
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+#: ``{table: {column: format_type text}}`` of a dataset, names exact (case kept)
+Catalog = dict[str, dict[str, str]]
+
+_CATALOG_SQL = (
+    "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) "
+    "FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid "
+    "JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = ? AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped"
+)
+
+
+class PostgresConnectionError(DestinationError):
+    """The server cannot be reached or refused the credentials."""
+
+    def __init__(self, credentials: PostgresCredentials, reason: str) -> None:
+        super().__init__(f"cannot connect to PostgreSQL at {credentials.url()}: {reason}")
+
+
+def connect(credentials: PostgresCredentials) -> psycopg.Connection[Any]:
+    """An autocommit connection (the client opens its transactions itself), time zone UTC."""
+    try:
+        conn = psycopg.connect(**credentials.conninfo(), autocommit=True)
+    except psycopg.Error as error:
+        raise PostgresConnectionError(credentials, str(error).strip().splitlines()[0]) from error
+    conn.execute("SET TIME ZONE 'UTC'")
+    return conn
+
+
+class PostgresClient(ClientNames):
+    """Loads packages into one dataset of a PostgreSQL database (see module docstring)."""
+
+    dialect = DIALECT
+
+    def __init__(
+        self,
+        destination: Destination,
+        schema: Any,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        staging_dataset_name: str | None = None,
+    ) -> None:
+        self.destination = destination
+        self.schema = schema
+        self.dataset_name = dataset_name
+        self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
+        self.pipeline_name = pipeline_name
+        self.credentials = resolve_credentials(
+            destination.name, destination.config.get("credentials")
+        )
+        self._conn = connect(self.credentials)
+        self._naming = self._resolve_naming(schema)
+
+    # --- running SQL -------------------------------------------------------------------
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        """Run one statement (``?`` placeholders); every statement of a load comes here."""
+        with psycopg.RawCursor(self._conn) as cur:
+            cur.execute(numbered_placeholders(sql), list(params) if params else None)
+
+    def first(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
+        with psycopg.RawCursor(self._conn) as cur:
+            cur.execute(numbered_placeholders(sql), list(params) if params else None)
+            return cur.fetchone()
+
+    def _all(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+        with psycopg.RawCursor(self._conn) as cur:
+            cur.execute(numbered_placeholders(sql), list(params) if params else None)
+            return cur.fetchall()
+
+    # --- names and the catalog ---------------------------------------------------------
+
+    def qualified(self, table: str, staging: bool = False) -> str:
+        return qualified(self.staging_dataset_name if staging else self.dataset_name, table)
+
+    def dataset_columns(self, staging: bool = False) -> Catalog:
+        """Every table's columns and their types, in one catalog query."""
+        dataset = self.staging_dataset_name if staging else self.dataset_name
+        catalog: Catalog = {}
+        for table, column, type_ in self._all(
+            _CATALOG_SQL + " ORDER BY c.relname, a.attnum", [dataset]
+        ):
+            catalog.setdefault(table, {})[column] = type_
+        return catalog
+
+    def table_exists(self, table: str, staging: bool = False) -> bool:
+        dataset = self.staging_dataset_name if staging else self.dataset_name
+        return self.first(_CATALOG_SQL + " AND c.relname = ? LIMIT 1", [dataset, table]) is not None
+
+    def dataset_exists(self, staging: bool = False) -> bool:
+        dataset = self.staging_dataset_name if staging else self.dataset_name
+        return self.first("SELECT 1 FROM pg_namespace WHERE nspname = ?", [dataset]) is not None
+
+    # --- DDL ---------------------------------------------------------------------------
+
+    def ensure_dataset(self, staging: bool = False) -> list[str]:
+        if self.dataset_exists(staging):
+            return []
+        dataset = self.staging_dataset_name if staging else self.dataset_name
+        sql = f"CREATE SCHEMA IF NOT EXISTS {quote(dataset)}"
+        self.execute(sql)
+        return [sql]
+
+    def ensure_table(
+        self,
+        table: str,
+        columns: Sequence[Mapping[str, Any]],
+        staging: bool = False,
+        known: Catalog | None = None,
+    ) -> list[str]:
+        """Create the table, or add its missing columns; fail on a column of another type.
+
+        Columns added by ``ALTER TABLE ADD COLUMN`` are nullable (the table may hold rows).
+        """
+        target = self.qualified(table, staging)
+        existing = (known if known is not None else self.dataset_columns(staging)).get(table)
+        if existing is None:
+            parts = []
+            for col in columns:
+                ddl = f"{quote(col['name'])} {postgres_type(col, table)}"
+                if col.get("nullable", True) is False:
+                    ddl += " NOT NULL"
+                parts.append(ddl)
+            sql = f"CREATE TABLE {target} ({', '.join(parts)})"
+            self.execute(sql)
+            return [sql]
+        statements = []
+        for col in columns:
+            expected = postgres_type(col, table)
+            found = existing.get(col["name"])
+            if found is None:
+                sql = f"ALTER TABLE {target} ADD COLUMN {quote(col['name'])} {expected}"
+                self.execute(sql)
+                statements.append(sql)
+            elif not types_compatible(found, expected):
+                raise DestinationSchemaMismatch(
+                    f"{self.dataset_name}.{table}", col["name"], found, expected
+                )
+        return statements
+
+    def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
+        statements = self.ensure_dataset()
+        known = self.dataset_columns()
+        for name, cols in SYSTEM_TABLES.items():
+            columns = [c.as_column(self.ident(c.name)) for c in cols]
+            statements += self.ensure_table(self.system_table(name), columns, known=known)
+        model = TableModel(stored, self)
+        for table in model.data_tables():
+            columns = model.columns_for_destination(table)
+            if columns:
+                statements += self.ensure_table(table, columns, known=known)
+        bookkeeping.record_version(self, stored)
+        return statements
+
+    # --- loading -----------------------------------------------------------------------
+
+    def insert_files(
+        self,
+        table: str,
+        target: str,
+        columns: Sequence[tuple[str, str]],
+        source: ParquetFiles,
+        ordered: bool,
+    ) -> None:
+        """COPY every file of ``source`` into ``target``, in file order (so ``ordered`` holds)."""
+        wanted = [name for name, _ in columns]
+        with self._conn.cursor() as cur:
+            for file in source.files:
+                names = file_columns(file, wanted)
+                if not names:
+                    continue
+                with cur.copy(copy_statement(target, names)) as copy:
+                    for chunk in csv_chunks(file, names):
+                        copy.write(chunk)
+
+    # --- the contract ------------------------------------------------------------------
+
+    def initialize_storage(self) -> None:
+        self.ensure_dataset()
+
+    def update_stored_schema(self, schema: Any = None) -> list[str]:
+        """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
+        stored = schema_dict(schema if schema is not None else self.schema)
+        self._adopt_naming(schema)
+        with self._conn.transaction():
+            return self._migrate(stored)
+
+    def load_package(self, request: LoadRequest) -> None:
+        """Load one package atomically (see module docstring); a loaded package is skipped."""
+        self._adopt_naming(request.schema)
+        if self.is_package_loaded(request.load_id):
+            return
+        stored = schema_dict(request.schema)
+        model = TableModel(stored, self)
+        sources = {t: ParquetFiles.from_spec(t, spec) for t, spec in request.tables.items()}
+        current: list[str | None] = [None]
+        try:
+            with self._conn.transaction():
+                self._migrate(stored)
+                merge.load_tables(self, model, sources, request.load_id, current)
+                if request.pipeline_state is not None:
+                    current[0] = self.system_table("_dlt_pipeline_state")
+                    bookkeeping.insert_state(self, request)
+                current[0] = self.system_table("_dlt_loads")
+                bookkeeping.insert_load(self, request.load_id, stored)
+                current[0] = None
+        except psycopg.Error as exc:
+            table = current[0]
+            files = [str(f) for f in sources[table].files] if table in sources else []
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise LoadFailed(request.load_id, table, reason, files) from exc
+
+    def is_package_loaded(self, load_id: str) -> bool:
+        return bookkeeping.is_package_loaded(self, load_id)
+
+    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+        return bookkeeping.stored_schema(self, schema_name)
+
+    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+        return bookkeeping.stored_state(self, pipeline_name)
+
+    def table_names(self) -> list[str]:
+        return sorted(self.dataset_columns())
+
+    def table_row_counts(self) -> dict[str, int]:
+        return {
+            t: int(self._all(f"SELECT count(*) FROM {self.qualified(t)}")[0][0])
+            for t in self.table_names()
+        }
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        """Run ``sql`` and return its rows; placeholders are ``%s`` (psycopg's, as in dlt)."""
+        with self._conn.cursor() as cur:
+            cur.execute(sql, params or None)
+            return cur.fetchall() if cur.description is not None else []
+
+    def use_dataset(self) -> None:
+        """Resolve unqualified table names in the dataset (dlt's ``sql_client`` does)."""
+        self.execute(f"SET search_path TO {quote(self.dataset_name)}, public")
+
+    def drop_dataset(self) -> None:
+        for dataset in (self.dataset_name, self.staging_dataset_name):
+            self.execute(f"DROP SCHEMA IF EXISTS {quote(dataset)} CASCADE")
+
+    @property
+    def connection(self) -> psycopg.Connection[Any]:
+        """The open psycopg connection (for reading results; loads go through the contract)."""
+        return self._conn
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> PostgresClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,106 @@
+"""Parquet files into a PostgreSQL table through ``COPY ... FROM STDIN (FORMAT csv)``.
+
+Measured against the alternatives (README, "PostgreSQL"): Arrow's C++ CSV writer turns each
+record batch into CSV text on all cores and psycopg streams it to the server, so no Python
+code touches a value. CSV keeps NULL (unquoted empty) apart from the empty string (Arrow
+quotes every string); ``bytea`` values are sent as ``\\x`` hex text.
+
+Files of one table may have different column sets (each normalizer task writes what it
+saw); every file is copied with its own column list, and a column it lacks stays NULL.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import attrs
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+from loadstone.destinations.contract import DestinationError
+from loadstone.plugins.destinations.sql.dialect import quote
+
+#: rows per record batch sent to COPY (bounded memory whatever the file size)
+BATCH_ROWS = 65_536
+_CSV = pa_csv.WriteOptions(include_header=False, quoting_style="needed")
+
+
+class MissingLoadFile(DestinationError):
+    """A file or folder named in a load request does not exist."""
+
+
+def _list_files(spec: str | Path) -> list[Path]:
+    path = Path(spec)
+    if path.is_dir():
+        return sorted(
+            p
+            for p in path.rglob("*.parquet")
+            if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
+        )
+    if not path.exists():
+        raise MissingLoadFile(f"load file {path} does not exist")
+    return [path]
+
+
+@attrs.frozen
+class ParquetFiles:
+    """The load files of one table, in name order (the package's first row stays first)."""
+
+    table: str
+    files: tuple[Path, ...]
+
+    @classmethod
+    def from_spec(cls, table: str, spec: Sequence[str | Path] | str | Path) -> ParquetFiles:
+        specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
+        files: list[Path] = []
+        for item in specs:
+            files.extend(_list_files(item))
+        return cls(table, tuple(files))
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.files
+
+
+def _hex_binary(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    r"""``bytea`` input text: ``\x`` and two hex digits per byte."""
+    values = column.to_pylist()
+    return pa.array([None if v is None else "\\x" + v.hex() for v in values], pa.string())
+
+
+def _csv_ready(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch with binary columns as ``bytea`` hex text (CSV has no bytes)."""
+    if not any(
+        pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type) for f in batch.schema
+    ):
+        return batch
+    arrays = [
+        _hex_binary(col)
+        if pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type)
+        else col
+        for col in batch.columns
+    ]
+    return pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+
+
+def csv_chunks(file: Path, columns: Sequence[str]) -> Iterator[bytes]:
+    """The file's ``columns`` as CSV text, one chunk per record batch."""
+    parquet = pq.ParquetFile(file)
+    for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=list(columns)):
+        sink = io.BytesIO()
+        pa_csv.write_csv(_csv_ready(batch), sink, _CSV)
+        yield sink.getvalue()
+
+
+def copy_statement(target: str, columns: Sequence[str]) -> str:
+    names = ", ".join(quote(c) for c in columns)
+    return f"COPY {target} ({names}) FROM STDIN (FORMAT csv)"
+
+
+def file_columns(file: Path, wanted: Sequence[str]) -> list[str]:
+    """The ``wanted`` columns (schema order) that the file has."""
+    present = set(pq.read_schema(file).names)
+    return [c for c in wanted if c in present]

@@ -1,0 +1,53 @@
+"""PostgreSQL credentials: dlt's keys, from code, secrets.toml or the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loadstone.plugins.destinations.postgres.credentials import (
+    PostgresCredentials,
+    PostgresCredentialsMissing,
+    resolve_credentials,
+)
+
+
+def test_a_connection_string_gives_every_field() -> None:
+    got = PostgresCredentials.parse("postgresql://me:p%40ss@db.local:6543/shop?sslmode=disable")
+    assert (got.username, got.password, got.host, got.port, got.database) == (
+        "me",
+        "p@ss",
+        "db.local",
+        6543,
+        "shop",
+    )
+    assert got.options == {"sslmode": "disable"}
+    assert got.url() == "postgresql://me:***@db.local:6543/shop"
+
+
+def test_fields_from_code_win_over_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS__PASSWORD", "from-env")
+    got = resolve_credentials("postgres", {"database": "d", "host": "h", "password": "code"})
+    assert got.password == "code"
+
+
+def test_secrets_toml_section_with_an_env_field_on_top(monkeypatch: pytest.MonkeyPatch) -> None:
+    Path(".loadstone").mkdir()
+    Path(".loadstone/secrets.toml").write_text(
+        '[destination.postgres.credentials]\ndatabase = "shop"\nusername = "loader"\n'
+        'password = "toml"\nhost = "127.0.0.1"\nport = 5433\n'
+    )
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS__PASSWORD", "env")
+    got = resolve_credentials("postgres", None)
+    assert (got.database, got.username, got.password, got.port) == ("shop", "loader", "env", 5433)
+
+
+def test_a_connection_string_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", "postgresql://u:p@h:1/db")
+    assert resolve_credentials("postgres", None).conninfo()["port"] == 1
+
+
+def test_no_credentials_is_a_one_line_error_naming_the_keys() -> None:
+    with pytest.raises(PostgresCredentialsMissing, match="DESTINATION__POSTGRES__CREDENTIALS"):
+        resolve_credentials("postgres", None)
