@@ -478,6 +478,7 @@ class Pipeline:
         schema_contract: Any = None,
         merge_key: Any = None,
         loader_file_format: str | None = None,
+        table_format: str | None = None,
     ) -> ExtractResult:
         """Write ``data`` into a new load package (state ``extracted``)."""
         run_hints = run_hints_of(
@@ -489,6 +490,8 @@ class Pipeline:
         )
         if loader_file_format is not None:
             run_hints["file_format"] = loader_file_format
+        if table_format is not None:
+            run_hints["table_format"] = table_format
         with self._locked():
             return self._extract(data, table_name, run_hints, schema)
 
@@ -856,6 +859,7 @@ class Pipeline:
         merge_key: Any = None,
         destination: Any = None,
         dataset_name: str | None = None,
+        table_format: str | None = None,
         spark: Any = None,
     ) -> LoadInfo:
         """Finish pending packages, then extract, normalize and load ``data``.
@@ -884,6 +888,7 @@ class Pipeline:
             "schema_contract": schema_contract,
             "merge_key": merge_key,
             "loader_file_format": loader_file_format,
+            "table_format": table_format,
         }
         try:
             with self._locked():

@@ -3,8 +3,8 @@
 Each profile is the row of ``../shared/spec/capabilities.md`` for that system (the limits
 dlt 1.x declares), so the core can fit identifiers for, say, snowflake before a snowflake
 loader exists; asking one of them to *load* raises ``DestinationNotSupported`` before any
-work. DuckDB's and PostgreSQL's profiles live with their loaders
-(``loadstone.plugins.destinations.duckdb``, ``...postgres``).
+work. DuckDB's, PostgreSQL's and the filesystem's profiles live with their loaders
+(``loadstone.plugins.destinations.duckdb``, ``...postgres``, ``...filesystem``).
 
 Where the spec lists two file formats ("jsonl / parquet") the first is the preferred one.
 ``None`` as a length means "no fixed limit" (filesystem paths, the Spark catalog).
@@ -174,17 +174,6 @@ PROFILES: dict[str, Destination] = {
             "keep",
             ("jsonl", "parquet"),
             ("upsert",),
-            supports_transactions=False,
-        ),
-        _profile(
-            "filesystem",
-            None,
-            None,
-            True,
-            "keep",
-            ("jsonl", "parquet"),
-            ("upsert",),
-            description="limits are the file system's path and the format's; upsert only for table formats",
             supports_transactions=False,
         ),
         _profile(

@@ -441,6 +441,9 @@ class RelationalNormalizer:
                 props["x-normalizer"] = {"max_nesting": int(max_nesting)}
             if hints.get("schema_contract") is not None:
                 props["schema_contract"] = hints["schema_contract"]
+            for key in ("file_format", "table_format"):  # kept in the schema, as dlt does
+                if hints.get(key) is not None:
+                    props[key] = hints[key]
             root_props[root] = props
 
         known: dict[str, dict[str, str]] = {}

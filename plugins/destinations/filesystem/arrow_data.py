@@ -1,0 +1,76 @@
+"""A package's Parquet files of one table as one Arrow table a lakehouse format accepts.
+
+Files of one table may have different column sets; they are unified by name. Every field is
+made nullable (a later load may lack a column, and both formats refuse a required column
+that arrives empty). Types a format cannot hold are narrowed losslessly to text: 256-bit
+``wei`` decimals (both formats stop at 38 digits) and, for Delta, times of day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+#: Arrow types of columns that hold no value yet, by the schema's data type
+_EMPTY_TYPES: Mapping[str, pa.DataType] = {
+    "text": pa.string(),
+    "bigint": pa.int64(),
+    "double": pa.float64(),
+    "bool": pa.bool_(),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+    "date": pa.date32(),
+    "json": pa.string(),
+    "binary": pa.binary(),
+}
+
+
+def fits(data_type: pa.DataType, table_format: str) -> pa.DataType:
+    """``data_type`` or the text type that keeps every value of it in ``table_format``."""
+    if pa.types.is_decimal(data_type) and data_type.precision > 38:
+        return pa.string()
+    if table_format == "delta" and pa.types.is_time(data_type):
+        return pa.string()
+    if pa.types.is_large_string(data_type):
+        return pa.string()
+    return data_type
+
+
+def format_schema(schema: pa.Schema, table_format: str) -> pa.Schema:
+    return pa.schema([pa.field(f.name, fits(f.type, table_format), nullable=True) for f in schema])
+
+
+def file_schema(files: Sequence[Path], table_format: str) -> pa.Schema:
+    """The columns of ``files`` (from their footers, no rows read) with the format's types."""
+    schemas = [pq.read_schema(f) for f in files]
+    return format_schema(pa.unify_schemas(schemas, promote_options="permissive"), table_format)
+
+
+def read_table(files: Sequence[Path], table_format: str) -> pa.Table | None:
+    """All rows of ``files`` in one table with the format's types, or None without files."""
+    if not files:
+        return None
+    parts = [pq.read_table(f) for f in files]
+    target = file_schema(files, table_format)
+    aligned = []
+    for part in parts:
+        columns = []
+        for field in target:
+            if field.name in part.column_names:
+                columns.append(part.column(field.name).cast(field.type))
+            else:
+                columns.append(pa.nulls(part.num_rows, field.type))
+        aligned.append(pa.Table.from_arrays(columns, schema=target))
+    return pa.concat_tables(aligned)
+
+
+def empty_table(columns: Sequence[Mapping[str, Any]]) -> pa.Table:
+    """An empty table of the schema's columns (a replace that brought no rows)."""
+    fields = [
+        pa.field(c["name"], _EMPTY_TYPES.get(str(c.get("data_type")), pa.string()), nullable=True)
+        for c in columns
+    ]
+    return pa.Table.from_pylist([], schema=pa.schema(fields))

@@ -1,0 +1,313 @@
+"""The filesystem loader: one client per dataset folder ``<bucket_url>/<dataset>``.
+
+Exactly once without transactions: every file a package writes has a name fixed by the load
+id (file ids are derived from load id, table and position, not random), so a retry after a
+crash rewrites the same files instead of adding new ones; a replace removes the files of
+earlier loads only after this load's are written; and the ``_dlt_loads`` record is written
+last. A load id without that record is invisible: ``pipeline.dataset()`` and state restoring
+read only completed loads, and the pipeline retries the package. Table formats commit each
+table once per package and remember the load id in the commit, so a retried package skips
+the tables it already committed (``delta.py``, ``iceberg.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import posixpath
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loadstone.destinations.contract import (
+    Destination,
+    DestinationError,
+    LoadFailed,
+    LoadRequest,
+    schema_dict,
+)
+from loadstone.plugins.destinations.filesystem import file_formats
+from loadstone.plugins.destinations.filesystem.configuration import (
+    FilesystemConfiguration,
+    check_formats,
+    resolve_configuration,
+)
+from loadstone.plugins.destinations.filesystem.layout import Layout
+from loadstone.plugins.destinations.filesystem.records import DatasetRecords
+from loadstone.plugins.destinations.filesystem.tables import TablePlan, is_system_table, plan_table
+from loadstone.storage.filesystem import open_filesystem, put_file_atomic, write_bytes_atomic
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    import duckdb
+
+log = logging.getLogger(__name__)
+
+
+def version_hash(stored: Mapping[str, Any]) -> str:
+    """The schema's ``version_hash``; a hand-made dict without one gets a content hash."""
+    value = stored.get("version_hash")
+    if value:
+        return str(value)
+    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
+    return hashlib.sha256(content).hexdigest()
+
+
+def file_id(load_id: str, table: str, index: int) -> str:
+    """A file id fixed by load id, table and position: a retry writes the same names."""
+    return hashlib.sha256(f"{load_id}/{table}/{index}".encode()).hexdigest()[:10]
+
+
+class FilesystemClient:
+    """Loads packages into one dataset folder of a bucket (see the module docstring)."""
+
+    def __init__(
+        self,
+        destination: Destination,
+        schema: Any,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **_options: Any,
+    ) -> None:
+        self.destination = destination
+        self.schema = schema
+        self.dataset_name = dataset_name
+        self.pipeline_name = pipeline_name
+        self.config: FilesystemConfiguration = resolve_configuration(destination)
+        self.fs, bucket_path = open_filesystem(self.config.bucket_url, self.config.credentials)
+        self.dataset_path = f"{bucket_path.rstrip('/')}/{dataset_name}"
+        self.records = DatasetRecords(self.fs, self.dataset_path)
+        self.layout = Layout(self.config.layout, self.config.extra_placeholders)
+        self._reader: Any = None
+        self._table_writers: dict[str, Any] = {}
+
+    # --- names and places --------------------------------------------------------------
+
+    def dataset_url(self) -> str:
+        """The dataset folder as a URL (what Delta, Iceberg and DuckDB are given)."""
+        from loadstone.storage.filesystem import join_url
+
+        return join_url(self.config.bucket_url, self.dataset_name)
+
+    def table_url(self, table: str) -> str:
+        from loadstone.storage.filesystem import join_url
+
+        return join_url(self.config.bucket_url, self.dataset_name, table)
+
+    def _schema_name(self, stored: Mapping[str, Any] | None = None) -> str:
+        stored = stored if stored is not None else schema_dict(self.schema)
+        return str(stored.get("name") or self.pipeline_name or "")
+
+    # --- the contract ------------------------------------------------------------------
+
+    def initialize_storage(self) -> None:
+        """Write the ``init`` marker of the dataset folder (nothing else)."""
+        self.records.initialize()
+
+    def update_stored_schema(self, schema: Any = None) -> list[str]:
+        """Record the schema version in ``_dlt_version`` when its hash is new.
+
+        Files need no DDL; table formats evolve their schema in the commit of each package.
+        """
+        stored = schema_dict(schema if schema is not None else self.schema)
+        self.records.initialize()
+        written = self.records.write_version(stored, version_hash(stored))
+        return [f"_dlt_version {stored.get('name')} {version_hash(stored)}"] if written else []
+
+    def is_package_loaded(self, load_id: str) -> bool:
+        return self.records.is_loaded(load_id)
+
+    def load_package(self, request: LoadRequest) -> None:
+        """Write every table of the package, then its state, then (last) its load record."""
+        if self.is_package_loaded(request.load_id):
+            return
+        stored = schema_dict(request.schema)
+        schema_name = self._schema_name(stored)
+        digest = version_hash(stored)
+        self.records.initialize()
+        self.records.write_version(stored, digest)
+        for plan in self._plans(stored, request.tables):
+            spec = request.tables.get(plan.name) or []
+            files = file_formats.list_parquet(spec) if spec else []
+            try:
+                self._load_table(plan, files, request.load_id, schema_name)
+            except DestinationError:
+                raise
+            except Exception as error:
+                raise LoadFailed(
+                    request.load_id,
+                    plan.name,
+                    f"{type(error).__name__}: {error}",
+                    [str(f) for f in files],
+                ) from error
+        if request.pipeline_state is not None:
+            self.records.write_state(request.load_id, request.pipeline_state, digest)
+        self.records.write_load(request.load_id, schema_name, digest)
+        self.close()  # views made before this load would not show it
+
+    def _plans(self, stored: Mapping[str, Any], tables: Mapping[str, Any]) -> list[TablePlan]:
+        """Plans of the package's tables, plus the nested tables of replaced roots that got
+        no rows this time (a replace empties them too, as in dlt)."""
+        plans = [
+            plan_table(stored, name, self.config.loader_file_format, self.config.table_format)
+            for name in tables
+            if not is_system_table(name)
+        ]
+        replaced = {p.root for p in plans if p.write_disposition == "replace"}
+        present = {p.name for p in plans}
+        for name in stored.get("tables") or {}:
+            if name in present or is_system_table(name):
+                continue
+            plan = plan_table(
+                stored, name, self.config.loader_file_format, self.config.table_format
+            )
+            if plan.root in replaced:
+                plans.append(plan)
+        for plan in plans:
+            check_formats(plan.file_format, plan.table_format)
+        return plans
+
+    def _load_table(
+        self,
+        plan: TablePlan,
+        files: Sequence[Path],
+        load_id: str,
+        schema_name: str,
+    ) -> None:
+        if plan.table_format is not None:
+            self.table_writer(plan.table_format).commit(plan, files, load_id)
+            return
+        if plan.write_disposition == "merge":
+            log.warning(
+                "merge needs a table format on the filesystem destination; falling back to append on %s",
+                plan.name,
+            )
+        written = self._write_files(plan, files, load_id, schema_name)
+        if plan.write_disposition == "replace":
+            self._remove_other_files(plan, schema_name, keep=written)
+
+    def table_writer(self, table_format: str) -> Any:
+        """The Delta or Iceberg writer of this client, made once (a catalog costs ~0.1 s)."""
+        if table_format not in self._table_writers:
+            if table_format == "delta":
+                from loadstone.plugins.destinations.filesystem.delta import DeltaWriter
+
+                self._table_writers[table_format] = DeltaWriter(self)
+            else:
+                from loadstone.plugins.destinations.filesystem.iceberg import IcebergWriter
+
+                self._table_writers[table_format] = IcebergWriter(self)
+        return self._table_writers[table_format]
+
+    def _write_files(
+        self, plan: TablePlan, files: Sequence[Path], load_id: str, schema_name: str
+    ) -> set[str]:
+        ext = file_formats.extension(plan.file_format, self.config.compress)
+        written: set[str] = set()
+        for index, source in enumerate(files):
+            relative = self.layout.path(
+                schema_name, plan.name, load_id, file_id(load_id, plan.name, index), ext
+            )
+            target = f"{self.dataset_path}/{relative}"
+            if plan.file_format == "parquet":
+                put_file_atomic(self.fs, str(source), target)
+            else:
+                write_bytes_atomic(
+                    self.fs,
+                    target,
+                    file_formats.render(source, plan.file_format, self.config.compress),
+                )
+            written.add(relative)
+        return written
+
+    def table_files(
+        self, table: str, schema_name: str | None = None
+    ) -> list[tuple[str, str | None]]:
+        """``(relative path, load id or None)`` of every file of ``table`` in the dataset."""
+        schema_name = schema_name if schema_name is not None else self._schema_name()
+        pattern = self.layout.table_pattern(schema_name, table)
+        folder = self.layout.table_folder(schema_name, table)
+        base = f"{self.dataset_path}/{folder}".rstrip("/")
+        if not self.fs.exists(base):
+            return []
+        found = []
+        for path in self.fs.find(base):
+            relative = posixpath.relpath(path, self.dataset_path)
+            if posixpath.basename(relative).startswith("."):
+                continue
+            match = pattern.match(relative)
+            if match:
+                found.append((relative, match.groupdict().get("load_id")))
+        return sorted(found)
+
+    def _remove_other_files(self, plan: TablePlan, schema_name: str, keep: set[str]) -> None:
+        stale = [r for r, _ in self.table_files(plan.name, schema_name) if r not in keep]
+        if stale:
+            self.fs.rm([f"{self.dataset_path}/{r}" for r in stale])
+
+    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+        return self.records.newest_schema(schema_name)
+
+    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+        """The newest state of a completed load (its ``_dlt_loads`` record exists)."""
+        return self.records.newest_state(pipeline_name)
+
+    # --- reading back ------------------------------------------------------------------
+
+    @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """DuckDB over the dataset: one view per table, completed loads only (``reader.py``)."""
+        if self._reader is None:
+            from loadstone.plugins.destinations.filesystem.reader import DatasetReader
+
+            self._reader = DatasetReader(self)
+        return self._reader.connection
+
+    def qualified(self, table: str) -> str:
+        return f'"{self.dataset_name}"."{table}"'
+
+    def table_names(self) -> list[str]:
+        self.connection  # noqa: B018 - builds the views
+        return self._reader.table_names()
+
+    def table_row_counts(self) -> dict[str, int]:
+        return {
+            t: int(
+                self.connection.execute(f"SELECT count(*) FROM {self.qualified(t)}").fetchone()[0]
+            )
+            for t in self.table_names()
+        }
+
+    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        table = self.connection.sql(sql, params=list(params) or None)
+        if table is None:
+            return []
+        arrow = table.to_arrow_table()
+        return [tuple(row.values()) for row in arrow.to_pylist()]
+
+    def use_dataset(self) -> None:
+        self.connection.execute(f"SET search_path = '\"{self.dataset_name}\",main'")
+
+    def drop_dataset(self) -> None:
+        if self.fs.exists(self.dataset_path):
+            self.fs.rm(self.dataset_path, recursive=True)
+        self.close()
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def __enter__(self) -> FilesystemClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,212 @@
+"""``table_format="delta"``: each table a Delta table at ``<bucket_url>/<dataset>/<table>``.
+
+One commit per table per package, idempotent through Delta's own application transactions:
+the commit carries ``(app_id="loadstone", version=<load id as an integer>)`` and a table whose
+``transaction_version`` already reached it is skipped, so a package retried after a kill
+never commits twice. The load id is also in the commit's metadata (``loadstone.load_id``).
+
+Dispositions: append; replace (an overwrite commit); merge as upsert (``MERGE`` on the root's
+primary key, on ``_dlt_id`` for nested tables, whose ids are derived from the root's key);
+delete-insert runs as upsert here. New columns are added by the commit that brings them
+(``schema_mode="merge"`` / ``merge_schema=True``).
+
+Appends and replaces of Parquet files whose columns the table already has in the same
+types are committed as they are: the files are copied into the table folder (a byte copy,
+server-side on an object store when source and table share it) and registered by an add
+action, so their rows never pass through the loader. Anything else (new columns, other
+types, merge) reads the rows into Arrow once and lets ``deltalake`` write them.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from loadstone.plugins.destinations.filesystem.arrow_data import (
+    empty_table,
+    format_schema,
+    read_table,
+)
+from loadstone.storage.filesystem import FilesystemCredentials, put_file_atomic
+
+if TYPE_CHECKING:
+    from deltalake import DeltaTable
+
+    from loadstone.plugins.destinations.filesystem.client import FilesystemClient
+    from loadstone.plugins.destinations.filesystem.tables import TablePlan
+
+APP_ID = "loadstone"
+
+
+def load_version(load_id: str) -> int:
+    """The load id (``1795487830.1308439``) as the integer version of a Delta app transaction;
+    load ids grow with time, so later packages have higher versions."""
+    return int(decimal.Decimal(load_id) * 10_000_000)
+
+
+def storage_options(credentials: FilesystemCredentials) -> dict[str, str]:
+    """dlt's credential keys as the ``object_store`` options ``deltalake`` takes."""
+    options = {"AWS_S3_ALLOW_UNSAFE_RENAME": "true"}  # one writer per table: the pipeline
+    mapping = {
+        "aws_access_key_id": "AWS_ACCESS_KEY_ID",
+        "aws_secret_access_key": "AWS_SECRET_ACCESS_KEY",
+        "aws_session_token": "AWS_SESSION_TOKEN",
+        "region_name": "AWS_REGION",
+        "endpoint_url": "AWS_ENDPOINT_URL",
+    }
+    for key, value in credentials.as_dict().items():
+        if key in mapping:
+            options[mapping[key]] = value
+    if str(options.get("AWS_ENDPOINT_URL", "")).startswith("http://"):
+        options["AWS_ALLOW_HTTP"] = "true"
+    return options
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+class DeltaWriter:
+    """Commits the tables of one package to Delta tables of one dataset."""
+
+    def __init__(self, client: FilesystemClient) -> None:
+        self.client = client
+        self.options = storage_options(client.config.credentials)
+
+    def open(self, table: str) -> DeltaTable | None:
+        from deltalake import DeltaTable
+
+        uri = self.client.table_url(table)
+        if not DeltaTable.is_deltatable(uri, storage_options=self.options):
+            return None
+        return DeltaTable(uri, storage_options=self.options)
+
+    def read(self, table: str) -> pa.Table | None:
+        delta = self.open(table)
+        return None if delta is None else delta.to_pyarrow_table()
+
+    def commit(self, plan: TablePlan, files: Sequence[Path], load_id: str) -> None:
+        from deltalake import CommitProperties, Transaction
+
+        existing = self.open(plan.name)
+        version = load_version(load_id)
+        if existing is not None and (existing.transaction_version(APP_ID) or 0) >= version:
+            return  # this package's commit is already in the table
+        properties = CommitProperties(
+            custom_metadata={"loadstone.load_id": load_id},
+            app_transactions=[Transaction(APP_ID, version)],
+        )
+        disposition = plan.write_disposition
+        if disposition == "merge" and existing is not None and files:
+            self._merge(existing, plan, read_table(files, "delta"), properties)
+            return
+        mode = "overwrite" if disposition == "replace" else "append"
+        if files and self._commit_files(plan.name, existing, files, mode, properties):
+            return
+        data = read_table(files, "delta")
+        if data is None:
+            if disposition != "replace" or existing is None:
+                return  # nothing to append; a replace of an absent table creates nothing
+            data = empty_table(plan.columns)
+        self._write(plan.name, data, mode, properties)
+
+    def _write(self, table: str, data: pa.Table, mode: str, properties: Any) -> None:
+        from deltalake import write_deltalake
+
+        write_deltalake(
+            self.client.table_url(table),
+            data,
+            mode=mode,
+            schema_mode="merge",
+            storage_options=self.options,
+            commit_properties=properties,
+        )
+
+    def _merge(
+        self, table: DeltaTable, plan: TablePlan, data: pa.Table | None, properties: Any
+    ) -> None:
+        keys = list(plan.primary_key) if plan.is_root else ["_dlt_id"]
+        if data is None or data.num_rows == 0:
+            return
+        if not keys:  # a merge without a key appends, as in dlt
+            self._write(plan.name, data, "append", properties)
+            return
+        predicate = " AND ".join(f"t.{_quote(k)} = s.{_quote(k)}" for k in keys)
+        (
+            table.merge(
+                data,
+                predicate,
+                source_alias="s",
+                target_alias="t",
+                merge_schema=True,
+                commit_properties=properties,
+            )
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute()
+        )
+
+    def _commit_files(
+        self,
+        table: str,
+        existing: DeltaTable | None,
+        files: Sequence[Path],
+        mode: str,
+        properties: Any,
+    ) -> bool:
+        """Commit ``files`` as they are when the table has (or, new, will have) their columns
+        in their types; False when the rows must be rewritten instead."""
+        schemas = [pq.read_schema(f) for f in files]
+        if any(format_schema(s, "delta") != _nullable(s) for s in schemas):
+            return False  # a type Delta cannot hold as it is (wei, time)
+        if existing is None:
+            target = _nullable(pa.unify_schemas(schemas, promote_options="default"))
+        else:
+            target = pa.schema(existing.schema().to_arrow())
+            by_name = {f.name: f.type for f in target}
+            if any(by_name.get(f.name) != f.type for s in schemas for f in s):
+                return False  # a new column or another type: deltalake evolves the schema
+        actions = [self._copy(table, source) for source in files]
+        if existing is None:
+            from deltalake import Schema
+            from deltalake.transaction import create_table_with_add_actions
+
+            create_table_with_add_actions(
+                self.client.table_url(table),
+                Schema.from_arrow(target),
+                actions,
+                mode="error",
+                storage_options=self.options,
+                commit_properties=properties,
+            )
+        else:
+            existing.create_write_transaction(actions, mode, target, commit_properties=properties)
+        return True
+
+    def _copy(self, table: str, source: Path) -> Any:
+        """A byte copy of ``source`` in the table's folder, as a Delta add action."""
+        from deltalake.transaction import AddAction
+
+        name = f"{uuid.uuid4().hex}-{Path(source).name}"
+        put_file_atomic(self.client.fs, str(source), f"{self.client.dataset_path}/{table}/{name}")
+        rows = pq.read_metadata(source).num_rows
+        return AddAction(
+            name,
+            Path(source).stat().st_size,
+            {},
+            int(time.time() * 1000),
+            True,
+            json.dumps({"numRecords": rows}),
+        )
+
+
+def _nullable(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([f.with_nullable(True) for f in schema])

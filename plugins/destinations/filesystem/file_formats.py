@@ -1,0 +1,89 @@
+"""Writing one table's normalized Parquet files as Parquet, JSONL or CSV files.
+
+Parquet files are copied byte for byte: the normalizer already wrote them in the types the
+destination stores (see docs/ARCHITECTURE.md), so their rows never pass through the loader.
+JSONL and CSV are written from Arrow batches, gzipped by default with ``.gz`` after the
+format's extension, as dlt 1.31 does. JSON values: timestamps and dates in ISO 8601,
+decimals as exact text, binary as base64.
+"""
+
+from __future__ import annotations
+
+import base64
+import decimal
+import gzip
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+
+def extension(file_format: str, compress: bool) -> str:
+    """The ``{ext}`` of the layout: ``parquet``, ``jsonl.gz``, ``csv.gz`` (or without ``.gz``)."""
+    if file_format == "parquet" or not compress:
+        return file_format
+    return f"{file_format}.gz"
+
+
+def list_parquet(spec: Any) -> list[Path]:
+    """The Parquet files of a load request entry (files, or folders of Spark output)."""
+    specs = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
+    files: list[Path] = []
+    for item in specs:
+        path = Path(item)
+        if path.is_dir():
+            files.extend(
+                p
+                for p in sorted(path.rglob("*.parquet"))
+                if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
+            )
+        else:
+            files.append(path)
+    return [f for f in files if pq.ParquetFile(f).metadata.num_rows > 0]
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def _batches(source: Path) -> Iterator[pa.RecordBatch]:
+    yield from pq.ParquetFile(source).iter_batches(batch_size=10_000)
+
+
+def render(source: Path, file_format: str, compress: bool) -> bytes:
+    """The bytes of ``source`` in ``file_format`` (JSONL / CSV), gzipped when ``compress``."""
+    buffer = io.BytesIO()
+    if file_format == "jsonl":
+        for batch in _batches(source):
+            for row in batch.to_pylist():
+                buffer.write(orjson.dumps(row, default=_json_default))
+                buffer.write(b"\n")
+    elif file_format == "csv":
+        table = pq.read_table(source)
+        table = table.cast(_csv_schema(table.schema))
+        pa_csv.write_csv(table, buffer, pa_csv.WriteOptions(quoting_style="needed"))
+    else:
+        raise ValueError(f"render() writes jsonl or csv, not {file_format}")
+    data = buffer.getvalue()
+    return gzip.compress(data, mtime=0) if compress else data
+
+
+def _csv_schema(schema: pa.Schema) -> pa.Schema:
+    """CSV holds text: binary and nested values are written as strings."""
+    fields = []
+    for field in schema:
+        if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+            fields.append(field.with_type(pa.string()))
+        else:
+            fields.append(field)
+    return pa.schema(fields)

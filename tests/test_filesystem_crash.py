@@ -1,0 +1,121 @@
+"""``kill -9`` in the middle of a filesystem load, then a rerun: every row exactly once.
+
+A child process runs a pipeline whose second package is killed (SIGKILL, no cleanup) right
+after the k-th write of its load step: a data file, a bookkeeping record, a file copied into
+a table, a Delta or Iceberg commit. The parent then reruns the pipeline, which finishes the
+pending package, and reads the bucket with independent readers: both packages' rows are
+there once, and ``_dlt_loads`` has one record per package. A dry run counts the writes, so
+every k from the first write to the last is tried.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from filesystem_support import DATASET, fs_pipeline, rows_per_table
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, signal, sys
+    import loadstone
+    from loadstone.plugins.destinations.filesystem import client, delta, iceberg, records
+
+    kill_after, spec = int(sys.argv[1]), json.loads(sys.argv[2])
+    events = [0]
+    armed = [False]
+
+    def counted(module, name):
+        original = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            result = original(*args, **kwargs)
+            if armed[0]:
+                events[0] += 1
+                if events[0] == kill_after:
+                    os.kill(os.getpid(), signal.SIGKILL)
+            return result
+
+        setattr(module, name, wrapper)
+
+    for module in (client, records, delta, iceberg):
+        for name in ("put_file_atomic", "write_bytes_atomic"):
+            if hasattr(module, name):
+                counted(module, name)
+    counted(delta.DeltaWriter, "commit")
+    counted(iceberg.IcebergWriter, "commit")
+
+    pipeline = loadstone.pipeline(
+        pipeline_name="crash",
+        destination=loadstone.destinations.filesystem(bucket_url=spec["bucket"]),
+        dataset_name=spec["dataset"],
+        pipelines_dir=spec["pipelines"],
+    )
+    hints = spec["hints"]
+    pipeline.run([{"id": 1, "tags": ["a", "b"]}], table_name="items", **hints)
+    armed[0] = True
+    pipeline.run([{"id": 2, "tags": ["c"]}, {"id": 3, "tags": []}], table_name="items", **hints)
+    print(events[0])
+    """
+)
+
+EXPECTED = {"items": 3, "items__tags": 3}
+
+
+def _spec(tmp: Path, table_format: str | None) -> dict[str, object]:
+    return {
+        "bucket": str(tmp / "bucket"),
+        "dataset": DATASET,
+        "pipelines": str(tmp / "pipelines"),
+        "hints": {"table_format": table_format} if table_format else {},
+    }
+
+
+def _child(
+    tmp: Path, kill_after: int, table_format: str | None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", CHILD, str(kill_after), json.dumps(_spec(tmp, table_format))],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp,
+    )
+
+
+def _rows(tmp: Path, table_format: str | None) -> dict[str, list[int]]:
+    """Row ids per table, read by the format's own library (files: pyarrow/json)."""
+    dataset = tmp / "bucket" / DATASET
+    if table_format is None:
+        return {name: [0] * count for name, count in rows_per_table(dataset).items()}
+    from test_filesystem_table_formats import read_table
+
+    return {
+        name: [0] * read_table(table_format, tmp / "bucket", name).num_rows for name in EXPECTED
+    }
+
+
+@pytest.mark.parametrize("table_format", [None, "delta", "iceberg"])
+def test_kill_9_at_every_write_of_a_load_then_rerun_loads_exactly_once(
+    tmp_path: Path, table_format: str | None
+) -> None:
+    (tmp_path / "dry").mkdir()
+    dry = _child(tmp_path / "dry", 0, table_format)
+    assert dry.returncode == 0, dry.stderr
+    writes = int(dry.stdout.strip().splitlines()[-1])
+    assert writes >= 3  # the two tables' data, then the _dlt_loads record
+    for kill_after in range(1, writes + 1):
+        work = tmp_path / f"k{kill_after}"
+        work.mkdir()
+        killed = _child(work, kill_after, table_format)
+        assert killed.returncode == -9, (kill_after, killed.stderr[-2000:])
+        # the child's pipeline, on the working folder it left behind
+        fs_pipeline(work, "crash", str(work / "bucket")).run()
+        counts = {name: len(ids) for name, ids in _rows(work, table_format).items()}
+        assert counts == EXPECTED, kill_after
+        loads = list((work / "bucket" / DATASET / "_dlt_loads").iterdir())
+        assert len(loads) == 2, kill_after

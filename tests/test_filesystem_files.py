@@ -1,0 +1,188 @@
+"""The filesystem destination's files: formats, dispositions, layouts, state, reading back.
+
+Files are read back by pyarrow, gzip + json and DuckDB directly; ``pipeline.dataset()`` is
+checked against them.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from filesystem_support import (
+    DATASET,
+    counter_source,
+    files_of,
+    fs_pipeline,
+    load_case,
+    read_file_rows,
+    rows_per_table,
+)
+
+from loadstone.plugins.destinations.filesystem.layout import LayoutError
+
+CASES = [
+    ("github_events.json", "events"),
+    ("github_issues.json", "issues"),
+    ("weird_rows.json", "weird"),
+    ("ethereum_blocks.json", "blocks"),
+]
+USERS = [
+    {"id": 1, "name": "Alice", "pets": [{"name": "Fluffy"}]},
+    {"id": 2, "name": "Bob", "pets": [{"name": "Fido"}, {"name": "Rex"}]},
+]
+
+
+@pytest.mark.parametrize(("file_name", "table"), CASES)
+def test_every_shared_case_reads_back_with_pyarrow_and_duckdb(
+    tmp_path: Path, cases_dir: Path, file_name: str, table: str
+) -> None:
+    pipeline = fs_pipeline(tmp_path, f"case_{table}", str(tmp_path / "bucket"))
+    info = pipeline.run(load_case(cases_dir, file_name), table_name=table)
+    dataset_dir = tmp_path / "bucket" / DATASET
+    loaded = {name: rows for name, rows in info.packages[0].row_counts.items() if rows}
+    assert rows_per_table(dataset_dir) == loaded
+    root_files = sorted((dataset_dir / table).glob("*.parquet"))
+    with duckdb.connect() as conn:
+        read = conn.execute(
+            "SELECT count(*) FROM read_parquet(?, union_by_name = true)",
+            [[str(f) for f in root_files]],
+        ).fetchone()
+    assert read is not None and read[0] == loaded[table]
+    assert dict(pipeline.dataset().row_counts().fetchall()) == loaded
+
+
+@pytest.mark.parametrize("file_format", ["jsonl", "csv"])
+def test_text_formats_are_gzipped_and_hold_every_row(tmp_path: Path, file_format: str) -> None:
+    pipeline = fs_pipeline(tmp_path, f"fmt_{file_format}", str(tmp_path / "bucket"))
+    pipeline.run(USERS, table_name="users", loader_file_format=file_format)
+    dataset_dir = tmp_path / "bucket" / DATASET
+    users = [f for f in files_of(dataset_dir) if f.startswith("users/")]
+    assert len(users) == 1 and users[0].endswith(f".{file_format}.gz")
+    text = gzip.decompress((dataset_dir / users[0]).read_bytes()).decode()
+    if file_format == "csv":
+        assert text.splitlines()[0] == '"id","name","_dlt_load_id","_dlt_id"'
+        assert len(text.splitlines()) == 3
+    else:
+        assert [r["name"] for r in read_file_rows(dataset_dir / users[0])] == ["Alice", "Bob"]
+    assert sorted(pipeline.dataset()["users"].select("id", "name").fetchall()) == [
+        (1, "Alice"),
+        (2, "Bob"),
+    ]
+
+
+def test_append_adds_files_and_replace_keeps_only_the_last_load(tmp_path: Path) -> None:
+    pipeline = fs_pipeline(tmp_path, "dispositions", str(tmp_path / "bucket"))
+    dataset_dir = tmp_path / "bucket" / DATASET
+    pipeline.run(USERS, table_name="users")
+    pipeline.run(USERS, table_name="users")
+    assert rows_per_table(dataset_dir) == {"users": 4, "users__pets": 6}
+    info = pipeline.run([{"id": 9, "name": "Zed"}], table_name="users", write_disposition="replace")
+    # the nested table got no rows this time and is emptied too, as in dlt
+    assert rows_per_table(dataset_dir) == {"users": 1}
+    assert [p.name.split(".")[0] for p in (dataset_dir / "users").iterdir()] == [
+        info.loads_ids[0].split(".")[0]
+    ]
+
+
+def test_merge_without_a_table_format_appends_as_dlt_does(tmp_path: Path) -> None:
+    pipeline = fs_pipeline(tmp_path, "merge_files", str(tmp_path / "bucket"))
+    for name in ("a", "b"):
+        pipeline.run(
+            [{"id": 1, "name": name}], table_name="t", write_disposition="merge", primary_key="id"
+        )
+    assert rows_per_table(tmp_path / "bucket" / DATASET) == {"t": 2}
+
+
+def test_layout_placeholders_place_the_files(tmp_path: Path) -> None:
+    pipeline = fs_pipeline(
+        tmp_path,
+        "layouts",
+        str(tmp_path / "bucket"),
+        layout="{schema_name}/{table_name}/{year}/{month}/{load_id}.{file_id}.{ext}",
+    )
+    pipeline.run(USERS, table_name="users")
+    pipeline.run(USERS, table_name="users", write_disposition="replace")
+    users = [f for f in files_of(tmp_path / "bucket" / DATASET) if "/users/" in f]
+    assert len(users) == 1
+    schema, table, year, month, name = users[0].split("/")
+    assert (schema, table) == ("layouts", "users")
+    assert len(year) == 4 and len(month) == 2 and name.endswith(".parquet")
+    assert pipeline.dataset()["users"].count() == 2
+
+
+def test_an_unknown_placeholder_is_refused_before_loading(tmp_path: Path) -> None:
+    pipeline = fs_pipeline(tmp_path, "bad_layout", str(tmp_path / "bucket"), layout="{nope}/{ext}")
+    with pytest.raises(Exception, match="nope") as caught:
+        pipeline.run(USERS, table_name="users")
+    assert isinstance(caught.value, LayoutError) or isinstance(caught.value.__cause__, LayoutError)
+
+
+def test_state_and_schema_are_restored_from_the_bucket(tmp_path: Path) -> None:
+    bucket = str(tmp_path / "bucket")
+    first = fs_pipeline(tmp_path / "one", "restore", bucket)
+    first.run(counter_source())
+    first.run(counter_source())
+    fresh = fs_pipeline(tmp_path / "two", "restore", bucket)
+    fresh.run(counter_source())
+    assert fresh.state["sources"]["numbers"]["resources"]["counter"] == {"last": 9}
+    assert sorted(fresh.dataset()["counter"].select("n").fetchall()) == [(n,) for n in range(9)]
+    assert fresh.default_schema.name == "numbers"
+
+
+def test_the_bucket_url_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import loadstone
+
+    monkeypatch.setenv("DESTINATION__FILESYSTEM__BUCKET_URL", f"file://{tmp_path}/env_bucket")
+    pipeline = loadstone.pipeline(
+        pipeline_name="env_bucket",
+        destination="filesystem",
+        dataset_name="ds",
+        pipelines_dir=tmp_path / "pipelines",
+    )
+    pipeline.run(USERS, table_name="users")
+    written = list((tmp_path / "env_bucket" / "ds" / "users").glob("*.parquet"))
+    assert sum(pq.read_table(f).num_rows for f in written) == 2
+
+
+def test_loadstone_run_loads_into_the_filesystem_destination(tmp_path: Path) -> None:
+    source = tmp_path / "orders.jsonl"
+    source.write_text('{"id": 1, "items": [{"sku": "a"}]}\n{"id": 2, "items": []}\n')
+    env = {
+        **os.environ,
+        "DESTINATION__FILESYSTEM__BUCKET_URL": str(tmp_path / "cli_bucket"),
+        "LOADSTONE_HOME": str(tmp_path / "home"),
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "loadstone.cli",
+            "run",
+            str(source),
+            "--table",
+            "orders",
+            "--pipeline",
+            "cli_files",
+            "--destination",
+            "filesystem",
+            "--dataset",
+            "shop",
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    dataset_dir = tmp_path / "cli_bucket" / "shop"
+    assert rows_per_table(dataset_dir) == {"orders": 2, "orders__items": 1}

@@ -1,0 +1,173 @@
+"""Delta and Iceberg tables written by the filesystem destination, read by their own libraries.
+
+The three loads of the issue: an append, an append that brings a new column (the table's
+schema evolves), and a merge that updates one row by primary key and inserts another. Then
+replace, delete-insert, one commit per package, and Parquet files committed as they are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from filesystem_support import DATASET, fs_pipeline, load_case
+
+FORMATS = ["delta", "iceberg"]
+
+
+def read_delta(bucket: Path, table: str) -> pa.Table:
+    from deltalake import DeltaTable
+
+    return DeltaTable(str(bucket / DATASET / table)).to_pyarrow_table()
+
+
+def iceberg_table(bucket: Path, table: str) -> Any:
+    """The table through a fresh pyiceberg SQL catalog on SQLite, from its metadata file."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    folder = bucket / DATASET / table / "metadata"
+    newest = max(folder.glob("*.metadata.json"), key=lambda p: int(p.name.split("-")[0]))
+    catalog = SqlCatalog("check", uri=f"sqlite:///{bucket.parent / 'check.db'}")
+    catalog.create_namespace_if_not_exists("check")
+    identifier = ("check", table)
+    if catalog.table_exists(identifier):
+        catalog.drop_table(identifier)
+    return catalog.register_table(identifier, f"file://{newest}")
+
+
+def read_table(table_format: str, bucket: Path, table: str) -> pa.Table:
+    if table_format == "delta":
+        return read_delta(bucket, table)
+    return iceberg_table(bucket, table).scan().to_arrow()
+
+
+def commits(table_format: str, bucket: Path, table: str) -> int:
+    """Commits of the table after its creation: Delta versions; Iceberg metadata files (one
+    commit may hold several snapshots: an upsert is an overwrite and an append)."""
+    if table_format == "delta":
+        from deltalake import DeltaTable
+
+        return len(DeltaTable(str(bucket / DATASET / table)).history())
+    return len(list((bucket / DATASET / table / "metadata").glob("*.metadata.json"))) - 1
+
+
+def _rows(table: pa.Table, *columns: str) -> list[tuple[Any, ...]]:
+    return sorted(tuple(row[c] for c in columns) for row in table.to_pylist())
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_append_evolve_merge_read_back_by_the_formats_library(
+    tmp_path: Path, table_format: str
+) -> None:
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"three_{table_format}", str(bucket))
+    hints = {"table_format": table_format, "primary_key": "id"}
+    pipeline.run(
+        [{"id": 1, "name": "Alice"}, {"id": 2, "name": "Bob"}], table_name="users", **hints
+    )
+    pipeline.run([{"id": 3, "name": "Carl", "score": 1.5}], table_name="users", **hints)
+    pipeline.run(
+        [{"id": 2, "name": "Bobby", "score": 2.5}, {"id": 4, "name": "Dora"}],
+        table_name="users",
+        write_disposition={"disposition": "merge", "strategy": "upsert"},
+        **hints,
+    )
+    table = read_table(table_format, bucket, "users")
+    assert {"id", "name", "score", "_dlt_id", "_dlt_load_id"} <= set(table.column_names)
+    assert pa.types.is_floating(table.schema.field("score").type)
+    assert _rows(table, "id", "name", "score") == [
+        (1, "Alice", None),
+        (2, "Bobby", 2.5),
+        (3, "Carl", 1.5),
+        (4, "Dora", None),
+    ]
+    assert commits(table_format, bucket, "users") == 3
+    assert sorted(pipeline.dataset()["users"].select("id", "name").fetchall())[1] == (2, "Bobby")
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_delete_insert_replaces_the_rows_of_incoming_keys(
+    tmp_path: Path, table_format: str
+) -> None:
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"di_{table_format}", str(bucket))
+    hints: dict[str, Any] = {
+        "table_format": table_format,
+        "primary_key": "id",
+        "write_disposition": {"disposition": "merge", "strategy": "delete-insert"},
+    }
+    pipeline.run([{"id": 1, "v": "a"}, {"id": 2, "v": "b"}], table_name="t", **hints)
+    pipeline.run([{"id": 2, "v": "B"}, {"id": 3, "v": "c"}], table_name="t", **hints)
+    assert _rows(read_table(table_format, bucket, "t"), "id", "v") == [
+        (1, "a"),
+        (2, "B"),
+        (3, "c"),
+    ]
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_replace_overwrites_the_table(tmp_path: Path, table_format: str) -> None:
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"rp_{table_format}", str(bucket))
+    pipeline.run([{"id": 1}, {"id": 2}], table_name="t", table_format=table_format)
+    pipeline.run(
+        [{"id": 3}], table_name="t", table_format=table_format, write_disposition="replace"
+    )
+    assert _rows(read_table(table_format, bucket, "t"), "id") == [(3,)]
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_appended_parquet_files_are_committed_as_they_are(
+    tmp_path: Path, table_format: str
+) -> None:
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"direct_{table_format}", str(bucket))
+    for i in range(2):
+        pipeline.run([{"id": i}], table_name="t", table_format=table_format)
+    folder = bucket / DATASET / "t" / ("data" if table_format == "iceberg" else "")
+    # the normalizer's own file names (c<chunk>-a<attempt>-<n>.parquet) after a unique prefix
+    copied = [p.name for p in folder.glob("*.parquet") if "-c00000-" in p.name]
+    assert len(copied) == 2
+    assert _rows(read_table(table_format, bucket, "t"), "id") == [(0,), (1,)]
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+@pytest.mark.parametrize(
+    ("file_name", "table"),
+    [
+        ("github_events.json", "events"),
+        ("github_issues.json", "issues"),
+        ("weird_rows.json", "weird"),
+        ("ethereum_blocks.json", "blocks"),
+    ],
+)
+def test_every_shared_case_as_a_table_format(
+    tmp_path: Path, cases_dir: Path, table_format: str, file_name: str, table: str
+) -> None:
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"case_{table_format}", str(bucket))
+    info = pipeline.run(
+        load_case(cases_dir, file_name), table_name=table, table_format=table_format
+    )
+    for name, rows in info.packages[0].row_counts.items():
+        if rows:
+            assert read_table(table_format, bucket, name).num_rows == rows, name
+
+
+def test_a_configured_iceberg_catalog_holds_the_tables(tmp_path: Path) -> None:
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    uri = f"sqlite:///{tmp_path / 'catalog.db'}"
+    pipeline = fs_pipeline(
+        tmp_path,
+        "own_catalog",
+        str(tmp_path / "bucket"),
+        iceberg_catalog={"type": "sql", "uri": uri},
+    )
+    pipeline.run([{"id": 1}, {"id": 2}], table_name="t", table_format="iceberg")
+    pipeline.run([{"id": 3}], table_name="t", table_format="iceberg")
+    # the catalog name is iceberg_catalog_name, "default" unless configured
+    table = SqlCatalog("default", uri=uri).load_table((DATASET, "t"))
+    assert _rows(table.scan().to_arrow(), "id") == [(1,), (2,), (3,)]
