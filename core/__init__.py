@@ -5,9 +5,10 @@ This module is the table of contents of the public API. Names are imported on fi
 not start a JVM. The API mirrors dlt's, so ``import loadstone as dlt`` runs dlt-style code.
 
 Pipelines
-    pipeline, Pipeline, LoadInfo
+    pipeline, attach, Pipeline, LoadInfo, PipelineStepFailed
 Sources and resources
-    resource, source, current
+    resource, transformer, source, sources (``sources.incremental``), mark, current,
+    secrets / config (``secrets.value`` arguments read from configuration)
 Schema
     Schema, SchemaContract
 Naming conventions and plugins
@@ -15,8 +16,10 @@ Naming conventions and plugins
 Destinations
     destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``), Destination,
     Capabilities, DestinationNotSupported
+Configuration
+    config (the resolver and its typed accessors)
 Errors
-    LoadstoneError (every error derives from it)
+    LoadstoneError (every error derives from it), UnknownPluginError, ConfigFileError
 """
 
 from __future__ import annotations
@@ -31,7 +34,13 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "pipeline": ("loadstone.pipelines.pipeline", "pipeline"),
     "Pipeline": ("loadstone.pipelines.pipeline", "Pipeline"),
     "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
+    "attach": ("loadstone.pipelines.pipeline", "attach"),
+    "PipelineStepFailed": ("loadstone.pipelines.pipeline", "PipelineStepFailed"),
     "resource": ("loadstone.extract.sources", "resource"),
+    "transformer": ("loadstone.extract.sources", "transformer"),
+    "sources": ("loadstone.sources", None),
+    "mark": ("loadstone.extract.mark", None),
+    "secrets": ("loadstone.extract.injection", "secrets"),
     "source": ("loadstone.extract.sources", "source"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
@@ -52,15 +61,18 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from loadstone import current, destinations
+    from loadstone import config, current, destinations, sources
+    from loadstone.config import ConfigFileError
     from loadstone.destinations.contract import Capabilities, Destination, DestinationNotSupported
     from loadstone.errors import LoadstoneError
-    from loadstone.extract.sources import resource, source
+    from loadstone.extract import mark
+    from loadstone.extract.injection import secrets
+    from loadstone.extract.sources import resource, source, transformer
     from loadstone.hookspecs import hookimpl
     from loadstone.naming import NamingConvention
     from loadstone.pipelines.load_info import LoadInfo
-    from loadstone.pipelines.pipeline import Pipeline, pipeline
-    from loadstone.plugin_manager import naming_convention
+    from loadstone.pipelines.pipeline import Pipeline, PipelineStepFailed, attach, pipeline
+    from loadstone.plugin_manager import UnknownPluginError, naming_convention
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
 

@@ -6,7 +6,8 @@ Every setting of loadstone is a *key path* such as ``schema.naming`` or
 1. an explicit argument given by the caller (code always wins over configuration);
 2. the environment: the path upper-cased and joined by ``__``
    (``SCHEMA__NAMING``, ``SOURCES__GITHUB__SCHEMA__NAMING``, ``SPARK__MASTER``);
-3. the project folder ``./.loadstone/``: ``secrets.toml`` then ``config.toml``;
+3. the project folder ``./.loadstone/``: ``secrets.toml`` then ``config.toml``; then a dlt
+   project's ``./.dlt/`` (same files), so a ported project keeps its settings;
 4. the user folder ``$LOADSTONE_HOME`` (default ``~/.loadstone``): ``secrets.toml`` then
    ``config.toml``;
 5. the default supplied by the caller.
@@ -34,7 +35,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -53,6 +54,8 @@ HOME_ENV = "LOADSTONE_HOME"
 DEFAULT_HOME = Path("~/.loadstone")
 #: the project folder, relative to the current working directory
 PROJECT_DIR = ".loadstone"
+#: the project folder of a dlt project, read after ``.loadstone/`` (which wins)
+DLT_PROJECT_DIR = ".dlt"
 CONFIG_FILE = "config.toml"
 SECRETS_FILE = "secrets.toml"
 #: naming convention used when nothing is configured and the destination prefers none
@@ -252,6 +255,8 @@ def providers() -> tuple[EnvironProvider | TomlFolderProvider, ...]:
     return (
         EnvironProvider(),
         TomlFolderProvider("project", project_dir()),
+        # a ported dlt project keeps its settings in ./.dlt/: read, below ./.loadstone/
+        TomlFolderProvider("project-dlt", Path.cwd() / DLT_PROJECT_DIR),
         TomlFolderProvider("home", home_dir()),
     )
 
@@ -409,8 +414,175 @@ def spark_options() -> dict[str, str]:
     for provider in reversed(providers()):
         section = provider.section(("spark",))
         if isinstance(provider, EnvironProvider):
-            items = ((_env_spark_key(name), value) for name, value in section.items())
+            items: Iterator[tuple[str, Any]] = (
+                (_env_spark_key(name), value) for name, value in section.items()
+            )
         else:
             items = _flatten(section)
         options.update((key, _spark_value(value)) for key, value in items)
     return options
+
+
+# --- typed accessors -------------------------------------------------------------------------
+
+
+class ConfigValueError(LoadstoneError, ValueError):
+    """A configured value that does not parse as its key needs; names the key and its source."""
+
+    def __init__(self, key: str, value: Any, origin: str, expected: str) -> None:
+        self.key = key
+        self.value = value
+        self.origin = origin
+        self.expected = expected
+        super().__init__(f"{key} must be {expected}, not {value!r} (from {origin})")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.key, self.value, self.origin, self.expected))
+
+
+_TRUE: Final = frozenset({"true", "1", "yes", "on"})
+_FALSE: Final = frozenset({"false", "0", "no", "off"})
+_SIZE_UNITS: Final[Mapping[str, int]] = {
+    "": 1,
+    "b": 1,
+    "k": 1000,
+    "kb": 1000,
+    "kib": 1024,
+    "m": 1000**2,
+    "mb": 1000**2,
+    "mib": 1024**2,
+    "g": 1000**3,
+    "gb": 1000**3,
+    "gib": 1024**3,
+    "t": 1000**4,
+    "tb": 1000**4,
+    "tib": 1024**4,
+}
+_SIZE: Final = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+
+
+def _first_key(key_path: str | Sequence[str]) -> str:
+    return key_path if isinstance(key_path, str) else str(next(iter(key_path)))
+
+
+def _locate(key_path: str | Sequence[str], default: Any, explicit: Any) -> Found:
+    candidates = [key_path] if isinstance(key_path, str) else list(key_path)
+    return locate(*candidates, explicit=explicit, default=default)
+
+
+def parse_bool(value: Any, key: str, origin: str) -> bool:
+    """``true``/``false`` in any case, ``1``/``0``, ``yes``/``no``, ``on``/``off``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ConfigValueError(key, value, origin, "true or false")
+
+
+def get_bool(key_path: str | Sequence[str], default: bool, *, explicit: Any = None) -> bool:
+    """A boolean setting: ``LOAD__KEEP_COMPLETED_PACKAGES=False`` reads as false."""
+    found = _locate(key_path, default, explicit)
+    return parse_bool(found.value, _first_key(key_path), found.origin)
+
+
+def get_int(
+    key_path: str | Sequence[str],
+    default: int,
+    *,
+    minimum: int | None = None,
+    explicit: Any = None,
+) -> int:
+    """An integer setting (text of digits accepted), at least ``minimum`` when given."""
+    found = _locate(key_path, default, explicit)
+    key, value = _first_key(key_path), found.value
+    expected = "an integer" if minimum is None else f"an integer >= {minimum}"
+    if isinstance(value, bool):
+        raise ConfigValueError(key, value, found.origin, expected)
+    try:
+        number = int(str(value).strip()) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        raise ConfigValueError(key, value, found.origin, expected) from None
+    if minimum is not None and number < minimum:
+        raise ConfigValueError(key, value, found.origin, expected)
+    return number
+
+
+def get_float(
+    key_path: str | Sequence[str],
+    default: float,
+    *,
+    minimum: float | None = None,
+    explicit: Any = None,
+    expected: str = "a number",
+) -> float:
+    """A number setting (text of a number accepted), at least ``minimum`` when given."""
+    found = _locate(key_path, default, explicit)
+    key, value = _first_key(key_path), found.value
+    if isinstance(value, bool):
+        raise ConfigValueError(key, value, found.origin, expected)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigValueError(key, value, found.origin, expected) from None
+    if minimum is not None and number < minimum:
+        raise ConfigValueError(key, value, found.origin, f"{expected} >= {minimum:g}")
+    return number
+
+
+def parse_size(value: Any, key: str, origin: str) -> int:
+    """Bytes from ``1073741824``, ``"512MB"``, ``"1 GiB"`` (decimal and binary units)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    match = _SIZE.match(str(value)) if isinstance(value, str | float) else None
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in _SIZE_UNITS:
+        raise ConfigValueError(key, value, origin, "a size in bytes (e.g. 1073741824 or '1 GiB')")
+    return int(float(match.group(1)) * _SIZE_UNITS[unit])
+
+
+def get_size(key_path: str | Sequence[str], default: int, *, explicit: Any = None) -> int:
+    """A size setting in bytes."""
+    found = _locate(key_path, default, explicit)
+    return parse_size(found.value, _first_key(key_path), found.origin)
+
+
+def get_choice(
+    key_path: str | Sequence[str], choices: Sequence[str], default: str, *, explicit: Any = None
+) -> str:
+    """A setting that is one of ``choices`` (compared as written)."""
+    found = _locate(key_path, default, explicit)
+    value = found.value
+    if not isinstance(value, str) or value not in choices:
+        raise ConfigValueError(
+            _first_key(key_path), value, found.origin, "one of " + ", ".join(choices)
+        )
+    return value
+
+
+def get_str(key_path: str | Sequence[str], default: str, *, explicit: Any = None) -> str:
+    """A text setting (numbers given for it are read as their text)."""
+    found = _locate(key_path, default, explicit)
+    value = found.value
+    if isinstance(value, Mapping | list | bool):
+        raise ConfigValueError(_first_key(key_path), value, found.origin, "text")
+    return str(value)
+
+
+# --- placeholders for injected arguments ---------------------------------------------------
+
+
+class _ConfigValue:
+    """The default of a source/resource argument that configuration supplies (``config.value``,
+    ``secrets.value``); see :mod:`loadstone.extract.injection`."""
+
+    def __repr__(self) -> str:
+        return "loadstone.config.value"
+
+
+#: ``def source(api_key=loadstone.secrets.value)``: the value comes from configuration
+value: Any = _ConfigValue()

@@ -13,12 +13,14 @@ plugins`` lists what is installed and ``loadstone plugins check NAME`` checks a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
 if TYPE_CHECKING:
+    from loadstone.destinations.contract import Destination
     from loadstone.naming import NamingConvention
+    from loadstone.normalize.contract import Normalizer
 
 PROJECT = "loadstone"
 
@@ -37,7 +39,7 @@ def loadstone_naming_convention() -> type[NamingConvention]:
 
 
 @hookspec
-def loadstone_normalizer() -> Any:
+def loadstone_normalizer() -> Normalizer:
     """Return the normalizer this plugin provides (see ``loadstone.normalize.contract``).
 
     The object has ``normalize(package, schema, context) -> NormalizeResult``: it reads the
@@ -47,7 +49,7 @@ def loadstone_normalizer() -> Any:
 
 
 @hookspec
-def loadstone_destinations() -> list[Any]:
+def loadstone_destinations() -> list[Destination]:
     """Return the destinations (``loadstone.destinations.contract.Destination``) this plugin provides.
 
     One plugin may provide several: a module of capability profiles describes many

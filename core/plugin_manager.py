@@ -420,10 +420,10 @@ def get_destination(name: str) -> Any:
         for destination in _destinations_of(load_plugin("destinations", name)):
             if destination.name == name:
                 return destination
-    destinations, failures = _all_destinations()
-    if name in destinations:
-        return destinations[name]
-    raise UnknownPluginError("destinations", name, list(destinations), failures.values())
+    by_name, failures = _all_destinations()
+    if name in by_name:
+        return by_name[name]
+    raise UnknownPluginError("destinations", name, list(by_name), failures.values())
 
 
 def _names(objects: Iterable[Any]) -> str:

@@ -226,7 +226,7 @@ def _check_blank_rejected(conventions: Sequence[NamingConvention]) -> CheckResul
         for blank in (None, "", "   ", "\t\n"):
             what = f"{_label(convention)}.normalize_identifier({blank!r})"
             try:
-                output = convention.normalize_identifier(blank)  # type: ignore[arg-type]
+                output = convention.normalize_identifier(blank)  # type: ignore[arg-type]  # a wrong input on purpose
             except ValueError:
                 continue
             except Exception as error:
@@ -512,7 +512,7 @@ def check_naming_convention(
 try:
     import pytest
 except ImportError:  # pytest is only needed by test suites; the checks work without it
-    pytest = None  # type: ignore[assignment]
+    pytest = None  # type: ignore[assignment]  # pytest is optional at run time
 
 if pytest is not None:
 

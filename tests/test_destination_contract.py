@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import zlib
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ from loadstone.destinations.contract import (
     new_row_id,
     schema_dict,
 )
+from loadstone.schema import Schema
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(),
@@ -81,12 +83,16 @@ def test_system_tables_have_the_columns_of_the_spec_in_order() -> None:
     ]
 
 
-def test_schema_dict_accepts_a_stored_dict_or_an_object_with_to_dict() -> None:
+def test_schema_dict_accepts_a_stored_dict_or_a_schema() -> None:
     stored = {"name": "s", "tables": {}}
+    assert schema_dict(stored) == stored
+    assert schema_dict(Schema("s"))["name"] == "s"
 
+
+def test_schema_dict_refuses_other_objects_instead_of_probing_them() -> None:
     class Model:
         def to_dict(self) -> dict:
-            return stored
+            return {"name": "s", "tables": {}}
 
-    assert schema_dict(stored) == stored
-    assert schema_dict(Model()) == stored
+    with pytest.raises(TypeError, match="Schema or a stored-schema dict"):
+        schema_dict(Model())

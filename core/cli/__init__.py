@@ -7,9 +7,17 @@ Each command lives in its own module under ``loadstone.cli`` and exposes
 :data:`COMMAND_MODULES`; nothing else changes.
 
 Command modules import heavy parts (Spark, DuckDB) inside their handlers, so that
-``loadstone plugins`` or ``loadstone --help`` answer at once. Every
-:class:`~loadstone.errors.LoadstoneError` is reported as one ``error:`` line on stderr with
-exit status 2; a traceback means a bug in loadstone.
+``loadstone plugins`` or ``loadstone --help`` answer at once.
+
+Exit status, so that a scheduler can tell a usage error from a failed load:
+
+* 0: success;
+* 1: the run or step failed (any :class:`~loadstone.errors.LoadstoneError`): one ``error:``
+  line on stderr, no traceback;
+* 2: usage error: argparse's own, or the command line names something that does not exist
+  (an input path, a pipeline, a plugin): one ``error:`` line.
+
+A traceback means a bug in loadstone.
 """
 
 from __future__ import annotations
@@ -28,8 +36,24 @@ COMMAND_MODULES: tuple[str, ...] = (
     "loadstone.cli.pipeline_command",
 )
 
-#: exit status of a command whose input or plugin could not be used (same as argparse's)
-EXIT_ERROR = 2
+#: exit status of a failed run or step
+EXIT_FAILED = 1
+#: exit status of a usage error (same as argparse's)
+EXIT_USAGE = 2
+#: kept for callers of the earlier name: a usage error
+EXIT_ERROR = EXIT_USAGE
+
+
+def _is_usage_error(error: LoadstoneError) -> bool:
+    """Errors that mean the command line names something missing (not a failed run)."""
+    from loadstone.cli.pipeline_command import PipelineNotFound
+    from loadstone.cli.run_command import InputError
+    from loadstone.pipelines.pipeline import PipelineStepFailed
+    from loadstone.plugin_manager import PluginImportError, UnknownPluginError
+
+    if isinstance(error, PipelineStepFailed):
+        return False
+    return isinstance(error, (PipelineNotFound, InputError, PluginImportError, UnknownPluginError))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,9 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
-        return EXIT_ERROR
+        return EXIT_USAGE
     try:
         return int(handler(args))
     except LoadstoneError as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_USAGE if _is_usage_error(error) else EXIT_FAILED

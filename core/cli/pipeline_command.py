@@ -1,4 +1,4 @@
-"""``loadstone pipeline NAME info|show|schema|trace|load|drop-pending-packages``.
+"""``loadstone pipeline NAME info|show|schema|trace|load|drop|load-package|failed-jobs|sync|...``.
 
 Inspect a pipeline from the command line: what it is and what is pending (``info``), what
 it loaded -- tables with row counts and the load history from ``_dlt_loads`` (``show``) --,
@@ -22,18 +22,41 @@ class PipelineNotFound(LoadstoneError):
     """No local folder for the named pipeline."""
 
 
-ACTIONS = ("info", "show", "schema", "trace", "load", "drop-pending-packages")
+ACTIONS = (
+    "info",
+    "show",
+    "schema",
+    "trace",
+    "load",
+    "drop-pending-packages",
+    # dlt's managing commands (loadstone.cli.pipeline_admin)
+    "drop",
+    "load-package",
+    "failed-jobs",
+    "sync",
+)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``pipeline`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "pipeline",
-        help="inspect a pipeline: info, show, schema, trace, load, drop-pending-packages",
+        help="inspect and manage a pipeline: info, show, schema, trace, load, drop, "
+        "load-package, failed-jobs, sync, drop-pending-packages",
         description="Inspect a pipeline and what it loaded.",
     )
-    parser.add_argument("name", metavar="PIPELINE", help="pipeline name")
+    parser.add_argument("name", metavar="PIPELINE", nargs="?", help="pipeline name")
     parser.add_argument("action", choices=ACTIONS, nargs="?", default="info")
+    parser.add_argument(
+        "targets",
+        nargs="*",
+        metavar="ARG",
+        help="drop: resource names; load-package: a load id",
+    )
+    parser.add_argument("--all", action="store_true", help="drop: every data table")
+    parser.add_argument(
+        "--list-pipelines", "-l", action="store_true", help="list the pipelines and exit"
+    )
     parser.add_argument("--pipelines-dir", default=None, help="where pipelines keep their state")
     parser.add_argument(
         "--format", choices=("yaml", "json"), default="yaml", help="schema output format"
@@ -48,11 +71,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.set_defaults(handler=pipeline_command)
 
 
+def pipelines_base(pipelines_dir: str | None) -> Path:
+    from loadstone.pipelines.pipeline import default_pipelines_dir
+
+    return default_pipelines_dir() if pipelines_dir is None else Path(pipelines_dir)
+
+
+#: action -> text of its outcome (loadstone.cli.pipeline_admin)
+ADMIN_ACTIONS: dict[str, Any] = {
+    "drop": lambda pipe, args: _admin().drop_text(pipe, args.targets, args.all),
+    "load-package": lambda pipe, args: _admin().load_package_text(
+        pipe, args.targets[0] if args.targets else None
+    ),
+    "failed-jobs": lambda pipe, args: _admin().failed_jobs_text(pipe),
+    "sync": lambda pipe, args: _admin().sync_text(pipe),
+}
+
+
+def _admin() -> Any:
+    from loadstone.cli import pipeline_admin
+
+    return pipeline_admin
+
+
 def open_pipeline(name: str, pipelines_dir: str | None, lock_timeout: float | None = None) -> Any:
-    from loadstone.pipelines.pipeline import Pipeline, default_pipelines_dir
+    from loadstone.pipelines.pipeline import Pipeline
     from loadstone.storage.state import load_local
 
-    base = default_pipelines_dir() if pipelines_dir is None else Path(pipelines_dir)
+    base = pipelines_base(pipelines_dir)
     working = base / name
     # a first run killed after extract has packages but no state yet: it exists all the same
     if load_local(working) is None and not (working / "packages").is_dir():
@@ -144,9 +190,19 @@ def show_text(pipe: Any, limit: int) -> str:
 
 
 def pipeline_command(args: argparse.Namespace) -> int:
+    from loadstone.cli import pipeline_admin
+
+    if args.list_pipelines:
+        print(pipeline_admin.list_pipelines_text(pipelines_base(args.pipelines_dir)))
+        return 0
+    if args.name is None:
+        raise PipelineNotFound("name a pipeline (or pass --list-pipelines)")
     pipe = open_pipeline(args.name, args.pipelines_dir, args.lock_timeout)
-    if args.action == "info":
+    if args.action in ADMIN_ACTIONS:
+        print(ADMIN_ACTIONS[args.action](pipe, args))
+    elif args.action == "info":
         print(info_text(pipe))
+        print(pipeline_admin.state_text(pipe))
     elif args.action == "show":
         print(show_text(pipe, args.limit))
     elif args.action == "schema":

@@ -19,7 +19,7 @@ EXIT_CHECK_FAILED = 1
 _COLUMNS = ("KIND", "NAME", "MODULE", "DISTRIBUTION", "VERSION")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``plugins`` (with ``list`` and ``check``) to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "plugins",

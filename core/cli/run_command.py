@@ -25,7 +25,7 @@ class InputError(LoadstoneError):
     """A path given to ``loadstone run`` is missing or holds no JSON files."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``run`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "run",
@@ -94,19 +94,55 @@ def input_files(paths: list[str]) -> list[Path]:
                 )
             files.extend(found)
         elif path.is_file():
+            check_json_input(path)
             files.append(path)
         else:
             raise InputError(f"input {path} does not exist")
     return files
 
 
+#: input formats people try, by file suffix: named in the error so the message is exact
+OTHER_FORMATS = {
+    ".csv": "CSV",
+    ".tsv": "TSV",
+    ".parquet": "Parquet",
+    ".xlsx": "Excel",
+    ".xml": "XML",
+    ".yaml": "YAML",
+    ".yml": "YAML",
+    ".avro": "Avro",
+}
+
+
+def check_json_input(path: Path) -> None:
+    """A file given by name must be JSON/JSONL (maybe gzipped): say so before reading it."""
+    name = path.name.lower()
+    if name.endswith(JSON_SUFFIXES):
+        return
+    stem = name[:-3] if name.endswith(".gz") else name
+    kind = OTHER_FORMATS.get(Path(stem).suffix)
+    what = f"{kind} is not a supported input" if kind else "not a JSON/JSONL file"
+    raise InputError(
+        f"{path}: {what}; loadstone run reads JSON and JSONL files ({', '.join(JSON_SUFFIXES)})"
+    )
+
+
 def parse_write_disposition(value: str | None) -> Any:
+    """The CLI's ``merge:upsert`` spelling as the hint ``run()`` takes.
+
+    Only the syntax is read here; the value is checked by the schema's one parser
+    (``loadstone.schema.hints.parse_write_disposition``) when the hint is applied.
+    """
     if value is None:
         return None
     if ":" in value:
         disposition, strategy = value.split(":", 1)
         return {"disposition": disposition, "strategy": strategy}
     return value
+
+
+#: turns on each refresh of a step that has not finished a part yet
+SPINNER = "|/-\\"
 
 
 class ProgressDisplay:
@@ -127,9 +163,18 @@ class ProgressDisplay:
         self._last_write = 0.0
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
+        self._spin = 0
 
     def _line(self, event: Any, elapsed: float | None = None) -> str:
         seconds = event.elapsed if elapsed is None else elapsed
+        if event.event == "started" and event.input_rows:
+            # nothing finished yet (one chunk is one part): show the work and keep it moving
+            self._spin = (self._spin + 1) % len(SPINNER)
+            return (
+                f"{event.step:<9} working on {event.input_rows:,} rows  "
+                f"{event.input_bytes / 1_000_000:>9.2f} MB  {SPINNER[self._spin]}  "
+                f"{seconds:>7.1f} s"
+            )
         parts = f"  chunk {event.parts_done}/{event.parts}" if event.parts else ""
         return (
             f"{event.step:<9} {event.rows:>12,} rows  {event.bytes / 1_000_000:>9.2f} MB  "

@@ -32,9 +32,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 import attrs
 
 from loadstone.errors import LoadstoneError
+from loadstone.schema import Schema
 
 if TYPE_CHECKING:
     from types import TracebackType
+
+    from loadstone.naming import NamingConvention
 
 Casefold = Literal["keep", "lower", "upper"]
 
@@ -343,6 +346,10 @@ class DestinationClient(Protocol):
 # --- the destination -------------------------------------------------------------------------
 
 
+def _as_config(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    return dict(value or {})
+
+
 @attrs.frozen
 class Destination:
     """A named destination: its capabilities and, when it has one, its loader.
@@ -355,7 +362,7 @@ class Destination:
     name: str
     capabilities: Capabilities
     client_class: Any = None
-    config: Mapping[str, Any] = attrs.field(factory=dict, converter=lambda c: dict(c or {}))
+    config: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_config)
     naming_convention: str | None = None
     description: str = ""
 
@@ -397,7 +404,7 @@ def _loader_names() -> list[str]:
         return [_LOADER_HINT]
 
 
-def schema_dict(schema: Any) -> dict[str, Any]:
+def schema_dict(schema: Schema | Mapping[str, Any] | None) -> dict[str, Any]:
     """The stored (dlt) form of a schema: ``Schema.to_dict()`` or the dict itself.
 
     Loaders work on the stored form so they depend on the documented format, not on the
@@ -407,38 +414,26 @@ def schema_dict(schema: Any) -> dict[str, Any]:
         return {"name": "", "tables": {}}
     if isinstance(schema, Mapping):
         return dict(schema)
-    to_dict = getattr(schema, "to_dict", None)
-    if to_dict is None:
-        raise TypeError(
-            f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}"
-        )
-    return to_dict()
+    if isinstance(schema, Schema):
+        return dict(schema.to_dict())
+    raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
 
 
-def schema_naming(schema: Any) -> Any | None:
+def schema_naming(schema: Schema | Mapping[str, Any] | None) -> NamingConvention | None:
     """The naming convention object of a schema, or None (identifiers are then kept as given).
 
-    Prefers the model's own ``naming`` attribute; otherwise resolves the stored
-    ``normalizers.names`` through the plugin manager.
+    A :class:`~loadstone.schema.Schema` makes its own; a stored dict names it in
+    ``normalizers.names``, resolved through the plugin manager.
     """
-    naming = getattr(schema, "naming", None)
-    if naming is not None and hasattr(naming, "normalize_identifier"):
-        return naming
-    make = getattr(schema, "naming_convention", None)
-    if callable(make):  # loadstone.schema.Schema.naming_convention(max_length=None)
-        try:
-            return make()
-        except LoadstoneError:
-            return None
-    stored = schema_dict(schema)
-    name = (stored.get("normalizers") or {}).get("names")
+    from loadstone.plugin_manager import naming_convention
+
+    if isinstance(schema, Schema):
+        name: Any = schema.naming_name
+    else:
+        name = (schema_dict(schema).get("normalizers") or {}).get("names")
     if not name:
         return None
     try:
-        from loadstone.plugin_manager import naming_convention
-    except ImportError:
-        return None
-    try:
-        return naming_convention(name)
+        return naming_convention(str(name))
     except LoadstoneError:
         return None

@@ -58,6 +58,26 @@ def _duckdb_arrow(conn: Any, sql: str, params: Sequence[Any]) -> Any:
     return None
 
 
+def qmark_params(sql: str) -> str:
+    """dlt's ``%s`` placeholders as DuckDB's ``?`` (quoted text left alone)."""
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(sql):
+        char = sql[i]
+        if quote is None and char in ("'", '"'):
+            quote = char
+        elif quote == char:
+            quote = None
+        if quote is None and sql.startswith("%s", i):
+            out.append("?")
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
 def _execute(
     client: Any, sql: str, params: Sequence[Any] = (), want_arrow: bool = False
 ) -> _Result:
@@ -70,6 +90,7 @@ def _execute(
     conn = getattr(client, "connection", None)
     try:
         if conn is not None and hasattr(conn, "sql"):
+            sql = qmark_params(sql) if params else sql
             table = _duckdb_arrow(conn, sql, params)
             if table is None:
                 return _Result([], [])
@@ -85,18 +106,44 @@ def _execute(
         raise DatasetError(f"query failed: {exc}\n  sql: {sql}") from exc
 
 
-class Relation:
-    """A query over the dataset; nothing runs until a fetch method is called."""
+#: ``where`` operators (dlt's names) -> SQL
+FILTER_OPERATORS: dict[str, str] = {
+    "eq": "=",
+    "ne": "<>",
+    "gt": ">",
+    "lt": "<",
+    "gte": ">=",
+    "lte": "<=",
+    "in": "IN",
+    "not_in": "NOT IN",
+}
+JOIN_KINDS = ("inner", "left", "right", "full", "cross")
 
-    def __init__(self, dataset: Dataset, sql: str, params: Sequence[Any] = ()) -> None:
+
+class Relation:
+    """A query over the dataset; nothing runs until a fetch method is called.
+
+    Methods that refine it (``select``, ``where``, ``order_by``, ``limit``/``head``,
+    ``join``, ``max``/``min``, ``rel[["a", "b"]]``) return a new relation, as dlt's do.
+    ``table`` is the table name when the relation is a whole table (``join`` uses it).
+    """
+
+    def __init__(
+        self, dataset: Dataset, sql: str, params: Sequence[Any] = (), table: str | None = None
+    ) -> None:
         self._dataset = dataset
         self.sql = sql
         self._params = tuple(params)
+        self.table = table
+
+    def _wrap(self, sql: str, params: Sequence[Any] = ()) -> Relation:
+        return Relation(self._dataset, sql, (*self._params, *params))
 
     def _run(self, want_arrow: bool = False) -> _Result:
         with self._dataset._client() as client:
             return _execute(client, self.sql, self._params, want_arrow)
 
+    # -- fetching -----------------------------------------------------------------------
     def fetchall(self) -> list[tuple[Any, ...]]:
         return self._run().rows
 
@@ -106,6 +153,27 @@ class Relation:
 
     def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
         return self._run().rows[:size]
+
+    def fetchscalar(self) -> Any:
+        """The first column of the first row (None when there is no row)."""
+        row = self.fetchone()
+        return row[0] if row else None
+
+    def iter_fetch(self, chunk_size: int) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows in lists of ``chunk_size``."""
+        rows = self.fetchall()
+        for start in range(0, len(rows), chunk_size):
+            yield rows[start : start + chunk_size]
+
+    def iter_arrow(self, chunk_size: int) -> Iterator[Any]:
+        """The result as ``pyarrow.Table`` chunks of ``chunk_size`` rows."""
+        table = self.arrow()
+        for start in range(0, table.num_rows, chunk_size):
+            yield table.slice(start, chunk_size)
+
+    def iter_df(self, chunk_size: int) -> Iterator[Any]:
+        for chunk in self.iter_arrow(chunk_size):
+            yield chunk.to_pandas()
 
     def arrow(self) -> Any:
         """The result as a ``pyarrow.Table``."""
@@ -117,27 +185,98 @@ class Relation:
 
     @property
     def columns(self) -> list[str]:
-        return self._run().columns
+        return self._wrap(f"SELECT * FROM ({self.sql}) AS q LIMIT 0")._run(want_arrow=True).columns
 
+    # -- refining -----------------------------------------------------------------------
     def limit(self, n: int) -> Relation:
-        return Relation(
-            self._dataset, f"SELECT * FROM ({self.sql}) AS q LIMIT {int(n)}", self._params
-        )
+        return self._wrap(f"SELECT * FROM ({self.sql}) AS q LIMIT {int(n)}")
+
+    def head(self, limit: int = 5) -> Relation:
+        return self.limit(limit)
 
     def select(self, *columns: str) -> Relation:
         cols = ", ".join(_quote(c) for c in columns)
-        return Relation(self._dataset, f"SELECT {cols} FROM ({self.sql}) AS q", self._params)
+        return self._wrap(f"SELECT {cols} FROM ({self.sql}) AS q")
 
-    def order_by(self, *columns: str) -> Relation:
-        cols = ", ".join(_quote(c) for c in columns)
+    def __getitem__(self, columns: str | Sequence[str]) -> Relation:
+        """``rel["a"]`` or ``rel[["a", "b"]]``: only those columns."""
+        if isinstance(columns, str):
+            return self.select(columns)
+        return self.select(*columns)
+
+    def order_by(self, column_name: str, direction: str = "asc") -> Relation:
+        if direction.lower() not in ("asc", "desc"):
+            raise DatasetError(f"order_by direction must be 'asc' or 'desc', not {direction!r}")
+        return self._wrap(
+            f"SELECT * FROM ({self.sql}) AS q ORDER BY {_quote(column_name)} {direction.upper()}"
+        )
+
+    def where(
+        self, column_or_expr: str, operator: str | None = None, value: Any = None
+    ) -> Relation:
+        """Rows where ``column operator value`` (dlt's operators: eq, ne, gt, lt, gte, lte,
+        in, not_in); with only a string, that string is the SQL condition."""
+        if operator is None:
+            return self._wrap(f"SELECT * FROM ({self.sql}) AS q WHERE {column_or_expr}")
+        sql_op = FILTER_OPERATORS.get(operator)
+        if sql_op is None:
+            raise DatasetError(
+                f"where operator {operator!r} is not one of {', '.join(FILTER_OPERATORS)}"
+            )
+        column = _quote(column_or_expr)
+        if operator in ("in", "not_in"):
+            values = list(value)
+            marks = ", ".join("%s" for _ in values) or "NULL"
+            return self._wrap(
+                f"SELECT * FROM ({self.sql}) AS q WHERE {column} {sql_op} ({marks})", values
+            )
+        # %s placeholders: psycopg's and dlt's; DuckDB's client turns them into ?
+        return self._wrap(f"SELECT * FROM ({self.sql}) AS q WHERE {column} {sql_op} %s", [value])
+
+    def _aggregate(self, function: str) -> Relation:
+        columns = self.columns
+        if len(columns) != 1:
+            raise DatasetError(
+                f"{function}() needs a relation of one column, this one has {len(columns)}: "
+                f"select one first (rel.select('col').{function}())"
+            )
+        return self._wrap(f"SELECT {function}({_quote(columns[0])}) FROM ({self.sql}) AS q")
+
+    def max(self) -> Relation:
+        return self._aggregate("max")
+
+    def min(self) -> Relation:
+        return self._aggregate("min")
+
+    def join(
+        self,
+        other: str | Relation,
+        on: str | None = None,
+        *,
+        kind: str = "inner",
+        alias: str | None = None,
+    ) -> Relation:
+        """Join a table: by default a nested table on its parent (``_dlt_id`` =
+        ``_dlt_parent_id``); the other table's columns are named ``<table>__<column>``."""
+        if kind not in JOIN_KINDS:
+            raise DatasetError(f"join kind {kind!r} is not one of {', '.join(JOIN_KINDS)}")
+        right = other if isinstance(other, Relation) else self._dataset.table(other)
+        name = alias or right.table or "joined"
+        if on is None:
+            on = 'l."_dlt_id" = r."_dlt_parent_id"'
+        left_cols = [f"l.{_quote(c)} AS {_quote(c)}" for c in self.columns]
+        right_cols = [f"r.{_quote(c)} AS {_quote(f'{name}__{c}')}" for c in right.columns]
+        join = "CROSS JOIN" if kind == "cross" else f"{kind.upper()} JOIN"
+        condition = "" if kind == "cross" else f" ON {on}"
         return Relation(
-            self._dataset, f"SELECT * FROM ({self.sql}) AS q ORDER BY {cols}", self._params
+            self._dataset,
+            f"SELECT {', '.join(left_cols + right_cols)} FROM ({self.sql}) AS l "
+            f"{join} ({right.sql}) AS r{condition}",
+            (*self._params, *right._params),
         )
 
     def count(self) -> int:
-        row = Relation(
-            self._dataset, f"SELECT count(*) FROM ({self.sql}) AS q", self._params
-        ).fetchone()
+        row = self._wrap(f"SELECT count(*) FROM ({self.sql}) AS q").fetchone()
         return int(row[0]) if row else 0
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
@@ -153,18 +292,41 @@ class Dataset:
     def __init__(self, pipeline: Pipeline, dataset_name: str) -> None:
         self._pipeline = pipeline
         self.dataset_name = dataset_name
+        self._open: Any = None
 
-    @contextlib.contextmanager
-    def _client(self) -> Iterator[Any]:
+    def _new_client(self) -> Any:
         client = self._pipeline.destination.client(
             self._pipeline.default_schema,
             self.dataset_name,
             pipeline_name=self._pipeline.pipeline_name,
         )
+        # unqualified table names in SQL resolve in the dataset, as in dlt, where the client can
+        use_dataset = getattr(client, "use_dataset", None)
+        if use_dataset is not None:
+            use_dataset()
+        return client
+
+    @contextlib.contextmanager
+    def _client(self) -> Iterator[Any]:
+        if self._open is not None:  # inside ``with dataset:`` one connection serves all
+            yield self._open
+            return
+        client = self._new_client()
         try:
             yield client
         finally:
             client.close()
+
+    def __enter__(self) -> Dataset:
+        """``with pipeline.dataset() as ds:`` keeps one connection open for the block."""
+        if self._open is None:
+            self._open = self._new_client()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._open is not None:
+            self._open.close()
+            self._open = None
 
     def qualified(self, table: str) -> str:
         with self._client() as client:
@@ -179,7 +341,7 @@ class Dataset:
                 f"dataset {self.dataset_name!r} has no table {name!r}; it has: "
                 f"{', '.join(self.tables) or 'no tables'}"
             )
-        return Relation(self, f"SELECT * FROM {self.qualified(name)}")
+        return Relation(self, f"SELECT * FROM {self.qualified(name)}", table=name)
 
     def __getitem__(self, name: str) -> Relation:
         return self.table(name)
@@ -237,6 +399,16 @@ class _Cursor:
     def df(self) -> Any:
         return self.arrow().to_pandas()
 
+    def iter_fetch(self, chunk_size: int) -> Iterator[list[tuple[Any, ...]]]:
+        rows = self._result.rows
+        for start in range(0, len(rows), chunk_size):
+            yield rows[start : start + chunk_size]
+
+    def iter_arrow(self, chunk_size: int) -> Iterator[Any]:
+        table = self.arrow()
+        for start in range(0, table.num_rows, chunk_size):
+            yield table.slice(start, chunk_size)
+
 
 class SqlClient:
     """dlt's ``pipeline.sql_client()``: a context manager that runs SQL on the dataset."""
@@ -279,9 +451,7 @@ class SqlClient:
         yield _Cursor(_execute(self.open_connection(), sql, args, want_arrow=False))
 
     def make_qualified_table_name(self, table: str) -> str:
-        qualify = getattr(self.open_connection(), "qualified", None)
-        if qualify is not None:
-            return qualify(table)
+        """``"dataset"."table"``: two parts, as dlt (the connection resolves the catalog)."""
         return f"{_quote(self.dataset_name)}.{_quote(table)}"
 
     @property

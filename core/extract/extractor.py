@@ -14,6 +14,7 @@ does not normalize names: naming is the normalizer's job, done once, on the sche
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as _dt
 import gzip
 import json
@@ -23,7 +24,7 @@ import shutil
 import threading
 import uuid
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,13 @@ import attrs
 import orjson
 
 from loadstone.errors import LoadstoneError
-from loadstone.extract.sources import Resource, Source, make_hints, merge_hints
+from loadstone.extract.mark import (
+    DataItemWithMeta,
+    HintsMeta,
+    MaterializeTableSchema,
+    TableNameMeta,
+)
+from loadstone.extract.sources import Resource, Source, TableHints, merge_hints
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
@@ -642,7 +649,11 @@ def _resolve_table(table_name: Any, item: Any) -> str:
 def extract_resource(
     writer: PackageWriter, res: Resource, run_hints: Mapping[str, Any], table_name: str | None
 ) -> None:
-    """Items of a resource into the package; hints recorded per table it fills."""
+    """Items of a resource into the package; hints recorded per table it fills.
+
+    Pages may carry marks (:mod:`loadstone.extract.mark`): a table name for that page, hints
+    for the resource's table from then on, or the request to create the table without data.
+    """
     from loadstone import current
 
     hints = merge_hints(res.compute_table_hints(), run_hints)
@@ -656,33 +667,82 @@ def extract_resource(
         writer.add_hints(target, hints)
         extract_file(writer, Path(data), target)
         return
-    static = isinstance(target, str)
-    if static:
+    filled: set[str] = set()
+    with current.resource_context(res.name), _user_errors(res.name):
+        for page in res.pages():
+            page_target: Any = target
+            if isinstance(page, DataItemWithMeta):
+                page_target, hints = _apply_mark(writer, page.meta, target, hints, run_hints)
+                if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
+                    target = page_target
+                page = page.data
+            for item in _items(page):
+                name = _resolve_table(page_target, item)
+                if name not in filled:
+                    writer.add_hints(name, hints)
+                    filled.add(name)
+                writer.write_item(name, item)
+    if isinstance(target, str) and target not in filled:
         writer.add_hints(target, hints)
-    with current.resource_context(res.name):
-        for item in res:
-            name = target if static else _resolve_table(target, item)
-            if not static and name not in writer.hints:
-                writer.add_hints(name, hints)
-            writer.write_item(name, item)  # type: ignore[arg-type]
-    if static:
         writer._writer(target)  # a table with no items still gets hints, and no file
 
 
-def run_hints_of(
-    write_disposition: Any = None,
-    columns: Any = None,
-    primary_key: Any = None,
-    schema_contract: Any = None,
-    merge_key: Any = None,
-) -> dict[str, Any]:
-    return make_hints(
-        write_disposition=write_disposition,
-        columns=columns,
-        primary_key=primary_key,
-        schema_contract=schema_contract,
-        merge_key=merge_key,
-    )
+class ResourceExtractionError(ExtractError):
+    """The code of a resource raised while its items were read (the cause is chained)."""
+
+    def __init__(self, resource_name: str, cause: BaseException) -> None:
+        self.resource_name = resource_name
+        self.cause = cause
+        super().__init__(
+            f"resource {resource_name!r} raised while extracting: {type(cause).__name__}: {cause}"
+        )
+
+
+@contextlib.contextmanager
+def _user_errors(resource_name: str) -> Iterator[None]:
+    """Errors of user code (not loadstone's own) are reported as the resource's, as dlt does."""
+    try:
+        yield
+    except LoadstoneError:
+        raise
+    except Exception as exc:
+        raise ResourceExtractionError(resource_name, exc) from exc
+
+
+def _apply_mark(
+    writer: PackageWriter,
+    meta: Any,
+    target: Any,
+    hints: dict[str, Any],
+    run_hints: Mapping[str, Any],
+) -> tuple[Any, dict[str, Any]]:
+    """(the table of a marked page, the hints from now on)."""
+    if isinstance(meta, TableNameMeta):
+        return meta.table_name, hints
+    if isinstance(meta, HintsMeta):
+        new_hints = {k: v for k, v in meta.hints.items() if k != "name"}
+        hints = merge_hints(merge_hints(hints, new_hints), run_hints)
+        table = meta.hints.get("name", target)
+        if isinstance(table, str):
+            writer.add_hints(table, hints)
+        return table, hints
+    if isinstance(meta, MaterializeTableSchema) and isinstance(target, str):
+        writer.add_hints(target, {**hints, "x-materialize": True})
+        writer._writer(target)
+    return target, hints
+
+
+def _items(page: Any) -> Iterable[Any]:
+    if page is None:
+        return ()
+    if isinstance(page, list):
+        return [item for item in page if item is not None]
+    return (page,)
+
+
+def run_hints_of(hints: TableHints) -> dict[str, Any]:
+    """The hints ``run``/``extract`` give every table of the run, in the stored form."""
+    return hints.stored()
 
 
 def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Resource]]:
@@ -711,15 +771,15 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
             f"cannot load {data!r}: a str is read as a file only when it ends with "
             f"{', '.join(JSON_SUFFIXES)} (optionally .gz)"
         )
-    name = table_name or getattr(data, "__name__", None)
-    if not name or name == "<lambda>":
+    found: str | None = table_name or getattr(data, "__name__", None)
+    if not found or found == "<lambda>":
         raise ExtractError(
             "cannot tell which table the data goes to: pass table_name= to run/extract "
             "(or use a @resource)"
         )
     if callable(data) and not isinstance(data, Iterable):
-        return None, [Resource(data, name)]
-    return None, [Resource(data, name, args_bound=True)]
+        return None, [Resource(data, found)]
+    return None, [Resource(data, found, args_bound=True)]
 
 
 def input_files_of(data: Any) -> list[Path]:

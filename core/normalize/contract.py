@@ -28,9 +28,9 @@ and raises; running it again on the fixed package works.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
@@ -46,13 +46,23 @@ SchemaContractError = ContractViolation
 # a normalizer raises the schema's collision error: one class for the whole product
 
 if TYPE_CHECKING:
+    from loadstone.destinations.contract import Capabilities
     from loadstone.naming import NamingConvention
+    from loadstone.schema import Schema
 
 #: What to do with a line that is not a JSON document.
 ON_BAD_RECORD_VALUES = ("fail", "skip", "quarantine")
 
 #: Name of the extra table that holds quarantined lines (columns file, line, error, raw).
 BAD_RECORDS_TABLE = "_bad_records"
+
+#: Digits a ``wei`` value keeps in the normalizer's Parquet files (``decimal128(38, 0)``): the
+#: one statement of this storage limit. The ``wei`` *data type* itself reaches 76 digits
+#: (``loadstone.schema.data_types.WEI_PRECISION``, what dlt's schema allows); DuckDB stores
+#: ``wei`` as VARCHAR (its own mapping, ``plugins/destinations/duckdb/sql.py``).
+WEI_PARQUET_PRECISION: Final = 38
+#: the largest absolute integer a Parquet ``wei`` column holds
+WEI_PARQUET_MAX: Final = 10**WEI_PARQUET_PRECISION - 1
 
 #: Parquet physical type per data type, as text (documentation; see :func:`arrow_type`).
 #: ``wei`` (integers of any size, e.g. Ethereum amounts) is ``decimal128(38, 0)``: DuckDB and
@@ -94,7 +104,7 @@ def arrow_type(data_type: str, precision: int | None = None, scale: int | None =
     if data_type == "decimal":
         return pa.decimal128(precision or 38, 9 if scale is None else scale)
     if data_type == "wei":
-        return pa.decimal128(38, 0)
+        return pa.decimal128(WEI_PARQUET_PRECISION, 0)
     if data_type == "binary":
         return pa.binary()
     raise ValueError(f"unknown data type {data_type!r}")
@@ -142,7 +152,7 @@ class NormalizeContext:
 
     spark: Any
     naming: NamingConvention
-    capabilities: Any = None
+    capabilities: Capabilities | None = None
     on_bad_record: str = attrs.field(default="fail", validator=_check_on_bad_record)
     progress: Callable[[int, int], None] | None = None
     #: hears where each chunk ran (the run's trace: ``pipeline P trace --json``)
@@ -189,7 +199,8 @@ class TableOutput:
 class NormalizeResult:
     """The evolved schema, the data written per normalized table, and what changed."""
 
-    schema: Any
+    #: the evolved schema: a Schema when the normalizer was given one, else a stored dict
+    schema: Schema | dict[str, Any]
     tables: Mapping[str, TableOutput]
     bad_records: int = 0
     new_tables: tuple[str, ...] = ()
@@ -200,9 +211,39 @@ class NormalizeResult:
         return bool(self.new_tables or any(self.new_columns.values()))
 
 
+class ExtractedInput(Protocol):
+    """One extracted file as a normalizer reads it (``source``/``first_line`` are optional)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def table_name(self) -> str: ...
+
+
+class PackageToNormalize(Protocol):
+    """The package side of the contract (see the module docstring);
+    :class:`loadstone.storage.load_package.LoadPackage` is one."""
+
+    @property
+    def load_id(self) -> str: ...
+
+    @property
+    def normalized_dir(self) -> Path: ...
+
+    def extracted_files(self) -> Sequence[ExtractedInput]: ...
+
+    def table_hints(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+
 class Normalizer(Protocol):
     """What a normalizer plugin's ``loadstone_normalizer()`` hook returns."""
 
-    def normalize(self, package: Any, schema: Any, context: NormalizeContext) -> NormalizeResult:
+    def normalize(
+        self,
+        package: PackageToNormalize,
+        schema: Schema | Mapping[str, Any] | None,
+        context: NormalizeContext,
+    ) -> NormalizeResult:
         """Normalize ``package`` into Parquet under ``package.normalized_dir``."""
         ...

@@ -25,6 +25,8 @@ class ProgressEvent:
     again, a wait for another run of the pipeline). Counters are running totals
     of the step; ``parts_done`` / ``parts`` count the pieces of the current package a step
     works through (normalize: its chunks), 0 when the step does not report them.
+    ``input_rows`` / ``input_bytes`` (on ``started``) size the step's input, so a display can
+    show work in progress before the first part finishes.
     """
 
     step: str
@@ -38,6 +40,9 @@ class ProgressEvent:
     parts_done: int = 0
     parts: int = 0
     message: str | None = None
+    #: what the step works through (normalize: the extracted rows and bytes), when known
+    input_rows: int = 0
+    input_bytes: int = 0
 
 
 @attrs.define
@@ -127,7 +132,7 @@ class LoadInfo:
         """dlt compatibility: a failed load raises already, so there is nothing to raise."""
 
     @property
-    def schema_changes(self) -> dict[str, dict[str, list[str]]]:
+    def schema_changes(self) -> dict[str, dict[str, Any]]:
         """Per load id: ``{"new_tables": [...], "new_columns": {table: [...]}}``."""
         return {
             p.load_id: {"new_tables": list(p.new_tables), "new_columns": dict(p.new_columns)}
@@ -233,7 +238,7 @@ class StepTrace:
         return self.load_ids
 
 
-class PipelineTrace(dict):  # type: ignore[type-arg]
+class PipelineTrace(dict[str, Any]):
     """The last run's trace: the saved JSON as a dict, plus dlt's attribute access.
 
     ``pipeline.last_trace.last_normalize_info.row_counts`` reads as it does in dlt; the dict

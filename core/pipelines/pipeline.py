@@ -14,22 +14,32 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import os
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from loadstone import config, current
+from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
 from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source
+from loadstone.extract.sources import Source, TableHints
+from loadstone.normalize.checks import check_bound_columns
 from loadstone.normalize.contract import BadRecordError, NormalizeError
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
 from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
+from loadstone.pipelines.refresh import (
+    apply_to_destination,
+    check_refresh,
+    plan_refresh,
+    reset_state,
+    resource_tables,
+)
 from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage import state as state_module
@@ -39,6 +49,10 @@ from loadstone.storage.json_files import (
     read_json_object,
     write_json_atomic,
 )
+
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+
 from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
@@ -58,30 +72,100 @@ TRACE_FILE = "trace.json"
 #: ``package.json`` key of a package set aside: why it could not be normalized
 FAILURE_KEY = "failure"
 
-__all__ = ["Pipeline", "PipelineConfigError", "PipelineError", "ProgressCallback", "pipeline"]
+__all__ = [
+    "CannotRestorePipelineException",
+    "Pipeline",
+    "PipelineConfigError",
+    "PipelineError",
+    "PipelineStepFailed",
+    "ProgressCallback",
+    "attach",
+    "pipeline",
+]
 
 
-class PipelineError(LoadstoneError):
-    """A pipeline step failed; the message names the step and the package.
+class PipelineStepFailed(LoadstoneError):
+    """A pipeline step failed; ``step``, ``load_id`` and ``exception`` say where and why.
 
-    The package stays pending and the advice says how to finish it without loading
-    anything twice: ``loadstone pipeline P load`` (or the same command again, which does not
-    extract an input a pending package already holds).
+    What dlt users catch around ``run``. The package stays pending and the advice says how to
+    finish it without loading anything twice: ``loadstone pipeline P load`` (or the same
+    command again, which does not extract an input a pending package already holds).
+    :meth:`wrap` makes an instance that is *also* an instance of the cause's class, so
+    ``except BadRecordError`` keeps working beside ``except PipelineStepFailed``.
     """
 
-    def __init__(self, pipeline_name: str, step: str, load_id: str | None, cause: BaseException):
+    def __init__(
+        self,
+        pipeline_name: str,
+        step: str,
+        load_id: str | None,
+        cause: BaseException,
+        step_info: Any = None,
+    ):
+        self._init(pipeline_name, step, load_id, cause, step_info)
+
+    def _init(
+        self,
+        pipeline_name: str,
+        step: str,
+        load_id: str | None,
+        cause: BaseException,
+        step_info: Any,
+    ) -> None:
         self.pipeline_name = pipeline_name
         self.step = step
         self.load_id = load_id
         self.cause = cause
+        self.exception = cause
+        self.step_info = step_info
         where = f" package {load_id}" if load_id else ""
-        reason = _one_line(cause)
-        super().__init__(
-            f"pipeline {pipeline_name!r} step {step}{where} failed: {reason}. The package is "
-            f"kept: `loadstone pipeline {pipeline_name} load` finishes it once the cause is "
-            f"gone (running the same command again does too, without extracting its input "
-            f"twice; `drop-pending-packages` drops it)"
+        advice = (
+            f". The package is kept: `loadstone pipeline {pipeline_name} load` finishes it once "
+            f"the cause is gone (running the same command again does too, without extracting "
+            f"its input twice; `drop-pending-packages` drops it)"
+            if load_id and step != "extract"
+            else ""
         )
+        LoadstoneError.__init__(
+            self,
+            f"pipeline {pipeline_name!r} step {step}{where} failed: {_one_line(cause)}{advice}",
+        )
+
+    @classmethod
+    def wrap(
+        cls, pipeline_name: str, step: str, load_id: str | None, cause: BaseException
+    ) -> PipelineStepFailed:
+        """A PipelineStepFailed that is also an instance of ``type(cause)``."""
+        if isinstance(cause, PipelineStepFailed):
+            return cause
+        try:
+            mixed = type(cls.__name__, (cls, type(cause)), {"__module__": cls.__module__})
+            error: PipelineStepFailed = cls.__new__(mixed)
+            error.__dict__.update(getattr(cause, "__dict__", {}))
+        except TypeError:  # a builtin exception whose layout does not mix (OSError ...)
+            error = cls.__new__(cls)
+        error._init(pipeline_name, step, load_id, cause, None)
+        return error
+
+
+#: the name this error had before it was dlt's: kept for code that catches it
+PipelineError = PipelineStepFailed
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def step_boundary(step: str) -> Callable[[_Method], _Method]:
+    """Make a public step method (``extract``/``normalize``/``load``) raise
+    :class:`PipelineStepFailed` for any failure, as dlt's do when called one by one."""
+
+    def decorate(method: _Method) -> _Method:
+        @functools.wraps(method)
+        def wrapped(self: Pipeline, *args: Any, **kwargs: Any) -> Any:
+            return self._step(step, lambda: method(self, *args, **kwargs))
+
+        return wrapped  # type: ignore[return-value]
+
+    return decorate
 
 
 def _one_line(error: BaseException) -> str:
@@ -104,7 +188,7 @@ def _schema_to_dict(schema: Schema | Mapping[str, Any]) -> dict[str, Any]:
     """The stored form (a ``schema=`` given to ``run`` may already be a dict)."""
     if isinstance(schema, Mapping):
         return dict(schema)
-    return schema.to_dict()
+    return dict(schema.to_dict())
 
 
 def _new_schema(name: str, naming: str | None) -> Schema:
@@ -125,6 +209,34 @@ def _schema_naming_name(schema: Schema) -> str | None:
 # --------------------------------------------------------------------------------------
 # the pipeline
 # --------------------------------------------------------------------------------------
+#: how dlt names a destination's type in the pipeline state
+DESTINATION_TYPE_PREFIX = "dlt.destinations."
+
+
+def _stored_destination(state: Mapping[str, Any]) -> str | None:
+    """The destination a saved state names (its type; older states named it directly)."""
+    stored = state.get("destination_type") or state.get("destination_name")
+    if isinstance(stored, str):
+        return stored.removeprefix(DESTINATION_TYPE_PREFIX)
+    return None
+
+
+def _add_state_table(schema: Any) -> None:
+    """``_dlt_pipeline_state`` belongs to the schema (and the copy stored in ``_dlt_version``)
+    from the first load on, with ``seen-data``, as dlt records it: every load writes its row."""
+    import attrs
+
+    from loadstone.schema.schema import state_table
+
+    name = schema.state_table_name
+    if schema.has_table(name):
+        return
+    table = state_table(name)
+    schema.update_table(
+        attrs.evolve(table, extra={**table.extra, "x-normalizer": {"seen-data": True}})
+    )
+
+
 def _naming_configured(source_name: str | None) -> bool:
     """True when configuration (env or config.toml) names a convention for this source."""
     candidates: list[tuple[str, ...]] = [("schema", "naming")]
@@ -133,15 +245,14 @@ def _naming_configured(source_name: str | None) -> bool:
     return config.resolve(*candidates, default=None) is not None
 
 
-def _switch_naming(schema: Any, naming: Any) -> None:
+def _switch_naming(schema: Schema, naming: NamingConvention) -> None:
     """Move a schema to a newly configured naming convention.
 
     Fails (:class:`~loadstone.schema.naming_change.NamingChangeError`, naming the tables and
     identifiers) when tables that already hold data would get other identifiers: that would
     make second tables and columns next to the loaded ones. Tables without data are renamed.
     """
-    current = getattr(schema, "naming_name", None)
-    if current is None or current == naming.name():
+    if schema.naming_name == naming.name():
         return
     from loadstone.schema.naming_change import apply_naming_change
 
@@ -161,7 +272,7 @@ def _resolve_destination(destination: Any) -> Any:
         destination = DEFAULT_DESTINATION
     if isinstance(destination, str):
         return get_destination(destination)
-    if hasattr(destination, "capabilities") and hasattr(destination, "name"):
+    if isinstance(destination, Destination):
         return destination
     raise PipelineConfigError(
         f"destination must be a name (e.g. 'duckdb') or a destination object, got {destination!r}"
@@ -183,6 +294,7 @@ class Pipeline:
         export_schema_path: str | Path | None = None,
         progress: ProgressCallback | None = None,
         lock_timeout: float | None = None,
+        refresh: str | None = None,
         spark: Any = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
@@ -205,6 +317,9 @@ class Pipeline:
         self._lock = PipelineLock(self.pipelines_dir, pipeline_name)
         #: seconds to wait for another run of this pipeline (None: ``pipeline.lock_timeout``)
         self.lock_timeout = lock_timeout
+        #: applied to every run that does not pass its own ``refresh=``, as in dlt
+        self.refresh = check_refresh(refresh)
+        self._active_load_id: str | None = None
         if dev_mode and self.working_dir.exists():
             # dev mode starts from scratch: no state, no schemas, no pending packages
             self._lock.acquire(self._lock_timeout())
@@ -220,7 +335,7 @@ class Pipeline:
         self._seen_on_disk = self._disk_signature()
 
         self.destination = _resolve_destination(
-            destination if destination is not None else self._state.get("destination_name")
+            destination if destination is not None else _stored_destination(self._state)
         )
         self._explicit_dataset_name = dataset_name
         self._dataset_name: str | None = None
@@ -236,6 +351,11 @@ class Pipeline:
     @property
     def first_run(self) -> bool:
         return bool(self._state.get("_local", {}).get("first_run", True))
+
+    @property
+    def schema_names(self) -> list[str]:
+        """Names of the pipeline's schemas, the default first (dlt's ``schema_names``)."""
+        return list(self._state.get("schema_names") or [])
 
     @property
     def default_schema_name(self) -> str | None:
@@ -261,20 +381,20 @@ class Pipeline:
     def _resolve_naming_name(self, source_name: str | None, schema: Any) -> str:
         """Code (the destination factory) first, then configuration, then the schema's own
         convention (a schema keeps the one it was created with), then the destination's."""
-        explicit = getattr(self.destination, "naming_convention", None)
+        explicit = self.destination.naming_convention
         if explicit is None and schema is not None and not _naming_configured(source_name):
             explicit = _schema_naming_name(schema)
         return config.resolve_naming(
             source_name,
             explicit=explicit,
-            destination_preferred=getattr(self.capabilities, "preferred_naming", None),
+            destination_preferred=self.capabilities.preferred_naming,
         )
 
-    def naming_for(self, schema: Any) -> Any:
+    def naming_for(self, schema: Schema) -> NamingConvention:
         """The schema's naming convention sized to the destination's identifier limits."""
         from loadstone.plugin_manager import naming_convention
 
-        name = self._resolve_naming_name(getattr(schema, "name", None), schema)
+        name = self._resolve_naming_name(schema.name, schema)
         return naming_convention(name, max_length=self.capabilities.max_identifier_length)
 
     @property
@@ -295,16 +415,13 @@ class Pipeline:
         return self._dataset_name
 
     def _dataset_name_normalization(self) -> bool:
-        value = config.get(
+        return config.get_bool(
             [
                 f"destination.{self.destination.name}.enable_dataset_name_normalization",
                 "destination.enable_dataset_name_normalization",
             ],
-            default=True,
+            True,
         )
-        if isinstance(value, str):
-            return value.strip().lower() not in ("false", "0", "no", "off")
-        return bool(value)
 
     @property
     def packages_dir(self) -> Path:
@@ -347,10 +464,26 @@ class Pipeline:
             export_schema(schema, self.export_schema_path)
 
     def _stamp_state(self) -> None:
+        """Name the pipeline, destination and dataset in the state as dlt does (the destination
+        by its type, ``dlt.destinations.<name>``; ``destination_name`` is a custom name, None
+        here) and bump its version when the content changed."""
         self._state["pipeline_name"] = self.pipeline_name
-        self._state["destination_name"] = self.destination.name
+        self._state["destination_type"] = f"{DESTINATION_TYPE_PREFIX}{self.destination.name}"
+        self._state["destination_name"] = None
         self._state["dataset_name"] = self.dataset_name
+        if not self._state.get("sources"):
+            self._state.pop("sources", None)
         state_module.bump_version(self._state)
+
+    def _register_schema(self, schema: Any) -> None:
+        """Name a schema in the state (before the state is stamped: one version per run)."""
+        name = schema.name
+        self.schemas[name] = schema
+        names = list(self._state.get("schema_names") or [])
+        if name not in names:
+            self._state["schema_names"] = [*names, name]
+        if not self._state.get("default_schema_name"):
+            self._state["default_schema_name"] = name
 
     def _save_state(self) -> None:
         self._stamp_state()
@@ -386,7 +519,7 @@ class Pipeline:
         if stored is None:
             schema = provided if provided is not None else _new_schema(name, None)
             naming = self._resolve_naming_name(name, schema)
-            if getattr(schema, "naming_name", None) != naming:
+            if isinstance(schema, Schema) and schema.naming_name != naming:
                 schema.set_naming(naming)
             return schema
         if provided is None:
@@ -407,13 +540,12 @@ class Pipeline:
         return self.recorder.progress
 
     def _lock_timeout(self) -> float:
-        value = config.get("pipeline.lock_timeout", DEFAULT_TIMEOUT, explicit=self.lock_timeout)
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise PipelineConfigError(
-                f"pipeline.lock_timeout must be a number of seconds, not {value!r}"
-            ) from None
+        return config.get_float(
+            "pipeline.lock_timeout",
+            DEFAULT_TIMEOUT,
+            explicit=self.lock_timeout,
+            expected="a number of seconds",
+        )
 
     @contextlib.contextmanager
     def _locked(self, timeout: float | None = None) -> Iterator[None]:
@@ -466,6 +598,23 @@ class Pipeline:
         return holder.describe() if holder else "another process"
 
     # -- steps ----------------------------------------------------------------------------
+    def _step(self, name: str, run_step: Callable[[], Any]) -> Any:
+        """Run one step; any failure in it becomes :class:`PipelineStepFailed` (dlt's contract)."""
+        self._active_load_id = None
+        try:
+            return run_step()
+        except PipelineStepFailed:
+            raise
+        except Exception as exc:
+            raise PipelineStepFailed.wrap(
+                self.pipeline_name, name, self._active_load_id, exc
+            ) from exc
+
+    def _package_started(self, step: str, load_id: str) -> None:
+        self._active_load_id = load_id  # named by PipelineStepFailed
+        self.recorder.emit(step, "package_started", load_id=load_id)
+
+    @step_boundary("extract")
     def extract(
         self,
         data: Any,
@@ -479,24 +628,35 @@ class Pipeline:
         merge_key: Any = None,
         loader_file_format: str | None = None,
         table_format: str | None = None,
+        refresh: str | None = None,
     ) -> ExtractResult:
-        """Write ``data`` into a new load package (state ``extracted``)."""
+        """Write ``data`` into a new load package (state ``extracted``).
+
+        ``refresh`` (default: the pipeline's) first drops or empties what the run replaces
+        (see :mod:`loadstone.pipelines.refresh`).
+        """
         run_hints = run_hints_of(
-            write_disposition=write_disposition,
-            columns=columns,
-            primary_key=primary_key,
-            schema_contract=schema_contract,
-            merge_key=merge_key,
+            TableHints(
+                write_disposition=write_disposition,
+                columns=columns,
+                primary_key=primary_key,
+                schema_contract=schema_contract,
+                merge_key=merge_key,
+                file_format=loader_file_format,
+                table_format=table_format,
+            )
         )
-        if loader_file_format is not None:
-            run_hints["file_format"] = loader_file_format
-        if table_format is not None:
-            run_hints["table_format"] = table_format
+        mode = check_refresh(refresh if refresh is not None else self.refresh)
         with self._locked():
-            return self._extract(data, table_name, run_hints, schema)
+            return self._extract(data, table_name, run_hints, schema, mode)
 
     def _extract(
-        self, data: Any, table_name: str | None, run_hints: dict[str, Any], schema: Any
+        self,
+        data: Any,
+        table_name: str | None,
+        run_hints: dict[str, Any],
+        schema: Any,
+        refresh: str | None = None,
     ) -> ExtractResult:
         step = self.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
@@ -507,7 +667,7 @@ class Pipeline:
             schema if schema is not None else (data.schema if isinstance(data, Source) else None)
         )
         schema_name = (
-            getattr(schema, "name", None)
+            (schema.name if isinstance(schema, Schema) else None)
             or source_name
             or self.default_schema_name
             or self.pipeline_name
@@ -516,13 +676,17 @@ class Pipeline:
         if isinstance(data, Source):
             _apply_source_defaults(data)
         inputs = [InputFingerprint.of(path) for path in input_files_of(data)]
+        state_key = source_name or schema_name
+        if refresh is not None:
+            source_state = self._state.setdefault("sources", {}).setdefault(state_key, {})
+            self._refresh(refresh, package_schema, data, table_name, source_state)
         package = LoadPackage.create(
             self.packages_dir, schema_name, data_dir=package_storage.data_dir(self.pipeline_name)
         )
-        self.recorder.emit("extract", "package_started", load_id=package.load_id)
-        state_key = source_name or schema_name
+        self._package_started("extract", package.load_id)
         result = self._write_package(package, data, table_name, run_hints, state_key, step)
         package.write_schema(_schema_to_dict(package_schema))
+        self._register_schema(package_schema)
         self._stamp_state()
         # the state the sources reached travels with the package, in the same atomic switch:
         # a crash before the local state is saved cannot lose it (see _adopt_package_state)
@@ -588,6 +752,30 @@ class Pipeline:
             sources_state.pop(state_key, None)
         return result
 
+    def _refresh(
+        self,
+        mode: str,
+        schema: Any,
+        data: Any,
+        table_name: str | None,
+        source_state: dict[str, Any],
+    ) -> None:
+        """Drop or empty the tables the run replaces and reset their state (``refresh=``)."""
+        from loadstone.extract.extractor import as_resources
+
+        _, resources = as_resources(data, table_name)
+        tables = [
+            table_name or res.table_name
+            for res in resources
+            if isinstance(table_name or res.table_name, str)
+        ]
+        plan = plan_refresh(mode, schema, [res.name for res in resources], tables)  # type: ignore[arg-type]
+        with self._client(schema) as client:
+            apply_to_destination(client, plan)
+        schema.drop_tables(plan.drop_tables)
+        reset_state(plan, source_state)
+
+    @step_boundary("normalize")
     def normalize(self) -> list[str]:
         """Normalize every extracted package (oldest first); returns their load ids."""
         with self._locked():
@@ -597,7 +785,11 @@ class Pipeline:
         packages = [p for p in iter_pending(self.packages_dir) if p.state == EXTRACTED]
         if not packages:
             return []
-        step = self.recorder.begin("normalize")
+        step = self.recorder.begin(
+            "normalize",
+            input_rows=sum(int(p.meta.get("extracted_rows") or 0) for p in packages),
+            input_bytes=sum(int(p.meta.get("extracted_bytes") or 0) for p in packages),
+        )
         done: list[str] = []
         for package in packages:
             self._normalize_package(package, step)
@@ -606,7 +798,7 @@ class Pipeline:
         return done
 
     def _normalize_context(self, load_id: str, naming: Any, step: StepInfo) -> Any:
-        from loadstone.normalize.contract import NormalizeContext
+        from loadstone.normalize.contract import ON_BAD_RECORD_VALUES, NormalizeContext
         from loadstone.spark_session import get_spark_session
 
         def chunks_done(done: int, parts: int) -> None:
@@ -620,7 +812,9 @@ class Pipeline:
             spark=self.spark if self.spark is not None else get_spark_session,
             naming=naming,
             capabilities=self.capabilities,
-            on_bad_record=str(config.get("normalize.on_bad_record", "fail")),
+            on_bad_record=config.get_choice(
+                "normalize.on_bad_record", ON_BAD_RECORD_VALUES, "fail"
+            ),
             progress=chunks_done,
             on_chunk=self.recorder.record_chunk,
             on_engine=self.recorder.record_engine,
@@ -630,7 +824,7 @@ class Pipeline:
         """Normalize one package and switch it to ``normalized`` with its result."""
         from loadstone.plugin_manager import get_normalizer
 
-        self.recorder.emit("normalize", "package_started", load_id=package.load_id)
+        self._package_started("normalize", package.load_id)
         package.check_inputs()  # an input read in place that changed: the user's to restore
         try:
             package.verify_extracted()
@@ -644,7 +838,7 @@ class Pipeline:
         naming = self.naming_for(schema)
         _switch_naming(schema, naming)
         context = self._normalize_context(package.load_id, naming, step)
-        normalizer = get_normalizer(str(config.get("normalize.normalizer", DEFAULT_NORMALIZER)))
+        normalizer = get_normalizer(config.get_str("normalize.normalizer", DEFAULT_NORMALIZER))
         package.reset_normalized()
         try:
             result = normalizer.normalize(package, schema, context)
@@ -663,6 +857,17 @@ class Pipeline:
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "normalize", package.load_id, exc) from exc
         tables, figures = _normalized_records(package, result)
+        check_bound_columns(
+            result.schema,
+            package.table_hints(),
+            naming,
+            {
+                name: [package.root / f for f in info["files"]]
+                for name, info in tables.items()
+                if info["row_count"]
+            },
+        )
+        _add_state_table(result.schema)
         package.write_schema(_schema_to_dict(result.schema))
         self._save_schema(result.schema)
         package.set_state(
@@ -719,6 +924,7 @@ class Pipeline:
 
         check_case_collisions(schema, bool(self.capabilities.has_case_sensitive_identifiers))
 
+    @step_boundary("load")
     def load(self) -> LoadInfo:
         """Load every normalized package (oldest first) into the destination.
 
@@ -754,7 +960,7 @@ class Pipeline:
         return self.destination.client(schema, self.dataset_name, pipeline_name=self.pipeline_name)
 
     def _load_package(self, package: LoadPackage, step: StepInfo) -> PackageInfo:
-        self.recorder.emit("load", "package_started", load_id=package.load_id)
+        self._package_started("load", package.load_id)
         stored = package.read_schema_dict()
         schema = (
             Schema.from_dict(stored) if stored is not None else self._schema_for_package(package)
@@ -777,7 +983,7 @@ class Pipeline:
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
         package.set_state(LOADED, loaded_at=time.time(), skipped=package_info.skipped)
-        if not config.get("load.keep_completed_packages", False):
+        if not config.get_bool("load.keep_completed_packages", False):
             package.delete_data()
         self.recorder.package_done(
             step,
@@ -836,7 +1042,7 @@ class Pipeline:
         )
 
     def _destination_location(self) -> str | None:
-        config_ = getattr(self.destination, "config", {}) or {}
+        config_ = self.destination.config
         credentials = config_.get("credentials")
         if isinstance(credentials, (str, Path)):
             return _without_password(str(credentials))
@@ -849,17 +1055,20 @@ class Pipeline:
         self,
         data: Any = None,
         *,
+        destination: Any = None,
+        staging: Any = None,
+        dataset_name: str | None = None,
+        credentials: Any = None,
         table_name: str | None = None,
         write_disposition: Any = None,
         columns: Any = None,
         primary_key: Any = None,
         schema: Any = None,
         loader_file_format: str | None = None,
-        schema_contract: Any = None,
-        merge_key: Any = None,
-        destination: Any = None,
-        dataset_name: str | None = None,
         table_format: str | None = None,
+        schema_contract: Any = None,
+        refresh: str | None = None,
+        merge_key: Any = None,
         spark: Any = None,
     ) -> LoadInfo:
         """Finish pending packages, then extract, normalize and load ``data``.
@@ -868,12 +1077,18 @@ class Pipeline:
 
         Holds the pipeline's lock throughout. File inputs a pending package already holds
         (same path, size and modification time) are not extracted again: that package is
-        finished instead, so running a crashed command again loads each row once.
+        finished instead, so running a crashed command again loads each row once. A failure
+        in a step raises :class:`PipelineStepFailed` naming the step and package.
         """
         if spark is not None:
             self.spark = spark
+        if staging is not None:
+            raise TypeError("run(staging=...) is not supported by loadstone")
+        check_refresh(refresh)
         if destination is not None:
             self.destination = _resolve_destination(destination)
+        if credentials is not None:
+            self.destination = self.destination.configured(credentials=credentials)
         if dataset_name is not None:
             self._explicit_dataset_name = dataset_name
             self._dataset_name = None
@@ -889,6 +1104,7 @@ class Pipeline:
             "merge_key": merge_key,
             "loader_file_format": loader_file_format,
             "table_format": table_format,
+            "refresh": refresh,
         }
         try:
             with self._locked():
@@ -904,17 +1120,17 @@ class Pipeline:
         return info
 
     def _run_locked(self, data: Any, table_name: str | None, hints: dict[str, Any]) -> LoadInfo:
-        self._restore_from_destination()
+        self._step("sync", self._restore_from_destination)
         self._drop_incomplete_extracts()
         self._adopt_package_state()
         data = self._without_extracted_inputs(data)
         # a crash left work behind: finish it before adding more
-        self._renormalize_damaged()
-        pending_info = self._load_pending() if self._has_normalized() else None
+        self._step("normalize", self._renormalize_damaged)
+        pending_info = self._step("load", self._load_pending) if self._has_normalized() else None
         if data is not None:
             self.extract(data, table_name=table_name, **hints)
-            self._normalize_pending()
-            info = self._load_pending()
+            self._step("normalize", self._normalize_pending)
+            info = self._step("load", self._load_pending)
         else:
             info = self._new_info()
         if pending_info is not None:
@@ -997,6 +1213,12 @@ class Pipeline:
         self._dataset_name = None
         self._save_state()
 
+    def sync_destination(self) -> None:
+        """Take state and schemas from the destination (dlt's ``sync_destination``)."""
+        with self._locked():
+            self._had_local_state = False
+            self._restore_from_destination()
+
     # -- inspection -----------------------------------------------------------------------
     def list_pending_packages(self) -> list[LoadPackage]:
         """Packages a crash or failure left between extract and load."""
@@ -1056,6 +1278,37 @@ class Pipeline:
                     shutil.rmtree(package.root, ignore_errors=True)
                     dropped.append(package.root.name)
         return dropped
+
+    def drop_resources(self, resources: Sequence[str] | None = None) -> list[str]:
+        """Drop the tables of ``resources`` (all data tables when None) from the destination
+        and the schema, and reset their state: the next run loads them from scratch (the CLI's
+        ``drop``). Returns the dropped table names."""
+        with self._locked():
+            return self._drop_resources(resources)
+
+    def _drop_resources(self, resources: Sequence[str] | None) -> list[str]:
+        schema = self.default_schema
+        if resources is None:
+            plan = plan_refresh("drop_sources", schema, [], [])
+        else:
+            known = {t.resource for t in schema.data_tables() if t.parent is None}
+            unknown = [r for r in resources if r not in known]
+            if unknown:
+                raise PipelineConfigError(
+                    f"schema {schema.name!r} has no resource(s) {', '.join(unknown)}; it has "
+                    f"{', '.join(sorted(k for k in known if k)) or 'none'}"
+                )
+            tables = [t.name for r in resources for t in resource_tables(schema, r)]
+            plan = plan_refresh("drop_resources", schema, list(resources), tables)
+        with self._client(schema) as client:
+            apply_to_destination(client, plan)
+            schema.drop_tables(plan.drop_tables)
+            client.update_stored_schema(schema)
+        source_state = (self._state.get("sources") or {}).get(schema.name, {})
+        reset_state(plan, source_state)
+        self._save_schema(schema)
+        self._save_state()
+        return list(plan.drop_tables)
 
     def drop(self) -> None:
         """Delete the local working folder (state, schemas, packages, trace)."""
@@ -1124,34 +1377,91 @@ def _normalized_records(
 def pipeline(
     pipeline_name: str | None = None,
     pipelines_dir: str | Path | None = None,
+    pipeline_salt: str | None = None,
     destination: Any = None,
+    staging: Any = None,
     dataset_name: str | None = None,
-    dev_mode: bool = False,
     import_schema_path: str | Path | None = None,
     export_schema_path: str | Path | None = None,
-    progress: ProgressCallback | None = None,
+    full_refresh: bool | None = None,
+    dev_mode: bool = False,
+    refresh: str | None = None,
+    progress: ProgressCallback | str | None = None,
     lock_timeout: float | None = None,
     spark: Any = None,
-    **_ignored: Any,
 ) -> Pipeline:
-    """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``."""
-    if pipeline_name is None:
-        import __main__
+    """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``.
 
-        script = Path(getattr(__main__, "__file__", "") or "pipeline").stem
-        pipeline_name = f"loadstone_{script}"
+    Without a name the pipeline is ``dlt_<script file name>``, as dlt names it, so a ported
+    script opens the same folder and database. ``full_refresh`` is dlt's old name of
+    ``dev_mode``. A progress *name* (``"log"``, ``"tqdm"``...) selects dlt's display
+    libraries: loadstone shows no display for it (data is unaffected); pass a callable for
+    loadstone's events. ``pipeline_salt`` and ``staging`` raise ``TypeError``.
+    """
+    for name, value in (("pipeline_salt", pipeline_salt), ("staging", staging)):
+        if value is not None:
+            raise TypeError(f"pipeline({name}=...) is not supported by loadstone")
+    if pipeline_name is None:
+        pipeline_name = default_pipeline_name()
     return Pipeline(
         pipeline_name,
         destination,
         dataset_name,
-        dev_mode=dev_mode,
+        dev_mode=bool(dev_mode or full_refresh),
         pipelines_dir=pipelines_dir,
         import_schema_path=import_schema_path,
         export_schema_path=export_schema_path,
-        progress=progress,
+        progress=progress if callable(progress) else None,
         lock_timeout=lock_timeout,
+        refresh=refresh,
         spark=spark,
     )
+
+
+def default_pipeline_name() -> str:
+    """``dlt_<script>``: the name dlt gives a pipeline made without one."""
+    import __main__
+
+    script = Path(getattr(__main__, "__file__", "") or "pipeline").stem
+    return f"dlt_{script}"
+
+
+def attach(
+    pipeline_name: str | None = None,
+    pipelines_dir: str | Path | None = None,
+    pipeline_salt: str | None = None,
+    destination: Any = None,
+    staging: Any = None,
+    progress: ProgressCallback | str | None = None,
+    dataset_name: str | None = None,
+) -> Pipeline:
+    """Open an existing pipeline from its working folder (``dlt.attach``); error if none."""
+    for name, value in (("pipeline_salt", pipeline_salt), ("staging", staging)):
+        if value is not None:
+            raise TypeError(f"attach({name}=...) is not supported by loadstone")
+    name = pipeline_name or default_pipeline_name()
+    base = Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
+    if state_module.load_local(base / name) is None:
+        raise CannotRestorePipelineException(name, base)
+    return Pipeline(
+        name,
+        destination,
+        dataset_name,
+        pipelines_dir=base,
+        progress=progress if callable(progress) else None,
+    )
+
+
+class CannotRestorePipelineException(LoadstoneError):
+    """``attach`` found no working folder with state for the pipeline."""
+
+    def __init__(self, pipeline_name: str, pipelines_dir: Path) -> None:
+        self.pipeline_name = pipeline_name
+        self.pipelines_dir = pipelines_dir
+        super().__init__(
+            f"pipeline {pipeline_name!r} cannot be attached: {pipelines_dir / pipeline_name} "
+            f"holds no pipeline state (run it first, or pass pipelines_dir=)"
+        )
 
 
 def _without_password(location: str) -> str:

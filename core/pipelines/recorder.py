@@ -74,12 +74,13 @@ class StepRecorder:
         )
 
     # -- steps ----------------------------------------------------------------------------
-    def begin(self, name: str) -> StepInfo:
-        """Start (or, within one run, continue) the step ``name``."""
+    def begin(self, name: str, **values: Any) -> StepInfo:
+        """Start (or, within one run, continue) the step ``name``; ``values`` go with the
+        ``started`` event (normalize: the size of its input)."""
         step = self.steps.get(name) or StepInfo(name, time.time())
         step.finished_at = None
         self.steps[name] = step
-        self.emit(name, "started")
+        self.emit(name, "started", **values)
         return step
 
     def package_done(

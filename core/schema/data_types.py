@@ -211,7 +211,9 @@ def variant_column_name(column: str, data_type: str, naming: NamingConvention) -
     long column name is shortened exactly as dlt shortens it (and ``direct`` uses its own
     separator).
     """
-    return naming.shorten_fragments(column, "v_" + data_type)
+    name = naming.shorten_fragments(column, "v_" + data_type)
+    assert name is not None  # None only when called without parts
+    return name
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,11 +235,11 @@ _DATE_ONLY: Final = re.compile(
 
 
 def _date_from(groups: dict[str, str | None]) -> dt.date:
-    year = int(groups["y"])  # type: ignore[arg-type]
+    year = int(groups["y"])  # type: ignore[arg-type]  # the pattern always captures y
     if groups.get("w"):
-        return dt.date.fromisocalendar(year, int(groups["w"]), int(groups.get("wd") or 1))  # type: ignore[arg-type]
+        return dt.date.fromisocalendar(year, int(groups["w"]), int(groups.get("wd") or 1))  # type: ignore[arg-type]  # w matched
     if groups.get("o"):
-        ordinal = int(groups["o"])  # type: ignore[arg-type]
+        ordinal = int(groups["o"])  # type: ignore[arg-type]  # o matched
         if not 1 <= ordinal <= (366 if _is_leap(year) else 365):
             raise ValueError(f"day of year {ordinal} out of range")
         return dt.date(year, 1, 1) + dt.timedelta(days=ordinal - 1)
@@ -313,7 +315,7 @@ def parse_iso_timestamp(value: str) -> dt.datetime | None:
             day.year,
             day.month,
             day.day,
-            int(groups["H"]),  # type: ignore[arg-type]
+            int(groups["H"]),
             int(groups["M"] or 0),
             int(groups["S"] or 0),
             int(fraction),
@@ -362,6 +364,8 @@ def coerce_value(to_type: str, from_type: str | None, value: Any) -> Any:
         return None
     if from_type is None:
         from_type = py_type_to_data_type(value)
+        if from_type is None:
+            raise CoercionError(to_type, None, value, f"{type(value).__name__} has no data type")
     if to_type == from_type:
         if to_type == "timestamp" and value.tzinfo is None:
             return value.replace(tzinfo=_UTC)

@@ -28,9 +28,11 @@ if TYPE_CHECKING:
 __all__ = [
     "MERGE_STRATEGIES",
     "columns_from_hint",
+    "disposition_of",
     "normalize_hints",
     "parse_write_disposition",
     "table_from_hints",
+    "write_disposition_hints",
 ]
 
 MERGE_STRATEGIES: Final[tuple[str, ...]] = ("delete-insert", "scd2", "upsert", "insert-only")
@@ -50,13 +52,14 @@ def parse_write_disposition(
     ``("merge", {"x-merge-strategy": "scd2"})`` (dlt's stored key). Further dict keys
     (``validity_column_names``, ``boundary_timestamp`` ...) are kept as ``x-<key>`` table hints.
     """
+    extra: dict[str, Any] = {}
+    disposition: Any
     if value is None:
         return None, {}
     if isinstance(value, str):
-        disposition, extra = value, {}
+        disposition = value
     elif isinstance(value, Mapping):
         disposition = value.get("disposition")
-        extra = {}
         strategy = value.get("strategy")
         if strategy is not None:
             if strategy not in MERGE_STRATEGIES:
@@ -70,7 +73,8 @@ def parse_write_disposition(
             extra["x-merge-strategy"] = strategy
         for key, item in value.items():
             if key not in ("disposition", "strategy"):
-                extra["x-" + key.replace("_", "-")] = item
+                hint = key if key.startswith("x-") else "x-" + key.replace("_", "-")
+                extra[hint] = item
     else:
         raise InvalidSchemaError(f"write_disposition must be a string or dict, got {value!r}")
     if disposition not in WRITE_DISPOSITIONS:
@@ -78,6 +82,28 @@ def parse_write_disposition(
             f"unknown write_disposition {disposition!r}; use one of {', '.join(WRITE_DISPOSITIONS)}"
         )
     return disposition, extra
+
+
+def write_disposition_hints(value: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """A write_disposition hint as stored table keys: ``{"write_disposition": ..., "x-...": ...}``.
+
+    The same parse as :func:`parse_write_disposition`, in the form resources keep their hints.
+    """
+    disposition, extra = parse_write_disposition(value)
+    return {} if disposition is None else {"write_disposition": disposition, **extra}
+
+
+def disposition_of(table: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """``(write disposition, merge strategy)`` a stored table or a hint dict declares.
+
+    Reads dlt's stored form (``write_disposition`` plus ``x-merge-strategy``) and the
+    resource form (``write_disposition: {"disposition": ..., "strategy": ...}``); ``None`` for
+    what is not declared.
+    """
+    raw = table.get("write_disposition")
+    disposition, extra = parse_write_disposition(raw)
+    strategy = table.get("x-merge-strategy") or extra.get("x-merge-strategy")
+    return disposition, strategy
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str]:
@@ -122,6 +148,35 @@ def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
         columns[name] = existing.evolve(**changes)
 
 
+def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
+    """dlt's scd2 validity columns (named by ``validity_column_names``) and the row version
+    (``_dlt_id`` as a content hash, or the user's ``row_version_column_name``)."""
+    names = extra.get("x-validity-column-names") or [_SCD2_VALID_FROM, _SCD2_VALID_TO]
+    valid_from, valid_to = names[0], names[1]
+    version = extra.get("x-row-version-column-name") or _ROW_KEY
+    active = extra.get("x-active-record-timestamp")
+    if version != _ROW_KEY:
+        row_version = Column(version, extra={"x-row-version": True})
+    else:
+        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
+        row_version = Column(
+            _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
+        )
+    return {
+        valid_from: Column(
+            valid_from, data_type="timestamp", nullable=True, extra={"x-valid-from": True}
+        ),
+        # dlt writes the active-record key even when unset (observed stored form)
+        valid_to: Column(
+            valid_to,
+            data_type="timestamp",
+            nullable=True,
+            extra={"x-valid-to": True, "x-active-record-timestamp": active},
+        ),
+        version: row_version,
+    }
+
+
 def table_from_hints(
     table_name: str,
     *,
@@ -143,28 +198,15 @@ def table_from_hints(
     ``primary_key`` columns become ``nullable: false`` unless a column hint says otherwise;
     an ``scd2`` merge adds dlt's ``_dlt_valid_from`` / ``_dlt_valid_to`` columns.
     """
+    disposition, extra = parse_write_disposition(write_disposition)
     cols = columns_from_hint(columns)
     _mark(cols, _as_list(primary_key), "primary_key")
     _mark(cols, _as_list(merge_key), "merge_key")
-    disposition, extra = parse_write_disposition(write_disposition)
     if extra.get("x-merge-strategy") == "scd2":
-        from_name = extra.get("x-validity-column-names", [_SCD2_VALID_FROM, _SCD2_VALID_TO])
-        valid_from, valid_to = from_name[0], from_name[1]
-        cols.setdefault(
-            valid_from,
-            Column(valid_from, data_type="timestamp", nullable=True, extra={"x-valid-from": True}),
-        )
-        cols.setdefault(
-            valid_to,
-            Column(valid_to, data_type="timestamp", nullable=True, extra={"x-valid-to": True}),
-        )
-        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
-        cols.setdefault(
-            _ROW_KEY,
-            Column(
-                _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
-            ),
-        )
+        # after the declared columns, as dlt orders them (tests/fixtures/relational/
+        # scd2_columns_dlt.json); a declared column of the same name wins
+        for name, column in _scd2_columns(extra).items():
+            cols.setdefault(name, column)
     if schema_contract is not None:
         SchemaContract.parse(schema_contract)  # validate early, keep the user's form
     if table_format is not None:
@@ -207,6 +249,9 @@ def normalize_hints(
     extra = dict(table.extra)
     if isinstance(validity, list):
         extra["x-validity-column-names"] = [norm_col(n) for n in validity]
+    version = table.extra.get("x-row-version-column-name")
+    if isinstance(version, str):
+        extra["x-row-version-column-name"] = norm_col(version)
     return attrs.evolve(
         table,
         name=norm_table(table.name),

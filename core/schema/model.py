@@ -100,6 +100,10 @@ def _frozen_extra(value: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(value or {})
 
 
+def _key_order(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _check_data_type(instance: Column, attribute: attrs.Attribute[Any], value: Any) -> None:
     if value is not None and not is_data_type(value):
         raise InvalidSchemaError(f"unknown data_type {value!r}", column=instance.name)
@@ -159,7 +163,7 @@ class Column(_StoredFormView):
     extra: dict[str, Any] = attrs.field(factory=dict, converter=_frozen_extra, hash=False)
     #: key order of the stored dict this column was read from (written back the same way;
     #: not part of equality)
-    key_order: tuple[str, ...] = attrs.field(default=(), converter=tuple, eq=False, repr=False)
+    key_order: tuple[str, ...] = attrs.field(default=(), converter=_key_order, eq=False, repr=False)
 
     def __repr__(self) -> str:
         """Only the hints that are set: a column has ~20 fields, most of them unset."""
@@ -266,7 +270,7 @@ class Table(_StoredFormView):
     description: str | None = None
     resource: str | None = None
     extra: dict[str, Any] = attrs.field(factory=dict, converter=_frozen_extra, hash=False)
-    key_order: tuple[str, ...] = attrs.field(default=(), converter=tuple, eq=False, repr=False)
+    key_order: tuple[str, ...] = attrs.field(default=(), converter=_key_order, eq=False, repr=False)
 
     # ---------------------------------------------------------------- convenience views
     @property

@@ -19,7 +19,7 @@ from loadstone.errors import LoadstoneError
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
-    from loadstone.schema.model import Table
+    from loadstone.schema.model import Column, Table
     from loadstone.schema.schema import Schema
 
 __all__ = ["NamingChangeError", "apply_naming_change", "check_naming_change", "renamed_identifiers"]
@@ -89,7 +89,7 @@ def check_naming_change(
 
 
 def _rename_table(table: Table, norm_table: Any, norm_column: Any) -> Table:
-    columns = {}
+    columns: dict[str, Column] = {}
     for column in table.columns.values():
         renamed = attrs.evolve(column, name=norm_column(column.name))
         existing = columns.get(renamed.name)

@@ -14,17 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import attrs
 
 from loadstone.schema.data_types import is_data_type
 from loadstone.schema.detections import DEFAULT_DETECTIONS, check_detections
 from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError
+from loadstone.schema.stored import TSchemaSettings
 
 __all__ = [
     "RELATIONAL_DEFAULT_HINTS",
+    "PreferredTypes",
     "SchemaSettings",
+    "compile_preferred",
     "hints_for_column",
     "matches_rule",
     "preferred_type_for",
@@ -69,6 +72,18 @@ def _freeze_hints(value: Mapping[str, Iterable[str]] | None) -> dict[str, tuple[
     return out
 
 
+def _as_detections(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+def _as_preferred(value: Mapping[str, str]) -> dict[str, str]:
+    return dict(value)
+
+
+def _as_extra(value: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(value)
+
+
 def _check_hints(instance: Any, attribute: Any, value: Mapping[str, Sequence[str]]) -> None:
     for hint, rules in value.items():
         if hint not in COLUMN_HINTS:
@@ -101,16 +116,16 @@ class SchemaSettings:
     """
 
     detections: tuple[str, ...] = attrs.field(
-        default=DEFAULT_DETECTIONS, converter=tuple, validator=_check_detections
+        default=DEFAULT_DETECTIONS, converter=_as_detections, validator=_check_detections
     )
     default_hints: dict[str, tuple[str, ...]] = attrs.field(
         factory=dict, converter=_freeze_hints, validator=_check_hints, hash=False
     )
     preferred_types: dict[str, str] = attrs.field(
-        factory=dict, converter=dict, validator=_check_preferred, hash=False
+        factory=dict, converter=_as_preferred, validator=_check_preferred, hash=False
     )
     schema_contract: Any = attrs.field(default=None, hash=False)
-    extra: dict[str, Any] = attrs.field(factory=dict, converter=dict, hash=False)
+    extra: dict[str, Any] = attrs.field(factory=dict, converter=_as_extra, hash=False)
 
     @classmethod
     def relational_defaults(cls) -> SchemaSettings:
@@ -142,7 +157,7 @@ class SchemaSettings:
     def update_preferred_types(
         self, new_preferred_types: Mapping[str, str], *, replace: bool = False
     ) -> SchemaSettings:
-        types = {} if replace else dict(self.preferred_types)
+        types: dict[str, str] = {} if replace else dict(self.preferred_types)
         types.update(new_preferred_types)
         return attrs.evolve(self, preferred_types=types)
 
@@ -150,7 +165,7 @@ class SchemaSettings:
         return attrs.evolve(self, schema_contract=contract)
 
     # ------------------------------------------------------------ stored form
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TSchemaSettings:
         out: dict[str, Any] = {}
         if self.schema_contract is not None:
             out["schema_contract"] = self.schema_contract
@@ -161,7 +176,7 @@ class SchemaSettings:
         if self.preferred_types:
             out["preferred_types"] = dict(self.preferred_types)
         out.update(self.extra)
-        return out
+        return cast(TSchemaSettings, out)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> SchemaSettings:
@@ -176,15 +191,38 @@ class SchemaSettings:
 
 
 def preferred_type_for(settings: SchemaSettings, column_name: str) -> str | None:
-    """The preferred data type of a (normalized) column name: exact rules first, then ``re:``."""
-    preferred = settings.preferred_types
-    exact = preferred.get(column_name)
-    if exact is not None and not column_name.startswith(_REGEX_PREFIX):
-        return exact
-    for rule, data_type in preferred.items():
-        if rule.startswith(_REGEX_PREFIX) and matches_rule(rule, column_name):
-            return data_type
-    return None
+    """The preferred data type of a (normalized) column name.
+
+    The first rule, in the order written, that matches the name wins; an exact name has no
+    priority over an earlier ``re:`` rule. This is dlt 1.31's observed behaviour
+    (``tests/fixtures/schemas/preferred_types_order_dlt.json``): with
+    ``{"re:^id": "text", "id": "bigint"}`` the column ``id`` is ``text``.
+    """
+    return compile_preferred(settings.preferred_types).type_for(column_name)
+
+
+@attrs.frozen
+class PreferredTypes:
+    """Preferred-type rules compiled once, in their written order (picklable for workers)."""
+
+    rules: tuple[tuple[str, str], ...]
+
+    def type_for(self, column_name: str) -> str | None:
+        """The data type of the first rule matching ``column_name``, or None."""
+        for rule, data_type in self.rules:
+            if matches_rule(rule, column_name):
+                return data_type
+        return None
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+
+def compile_preferred(preferred: Mapping[str, str]) -> PreferredTypes:
+    """``preferred_types`` as a matcher; the regexes are compiled (and cached) here."""
+    for rule in preferred:
+        _compiled(rule)
+    return PreferredTypes(tuple(preferred.items()))
 
 
 def hints_for_column(settings: SchemaSettings, column_name: str) -> dict[str, Any]:

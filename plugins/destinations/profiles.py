@@ -35,12 +35,12 @@ def _profile(
         max_identifier_length=max_ident,
         max_column_identifier_length=max_column,
         has_case_sensitive_identifiers=case_sensitive,
-        casefold=casefold,  # type: ignore[arg-type]
+        casefold=casefold,  # type: ignore[arg-type]  # spec table values
         preferred_naming=naming,
         preferred_loader_file_format=formats[0],
         supported_loader_file_formats=formats,
         supported_merge_strategies=merge,
-        **extra,  # type: ignore[arg-type]
+        **extra,  # type: ignore[arg-type]  # spec table values
     )
     return Destination(name=name, capabilities=capabilities, description=description)
 

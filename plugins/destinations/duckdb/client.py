@@ -14,7 +14,6 @@ merges stage data in ``<dataset>_staging`` and apply it from there.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -51,6 +50,7 @@ from loadstone.plugins.destinations.sql.tables import TableModel
 if TYPE_CHECKING:
     from types import TracebackType
 
+#: the environment variable of DuckDB's credentials (read through loadstone.config)
 CREDENTIALS_ENV = "DESTINATION__DUCKDB__CREDENTIALS"
 
 
@@ -67,26 +67,13 @@ def resolve_credentials(destination: Destination, pipeline_name: str | None) -> 
 
 
 def _configured_credentials(name: str) -> str | None:
-    try:
-        from loadstone import config
-    except ImportError:
-        config = None  # type: ignore[assignment]
-    if config is not None:
-        resolve = getattr(config, "resolve", None)
-        if resolve is not None:
-            for candidate in (
-                f"destination.{name}.credentials",
-                ("destination", name, "credentials"),
-            ):
-                try:
-                    value = resolve(candidate)
-                except Exception:  # the resolver's own signature may differ; try the next form
-                    continue
-                if value:
-                    return str(value)
-    return os.environ.get(f"DESTINATION__{name.upper()}__CREDENTIALS") or os.environ.get(
-        CREDENTIALS_ENV
-    )
+    """``destination.<name>.credentials`` from configuration (env
+    ``DESTINATION__<NAME>__CREDENTIALS``, config.toml ...); a destination registered under
+    another name also reads DuckDB's own key."""
+    from loadstone import config
+
+    keys = [f"destination.{name}.credentials", "destination.duckdb.credentials"]
+    return config.get_str(keys, "") or None
 
 
 def connect(
@@ -130,13 +117,9 @@ DEFAULT_LOCK_TIMEOUT = 60.0
 def _lock_timeout() -> float:
     from loadstone import config
 
-    value = config.get("destination.duckdb.lock_timeout", DEFAULT_LOCK_TIMEOUT)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise DestinationError(
-            f"destination.duckdb.lock_timeout must be a number of seconds, not {value!r}"
-        ) from None
+    return config.get_float(
+        "destination.duckdb.lock_timeout", DEFAULT_LOCK_TIMEOUT, expected="a number of seconds"
+    )
 
 
 class DuckDBConnectionError(DestinationError):
@@ -187,12 +170,12 @@ class DuckDBClient(ClientNames):
             # sets a limit by schema width (see memory.py), so memory stays flat in rows
             from loadstone import config
 
-            limit = config.resolve("destination.duckdb.memory_limit", default=None)
-            if limit is not None:
-                self._exec(f"SET memory_limit = {literal(str(limit))}")
+            limit = config.get_str("destination.duckdb.memory_limit", "")
+            if limit:
+                self._exec(f"SET memory_limit = {literal(limit)}")
             else:
                 self._default_limit = parse_size(self._setting("memory_limit"))
-        self.catalog: str = self.first("SELECT current_database()")[0]
+        self.catalog: str = self._row("SELECT current_database()")[0]
         self._naming = self._resolve_naming(schema)
 
     def qualified(self, table: str, staging: bool = False) -> str:
@@ -250,6 +233,12 @@ class DuckDBClient(ClientNames):
         result is unfinished)."""
         found = self._conn.execute(sql, list(params) if params else None).fetchall()
         return found[0] if found else None
+
+    def _row(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...]:
+        """The row of a query that always returns one (``count(*)``, a setting)."""
+        row = self.first(sql, params)
+        assert row is not None, sql
+        return row
 
     def ensure_dataset(self, staging: bool = False) -> list[str]:
         dataset = self.staging_dataset_name if staging else self.dataset_name
@@ -395,7 +384,8 @@ class DuckDBClient(ClientNames):
         except duckdb.Error as exc:
             self._rollback()
             table = current[0]
-            files = [str(f) for f in sources[table].files] if table in sources else []
+            source = sources.get(table) if table is not None else None
+            files = [str(f) for f in source.files] if source is not None else []
             raise LoadFailed(request.load_id, table, str(exc).splitlines()[0], files) from exc
         except BaseException:
             self._rollback()
@@ -410,7 +400,7 @@ class DuckDBClient(ClientNames):
         self._conn.execute("RESET preserve_insertion_order")
 
     def _setting(self, name: str) -> str:
-        return str(self._conn.execute("SELECT current_setting(?)", [name]).fetchone()[0])
+        return str(self._row("SELECT current_setting(?)", [name])[0])
 
     def _limit_memory(self, model: TableModel, sources: Mapping[str, ParquetSource]) -> None:
         """Cap DuckDB's memory for this package by its widest table (unless configured)."""
@@ -451,8 +441,7 @@ class DuckDBClient(ClientNames):
 
     def table_row_counts(self) -> dict[str, int]:
         return {
-            t: self.first(f"SELECT count(*) FROM {self.qualified(t)}")[0]
-            for t in self.table_names()
+            t: self._row(f"SELECT count(*) FROM {self.qualified(t)}")[0] for t in self.table_names()
         }
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:

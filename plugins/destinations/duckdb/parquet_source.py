@@ -90,7 +90,7 @@ class ParquetSource:
             tables.append(data)
         combined = pa.concat_tables(tables, promote_options="permissive")
         view = f"__loadstone_src_{next(_counter)}"
-        conn.register(view, combined)  # type: ignore[attr-defined]
+        conn.register(view, combined)  # type: ignore[attr-defined]  # duckdb has no stubs for it
         return quote(view)
 
     def select_list(self, columns: Sequence[tuple[str, str]]) -> str:

@@ -15,6 +15,8 @@ Modules, one idea each: ``configuration`` (settings and where they come from), `
 
 from __future__ import annotations
 
+from typing import Any
+
 from loadstone.destinations.contract import Capabilities, Destination
 from loadstone.hookspecs import hookimpl
 
@@ -39,7 +41,7 @@ CAPABILITIES = Capabilities(
 class _LazyClient:
     """Stands in for ``FilesystemClient`` so listing plugins imports neither fsspec nor pyarrow."""
 
-    def __call__(self, *args: object, **kwargs: object) -> object:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from loadstone.plugins.destinations.filesystem.client import FilesystemClient
 
         return FilesystemClient(*args, **kwargs)

@@ -276,7 +276,10 @@ class FilesystemClient:
     def table_row_counts(self) -> dict[str, int]:
         return {
             t: int(
-                self.connection.execute(f"SELECT count(*) FROM {self.qualified(t)}").fetchone()[0]
+                (
+                    self.connection.execute(f"SELECT count(*) FROM {self.qualified(t)}").fetchone()
+                    or (0,)
+                )[0]
             )
             for t in self.table_names()
         }

@@ -56,6 +56,16 @@ def _setting(destination: Destination, key: str, default: Any = None) -> Any:
     )
 
 
+def _flag(destination: Destination, key: str, default: bool) -> bool:
+    """A boolean setting parsed by the config accessor (``"False"`` from the environment is
+    false)."""
+    return config.get_bool(
+        [f"destination.{destination.name}.{key}", f"destination.filesystem.{key}"],
+        default,
+        explicit=destination.config.get(key),
+    )
+
+
 def resolve_configuration(destination: Destination) -> FilesystemConfiguration:
     """The configuration of ``destination`` (its factory arguments, then configuration)."""
     explicit_credentials = destination.config.get("credentials")
@@ -83,7 +93,7 @@ def resolve_configuration(destination: Destination) -> FilesystemConfiguration:
         extra_placeholders=dict(_setting(destination, "extra_placeholders", default={}) or {}),
         loader_file_format=file_format,
         table_format=table_format or None,
-        compress=not bool(_setting(destination, "disable_compression", default=False)),
+        compress=not _flag(destination, "disable_compression", False),
         iceberg_catalog_name=str(_setting(destination, "iceberg_catalog_name", default="default")),
         iceberg_catalog=dict(
             _setting(destination, "iceberg_catalog", default=None) or DEFAULT_ICEBERG_CATALOG

@@ -121,7 +121,7 @@ class DeltaWriter:
     def _write(self, table: str, data: pa.Table, mode: str, properties: Any) -> None:
         from deltalake import write_deltalake
 
-        write_deltalake(
+        write_deltalake(  # type: ignore[call-overload]  # mode is one of its literals
             self.client.table_url(table),
             data,
             mode=mode,

@@ -159,7 +159,9 @@ class IcebergWriter:
             if values:
                 with warnings.catch_warnings():  # "did not match any records" is expected
                     warnings.simplefilter("ignore", UserWarning)
-                    transaction.delete(In(keys[0], values), snapshot_properties=properties)
+                    # pyiceberg's In takes (term, values) at run time; its annotations disagree
+                    condition = In(keys[0], values)  # type: ignore[call-arg, arg-type]
+                    transaction.delete(condition, snapshot_properties=properties)
             transaction.append(data, snapshot_properties=properties)
         else:
             transaction.upsert(data, join_cols=keys, snapshot_properties=properties)

@@ -63,8 +63,8 @@ class DatasetReader:
     def _build(self) -> None:
         client = self.client
         completed = client.records.completed_loads()
-        stored = self._stored_schema()
-        for name in (stored.get("tables") or {}) if stored else {}:
+        stored = self._stored_schema() or {}
+        for name in stored.get("tables") or {}:
             if is_system_table(name):
                 continue
             plan = plan_table(

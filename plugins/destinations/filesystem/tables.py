@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from loadstone.destinations.contract import SYSTEM_TABLES
+from loadstone.schema.hints import disposition_of
 
 
 @attrs.frozen
@@ -56,12 +57,13 @@ def plan_table(
         for col_name, col in (table.get("columns") or {}).items()
         if col.get("data_type")
     )
+    disposition, strategy = disposition_of(root_table)  # the schema's one parser
     return TablePlan(
         name=name,
         root=root,
-        write_disposition=str(root_table.get("write_disposition") or "append"),
+        write_disposition=disposition or "append",
         # upsert is the filesystem destination's one merge strategy in the spec's profile
-        merge_strategy=str(root_table.get("x-merge-strategy") or "upsert"),
+        merge_strategy=strategy or "upsert",
         primary_key=tuple(
             c["name"]
             for c in ((tables.get(root) or {}).get("columns") or {}).values()

@@ -1,4 +1,5 @@
-"""Write dispositions of the SQL destinations: append, replace, merge (delete-insert, upsert, scd2).
+"""Write dispositions of the SQL destinations: append, replace, merge (delete-insert, upsert,
+scd2, insert-only).
 
 One implementation for DuckDB and PostgreSQL: the statements are standard SQL, and what
 differs per database (column types, the hidden insertion-order column, how a table is
@@ -18,6 +19,8 @@ Semantics (observed from dlt 1.x on DuckDB and PostgreSQL):
   Without primary and merge key it appends.
 * ``upsert``: by primary key: matching root rows are updated, new ones inserted; nested rows
   of every staged root are replaced (delete + insert).
+* ``insert-only``: by primary key: staged rows whose key is new are inserted (with their
+  nested rows); rows already in the table are never changed.
 * ``scd2``: ``_dlt_id`` is a hash of the row. Active rows (``_dlt_valid_to`` NULL) whose hash
   is absent from the load are retired (``_dlt_valid_to`` = load time); staged rows whose hash
   is not active are inserted with ``_dlt_valid_from`` = load time. With a merge key only rows
@@ -195,6 +198,8 @@ class _Loader:
             self._scd2()
         elif strategy == "upsert":
             self._upsert()
+        elif strategy == "insert-only":
+            self._insert_only()
         else:
             self._delete_insert()
 
@@ -365,6 +370,21 @@ class _Loader:
             f"INSERT INTO {final} ({names}) SELECT {select} FROM ({kept}) AS s "
             f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {match})",
         )
+        self._insert_nested(f"SELECT {quote(self._row_key(root))} FROM ({kept}) AS k")
+
+    def _insert_only(self) -> None:
+        """Insert staged rows whose primary key is not in the table yet; existing rows stay."""
+        root, staged = self.root, self.staged[self.root]
+        pk = self.model.primary_key(root)
+        if not pk:
+            raise LoadFailed(self.load_id, root, "the insert-only strategy needs a primary_key")
+        final = self._final(root)
+        kept = (
+            f"SELECT * FROM ({self._live(self._dedup(staged, pk))}) AS s "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {self._match([pk])})"
+        )
+        names = self._names(root)
+        self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept}) AS k")
         self._insert_nested(f"SELECT {quote(self._row_key(root))} FROM ({kept}) AS k")
 
     def _scd2(self) -> None:

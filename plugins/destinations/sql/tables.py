@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from loadstone.destinations.contract import SYSTEM_TABLES
+from loadstone.schema.hints import disposition_of
 
 DEFAULT_STRATEGY = "delete-insert"
 
@@ -94,12 +95,8 @@ class TableModel:
 
     @staticmethod
     def _disposition_of(table: Mapping[str, Any]) -> tuple[str | None, str | None]:
-        raw = table.get("write_disposition")
-        strategy = table.get("x-merge-strategy")
-        if isinstance(raw, Mapping):  # dlt's resource form {"disposition": ..., "strategy": ...}
-            strategy = strategy or raw.get("strategy")
-            raw = raw.get("disposition")
-        return raw, strategy
+        """The schema's one parser: stored form or dlt's resource form."""
+        return disposition_of(table)
 
     def disposition(self, table: str) -> str:
         """The root's write disposition (nested tables inherit it); default ``append``."""

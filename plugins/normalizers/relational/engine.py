@@ -33,13 +33,22 @@ import attrs
 import orjson
 
 from loadstone.plugins.normalizers.relational import type_rules
+from loadstone.plugins.normalizers.relational.facts import (
+    ChunkFacts,
+    ColumnFact,
+    ColumnKey,
+    FailureKind,
+    TableFact,
+    TaskError,
+)
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 from loadstone.schema.contracts import ContractViolation, SchemaContract, decide
+from loadstone.schema.settings import PreferredTypes, compile_preferred
 
 try:
-    from loadstone.plugins.normalizers.relational import _speedups
+    import loadstone.plugins.normalizers.relational._speedups as _speedups
 except ImportError:  # built without a C compiler: the pure-Python reference runs instead
-    _speedups = None  # type: ignore[assignment]
+    _speedups = None  # type: ignore[assignment]  # no C compiler: Python loops run
 
 #: whether the C hot path is importable here (the test suite requires it)
 NATIVE_AVAILABLE = _speedups is not None
@@ -83,6 +92,23 @@ _I64_MAX = type_rules.INT64_MAX
 Cell = tuple[list[int], list[Any]]
 
 
+def _as_contract(value: Any) -> SchemaContract:
+    return SchemaContract.parse(value)
+
+
+def last_per_path(
+    pending: list[tuple[tuple[str, ...], list[Any], int]],
+) -> list[tuple[tuple[str, ...], list[Any], int]]:
+    """One list per nested table path: when keys of one object normalize to the same name
+    (``"a b"`` and ``"a_b"``) and hold lists, the last key's list is kept, as dlt keeps it."""
+    if len(pending) < 2:
+        return pending
+    last = {parts: index for index, (parts, _seq, _depth) in enumerate(pending)}
+    if len(last) == len(pending):
+        return pending
+    return [entry for index, entry in enumerate(pending) if last[entry[0]] == index]
+
+
 @attrs.frozen
 class RootSpec:
     """How the items of one source table are normalized (from the table hints)."""
@@ -93,8 +119,14 @@ class RootSpec:
     propagate_root_key: bool = False
     primary_key: tuple[str, ...] = ()
     row_hash: bool = False
-    contract: SchemaContract = attrs.field(factory=SchemaContract, converter=SchemaContract.parse)
+    #: scd2: the column that gets the load instant (``validity_column_names[0]``)
+    valid_from: str = VALID_FROM
+    contract: SchemaContract = attrs.field(factory=SchemaContract, converter=_as_contract)
     existing_table: bool = False
+
+
+def _as_preferred(value: PreferredTypes | Mapping[str, str]) -> PreferredTypes:
+    return value if isinstance(value, PreferredTypes) else compile_preferred(value)
 
 
 @attrs.frozen
@@ -108,7 +140,10 @@ class EngineConfig:
     known: Mapping[str, Mapping[str, str]]
     existing_tables: frozenset[str]
     detections: tuple[str, ...] = ("iso_timestamp",)
-    preferred: Mapping[str, str] = attrs.field(factory=dict)
+    #: the schema's preferred-type rules (a mapping is compiled on the way in)
+    preferred: PreferredTypes = attrs.field(
+        factory=lambda: compile_preferred({}), converter=_as_preferred
+    )
     use_break_path: bool = True
     on_bad_record: str = "fail"
     flush_rows: int = 20000
@@ -134,7 +169,7 @@ class Chunk:
 class TaskFailure(Exception):
     """Raised inside a task; carried to the driver as data (never through Spark's errors)."""
 
-    def __init__(self, kind: str, **info: Any) -> None:
+    def __init__(self, kind: FailureKind, **info: Any) -> None:
         self.kind = kind
         self.info = info
         super().__init__(kind, info)
@@ -157,7 +192,7 @@ def contract_action(
     try:
         return decide(
             spec.contract,
-            entity,  # type: ignore[arg-type]
+            entity,  # type: ignore[arg-type]  # one of the three entity names
             table=table,
             column=column,
             value=value,
@@ -232,7 +267,7 @@ class ChunkEngine:
         self.forced = forced
         self.attempt = attempt
         self.types: dict[str, dict[str, str]] = {t: dict(c) for t, c in config.known.items()}
-        self.preferred = type_rules.compile_preferred(config.preferred)
+        self.preferred = config.preferred
         self.detections = config.detections
         self.key_cache: dict[str, str] = {}
         self.key_source: dict[str, str] = {}
@@ -250,7 +285,7 @@ class ChunkEngine:
         self.table_first: dict[str, tuple[int, int, int]] = {}
         self.row_counts: dict[str, int] = {}
         # (table, column) -> [position, type, is_variant, decided_locally, source identifier]
-        self.new_columns: dict[tuple[str, str], list[Any]] = {}
+        self.new_columns: dict[ColumnKey, ColumnFact] = {}
         self.files: dict[str, list[str]] = {}
         self.file_counter = 0
         self.line = 0
@@ -332,7 +367,7 @@ class ChunkEngine:
         self.flatten(item, (), 0, raw, root, spec, pending)
         raw[LOAD_ID] = self.config.load_id
         if spec.row_hash:
-            raw[VALID_FROM] = self.load_time
+            raw[spec.valid_from] = self.load_time
         row_id = raw.get(ROW_ID)
         if row_id is None:
             if spec.primary_key:
@@ -348,7 +383,7 @@ class ChunkEngine:
         if not self.type_row(root, raw, spec):
             return
         root_id = row_id if spec.propagate_root_key else None
-        for parts, seq, depth in pending:
+        for parts, seq, depth in last_per_path(pending):
             self.process_list(seq, (root,), parts, depth, row_id, root, root_id, spec)
 
     def names_under(self, prefix: tuple[str, ...]) -> dict[str, tuple[tuple[str, ...], str]]:
@@ -469,7 +504,7 @@ class ChunkEngine:
                 raw[ROW_ID] = row_id
             if not self.type_row(table, raw, spec):
                 continue
-            for sub_parts, sub_seq, sub_depth in pending:
+            for sub_parts, sub_seq, sub_depth in last_per_path(pending):
                 self.process_list(
                     sub_seq, table_parts, sub_parts, sub_depth, row_id, table, root_id, spec
                 )
@@ -599,7 +634,7 @@ class ChunkEngine:
             self.put(columns, n, col, json_text(value))
             return True
         if t == vt == "wei":
-            if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+            if type_rules.fits_wei_storage(value):
                 self.put(columns, n, col, decimal.Decimal(value))
                 return True
             return self.variant(table, col, "text", str(value), spec, types, columns, n)
@@ -611,7 +646,7 @@ class ChunkEngine:
         if vt == "json":
             value = json_text(value)
         elif vt == "wei":
-            if -type_rules.WEI_MAX <= value <= type_rules.WEI_MAX:
+            if type_rules.fits_wei_storage(value):
                 value = decimal.Decimal(value)
             else:
                 vt, value = "text", str(value)
@@ -649,13 +684,9 @@ class ChunkEngine:
             types[vcol] = vt
             if vt in _EXACT:
                 self.exact.setdefault(table, {})[vcol] = _EXACT[vt]
-            self.new_columns[(table, vcol)] = [
-                (self.chunk.index, self.line, self.seq),
-                vt,
-                True,
-                False,
-                self.source_of(col),
-            ]
+            self.new_columns[(table, vcol)] = ColumnFact(
+                (self.chunk.index, self.line, self.seq), vt, True, False, self.source_of(col)
+            )
         self.put(columns, n, vcol, value)
         return True
 
@@ -669,12 +700,13 @@ class ChunkEngine:
             if action == "drop_value":
                 return None
         forced = self.forced.get(table, {}).get(col)
+        t: str | None
         if forced is not None:
             t = forced
             local = False
         else:
             local = True
-            t = type_rules.preferred_type(col, self.preferred) if self.preferred else None
+            t = self.preferred.type_for(col) if self.preferred else None
             if t is None:
                 t = type_rules.detect_type(value, self.detections) if self.detections else None
                 if t is None:
@@ -682,13 +714,9 @@ class ChunkEngine:
         self.types[table][col] = t
         if t in _EXACT:
             self.exact.setdefault(table, {})[col] = _EXACT[t]
-        self.new_columns[(table, col)] = [
-            (self.chunk.index, self.line, self.seq),
-            t,
-            False,
-            local,
-            self.source_of(col),
-        ]
+        self.new_columns[(table, col)] = ColumnFact(
+            (self.chunk.index, self.line, self.seq), t, False, local, self.source_of(col)
+        )
         return t
 
     # -- output -----------------------------------------------------------------------------
@@ -761,26 +789,23 @@ class ChunkEngine:
         for table in list(self.buffers):
             self.flush(table)
 
-    def facts(self) -> dict[str, Any]:
-        return {
-            "chunk": self.chunk.index,
-            "attempt": self.attempt,
-            "tables": {
-                t: {
-                    "first": self.table_first[t],
-                    "parent": self.parents[t],
-                    "rows": self.row_counts.get(t, 0),
-                }
+    def facts(self, error: TaskError | None = None) -> ChunkFacts:
+        """What this chunk reports to the driver (see :mod:`.facts`)."""
+        return ChunkFacts(
+            chunk=self.chunk.index,
+            attempt=self.attempt,
+            tables={
+                t: TableFact(self.table_first[t], self.parents[t], self.row_counts.get(t, 0))
                 for t in self.parents
             },
-            "table_sources": dict(self.table_source),
-            "columns": {f"{t}\x00{c}": v for (t, c), v in self.new_columns.items()},
-            "files": self.files,
-            "bad": self.bad,
-            "bad_count": self.bad_count,
-            "discarded_rows": self.discarded_rows,
-            "error": None,
-        }
+            table_sources=dict(self.table_source),
+            columns=dict(self.new_columns),
+            files={t: tuple(paths) for t, paths in self.files.items()},
+            bad=tuple(self.bad),
+            bad_count=self.bad_count,
+            discarded_rows=self.discarded_rows,
+            error=error,
+        )
 
 
 #: Lines with more opening brackets than this have their nesting depth measured: deeper items
@@ -908,7 +933,7 @@ def _parse_strict(raw: bytes, orjson_error: str | None) -> Any:
 
 def run_chunk(
     config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
-) -> dict[str, Any]:
+) -> ChunkFacts:
     """Normalize one chunk; failures of the data come back as data, storage errors raise."""
     engine = ChunkEngine(config, chunk, forced, attempt)
     spec = config.specs[chunk.table_name]
@@ -922,7 +947,7 @@ def run_chunk(
             except BadLine as exc:
                 engine.bad_count += 1
                 if config.on_bad_record == "fail":
-                    raise TaskFailure("bad_record", line=number, error=str(exc)) from None
+                    raise TaskFailure("bad_record", line=number, message=str(exc)) from None
                 if config.on_bad_record == "quarantine":
                     engine.bad.append(
                         (number, str(exc), raw.decode("utf-8", "replace").rstrip("\r"))
@@ -931,20 +956,18 @@ def run_chunk(
             process(item, spec, number)
         engine.flush_all()
     except TaskFailure as failure:
-        result = engine.facts()
-        result["error"] = {"kind": failure.kind, **failure.info}
-        return result
+        return engine.facts(TaskError(failure.kind, **failure.info))
     except OSError:
         raise  # storage, not data: the caller reports it with the path (and Spark retries)
     except Exception as exc:
         import traceback
 
-        result = engine.facts()
-        result["error"] = {
-            "kind": "internal",
-            "line": engine.line,
-            "message": f"{type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(),
-        }
-        return result
+        return engine.facts(
+            TaskError(
+                "internal",
+                line=engine.line,
+                message=f"{type(exc).__name__}: {exc}",
+                traceback=traceback.format_exc(),
+            )
+        )
     return engine.facts()

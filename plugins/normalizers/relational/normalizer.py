@@ -19,7 +19,6 @@ worker start costs more than the work.
 
 from __future__ import annotations
 
-import copy
 import os
 import shutil
 import threading
@@ -28,6 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from loadstone import config as loadstone_config
 from loadstone import spark_session
 from loadstone.normalize.contract import (
@@ -35,27 +36,43 @@ from loadstone.normalize.contract import (
     BadRecordError,
     ChunkRun,
     EngineChoice,
+    ExtractedInput,
     NormalizeContext,
     NormalizeError,
     NormalizeResult,
+    PackageToNormalize,
     TableOutput,
 )
-from loadstone.plugins.normalizers.relational import spark_tasks, type_rules
+from loadstone.plugins.normalizers.relational import spark_tasks
 from loadstone.plugins.normalizers.relational.engine import (
-    LIST_IDX,
-    LOAD_ID,
     NATIVE_AVAILABLE,
-    PARENT_ID,
-    ROOT_ID,
-    ROW_ID,
     Chunk,
     EngineConfig,
-    RootSpec,
     run_chunk,
 )
+from loadstone.plugins.normalizers.relational.facts import (
+    ChunkFacts,
+    Decisions,
+    Forced,
+    decide,
+    forced_types,
+    misguessed,
+)
 from loadstone.plugins.normalizers.relational.folders import safe_folder
-from loadstone.schema.collisions import IdentifierCollisionError, find_identifier_collisions
+from loadstone.plugins.normalizers.relational.schema_updates import (
+    RootPlan,
+    TableSummary,
+    add_bad_records_table,
+    apply_facts,
+    check_collisions,
+    known_types,
+    plan_root,
+    with_materialized,
+)
+from loadstone.schema import Schema
 from loadstone.schema.contracts import ContractViolation
+from loadstone.schema.detections import DEFAULT_DETECTIONS
+from loadstone.schema.settings import compile_preferred
 
 #: Plain files larger than this are split into chunks of about this size.
 DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
@@ -67,14 +84,6 @@ DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
 #: from about there (2.7 GB: 35.9 vs 39.2 s). More cores move the break-even down.
 DEFAULT_LAZY_SPARK_BYTES = 1024 * 1024 * 1024
 
-_SYSTEM_COLUMNS: Mapping[str, dict[str, Any]] = {
-    LOAD_ID: {"data_type": "text", "nullable": False},
-    ROW_ID: {"data_type": "text", "nullable": False, "unique": True, "row_key": True},
-    PARENT_ID: {"data_type": "text", "nullable": False, "parent_key": True},
-    LIST_IDX: {"data_type": "bigint", "nullable": False},
-    ROOT_ID: {"data_type": "text", "nullable": False, "root_key": True},
-}
-
 
 def _native_setting() -> str:
     """``normalize.native``: ``true`` (default), ``false`` or ``required``.
@@ -84,15 +93,11 @@ def _native_setting() -> str:
     difference (the output is the same either way); ``required`` fails the run where the C
     extension is missing (on the driver, or in any Spark task) instead of running slowly.
     """
-    value = loadstone_config.get("normalize.native", True)
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes", "on"):
-        return "true"
-    if text in ("false", "0", "no", "off"):
-        return "false"
-    if text == "required":
+    found = loadstone_config.locate("normalize.native", default=True)
+    if str(found.value).strip().lower() == "required":
         return "required"
-    raise NormalizeError(f"normalize.native must be true, false or required, not {value!r}")
+    native = loadstone_config.parse_bool(found.value, "normalize.native", found.origin)
+    return "true" if native else "false"
 
 
 def _native_enabled() -> bool:
@@ -115,7 +120,7 @@ ENGINES = ("auto", "local", "spark")
 
 def _engine_setting() -> str:
     """``normalize.engine`` (env ``NORMALIZE__ENGINE``, CLI ``--engine``), default auto."""
-    value = str(loadstone_config.get("normalize.engine", "auto")).strip().lower()
+    value = loadstone_config.get_str("normalize.engine", "auto").strip().lower()
     if value not in ENGINES:
         raise NormalizeError(f"normalize.engine must be one of {', '.join(ENGINES)}, not {value!r}")
     return value
@@ -136,12 +141,7 @@ def _first_line(message: str) -> str:
     return lines[0] if lines else message
 
 
-def _is_bad_record(fact: Mapping[str, Any]) -> bool:
-    error = fact.get("error")
-    return error is not None and error.get("kind") == "bad_record"
-
-
-def plan_chunks(files: Sequence[Any], chunk_bytes: int) -> list[Chunk]:
+def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk]:
     """Chunks of the extracted files, in source order (file, then byte offset)."""
     chunks: list[Chunk] = []
     for file_index, extracted in enumerate(files):
@@ -210,69 +210,20 @@ def chunk_first_lines(chunks: Sequence[Chunk]) -> dict[int, int]:
     return result
 
 
-#: dlt's module name for the relational normalizer, as stored in ``normalizers.json``.
-_DLT_RELATIONAL = "dlt.common.normalizers.json.relational"
+def _working_schema(schema: Schema | Mapping[str, Any] | None) -> Schema:
+    """The schema this package evolves: a copy, so a failed package changes nothing.
 
-
-def _record_propagation(data: dict[str, Any], root: str, schema_wide: bool) -> None:
-    """Store root key propagation in the schema as dlt does, so the schema file carries it.
-
-    A merge table (or any root asking for it) gets ``propagation.tables.<root>``; a source
-    with ``root_key=True`` also sets the schema-wide ``root_key_propagation`` flag, which
-    later roots of the schema follow.
+    A stored dict (tests, third-party callers) is read with a new schema's defaults for the
+    settings it leaves out (``iso_timestamp`` detection); the result is then a dict again.
     """
-    json_section = data.setdefault("normalizers", {}).setdefault("json", {})
-    json_section.setdefault("module", _DLT_RELATIONAL)
-    config = json_section.setdefault("config", {})
-    if schema_wide:
-        config["root_key_propagation"] = True
-    tables = config.setdefault("propagation", {}).setdefault("tables", {})
-    tables[root] = {ROW_ID: ROOT_ID}
-
-
-def _schema_dict(schema: Any) -> dict[str, Any]:
-    if schema is None:
-        return {"tables": {}}
-    if isinstance(schema, Mapping):
-        return copy.deepcopy(dict(schema))
-    return copy.deepcopy(schema.to_dict())
-
-
-def _rebuild_schema(original: Any, data: dict[str, Any]) -> Any:
-    if original is None or isinstance(original, Mapping):
-        return data
-    from_dict = getattr(type(original), "from_dict", None)
-    if from_dict is None:
-        return data
-    return from_dict(data)
-
-
-def _disposition(hints: Mapping[str, Any]) -> tuple[str, str | None]:
-    value = hints.get("write_disposition")
-    if isinstance(value, Mapping):
-        return str(value.get("disposition") or "append"), value.get("strategy")
-    return str(value or "append"), hints.get("x-merge-strategy")
-
-
-def _as_tuple(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    return tuple(value)
-
-
-def _hint_rules(default_hints: Mapping[str, Sequence[str]]) -> Any:
-    """A function column name -> the schema's default hints that apply to a new column."""
-    rules = [
-        (hint, type_rules.compile_preferred({p: hint for p in patterns}))
-        for hint, patterns in default_hints.items()
-    ]
-
-    def hints_for(column: str) -> list[str]:
-        return [hint for hint, compiled in rules if type_rules.preferred_type(column, compiled)]
-
-    return hints_for
+    if isinstance(schema, Schema):
+        return schema.copy()
+    data = dict(schema or {})
+    settings = dict(data.get("settings") or {})
+    settings.setdefault("detections", list(DEFAULT_DETECTIONS))
+    data["settings"] = settings
+    data.setdefault("name", "normalized")
+    return Schema.from_dict(data, bump_version=False)
 
 
 class RelationalNormalizer:
@@ -296,12 +247,17 @@ class RelationalNormalizer:
         self.last_stats: dict[str, int] = {}
 
     # -- public -----------------------------------------------------------------------------
-    def normalize(self, package: Any, schema: Any, context: NormalizeContext) -> NormalizeResult:
-        data = _schema_dict(schema)
+    def normalize(
+        self,
+        package: PackageToNormalize,
+        schema: Schema | Mapping[str, Any] | None,
+        context: NormalizeContext,
+    ) -> NormalizeResult:
+        working = _working_schema(schema)
         out_dir = Path(package.normalized_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         try:
-            return self._normalize(package, schema, data, context, out_dir)
+            result = self._normalize(package, working, context, out_dir)
         except BaseException:
             for child in out_dir.iterdir():
                 if child.is_dir():
@@ -309,165 +265,38 @@ class RelationalNormalizer:
                 else:
                     child.unlink(missing_ok=True)
             raise
+        if isinstance(schema, Schema):
+            return result
+        return attrs.evolve(result, schema=dict(working.to_dict(bump_version=False)))
 
     # -- steps ------------------------------------------------------------------------------
     def _normalize(
-        self,
-        package: Any,
-        original: Any,
-        data: dict[str, Any],
-        context: NormalizeContext,
-        out_dir: Path,
+        self, package: PackageToNormalize, schema: Schema, context: NormalizeContext, out_dir: Path
     ) -> NormalizeResult:
-        naming = context.naming
-        tables: dict[str, Any] = data.setdefault("tables", {})
-        settings = data.get("settings") or {}
-        normalizers = data.get("normalizers") or {}
-        use_break_path = normalizers.get("use_break_path_on_normalize", True) is not False
-        json_config = dict((normalizers.get("json") or {}).get("config") or {})
+        """Plan roots from code hints, run the chunks, settle types, apply the facts."""
         hints_source = package.table_hints
         hints_by_source: Mapping[str, Any] = (
             hints_source() if callable(hints_source) else (hints_source or {})
         )
         files = list(package.extracted_files())
-        existing_before = {name for name in tables}
-
-        specs: dict[str, RootSpec] = {}
-        hinted_columns: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-        root_props: dict[str, dict[str, Any]] = {}
-        for source_name in dict.fromkeys(f.table_name for f in files):
-            hints = dict(hints_by_source.get(source_name) or {})
-            root = (
-                naming.normalize_tables_path(source_name)
-                if use_break_path
-                else naming.normalize_table_identifier(source_name)
-            )
-            existing = tables.get(root) or {}
-            # no disposition in code: an existing table keeps the one it was created with
-            explicit_disposition = hints.get("write_disposition") is not None
-            disposition, strategy = _disposition(hints if explicit_disposition else existing)
-            pk = tuple(naming.normalize_path(k) for k in _as_tuple(hints.get("primary_key")))
-            mk = tuple(naming.normalize_path(k) for k in _as_tuple(hints.get("merge_key")))
-            x_normalizer = dict(hints.get("x-normalizer") or {})
-            max_nesting = hints.get(
-                "max_nesting", hints.get("max_table_nesting", x_normalizer.get("max_nesting"))
-            )
-            if max_nesting is None:
-                max_nesting = (existing.get("x-normalizer") or {}).get("max_nesting")
-            if max_nesting is None:
-                max_nesting = (
-                    (normalizers.get("json") or {}).get("config", {}).get("max_nesting", 1000)
-                )
-            asked = bool(
-                hints.get("root_key_propagation") or x_normalizer.get("root_key_propagation")
-            )
-            propagate = (
-                (disposition == "merge" and strategy != "scd2")
-                or asked
-                or bool(json_config.get("root_key_propagation"))
-                or root in (json_config.get("propagation") or {}).get("tables", {})
-            )
-            if propagate:
-                _record_propagation(data, root, schema_wide=asked)
-            specs[source_name] = RootSpec(
-                source_name=source_name,
-                root=root,
-                max_nesting=int(max_nesting),
-                propagate_root_key=propagate,
-                primary_key=pk if strategy in ("upsert", "insert-only") else (),
-                row_hash=strategy == "scd2",
-                contract=hints.get("schema_contract") or existing.get("schema_contract"),
-                existing_table=root in existing_before,
-            )
-            cols: list[tuple[str, dict[str, Any]]] = []
-            if strategy == "scd2":
-                # dlt's scd2 validity columns come first; the row hash is a version, not a key
-                cols.append(
-                    (
-                        "_dlt_valid_from",
-                        {
-                            "name": "_dlt_valid_from",
-                            "data_type": "timestamp",
-                            "nullable": True,
-                            "x-valid-from": True,
-                        },
-                    )
-                )
-                cols.append(
-                    (
-                        "_dlt_valid_to",
-                        {
-                            "name": "_dlt_valid_to",
-                            "data_type": "timestamp",
-                            "nullable": True,
-                            "x-valid-to": True,
-                            "x-active-record-timestamp": None,
-                        },
-                    )
-                )
-                cols.append(
-                    (
-                        ROW_ID,
-                        {"name": ROW_ID, "x-row-version": True, "unique": False, "row_key": False},
-                    )
-                )
-            for name, column in (hints.get("columns") or {}).items():
-                column = dict(column or {})
-                column_name = naming.normalize_path(column.get("name") or name)
-                column["name"] = column_name
-                cols.append((column_name, column))
-            for key in pk + tuple(
-                naming.normalize_path(k) for k in _as_tuple(hints.get("primary_key"))
-            ):
-                if all(c != key for c, _ in cols):
-                    cols.append((key, {"name": key}))
-            for key in mk:
-                if all(c != key for c, _ in cols):
-                    cols.append((key, {"name": key}))
-            for column_name, column in cols:
-                if column_name in pk or column_name in tuple(
-                    naming.normalize_path(k) for k in _as_tuple(hints.get("primary_key"))
-                ):
-                    column["primary_key"] = True
-                    column["nullable"] = False
-                if column_name in mk:
-                    column["merge_key"] = True
-            hinted_columns[root] = cols
-            props: dict[str, Any] = {"resource": source_name}
-            if explicit_disposition or root not in existing_before:
-                props["write_disposition"] = disposition
-                props["x-merge-strategy"] = strategy  # None drops an earlier strategy
-            if hints.get("max_nesting") is not None or hints.get("max_table_nesting") is not None:
-                props["x-normalizer"] = {"max_nesting": int(max_nesting)}
-            if hints.get("schema_contract") is not None:
-                props["schema_contract"] = hints["schema_contract"]
-            for key in ("file_format", "table_format"):  # kept in the schema, as dlt does
-                if hints.get(key) is not None:
-                    props[key] = hints[key]
-            root_props[root] = props
-
-        known: dict[str, dict[str, str]] = {}
-        for name, table in tables.items():
-            known[name] = {
-                c: col["data_type"]
-                for c, col in (table.get("columns") or {}).items()
-                if col.get("data_type")
-            }
-        for root, cols in hinted_columns.items():
-            for column_name, column in cols:
-                if column.get("data_type"):
-                    known.setdefault(root, {})[column_name] = column["data_type"]
-
+        existing_before = frozenset(schema.tables)
+        # a table asked for with materialize_table_schema() exists even without data
+        materialize = [n for n, h in hints_by_source.items() if (h or {}).get("x-materialize")]
+        sources = dict.fromkeys([*(f.table_name for f in files), *materialize])
+        plans = {
+            source: plan_root(schema, source, hints_by_source.get(source) or {}, context.naming)
+            for source in sources
+        }
         config = EngineConfig(
-            naming=naming,
+            naming=context.naming,
             load_id=str(package.load_id),
             out_dir=str(out_dir),
-            specs=specs,
-            known=known,
-            existing_tables=frozenset(existing_before),
-            detections=tuple(settings.get("detections", ("iso_timestamp",)) or ()),
-            preferred=dict(settings.get("preferred_types") or {}),
-            use_break_path=use_break_path,
+            specs={source: plan.spec for source, plan in plans.items()},
+            known=known_types(schema, list(plans.values())),
+            existing_tables=existing_before,
+            detections=schema.settings.detections,
+            preferred=compile_preferred(schema.settings.preferred_types),
+            use_break_path=schema.use_break_path_on_normalize,
             on_bad_record=context.on_bad_record,
             flush_rows=self.flush_rows,
             native=_native_enabled() if self.native is None else self.native,
@@ -477,31 +306,17 @@ class RelationalNormalizer:
         facts, reruns = self._settle(context, config, chunks, facts)
         spark_tasks.sweep_attempts(config.out_dir, facts)
         self._raise_failures(facts, chunks)
-        decisions = self._decide(facts)
         self.last_stats = {"chunks": len(chunks), "reruns": reruns}
-        return self._finish(
-            original,
-            data,
-            context,
-            facts,
-            decisions,
-            chunks,
-            specs,
-            hinted_columns,
-            root_props,
-            existing_before,
-            out_dir,
-            package,
-        )
+        return self._finish(schema, context, facts, chunks, plans, out_dir)
 
     def _run(
         self,
         context: NormalizeContext,
         config: EngineConfig,
         chunks: list[Chunk],
-        forced: Mapping[int, Any],
+        forced: Mapping[int, Forced],
         attempt: int,
-    ) -> list[dict[str, Any]]:
+    ) -> list[ChunkFacts]:
         """Facts of every chunk, in chunk order, computed where ``normalize.engine`` says.
 
         * ``local``, or no Spark: in this process;
@@ -520,7 +335,7 @@ class RelationalNormalizer:
             if context.progress is not None:
                 context.progress(min(done, total), total)
 
-        def local(chunk: Chunk) -> dict[str, Any]:
+        def local(chunk: Chunk) -> ChunkFacts:
             cpu, wall = time.process_time(), time.perf_counter()
             fact = run_chunk(config, chunk, forced.get(chunk.index, {}), attempt)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -532,12 +347,12 @@ class RelationalNormalizer:
                 context.on_chunk(run)
             return fact
 
-        def on_spark(spark: Any, todo: list[Chunk]) -> list[dict[str, Any]]:
+        def on_spark(spark: Any, todo: list[Chunk]) -> list[ChunkFacts]:
             return self._on_spark(
                 context, spark, config, todo, forced, attempt, lambda n: report(done_here[0] + n)
             )
 
-        def in_order(todo: list[Chunk]) -> list[dict[str, Any]]:
+        def in_order(todo: list[Chunk]) -> list[ChunkFacts]:
             """Chunks one after another here, stopping at the first malformed line.
 
             Every chunk before it has passed, so it is the package's first bad line: report
@@ -545,11 +360,11 @@ class RelationalNormalizer:
             undone by a re-run with the global types, so those chunks go on).
             """
             _announce(context, "local", None)
-            facts = []
+            facts: list[ChunkFacts] = []
             for chunk in todo:
                 fact = local(chunk)
                 facts.append(fact)
-                if _is_bad_record(fact):
+                if fact.is_bad_record:
                     break
             return facts
 
@@ -570,7 +385,7 @@ class RelationalNormalizer:
             return on_spark(spark(), chunks)
         if len(chunks) == 1 and self.inline_single_chunk:
             return in_order(chunks)
-        min_bytes = int(loadstone_config.get("normalize.spark_min_bytes", self.lazy_spark_bytes))
+        min_bytes = loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
         if sum(_chunk_size(c) for c in chunks) < min_bytes:
             return in_order(chunks)
         return self._overlapped(spark, chunks, local, on_spark)
@@ -579,9 +394,9 @@ class RelationalNormalizer:
     def _overlapped(
         start_session: Callable[[], Any],
         chunks: list[Chunk],
-        local: Callable[[Chunk], dict[str, Any]],
-        on_spark: Callable[[Any, list[Chunk]], list[dict[str, Any]]],
-    ) -> list[dict[str, Any]]:
+        local: Callable[[Chunk], ChunkFacts],
+        on_spark: Callable[[Any, list[Chunk]], list[ChunkFacts]],
+    ) -> list[ChunkFacts]:
         """Chunks here while a local session starts; Spark takes the rest once it is up."""
         started: dict[str, Any] = {}
 
@@ -593,19 +408,19 @@ class RelationalNormalizer:
 
         thread = threading.Thread(target=start, name="loadstone-spark-start", daemon=True)
         thread.start()
-        results: dict[int, dict[str, Any]] = {}
+        results: dict[int, ChunkFacts] = {}
         remaining = list(chunks)
         while remaining and thread.is_alive():
             chunk = remaining.pop(0)
             results[chunk.index] = local(chunk)
-            if _is_bad_record(results[chunk.index]):
+            if results[chunk.index].is_bad_record:
                 return list(results.values())  # the first bad line: no need for Spark
         if remaining:
             thread.join()
             if "error" in started:
                 raise started["error"]
             for fact in on_spark(started["session"], remaining):
-                results[fact["chunk"]] = fact
+                results[fact.chunk] = fact
         return [results[c.index] for c in chunks]
 
     @staticmethod
@@ -614,17 +429,17 @@ class RelationalNormalizer:
         spark: Any,
         config: EngineConfig,
         chunks: list[Chunk],
-        forced: Mapping[int, Any],
+        forced: Mapping[int, Forced],
         attempt: int,
         on_done: Callable[[int], None] | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[ChunkFacts]:
         """One Spark task per chunk (:mod:`.spark_tasks`); only the facts come back."""
         target = spark_session.session_target(spark)
         _announce(context, "spark", target)
         if not target.is_local and target.remote is None:
             spark_tasks.wait_for_executors(
                 spark,
-                int(loadstone_config.get("normalize.min_executors", 1)),
+                loadstone_config.get_int("normalize.min_executors", 1, minimum=0),
                 float(loadstone_config.get("normalize.executor_wait_seconds", 120)),
                 target.url,
             )
@@ -653,8 +468,8 @@ class RelationalNormalizer:
         context: NormalizeContext,
         config: EngineConfig,
         chunks: list[Chunk],
-        facts: list[dict[str, Any]],
-    ) -> tuple[list[dict[str, Any]], int]:
+        facts: list[ChunkFacts],
+    ) -> tuple[list[ChunkFacts], int]:
         """Re-run chunks until their output is the sequential one; returns facts and re-runs.
 
         A chunk types a column it meets first by its own first value. Where an earlier chunk
@@ -671,262 +486,108 @@ class RelationalNormalizer:
         A re-run is forced to exact types, so each round makes the chunks it re-runs exact;
         the loop ends when a round finds nothing to re-run.
         """
-        by_chunk = {fact["chunk"]: fact for fact in facts}
+        by_chunk = {fact.chunk: fact for fact in facts}
         rerun: set[int] = set()
         for _round in range(len(chunks) + 1):
             ordered = [by_chunk[i] for i in sorted(by_chunk)]
-            failed = [f["chunk"] for f in ordered if f["error"]]
-            first_failed = failed[0] if failed else None
-            decisions = self._decide(ordered)
-            todo: dict[int, dict[str, dict[str, str]]] = {}
-            for fact in ordered:
-                index = fact["chunk"]
-                known = decisions
-                if index == first_failed:
-                    if fact["error"]["kind"] != "contract":
-                        break  # a malformed line is no matter of types
-                    known = {k: d for k, d in decisions.items() if d[0][0] < index}
-                if self._misguessed(fact, known):
-                    todo[index] = self._forced(known)
-                if index == first_failed:
-                    break
+            todo = self._to_rerun(ordered)
             if not todo:
                 return ordered, len(rerun)
             for index in todo:
-                for paths in by_chunk[index]["files"].values():
+                for paths in by_chunk[index].files.values():
                     for path in paths:
                         Path(path).unlink(missing_ok=True)
             for fact in self._run(context, config, [chunks[i] for i in sorted(todo)], todo, 1):
-                by_chunk[fact["chunk"]] = fact
+                by_chunk[fact.chunk] = fact
             rerun.update(todo)
         # each round makes the chunks it re-runs exact, so this is never reached
         raise NormalizeError("normalizing did not settle on one type per column")
 
     @staticmethod
-    def _misguessed(fact: Mapping[str, Any], decisions: Mapping[str, tuple[Any, ...]]) -> bool:
-        """Whether the chunk typed a column itself otherwise than ``decisions`` do."""
-        for key, (_pos, data_type, variant, local, _src) in fact["columns"].items():
-            if local and not variant and key in decisions and decisions[key][1] != data_type:
-                return True
-        return False
+    def _to_rerun(ordered: list[ChunkFacts]) -> dict[int, Forced]:
+        """Chunk index -> the types its re-run must use (see :meth:`_settle`)."""
+        failed = [f.chunk for f in ordered if f.error is not None]
+        first_failed = failed[0] if failed else None
+        decisions = decide(ordered)
+        todo: dict[int, Forced] = {}
+        for fact in ordered:
+            known: Decisions = decisions
+            if fact.chunk == first_failed:
+                assert fact.error is not None
+                if fact.error.kind != "contract":
+                    break  # a malformed line is no matter of types
+                known = {k: d for k, d in decisions.items() if d.first[0] < fact.chunk}
+            if misguessed(fact, known):
+                todo[fact.chunk] = forced_types(known)
+            if fact.chunk == first_failed:
+                break
+        return todo
 
     @staticmethod
-    def _raise_failures(facts: Sequence[dict[str, Any]], chunks: Sequence[Chunk]) -> None:
-        failures = sorted((f for f in facts if f["error"]), key=lambda f: f["chunk"])
+    def _raise_failures(facts: Sequence[ChunkFacts], chunks: Sequence[Chunk]) -> None:
+        failures = sorted((f for f in facts if f.error is not None), key=lambda f: f.chunk)
         if not failures:
             return
         fact = failures[0]
-        error = fact["error"]
-        chunk = chunks[fact["chunk"]]
-        kind = error["kind"]
-        if kind == "bad_record":
-            first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
-            raise BadRecordError(chunk.display, first + error["line"] - 1, error["error"])
-        if kind == "contract":
+        error = fact.error
+        assert error is not None
+        chunk = chunks[fact.chunk]
+        if error.kind == "contract":
+            assert error.table is not None and error.entity is not None  # set by the engine
             raise ContractViolation(
                 schema_name=None,
-                table=error["table"],
-                column=error["column"],
-                entity=error["entity"],
-                mode=error.get("mode", "freeze"),
-                value=error["value"],
+                table=error.table,
+                column=error.column,
+                entity=error.entity,
+                mode=error.mode,
+                value=error.value,
             )
         first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
-        line = first + int(error.get("line") or 1) - 1
-        cause = _first_line(error["message"])
+        line = first + (error.line or 1) - 1
+        if error.kind == "bad_record":
+            raise BadRecordError(chunk.display, line, error.message)
+        cause = _first_line(error.message)
         near = "" if "disk full" in cause else f" near line {line}"
         failure = NormalizeError(f"normalizing {chunk.display} failed{near}: {cause}")
-        failure.details = error.get("traceback", "")  # for a bug report; not shown to users
+        failure.details = error.traceback  # for a bug report; not shown to users
         raise failure
-
-    @staticmethod
-    def _decide(
-        facts: Sequence[dict[str, Any]],
-    ) -> dict[str, tuple[tuple[int, int, int], str, bool, str]]:
-        """(table, column) -> (first position, type, is_variant, source) of the globally first value."""
-        decisions: dict[str, tuple[tuple[int, int, int], str, bool, str]] = {}
-        for fact in facts:
-            for key, (pos, data_type, variant, _local, source) in fact["columns"].items():
-                pos = tuple(pos)
-                current = decisions.get(key)
-                if current is None or pos < current[0]:
-                    decisions[key] = (pos, data_type, variant, source)
-        return decisions
-
-    @staticmethod
-    def _forced(decisions: Mapping[str, tuple[Any, str, bool, str]]) -> dict[str, dict[str, str]]:
-        forced: dict[str, dict[str, str]] = {}
-        for key, (_pos, data_type, variant, _src) in decisions.items():
-            if not variant:
-                table, column = key.split("\x00", 1)
-                forced.setdefault(table, {})[column] = data_type
-        return forced
 
     def _finish(
         self,
-        original: Any,
-        data: dict[str, Any],
+        schema: Schema,
         context: NormalizeContext,
-        facts: Sequence[dict[str, Any]],
-        decisions: Mapping[str, tuple[Any, str, bool, str]],
+        facts: Sequence[ChunkFacts],
         chunks: Sequence[Chunk],
-        specs: Mapping[str, RootSpec],
-        hinted_columns: Mapping[str, list[tuple[str, dict[str, Any]]]],
-        root_props: Mapping[str, dict[str, Any]],
-        existing_before: set[str],
+        plans: Mapping[str, RootPlan],
         out_dir: Path,
-        package: Any,
     ) -> NormalizeResult:
-        tables: dict[str, Any] = data["tables"]
-        table_first: dict[str, tuple[int, int, int]] = {}
-        parents: dict[str, str | None] = {}
-        rows: dict[str, int] = {}
-        files: dict[str, list[Path]] = {}
-        table_sources: dict[str, str] = {}
-        for fact in facts:
-            table_sources.update(
-                {k: v for k, v in fact.get("table_sources", {}).items() if k not in table_sources}
+        """Apply the settled facts to the schema; name the outputs per table."""
+        summary, decisions = with_materialized(
+            TableSummary.of(facts), decide(list(facts)), list(plans.values())
+        )
+        check_collisions(context, schema, summary, decisions)
+        by_root = {plan.spec.root: plan for plan in plans.values()}
+        new_tables, new_columns = apply_facts(schema, summary, decisions, by_root)
+        outputs: dict[str, TableOutput] = {
+            name: TableOutput(
+                out_dir / safe_folder(name),
+                summary.rows.get(name, 0),
+                tuple(Path(p) for p in summary.files.get(name, ())),
             )
-            for name, info in fact["tables"].items():
-                pos = tuple(info["first"])
-                if name not in table_first or pos < table_first[name]:
-                    table_first[name] = pos
-                parents[name] = info["parent"]
-                rows[name] = rows.get(name, 0) + info["rows"]
-            for name, paths in fact["files"].items():
-                files.setdefault(name, []).extend(Path(p) for p in paths)
-
-        default_hints = _hint_rules((data.get("settings") or {}).get("default_hints") or {})
-        columns_by_table: dict[str, list[tuple[tuple[int, int, int], str, str, bool, str]]] = {}
-        for key, (pos, data_type, variant, source) in decisions.items():
-            table, column = key.split("\x00", 1)
-            columns_by_table.setdefault(table, []).append((pos, column, data_type, variant, source))
-
-        self._check_collisions(context, table_first, columns_by_table, tables, table_sources)
-
-        new_tables: list[str] = []
-        new_columns: dict[str, tuple[str, ...]] = {}
-        for name in sorted(table_first, key=lambda t: table_first[t]):
-            table = tables.get(name)
-            if table is None:
-                table = {"name": name, "columns": {}}
-                parent = parents[name]
-                if parent is not None:
-                    table["parent"] = parent
-                tables[name] = table
-                new_tables.append(name)
-                for column_name, column in hinted_columns.get(name, []):
-                    if column.get("data_type"):
-                        table["columns"][column_name] = dict(column)
-            if name in root_props:
-                for key, value in root_props[name].items():
-                    if value is None:
-                        table.pop(key, None)
-                    elif key == "resource":
-                        table.setdefault(key, value)
-                    else:
-                        table[key] = value
-                table.setdefault("x-normalizer", {})
-                table["x-normalizer"]["seen-data"] = True
-            cols: dict[str, Any] = table.setdefault("columns", {})
-            added: list[str] = []
-            hinted = dict(hinted_columns.get(name, []))
-            # hints from code (primary_key=, merge_key=, columns=) also apply to columns an
-            # existing table already has; their data type stays (the column holds data)
-            for column_name, column in hinted.items():
-                if column_name in cols:
-                    updates = {k: v for k, v in column.items() if k != "data_type"}
-                    cols[column_name] = {**cols[column_name], **updates}
-            for _pos, column, data_type, variant, _src in sorted(columns_by_table.get(name, [])):
-                if column in cols:
-                    continue
-                if column in _SYSTEM_COLUMNS:
-                    entry = {"name": column, **_SYSTEM_COLUMNS[column]}
-                    entry.update(hinted.get(column, {}))
-                else:
-                    entry = {"name": column, "data_type": data_type, "nullable": True}
-                    if variant:
-                        entry["variant"] = True
-                        # dlt's exact wording, so schemas compare equal across the two tools
-                        entry["description"] = f"Variant of column {column} generated by dlt"
-                    for hint in default_hints(column):
-                        if hint == "not_null":
-                            entry["nullable"] = False
-                        else:
-                            entry[hint] = True
-                    if column in hinted:
-                        entry.update({k: v for k, v in hinted[column].items() if k != "data_type"})
-                cols[column] = entry
-                added.append(column)
-            if added:
-                new_columns[name] = tuple(added)
-
-        outputs: dict[str, TableOutput] = {}
-        for name in sorted(table_first, key=lambda t: table_first[t]):
-            outputs[name] = TableOutput(
-                out_dir / safe_folder(name), rows.get(name, 0), tuple(files.get(name, ()))
-            )
-
-        bad_total = sum(int(f["bad_count"]) for f in facts)
-        quarantined = [(f["chunk"], b) for f in facts for b in f["bad"]]
+            for name in summary.order
+        }
+        quarantined = [(f.chunk, b) for f in facts for b in f.bad]
         if quarantined:
             outputs[BAD_RECORDS_TABLE] = self._write_bad_records(quarantined, chunks, out_dir)
-            if BAD_RECORDS_TABLE not in tables:
-                tables[BAD_RECORDS_TABLE] = {
-                    "name": BAD_RECORDS_TABLE,
-                    "write_disposition": "append",
-                    "columns": {
-                        "file": {"name": "file", "data_type": "text", "nullable": False},
-                        "line": {"name": "line", "data_type": "bigint", "nullable": False},
-                        "error": {"name": "error", "data_type": "text", "nullable": False},
-                        "raw": {"name": "raw", "data_type": "text", "nullable": True},
-                    },
-                }
+            if add_bad_records_table(schema):
                 new_tables.append(BAD_RECORDS_TABLE)
         return NormalizeResult(
-            schema=_rebuild_schema(original, data),
+            schema=schema,
             tables=outputs,
-            bad_records=bad_total,
+            bad_records=sum(f.bad_count for f in facts),
             new_tables=tuple(new_tables),
             new_columns=new_columns,
         )
-
-    @staticmethod
-    def _check_collisions(
-        context: NormalizeContext,
-        table_first: Mapping[str, Any],
-        columns_by_table: Mapping[str, list[Any]],
-        tables: Mapping[str, Any],
-        table_sources: Mapping[str, str],
-    ) -> None:
-        """A case-sensitive naming on a case-insensitive destination must not merge identifiers.
-
-        Identifiers already in the schema take part, so ``id`` arriving after ``Id`` was
-        loaded is caught too. Runs before any output is kept; the files are then discarded.
-        """
-        caps = context.capabilities
-        if caps is None or not getattr(context.naming, "is_case_sensitive", False):
-            return
-        if getattr(caps, "has_case_sensitive_identifiers", True):
-            return
-        table_pairs = [(name, name) for name in tables]
-        table_pairs += [
-            (name, table_sources.get(name, name))
-            for name in sorted(table_first, key=lambda t: table_first[t])
-            if name not in tables
-        ]
-        collisions = find_identifier_collisions(table_pairs)
-        for table, entries in columns_by_table.items():
-            existing = (tables.get(table) or {}).get("columns", {})
-            pairs = [(column, column) for column in existing]
-            pairs += [
-                (column, source)
-                for _pos, column, _dt, _variant, source in sorted(entries)
-                if column not in existing
-            ]
-            collisions.extend(find_identifier_collisions(pairs, table=table))
-        if collisions:
-            raise IdentifierCollisionError(collisions)
 
     @staticmethod
     def _write_bad_records(

@@ -138,7 +138,7 @@ def fact_files(facts: Any) -> list[str]:
     Everything else treats them as opaque (their type belongs to the engine and the
     driver's schema logic), so a change of their shape touches this function only.
     """
-    return [path for paths in facts["files"].values() for path in paths]
+    return [path for paths in facts.files.values() for path in paths]
 
 
 def _check_output(facts: Any, where: str) -> None:

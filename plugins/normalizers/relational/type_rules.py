@@ -3,8 +3,9 @@
 The rules live in ``loadstone.schema.data_types`` and ``loadstone.schema.detections`` (shared with the
 schema, so a column's schema type and its stored values never drift apart); this module adds
 what is specific to writing Parquet: the data type of a JSON-parsed value with the ``wei``
-storage limit, ``Decimal`` forms, and compiled preferred-type rules. The first value of a new
-column fixes its type (preferred types, then detections, then the Python type); a later value
+storage limit (:data:`loadstone.normalize.contract.WEI_PARQUET_MAX`) and ``Decimal`` forms.
+Preferred types are the schema's own rule (``loadstone.schema.settings.compile_preferred``).
+The first value of a new column fixes its type (preferred types, then detections, then the Python type); a later value
 is coerced into the column's type when it can be, else it goes to a variant column named for
 its *Python* type (behaviour checked against dlt in ``tests/fixtures/relational/``).
 """
@@ -12,22 +13,20 @@ its *Python* type (behaviour checked against dlt in ``tests/fixtures/relational/
 from __future__ import annotations
 
 import decimal
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from loadstone.normalize.contract import WEI_PARQUET_MAX, WEI_PARQUET_PRECISION
 from loadstone.schema import data_types as _data_types
 from loadstone.schema import detections as _detections
+from loadstone.schema.data_types import CoercionError
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-WEI_MAX = 10**38 - 1
+__all__ = ["CoercionError", "coerce", "detect_type", "fits_wei_storage", "py_type"]
+
+INT64_MIN = _data_types.BIGINT_MIN
+INT64_MAX = _data_types.BIGINT_MAX
 _SCALE_9 = decimal.Decimal("1e-9")
 _DECIMAL_LIMIT = decimal.Decimal(10) ** 29
-
-
-class CoercionError(ValueError):
-    """A value cannot be stored in a column of the given type."""
 
 
 def py_type(value: Any) -> str:
@@ -40,32 +39,16 @@ def detect_type(value: Any, detections: Sequence[str]) -> str | None:
     return _detections.detect_type(value, detections)
 
 
-def compile_preferred(preferred: Mapping[str, str]) -> list[tuple[Any, str]]:
-    """Preferred-type rules as (exact name | compiled regex, type), in order."""
-    rules: list[tuple[Any, str]] = []
-    for pattern, data_type in preferred.items():
-        if pattern.startswith("re:"):
-            rules.append((re.compile(pattern[3:]), data_type))
-        else:
-            rules.append((pattern, data_type))
-    return rules
-
-
-def preferred_type(column: str, rules: list[tuple[Any, str]]) -> str | None:
-    for pattern, data_type in rules:
-        if isinstance(pattern, str):
-            if pattern == column:
-                return data_type
-        elif pattern.search(column):
-            return data_type
-    return None
+def fits_wei_storage(value: int) -> bool:
+    """Whether an integer fits a Parquet ``wei`` column (else it goes to ``__v_text``)."""
+    return -WEI_PARQUET_MAX <= value <= WEI_PARQUET_MAX
 
 
 def coerce(to_type: str, from_type: str, value: Any) -> Any:
     """``value`` as a value of ``to_type`` in the form the Parquet writer takes.
 
     The rule itself is ``loadstone.schema.data_types.coerce_value`` (shared with the schema); this
-    adds the storage limits: ``wei`` holds at most 38 digits (DuckDB's widest decimal) and
+    adds the storage limits: ``wei`` holds at most 38 digits (the Parquet column) and
     ``decimal`` is rounded to the column's scale 9, both as ``Decimal``.
     """
     if to_type == from_type:
@@ -73,17 +56,19 @@ def coerce(to_type: str, from_type: str, value: Any) -> Any:
     try:
         result = _data_types.coerce_value(to_type, from_type, value)
     except (ValueError, TypeError, ArithmeticError) as exc:
-        raise CoercionError(str(exc)) from None
+        raise CoercionError(to_type, from_type, value, str(exc)) from None
     if to_type == "wei":
-        if not -WEI_MAX <= result <= WEI_MAX:
-            raise CoercionError("an integer of more than 38 digits does not fit wei storage")
+        if not fits_wei_storage(result):
+            raise CoercionError(
+                to_type, from_type, value, f"more than {WEI_PARQUET_PRECISION} digits"
+            )
         return decimal.Decimal(result)
     if to_type == "decimal":
         try:
             quantized = decimal.Decimal(result).quantize(_SCALE_9)
         except decimal.InvalidOperation as exc:
-            raise CoercionError(str(exc)) from None
+            raise CoercionError(to_type, from_type, value, str(exc)) from None
         if abs(quantized) >= _DECIMAL_LIMIT:
-            raise CoercionError("more than 29 integer digits")
+            raise CoercionError(to_type, from_type, value, "more than 29 integer digits")
         return quantized
     return result

@@ -1,0 +1,334 @@
+"""``loadstone.sources.incremental``: load only what is new since the last run.
+
+An :class:`Incremental` names a *cursor* in each item (``"updated_at"``, ``"meta.ts"``,
+``"$.meta.ts"``) and keeps, in the resource's persistent state, the last cursor value it saw.
+The next run starts from there: items before the start value are dropped, items *at* the
+start value are dropped when they were loaded before (their primary key, or the whole item,
+hashes to one of the hashes kept in state), items at or after ``end_value`` are dropped. It
+is dlt's ``dlt.sources.incremental`` with the same state layout::
+
+    sources.<source>.resources.<resource>.incremental.<cursor_path> =
+        {"initial_value", "last_value", "unique_hashes", "start_value"}
+
+A range with ``end_value`` is a backfill: it reads its window and leaves the state alone.
+``row_order`` lets extraction stop at the first item out of range instead of reading on.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from loadstone.errors import LoadstoneError
+
+ON_CURSOR_VALUE_MISSING = ("raise", "include", "exclude")
+ROW_ORDERS = ("asc", "desc")
+RANGES = ("open", "closed")
+
+_MISSING = object()
+
+
+class IncrementalCursorPathMissing(LoadstoneError):
+    """An item has no value at the cursor path (``on_cursor_value_missing="raise"``)."""
+
+    def __init__(self, resource_name: str, cursor_path: str, item: Any) -> None:
+        self.resource_name = resource_name
+        self.cursor_path = cursor_path
+        self.item = item
+        super().__init__(
+            f"resource {resource_name!r}: cursor path {cursor_path!r} was not found in item "
+            f"{_short(item)}; every item needs it, or pass on_cursor_value_missing="
+            f"'include'|'exclude'"
+        )
+
+
+class IncrementalCursorPathHasValueNone(IncrementalCursorPathMissing):
+    """The value at the cursor path is None (``on_cursor_value_missing="raise"``)."""
+
+
+def _short(item: Any) -> str:
+    text = repr(item)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _path_segments(cursor_path: str) -> tuple[str, ...]:
+    """``"$.a.b"``, ``"a.b"``, ``"a['b c']"`` -> ``("a", "b")``: the simple JSON paths dlt users write."""
+    path = cursor_path.strip()
+    if path.startswith("$"):
+        path = path[1:].lstrip(".")
+    segments: list[str] = []
+    for part in re.findall(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]|([^.\[\]]+)", path):
+        quoted, index, plain = part
+        segments.append(quoted or index or plain)
+    return tuple(segments)
+
+
+def _resolve_last_value_func(func: Any) -> Callable[[Sequence[Any]], Any]:
+    if func is None or func == "max":
+        return max
+    if func == "min":
+        return min
+    if callable(func):
+        return func  # type: ignore[no-any-return,unused-ignore]  # mypy modes differ
+    raise TypeError(f"last_value_func must be max, min, 'max', 'min' or a function, got {func!r}")
+
+
+def _coerce_pair(reference: Any, value: Any) -> tuple[Any, Any]:
+    """A value read back from state (JSON) as text meets datetimes again: compare as datetimes."""
+    if isinstance(reference, str) and isinstance(value, (_dt.datetime, _dt.date)):
+        return type(value).fromisoformat(reference), value
+    if isinstance(value, str) and isinstance(reference, (_dt.datetime, _dt.date)):
+        return reference, type(reference).fromisoformat(value)
+    return reference, value
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    return value
+
+
+def item_hash(item: Any, primary_key: Sequence[str] | None) -> str:
+    """The identity of an item for deduplication at the start value: its key, else itself."""
+    if primary_key and isinstance(item, Mapping):
+        content: Any = [item.get(key) for key in primary_key]
+    else:
+        content = item
+    text = json.dumps(content, sort_keys=True, default=str, separators=(",", ":"))
+    return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")[:12]
+
+
+class Incremental:
+    """A cursor over the items of one resource (see the module docstring)."""
+
+    def __init__(
+        self,
+        cursor_path: str | None = None,
+        initial_value: Any = None,
+        last_value_func: Any = max,
+        primary_key: str | Sequence[str] | None = None,
+        end_value: Any = None,
+        row_order: str | None = None,
+        allow_external_schedulers: bool | None = None,
+        on_cursor_value_missing: str = "raise",
+        lag: float | None = None,
+        range_start: str = "closed",
+        range_end: str = "open",
+    ) -> None:
+        if not cursor_path:
+            raise TypeError("incremental needs a cursor_path (the field that orders items)")
+        if on_cursor_value_missing not in ON_CURSOR_VALUE_MISSING:
+            raise ValueError(f"on_cursor_value_missing must be one of {ON_CURSOR_VALUE_MISSING}")
+        if row_order is not None and row_order not in ROW_ORDERS:
+            raise ValueError(f"row_order must be one of {ROW_ORDERS} or None")
+        if range_start not in RANGES or range_end not in RANGES:
+            raise ValueError(f"range_start and range_end must be one of {RANGES}")
+        if lag is not None:
+            raise TypeError("incremental(lag=...) is not supported by loadstone")
+        if allow_external_schedulers:
+            raise TypeError("incremental(allow_external_schedulers=True) is not supported")
+        self.cursor_path = cursor_path
+        self.initial_value = initial_value
+        self.last_value_func = last_value_func
+        self._func = _resolve_last_value_func(last_value_func)
+        self.primary_key = primary_key
+        self.end_value = end_value
+        self.row_order = row_order
+        self.on_cursor_value_missing = on_cursor_value_missing
+        self.range_start = range_start
+        self.range_end = range_end
+        self._segments = _path_segments(cursor_path)
+        self.resource_name = "?"
+        self.start_value: Any = initial_value
+        self.last_value: Any = initial_value
+        self._state: dict[str, Any] | None = None
+        self._seen_hashes: frozenset[str] = frozenset()
+        self._new_hashes: list[str] = []
+        self._kept = 0
+        #: the key that identifies rows at the start value; () turns deduplication off
+        self._key: list[str] | tuple[()] | None = None
+
+    # -- binding to a run ---------------------------------------------------------------
+    def copy(self) -> Incremental:
+        return Incremental(
+            self.cursor_path,
+            self.initial_value,
+            self.last_value_func,
+            self.primary_key,
+            self.end_value,
+            self.row_order,
+            None,
+            self.on_cursor_value_missing,
+            None,
+            self.range_start,
+            self.range_end,
+        )
+
+    def bind(
+        self, resource_name: str, resource_state: dict[str, Any], primary_key: Any = None
+    ) -> Incremental:
+        """A fresh copy reading its start from ``resource_state`` (kept for :meth:`commit`)."""
+        bound = self.copy()
+        bound.resource_name = resource_name
+        key = self.primary_key if self.primary_key is not None else primary_key
+        if isinstance(key, (tuple, list)) and not key:
+            bound._key = ()
+        else:
+            bound._key = [key] if isinstance(key, str) else (list(key) if key else None)
+        stored = resource_state.get("incremental", {}).get(self.cursor_path)
+        if self.end_value is None:
+            bound._state = resource_state
+        if stored and self.end_value is None:
+            bound.start_value = stored.get("last_value")
+            bound._seen_hashes = frozenset(stored.get("unique_hashes") or ())
+            # rows at the start value stay known while the last value does not move on
+            bound._new_hashes = list(stored.get("unique_hashes") or ())
+        bound.last_value = bound.start_value
+        return bound
+
+    def commit(self) -> None:
+        """Keep the last value and the hashes at it in state (not for a backfill range)."""
+        if self._state is None:
+            return
+        incremental = self._state.setdefault("incremental", {})
+        if self.cursor_path in incremental and not self._kept:
+            return  # nothing passed the cursor: the state stays as it was, as in dlt
+        incremental[self.cursor_path] = {
+            "initial_value": _jsonable(self.initial_value),
+            "last_value": _jsonable(self.last_value),
+            "unique_hashes": list(dict.fromkeys(self._new_hashes)),
+            "start_value": _jsonable(self.start_value),
+        }
+
+    # -- filtering ------------------------------------------------------------------------
+    def cursor_value(self, item: Any) -> Any:
+        value: Any = item
+        for segment in self._segments:
+            if isinstance(value, Mapping) and segment in value:
+                value = value[segment]
+            elif isinstance(value, list) and segment.isdigit() and int(segment) < len(value):
+                value = value[int(segment)]
+            else:
+                return _MISSING
+        return value
+
+    def _is_after(self, reference: Any, value: Any) -> bool:
+        """True when ``value`` comes after ``reference`` in the cursor's direction."""
+        reference, value = _coerce_pair(reference, value)
+        return bool(value != reference and self._func([reference, value]) == value)
+
+    def _out_of_range(self, value: Any) -> Any:
+        """The boundary ``value`` fails (start or end value), or _MISSING when in range."""
+        start = self.start_value
+        if start is not None:
+            a, b = _coerce_pair(start, value)
+            if a == b:
+                if self.range_start == "open":
+                    return start
+            elif not self._is_after(start, value):
+                return start
+        end = self.end_value
+        if end is not None:
+            a, b = _coerce_pair(end, value)
+            if a == b:
+                if self.range_end == "open":
+                    return end
+            elif self._is_after(end, value):
+                return end
+        return _MISSING
+
+    def _stops(self, value: Any, boundary: Any) -> bool:
+        """With ``row_order``, an item out of range on the side rows move to ends the read."""
+        if self.row_order is None:
+            return False
+        boundary, value = _coerce_pair(boundary, value)
+        try:
+            if self.row_order == "asc":
+                return bool(value >= boundary)
+            return bool(value <= boundary)
+        except TypeError:
+            return False
+
+    def _keep(self, item: Any) -> bool | None:
+        """True keep, False drop, None drop and stop reading."""
+        value = self.cursor_value(item)
+        if value is _MISSING or value is None:
+            if self.on_cursor_value_missing == "raise":
+                error = (
+                    IncrementalCursorPathMissing
+                    if value is _MISSING
+                    else IncrementalCursorPathHasValueNone
+                )
+                raise error(self.resource_name, self.cursor_path, item)
+            return self.on_cursor_value_missing == "include"
+        boundary = self._out_of_range(value)
+        if boundary is not _MISSING:
+            return None if self._stops(value, boundary) else False
+        hashed = None
+        dedup = self._key != ()
+        if (
+            dedup
+            and self.start_value is not None
+            and _coerce_pair(self.start_value, value)[0] == value
+        ):
+            hashed = item_hash(item, self._key)
+            if hashed in self._seen_hashes:
+                return False
+        self._advance(value, item, hashed)
+        self._kept += 1
+        return True
+
+    def _advance(self, value: Any, item: Any, hashed: str | None) -> None:
+        if self._key == ():  # no deduplication: only the last value is kept
+            if self.last_value is None or self._is_after(self.last_value, value):
+                self.last_value = value
+            return
+        last = self.last_value
+        if last is None or self._is_after(last, value):
+            self.last_value = value
+            self._new_hashes = []
+        elif _coerce_pair(last, value)[0] != value:
+            return
+        self._new_hashes.append(hashed or item_hash(item, self._key))
+
+    def filter_pages(self, pages: Iterator[Any], unwrap: Callable[[Any], Any]) -> Iterator[Any]:
+        """Pages with out-of-range and already loaded items removed; commits at the end."""
+        stopped = False
+        try:
+            for page in pages:
+                inner, rewrap = unwrap(page)
+                if isinstance(inner, list):
+                    kept = []
+                    for item in inner:
+                        verdict = self._keep(item)
+                        if verdict is None:
+                            stopped = True
+                            break
+                        if verdict:
+                            kept.append(item)
+                    if kept:
+                        yield rewrap(kept)
+                else:
+                    verdict = self._keep(inner)
+                    if verdict is None:
+                        stopped = True
+                    elif verdict:
+                        yield rewrap(inner)
+                if stopped:
+                    break
+        finally:
+            close = getattr(pages, "close", None)
+            if close is not None:
+                close()
+        self.commit()
+
+    def __repr__(self) -> str:
+        return (
+            f"Incremental(cursor_path={self.cursor_path!r}, initial_value="
+            f"{self.initial_value!r}, end_value={self.end_value!r})"
+        )

@@ -1,0 +1,105 @@
+"""Arguments of sources and resources taken from configuration (``secrets.value``).
+
+A source or resource function declares ``api_key=loadstone.secrets.value`` (or
+``loadstone.config.value``); when the caller does not pass it, the value is looked up with the
+one configuration resolver (:mod:`loadstone.config`), under the same keys dlt uses, most
+specific first::
+
+    sources.<section>.<name>.<arg>, sources.<name>.<arg>, sources.<section>.<arg>,
+    sources.<arg>, <arg>
+
+where ``<section>`` is the function's module (the script's file name for ``__main__``) and
+``<name>`` the source or resource name. A value found nowhere is an error naming the keys
+tried, raised when the function is called, before any data is read.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from loadstone import config
+from loadstone.errors import LoadstoneError
+
+
+class ConfigFieldMissingException(LoadstoneError):
+    """A ``secrets.value``/``config.value`` argument was not passed and is not configured."""
+
+    def __init__(self, function: str, missing: Mapping[str, list[str]]) -> None:
+        self.function = function
+        self.missing = dict(missing)
+        tried = "; ".join(f"{arg}: {', '.join(keys)}" for arg, keys in missing.items())
+        super().__init__(
+            f"{function}: missing configuration for {', '.join(missing)}; looked up {tried} "
+            f"(environment variables: keys upper-cased, '.' -> '__')"
+        )
+
+
+class _Secrets:
+    """``loadstone.secrets``: ``.value`` marks an argument; ``secrets["a.b"]`` reads a value."""
+
+    value: Any = config.value
+
+    def __getitem__(self, key: str) -> Any:
+        found = config.get(key, default=_NOTHING)
+        if found is _NOTHING:
+            raise KeyError(key)
+        return found
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return config.get(key, default=default)
+
+
+_NOTHING = object()
+secrets = _Secrets()
+
+
+def is_placeholder(value: Any) -> bool:
+    return value is config.value
+
+
+def section_of(func: Any) -> str | None:
+    """The config section of a function: its module's last name (the script's for __main__)."""
+    module_name = getattr(func, "__module__", None)
+    if module_name == "__main__":
+        path = getattr(sys.modules.get("__main__"), "__file__", None)
+        return Path(path).stem if path else None
+    return module_name.rsplit(".", 1)[-1] if module_name else None
+
+
+def candidate_keys(section: str | None, name: str, arg: str) -> list[str]:
+    keys = [f"sources.{section}.{name}.{arg}"] if section else []
+    keys.append(f"sources.{name}.{arg}")
+    if section:
+        keys.append(f"sources.{section}.{arg}")
+    keys += [f"sources.{arg}", arg]
+    return keys
+
+
+def inject(
+    func: Callable[..., Any], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """``kwargs`` completed with configured values for placeholder arguments not passed."""
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):
+        return kwargs
+    bound = signature.bind_partial(*args, **kwargs)
+    section = section_of(func)
+    out = dict(kwargs)
+    missing: dict[str, list[str]] = {}
+    for param in signature.parameters.values():
+        if param.name in bound.arguments or not is_placeholder(param.default):
+            continue
+        keys = candidate_keys(section, name, param.name)
+        value = config.resolve(*keys, default=_NOTHING)
+        if value is _NOTHING:
+            missing[param.name] = keys
+        else:
+            out[param.name] = value
+    if missing:
+        raise ConfigFieldMissingException(f"{name}()", missing)
+    return out

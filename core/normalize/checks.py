@@ -1,0 +1,87 @@
+"""Checks on a normalized package before it may be loaded.
+
+A column the schema marks non-nullable (a primary key, or a column hinted
+``nullable: false``) must receive a value in every row a package writes to its table. When
+a package's rows do not have the column at all -- typically ``primary_key="id"`` on data
+without ``id`` -- dlt stops in normalize rather than load rows a merge cannot match; so does
+loadstone. The package stays pending, the schema is not changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from loadstone.normalize.contract import NormalizeError
+
+
+class UnboundColumnException(NormalizeError):
+    """Non-nullable columns of a table received no data in a package."""
+
+    def __init__(self, schema_name: str, table_name: str, columns: list[str]) -> None:
+        self.schema_name = schema_name
+        self.table_name = table_name
+        self.columns = columns
+        listed = ", ".join(columns)
+        super().__init__(
+            f"in schema {schema_name!r}: columns {listed} of table {table_name!r} did not "
+            f"receive any data in this load (they are non-nullable: a primary_key, merge_key or "
+            f"column hint names a field the data does not have)"
+        )
+
+
+def file_columns(files: Iterable[Path]) -> set[str]:
+    """Column names present in any of the Parquet files (read from their footers only)."""
+    import pyarrow.parquet as pq
+
+    names: set[str] = set()
+    for path in files:
+        names.update(pq.read_schema(path).names)
+    return names
+
+
+def required_columns(
+    schema: Any, hints: Mapping[str, Mapping[str, Any]], naming: Any
+) -> dict[str, set[str]]:
+    """Per table, the non-nullable columns: from the schema and from the package's key hints
+    (a key column that never received data is not in the schema yet, but is required)."""
+    required: dict[str, set[str]] = {}
+    for table in schema.data_tables():
+        required[table.name] = {
+            column.name
+            for column in table.columns.values()
+            if column.nullable is False and not column.name.startswith("_dlt")
+        }
+    roots = {t.resource: t.name for t in schema.data_tables() if t.parent is None and t.resource}
+    for source_name, table_hints in hints.items():
+        table_name = roots.get(source_name)
+        if table_name is None:
+            continue
+        keys = [*(table_hints.get("primary_key") or ()), *(table_hints.get("merge_key") or ())]
+        keys += [
+            name
+            for name, column in (table_hints.get("columns") or {}).items()
+            if isinstance(column, Mapping) and column.get("nullable") is False
+        ]
+        required.setdefault(table_name, set()).update(naming.normalize_path(k) for k in keys)
+    return required
+
+
+def check_bound_columns(
+    schema: Any,
+    hints: Mapping[str, Mapping[str, Any]],
+    naming: Any,
+    written: Mapping[str, Iterable[Path]],
+) -> None:
+    """Raise :class:`UnboundColumnException` for the first table missing required columns."""
+    required = required_columns(schema, hints, naming)
+    for table_name, files in written.items():
+        files = list(files)
+        needed = required.get(table_name)
+        if not files or not needed:
+            continue
+        present = file_columns(files)
+        missing = sorted(name for name in needed if name not in present)
+        if missing:
+            raise UnboundColumnException(schema.name, table_name, missing)

@@ -1,0 +1,89 @@
+"""``refresh=``: start sources or resources again, as dlt's ``drop_sources`` / ``drop_resources``
+/ ``drop_data``.
+
+* ``drop_sources``: every table of the source's schema is dropped (in the destination and the
+  schema) and the source's state is reset; the run then loads into fresh tables.
+* ``drop_resources``: the tables of the resources being run (with their nested tables) are
+  dropped and those resources' state is reset; other tables stay.
+* ``drop_data``: those tables are emptied (schema kept) and the resources' state is reset.
+
+The plan is computed from the schema before extract; the pipeline applies it to the
+destination, the schema and the state before the new package is extracted, so the run's
+data lands in the emptied tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import attrs
+
+REFRESH_MODES = ("drop_sources", "drop_resources", "drop_data")
+
+
+def check_refresh(refresh: str | None) -> str | None:
+    if refresh is not None and refresh not in REFRESH_MODES:
+        raise ValueError(
+            f"refresh must be one of {', '.join(REFRESH_MODES)} or None, not {refresh!r}"
+        )
+    return refresh
+
+
+@attrs.frozen
+class RefreshPlan:
+    """What a refresh removes: tables to drop, tables to empty, state to reset."""
+
+    mode: str
+    drop_tables: tuple[str, ...] = ()
+    truncate_tables: tuple[str, ...] = ()
+    #: None resets the whole source state; else the names of the resources whose state goes
+    reset_resources: tuple[str, ...] | None = None
+
+
+def plan_refresh(
+    mode: str, schema: Any, resource_names: Sequence[str], table_names: Iterable[str]
+) -> RefreshPlan:
+    """The plan for ``mode`` on ``schema``, given the resources run and their source tables."""
+    if mode == "drop_sources":
+        names = tuple(table.name for table in schema.data_tables())
+        return RefreshPlan(mode, drop_tables=names, reset_resources=None)
+    naming = schema.naming_convention()
+    roots = []
+    for name in table_names:
+        normalized = naming.normalize_table_identifier(name)
+        if schema.has_table(normalized):
+            roots.append(normalized)
+    tables: list[str] = []
+    for root in roots:
+        tables.append(root)
+        tables.extend(table.name for table in schema.nested_tables(root))
+    if mode == "drop_resources":
+        return RefreshPlan(mode, drop_tables=tuple(tables), reset_resources=tuple(resource_names))
+    return RefreshPlan(mode, truncate_tables=tuple(tables), reset_resources=tuple(resource_names))
+
+
+def resource_tables(schema: Any, resource_name: str) -> list[Any]:
+    """The root tables a resource filled (by the ``resource`` the schema records)."""
+    return [t for t in schema.data_tables() if t.parent is None and t.resource == resource_name]
+
+
+def reset_state(plan: RefreshPlan, source_state: dict[str, Any]) -> None:
+    if plan.reset_resources is None:
+        source_state.clear()
+        return
+    resources = source_state.get("resources") or {}
+    for name in plan.reset_resources:
+        resources.pop(name, None)
+
+
+def apply_to_destination(client: Any, plan: RefreshPlan) -> None:
+    """Drop or empty the planned tables in the destination (those that exist)."""
+    if not (plan.drop_tables or plan.truncate_tables) or not client.dataset_exists():
+        return
+    for name in plan.drop_tables:
+        if client.table_exists(name):
+            client.query(f"DROP TABLE {client.qualified(name)}")
+    for name in plan.truncate_tables:
+        if client.table_exists(name):
+            client.query(f"DELETE FROM {client.qualified(name)}")

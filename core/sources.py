@@ -1,0 +1,14 @@
+"""``loadstone.sources``: what dlt users reach as ``dlt.sources``.
+
+``loadstone.sources.incremental(...)`` declares an incremental cursor
+(:mod:`loadstone.extract.incremental`); ``Resource`` and ``Source`` are the classes
+``@loadstone.resource`` and ``@loadstone.source`` make.
+"""
+
+from __future__ import annotations
+
+from loadstone.extract.incremental import Incremental
+from loadstone.extract.incremental import Incremental as incremental
+from loadstone.extract.sources import Resource, Source
+
+__all__ = ["Incremental", "Resource", "Source", "incremental"]

@@ -1,0 +1,44 @@
+"""Types of the C extension ``_speedups`` (``_speedups.c``): the engine's per-value hot path.
+
+Each function is the fast path of a Python loop in ``engine.py``, which stays the reference.
+"""
+
+from typing import Any
+
+#: marker in ``exact[column]`` for a timestamp column: ISO text of the common UTC shapes
+#: goes straight in, anything else back to Python's coercion
+ISO_TIMESTAMP_TEXT: object
+
+def flatten(
+    prefix_names: dict[tuple[str, ...], dict[str, tuple[tuple[str, ...], str]]],
+    name_of: Any,
+    data: dict[str, Any],
+    prefix: tuple[str, ...],
+    depth: int,
+    max_nesting: int,
+    out: dict[str, Any],
+    table_types: dict[str, str] | None,
+    pending: list[tuple[tuple[str, ...], list[Any], int]],
+    /,
+) -> None:
+    """``engine.ChunkEngine.flatten``: one item's keys as columns, lists set aside."""
+
+def fill(
+    raw: dict[str, Any],
+    exact: dict[str, Any],
+    columns: dict[str, tuple[list[int], list[Any]]],
+    n: int,
+    pos: int,
+    seq: int,
+    /,
+) -> int | tuple[int, str, Any, int]:
+    """Place the values whose type is the column's; returns the visit count, or
+    ``(position, column, value, visit count)`` of a value Python must place."""
+
+def scatter(rows: list[int], values: list[Any], n: int, /) -> list[Any]:
+    """A sparse column as a list ``n`` rows long (None where unset)."""
+
+def text_buffers(
+    rows: list[int] | None, values: list[Any], n: int, /
+) -> tuple[bytes | None, bytes, bytes] | None:
+    """Arrow string buffers (validity, offsets, data) of a text column, or None."""

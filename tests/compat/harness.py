@@ -1,0 +1,155 @@
+"""What a compatibility scenario sees: a pipeline factory and a snapshot of what was loaded.
+
+This module imports neither loadstone nor dlt: a scenario receives the library as ``dlt``
+(``import loadstone as dlt`` in the test, ``import dlt`` in the recorder), so the same
+program runs under both. Snapshots read the DuckDB file with ``duckdb`` itself, so they do
+not depend on either library's query API. Values that differ run to run by design (load
+ids, row hashes, timestamps of the load) are left out; everything else must be equal.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal
+import json
+import os
+import subprocess
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: columns whose values are ids or instants of a particular run
+VOLATILE = ("_dlt_load_id", "_dlt_id", "_dlt_parent_id", "_dlt_root_id")
+
+
+def plain(value: Any) -> Any:
+    """A JSON value standing for ``value`` (same text for the same value in both libraries)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return round(value, 9)
+    if isinstance(value, decimal.Decimal):
+        return str(value.normalize())
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in sorted(value.items())}
+    return str(value)
+
+
+class Context:
+    """One scenario run: its folder, the library under test and helpers."""
+
+    def __init__(self, dlt: Any, workdir: Path, library: str) -> None:
+        self.dlt = dlt
+        self.workdir = workdir
+        self.library = library  # "dlt" or "loadstone"
+
+    def pipeline(self, name: str, **kwargs: Any) -> Any:
+        kwargs.setdefault("destination", "duckdb")
+        kwargs.setdefault("pipelines_dir", str(self.workdir / "pipelines"))
+        return self.dlt.pipeline(name, **kwargs)
+
+    def tables(self, pipeline: Any, *, system: bool = False, keep: tuple[str, ...] = ()) -> dict:
+        """Every table of the pipeline's dataset: sorted column names and sorted rows."""
+        import duckdb
+
+        path = self.workdir / f"{pipeline.pipeline_name}.duckdb"
+        if not path.exists():
+            return {}
+        conn = duckdb.connect(str(path), read_only=True)
+        try:
+            names = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT table_name FROM information_schema.tables WHERE table_schema = ? "
+                    "ORDER BY table_name",
+                    [pipeline.dataset_name],
+                ).fetchall()
+            ]
+            out: dict[str, Any] = {}
+            for name in names:
+                if name.startswith("_dlt") and not system:
+                    continue
+                cols = [
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT column_name FROM information_schema.columns WHERE "
+                        "table_schema = ? AND table_name = ? ORDER BY ordinal_position",
+                        [pipeline.dataset_name, name],
+                    ).fetchall()
+                ]
+                shown = [c for c in cols if c not in VOLATILE or c in keep]
+                rows = conn.execute(
+                    f"SELECT {', '.join(chr(34) + c + chr(34) for c in shown) or '1'} "
+                    f'FROM "{pipeline.dataset_name}"."{name}"'
+                ).fetchall()
+                out[name] = {
+                    "columns": sorted(cols),
+                    "rows": sorted((plain(list(r)) for r in rows), key=json.dumps),
+                }
+            return out
+        finally:
+            conn.close()
+
+    def sql(self, pipeline: Any, query: str) -> list[Any]:
+        import duckdb
+
+        conn = duckdb.connect(
+            str(self.workdir / f"{pipeline.pipeline_name}.duckdb"), read_only=True
+        )
+        try:
+            return plain([list(r) for r in conn.execute(query).fetchall()])
+        finally:
+            conn.close()
+
+    def attempt(self, action: Callable[[], Any]) -> dict[str, Any]:
+        """The outcome of ``action``: ``{"ok": result}`` or the error's class, step and cause."""
+        try:
+            return {"ok": plain(action())}
+        except Exception as exc:  # the outcome is what we compare
+            out: dict[str, Any] = {"error": type(exc).__name__}
+            if hasattr(exc, "step"):
+                out["step"] = exc.step
+            cause = getattr(exc, "exception", None)
+            if cause is not None:
+                out["cause"] = type(cause).__name__
+            return out
+
+    def run_script(self, body: str, name: str = "my_script.py") -> str:
+        """Run ``body`` as a script (``dlt`` imported as the library under test); its stdout."""
+        header = "import loadstone as dlt\n" if self.library == "loadstone" else "import dlt\n"
+        script = self.workdir / name
+        script.write_text(header + body, encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=self.workdir,
+            capture_output=True,
+            text=True,
+            env={**os.environ},
+            check=False,
+        )
+        if done.returncode != 0:
+            return f"exit {done.returncode}: {done.stderr.strip().splitlines()[-1:]}"
+        return done.stdout.strip()
+
+
+def decode_state(text: str) -> dict[str, Any]:
+    """The ``state`` column of ``_dlt_pipeline_state`` (zlib-compressed JSON in base64)."""
+    return json.loads(zlib.decompress(base64.b64decode(text)))
+
+
+def run_scenario(scenario: Callable[[Context], Any], dlt: Any, library: str, workdir: Path) -> Any:
+    """Run ``scenario`` in ``workdir`` (as the working directory) and return its outcome."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    previous = Path.cwd()
+    os.chdir(workdir)
+    try:
+        return plain(scenario(Context(dlt, workdir, library)))
+    finally:
+        os.chdir(previous)

@@ -1,0 +1,81 @@
+"""``import loadstone as dlt`` runs dlt-style programs with dlt 1.31's outcomes.
+
+Each scenario of ``tests/compat/scenarios.py`` runs under loadstone; its outcome must equal
+the one recorded under dlt 1.31 (``tests/fixtures/compat/<scenario>.json``, written by
+``tests/compat/record.py``). Where loadstone differs on purpose, :data:`DELIBERATE` holds the
+outcome loadstone gives instead, with the reason; the README's table lists the same.
+
+With ``LOADSTONE_COMPAT_DLT_PYTHON=/path/to/python`` (an environment holding dlt 1.31), dlt
+runs every scenario live as well, and the recorded fixture must still equal what dlt does:
+the fixtures cannot go stale unnoticed. Without it the suite needs no dlt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import loadstone
+from tests.compat.harness import run_scenario
+from tests.compat.scenarios import SCENARIOS
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "compat"
+#: a Python interpreter with dlt 1.31: when set, dlt also runs every scenario live
+DLT_PYTHON_ENV = "LOADSTONE_COMPAT_DLT_PYTHON"
+
+#: scenario -> (path in the outcome, loadstone's value, reason): deliberate differences
+DELIBERATE: dict[str, list[tuple[tuple[str, ...], Any, str]]] = {}
+
+
+def recorded(name: str) -> Any:
+    path = FIXTURES / f"{name}.json"
+    if not path.exists():
+        raise RuntimeError(
+            f"no recorded dlt outcome {path}: run `/tmp/dltenv/bin/python -m tests.compat.record "
+            f"{name}` from the repository root (needs dlt 1.31 in that environment)"
+        )
+    return json.loads(path.read_text(encoding="utf-8"))["outcome"]
+
+
+def _set(outcome: Any, path: tuple[str, ...], value: Any) -> Any:
+    """``outcome`` with ``value`` at ``path``; a path of one key replaces the whole outcome."""
+    if len(path) == 1 and path[0] not in outcome:
+        return {path[0]: value}
+    target = outcome
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return outcome
+
+
+@pytest.fixture(scope="session")
+def live_dlt(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """Outcomes of a live dlt run of every scenario (None without a dlt interpreter)."""
+    python = os.environ.get(DLT_PYTHON_ENV)
+    if not python:
+        return None
+    out = tmp_path_factory.mktemp("live_dlt")
+    subprocess.run(
+        [python, "-m", "tests.compat.record", "--out", str(out)],
+        cwd=Path(__file__).resolve().parents[1],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenario_matches_dlt(name: str, tmp_path: Path, live_dlt: Path | None) -> None:
+    expected = recorded(name)
+    if live_dlt is not None:
+        live = json.loads((live_dlt / f"{name}.json").read_text(encoding="utf-8"))["outcome"]
+        assert live == expected, f"dlt now gives another outcome: re-record {name}"
+    for path, value, _reason in DELIBERATE.get(name, []):
+        expected = _set(expected, path, value)
+    outcome = run_scenario(SCENARIOS[name], loadstone, "loadstone", tmp_path / "work")
+    assert outcome == expected
