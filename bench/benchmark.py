@@ -5,6 +5,11 @@ Usage::
     python bench/benchmark.py --records 10000 20000 40000 \
         [--dlt-python /work/venvs/dlt/bin/python] [--workdir /tmp/loadstone-bench] \
         [--destination postgres [--postgres URL]]
+    python bench/benchmark.py --engine spark --master spark://127.0.0.1:7077 \
+        --storage-url /shared/store [--cores-max 1] --only loadstone
+
+On a cluster (``--master``) every loadstone run also prints the per-chunk CPU of its Spark
+tasks (from the trace); ``--engine local`` prints the same figure for the driver.
 
 For each size it builds one JSONL file by replicating ``../shared/cases/github_events.json``
 with fresh ids, then runs, each in its own cold process (so JVM start and imports count):
@@ -168,7 +173,7 @@ def run_measured(
 
 
 # -- children (each runs in a cold process) ---------------------------------------------------
-def _report(info: str) -> None:
+def _report(info: str, normalize: dict[str, object] | None = None) -> None:
     """Last line of a child's output: its load info and the peak RSS of its own process.
 
     The child's own process is the driver: our Python, the normalizer's driver side and the
@@ -176,7 +181,28 @@ def _report(info: str) -> None:
     workers are separate processes, counted in the tree peak only.
     """
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"info": info[-2000:], "driver_peak": maxrss}))
+    print(json.dumps({"info": info[-2000:], "driver_peak": maxrss, "normalize": normalize}))
+
+
+def chunk_figures(normalize: dict[str, object] | None) -> str:
+    """Per-chunk CPU where the chunks ran (a Spark task or the driver), from the trace."""
+    if not normalize or not normalize.get("chunks"):
+        return ""
+    chunks = [c for c in normalize["chunks"] if c.get("cpu_seconds") is not None]  # type: ignore[union-attr]
+    if not chunks:
+        return ""
+    cpu = sorted(float(c["cpu_seconds"]) for c in chunks)
+    executors = sorted({str(c["executor"]) for c in chunks})
+    busy: dict[str, float] = {}
+    for c in chunks:
+        busy[str(c["executor"])] = busy.get(str(c["executor"]), 0.0) + float(c["wall_seconds"])
+    return (
+        f"engine {normalize.get('engine')} on {normalize.get('master') or normalize.get('remote') or '-'}: "
+        f"{len(chunks)} chunks on {len(executors)} executor(s), CPU per chunk median "
+        f"{cpu[len(cpu) // 2]:.3f} s, mean {sum(cpu) / len(cpu):.3f} s, "
+        f"native {all(c.get('native') for c in chunks)}; task wall time {sum(busy.values()):.2f} s, "
+        f"busiest executor {max(busy.values()):.2f} s"
+    )
 
 
 def _postgres() -> str | None:
@@ -200,7 +226,7 @@ def child_loadstone(path: str, work: str) -> None:
         dataset_name="bench_loadstone" if url else "bench",
     )
     info = pipeline.run(Path(path), table_name="events")
-    _report(str(info))
+    _report(str(info), pipeline.last_trace.get("normalize"))
 
 
 def child_dlt(path: str, work: str) -> None:
@@ -248,6 +274,28 @@ CHILDREN = {
     "dlt": child_dlt,
     "spark_floor": child_spark_floor,
 }
+
+
+def cluster_env(args: argparse.Namespace) -> dict[str, str]:
+    """Environment that points loadstone's children at the engine and master asked for."""
+    env: dict[str, str] = {}
+    if args.engine:
+        env["NORMALIZE__ENGINE"] = args.engine
+    if args.storage_url:
+        env["PACKAGES__STORAGE_URL"] = args.storage_url
+    if args.master:
+        env.update(
+            SPARK__MASTER=args.master,
+            SPARK__PYSPARK__PYTHON=sys.executable,
+            SPARK__DRIVER__HOST="127.0.0.1",
+            SPARK__DRIVER__BINDADDRESS="127.0.0.1",
+            SPARK_LOCAL_IP="127.0.0.1",
+        )
+        if not args.master.startswith("local"):
+            env["NORMALIZE__MIN_EXECUTORS"] = str(args.cores_max or 1)
+    if args.cores_max:
+        env["SPARK__CORES__MAX"] = str(args.cores_max)
+    return env
 
 
 # -- driver ---------------------------------------------------------------------------------
@@ -308,6 +356,19 @@ def main() -> int:
     )
     parser.add_argument("--only", nargs="+", choices=sorted(CHILDREN), default=None)
     parser.add_argument(
+        "--engine",
+        choices=("auto", "local", "spark"),
+        default=None,
+        help="loadstone's normalize.engine (default: its own auto)",
+    )
+    parser.add_argument("--master", default=None, help="spark.master, e.g. spark://127.0.0.1:7077")
+    parser.add_argument(
+        "--cores-max", type=int, default=None, help="spark.cores.max on a cluster (1: one worker)"
+    )
+    parser.add_argument(
+        "--storage-url", default=None, help="packages.storage_url (storage the executors share)"
+    )
+    parser.add_argument(
         "--destination",
         choices=("duckdb", "postgres"),
         default="duckdb",
@@ -354,6 +415,7 @@ def main() -> int:
             env = dict(os.environ)
             env["LOADSTONE_HOME"] = str(work / "home")
             env["DLT_DATA_DIR"] = str(work / "dlt_home")
+            env.update(cluster_env(args))
             if args.destination == "postgres":
                 env["BENCH_POSTGRES"] = args.postgres
                 _drop_postgres_datasets(args.postgres)
@@ -366,7 +428,11 @@ def main() -> int:
             )
             server = server_cpu(env.get("BENCH_POSTGRES")) - server_before
             load = max(load_before, os.getloadavg()[0])
-            driver = int(json.loads(out.strip().splitlines()[-1]).get("driver_peak", 0))
+            report = json.loads(out.strip().splitlines()[-1])
+            driver = int(report.get("driver_peak", 0))
+            figures = chunk_figures(report.get("normalize"))
+            if figures:
+                print(f"        {figures}", flush=True)
             results.append(
                 {
                     "records": records,

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -59,17 +61,95 @@ def configured_options(overrides: Mapping[str, Any] | None = None) -> dict[str, 
     return options
 
 
+@attrs.frozen
+class SparkTarget:
+    """Where Spark runs: a Connect ``remote`` URL, or a ``master`` this process drives."""
+
+    master: str | None = None
+    remote: str | None = None
+
+    @property
+    def is_local(self) -> bool:
+        """A ``local[...]`` master: Spark is a process pool on this machine."""
+        return self.remote is None and (self.master or "local").startswith("local")
+
+    @property
+    def url(self) -> str:
+        return self.remote or self.master or "local[*]"
+
+    def asdict(self) -> dict[str, str | None]:
+        return {"master": self.master, "remote": self.remote}
+
+
+def configured_target(overrides: Mapping[str, Any] | None = None) -> SparkTarget:
+    """The master or Connect remote configuration names (``spark.remote`` wins)."""
+    options = configured_options(overrides)
+    remote = options.get("spark.remote") or None
+    if remote:
+        return SparkTarget(remote=remote)
+    return SparkTarget(master=options["spark.master"])
+
+
+def session_target(session: Any) -> SparkTarget:
+    """The target of a running session (a Connect session has no master to report)."""
+    if is_remote_session(session):
+        return SparkTarget(remote=_remote_url(session))
+    return SparkTarget(master=session.conf.get("spark.master", None))
+
+
+def is_remote_session(session: Any) -> bool:
+    """True for a Spark Connect session (it has no JVM and no SparkContext here)."""
+    return type(session).__module__.startswith("pyspark.sql.connect")
+
+
+def _remote_url(session: Any) -> str:
+    """``sc://host:port`` of a Connect session (its client keeps the parsed URL)."""
+    try:
+        parsed = session.client._builder.url
+        return f"sc://{parsed.hostname}:{parsed.port}"
+    except Exception:  # the URL only labels the trace
+        return "sc://"
+
+
+def remote_options(options: Mapping[str, str]) -> dict[str, str]:
+    """The options sent to a Connect session: SQL session settings only.
+
+    A server owns its master, JVMs, UI and Python workers; static settings sent from here
+    would be refused or, worse, silently ignored.
+    """
+    return {key: value for key, value in options.items() if key.startswith("spark.sql.")}
+
+
 def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSession:
-    """Return the active SparkSession, creating it from configuration if there is none."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    """Return the active SparkSession, creating it from configuration if there is none.
+
+    ``spark.remote`` (env ``SPARK__REMOTE``) makes a Spark Connect session, sent only the
+    options a server accepts. Otherwise a classic session drives ``spark.master``; only on a
+    local master does it pin the workers' Python to this interpreter: on a cluster the
+    executors' Python is ``spark.pyspark.python`` / ``PYSPARK_PYTHON`` (README: "Running on
+    a cluster"), since this machine's path means nothing there.
+    """
     from pyspark.sql import SparkSession
 
+    options = configured_options(overrides)
+    target = configured_target(overrides)
+    if target.remote is not None:
+        builder = SparkSession.builder.remote(target.remote)
+        for key, value in remote_options(options).items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    executor_python = options.get("spark.pyspark.python")
+    if executor_python:
+        # a driver started without spark-submit reads only the env var, not the option
+        os.environ.setdefault("PYSPARK_PYTHON", executor_python)
+    elif target.is_local:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
     builder = SparkSession.builder
-    for key, value in configured_options(overrides).items():
+    for key, value in options.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

@@ -44,8 +44,20 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     work.mkdir()
     monkeypatch.chdir(work)
     for key in list(__import__("os").environ):
-        if key.startswith(("SCHEMA__", "SOURCES__", "NORMALIZE__", "DESTINATION__", "PIPELINES__")):
+        if key.startswith(
+            ("SCHEMA__", "SOURCES__", "NORMALIZE__", "DESTINATION__", "PIPELINES__", "PACKAGES__")
+        ):
             monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A standalone master, two hidden-disk workers and a Connect server, once per session."""
+    from cluster_support import start_cluster
+
+    running = start_cluster(tmp_path_factory.mktemp("cluster"))
+    yield running
+    running.stop()
 
 
 @pytest.fixture(scope="session")

@@ -62,6 +62,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--format", choices=("yaml", "json"), default="yaml", help="schema output format"
     )
     parser.add_argument("--limit", type=int, default=20, help="load history rows shown")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="trace: print the last run's trace as JSON (engine, Spark target, chunks)",
+    )
     add_lock_timeout(parser)
     parser.set_defaults(handler=pipeline_command)
 
@@ -211,7 +216,7 @@ def pipeline_command(args: argparse.Namespace) -> int:
         if trace is None:
             print(f"pipeline {args.name} has no trace yet")
             return 1
-        print(trace_text(trace))
+        print(json.dumps(trace, indent=1, default=str) if args.json else trace_text(trace))
     elif args.action == "load":
         print(pipe.run())
     elif args.action == "drop-pending-packages":

@@ -9,6 +9,7 @@ and the load info printed on stdout at the end.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -50,6 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--pipelines-dir", default=None, help="where pipelines keep their state")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "local", "spark"),
+        default=None,
+        help="where normalize runs (normalize.engine): auto (default), local or spark",
+    )
     add_lock_timeout(parser)
     parser.set_defaults(handler=run_command)
 
@@ -225,6 +232,9 @@ def run_command(args: argparse.Namespace) -> int:
     from loadstone.pipelines.pipeline import pipeline as make_pipeline
 
     files = input_files(args.paths)
+    if args.engine is not None:
+        # the flag is the setting: env is the resolver's highest layer below code
+        os.environ["NORMALIZE__ENGINE"] = args.engine
     progress = print_notice if args.quiet else ProgressDisplay()
     pipe = make_pipeline(
         args.pipeline,

@@ -40,6 +40,7 @@ from loadstone.extract.mark import (
     TableNameMeta,
 )
 from loadstone.extract.sources import Resource, Source, TableHints, merge_hints
+from loadstone.storage import package_storage
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
 #: A chunk file is closed once it holds this many bytes ...
@@ -415,10 +416,31 @@ def _extract_file(writer: PackageWriter, path: Path, table_name: str, chunk_byte
 
     package = writer.package
     index = len(writer._writers) + len(writer._stats) + len(writer._extra_files) + 1000
-    if path.suffix.lower() == ".gz":
+    if package_storage.is_shared(path) and path.suffix.lower() != ".gz":
+        writer.add_files([_in_place(path, table_name)])
+    elif path.suffix.lower() == ".gz":
         writer.add_files(_rechunk(package, index, path, table_name, chunk_bytes))
     else:
         writer.add_files([_copy_whole(package, index, path, table_name)])
+
+
+def _in_place(path: Path, table_name: str) -> ExtractedFile:
+    """A JSONL file already on the package storage: the executors read it where it is.
+
+    Nothing is copied or read here; its size and modification time are recorded, and
+    normalize refuses the file if either changed (``LoadPackage.check_inputs``). Its line
+    count is only known once normalized.
+    """
+    stat = path.stat()
+    return ExtractedFile(
+        path.absolute(),
+        table_name,
+        source=str(path),
+        first_line=1,
+        items=None,
+        size=stat.st_size,
+        mtime=stat.st_mtime,
+    )
 
 
 def _count_lines(path: Path, into: list[int]) -> None:
@@ -574,12 +596,20 @@ def _types_in(data_type: Any) -> list[Any]:
 
 
 def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
-    """Write a Spark DataFrame as JSON lines into the package with Spark (no collect)."""
+    """Write a Spark DataFrame as JSON lines into the package with Spark (no collect).
+
+    The executors write the files into the package's data folder, so on a cluster that
+    folder must be storage they share with the driver (``packages.storage_url``). The rows
+    read are counted and checked against the lines the driver then sees in the files: a
+    non-empty DataFrame whose files the driver cannot see (each executor wrote to its own
+    disk) is an error naming the folder, never an empty load.
+    """
     package = writer.package
     index = len(writer._writers) + len(writer._stats) + 2000
     target = package.extracted_dir / f"spark{index:04d}"
     if target.exists():
         shutil.rmtree(target)
+    expected = int(df.count())
     (
         _finite_only(df)
         .write.mode("overwrite")
@@ -587,11 +617,23 @@ def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
         .option("ignoreNullFields", "false")
         .json(str(target))
     )
-    files = [
-        ExtractedFile(p, table_name, source=None, items=None, size=p.stat().st_size)
-        for p in sorted(target.glob("part-*"))
-        if not p.name.endswith(".crc") and p.stat().st_size > 0
-    ]
+    parts = sorted(target.glob("part-*")) if target.is_dir() else []
+    files = []
+    for part in parts:
+        if part.name.endswith(".crc") or part.stat().st_size == 0:
+            continue
+        lines: list[int] = []
+        _count_lines(part, lines)
+        files.append(
+            ExtractedFile(part, table_name, source=None, items=lines[0], size=part.stat().st_size)
+        )
+    written = sum(f.items or 0 for f in files)
+    if written != expected:
+        raise ExtractError(
+            f"the DataFrame for table {table_name!r} has {expected} rows but {written} reached "
+            f"{target} as the driver sees it: on a cluster, packages.storage_url must be "
+            "storage the driver and every executor share"
+        )
     writer.add_files(files)
 
 

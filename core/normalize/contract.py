@@ -155,6 +155,35 @@ class NormalizeContext:
     capabilities: Capabilities | None = None
     on_bad_record: str = attrs.field(default="fail", validator=_check_on_bad_record)
     progress: Callable[[int, int], None] | None = None
+    #: hears where each chunk ran (the run's trace: ``pipeline P trace --json``)
+    on_chunk: Callable[[ChunkRun], None] | None = None
+    #: hears which engine the normalizer chose, and on which Spark master or remote
+    on_engine: Callable[[EngineChoice], None] | None = None
+
+
+@attrs.frozen
+class ChunkRun:
+    """Where one part of a package was normalized: a Spark executor, or the driver."""
+
+    chunk: int
+    #: the Spark executor id, or ``driver`` for this process
+    executor: str
+    #: whether the engine's C hot path ran
+    native: bool
+    host: str | None = None
+    cpu_seconds: float | None = None
+    wall_seconds: float | None = None
+    #: 0 for a chunk's first run, 1 for a re-run with the settled column types
+    round: int = 0
+
+
+@attrs.frozen
+class EngineChoice:
+    """The engine a normalize step ran on: ``local`` (this process) or ``spark``."""
+
+    engine: str
+    master: str | None = None
+    remote: str | None = None
 
 
 @attrs.frozen

@@ -41,6 +41,7 @@ from loadstone.pipelines.refresh import (
     resource_tables,
 )
 from loadstone.schema import Schema
+from loadstone.storage import package_storage
 from loadstone.storage import state as state_module
 from loadstone.storage.json_files import (
     CorruptFileError,
@@ -294,6 +295,7 @@ class Pipeline:
         progress: ProgressCallback | None = None,
         lock_timeout: float | None = None,
         refresh: str | None = None,
+        spark: Any = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
             raise PipelineConfigError("pipeline_name must be a non-empty string")
@@ -310,6 +312,8 @@ class Pipeline:
         self.import_schema_path = Path(import_schema_path) if import_schema_path else None
         self.export_schema_path = Path(export_schema_path) if export_schema_path else None
         self.recorder = StepRecorder(progress)
+        #: the SparkSession normalize runs on (classic or Connect); None: from configuration
+        self.spark = spark
         self._lock = PipelineLock(self.pipelines_dir, pipeline_name)
         #: seconds to wait for another run of this pipeline (None: ``pipeline.lock_timeout``)
         self.lock_timeout = lock_timeout
@@ -676,7 +680,9 @@ class Pipeline:
         if refresh is not None:
             source_state = self._state.setdefault("sources", {}).setdefault(state_key, {})
             self._refresh(refresh, package_schema, data, table_name, source_state)
-        package = LoadPackage.create(self.packages_dir, schema_name)
+        package = LoadPackage.create(
+            self.packages_dir, schema_name, data_dir=package_storage.data_dir(self.pipeline_name)
+        )
         self._package_started("extract", package.load_id)
         result = self._write_package(package, data, table_name, run_hints, state_key, step)
         package.write_schema(_schema_to_dict(package_schema))
@@ -734,6 +740,7 @@ class Pipeline:
                     package, data, table_name=table_name, run_hints=run_hints, progress=on_progress
                 )
         except BaseException as error:
+            package.delete_data()
             shutil.rmtree(package.root, ignore_errors=True)
             if isinstance(error, OSError):
                 raise ExtractError(
@@ -799,16 +806,18 @@ class Pipeline:
                 step, "progress", load_id=load_id, parts_done=done, parts=parts
             )
 
-        # the session is handed over lazily: the normalizer starts Spark only when the input
-        # is worth a JVM (``normalize.spark_min_bytes``), and overlaps the start with work
+        # a session given to pipeline()/run() is used as is; else it is handed over lazily:
+        # the normalizer starts Spark only when it chooses to (``normalize.engine``)
         return NormalizeContext(
-            spark=get_spark_session,
+            spark=self.spark if self.spark is not None else get_spark_session,
             naming=naming,
             capabilities=self.capabilities,
             on_bad_record=config.get_choice(
                 "normalize.on_bad_record", ON_BAD_RECORD_VALUES, "fail"
             ),
             progress=chunks_done,
+            on_chunk=self.recorder.record_chunk,
+            on_engine=self.recorder.record_engine,
         )
 
     def _normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
@@ -816,6 +825,7 @@ class Pipeline:
         from loadstone.plugin_manager import get_normalizer
 
         self._package_started("normalize", package.load_id)
+        package.check_inputs()  # an input read in place that changed: the user's to restore
         try:
             package.verify_extracted()
         except PackageIntegrityError as error:
@@ -1059,14 +1069,19 @@ class Pipeline:
         schema_contract: Any = None,
         refresh: str | None = None,
         merge_key: Any = None,
+        spark: Any = None,
     ) -> LoadInfo:
         """Finish pending packages, then extract, normalize and load ``data``.
+
+        ``spark``: a SparkSession (classic or Spark Connect) to normalize on, from now on.
 
         Holds the pipeline's lock throughout. File inputs a pending package already holds
         (same path, size and modification time) are not extracted again: that package is
         finished instead, so running a crashed command again loads each row once. A failure
         in a step raises :class:`PipelineStepFailed` naming the step and package.
         """
+        if spark is not None:
+            self.spark = spark
         if staging is not None:
             raise TypeError("run(staging=...) is not supported by loadstone")
         check_refresh(refresh)
@@ -1154,6 +1169,7 @@ class Pipeline:
         """A package still ``extracting`` was cut off mid-write: its data never counted."""
         for package in list_packages(self.packages_dir):
             if package.damage is None and package.state == EXTRACTING:
+                package.delete_data()
                 shutil.rmtree(package.root, ignore_errors=True)
 
     def _has_normalized(self) -> bool:
@@ -1257,6 +1273,8 @@ class Pipeline:
                 self._mark_committed_loaded()
             for package in list_packages(self.packages_dir):
                 if package.is_pending or package.state == EXTRACTING:
+                    with contextlib.suppress(LoadstoneError, OSError):
+                        package.delete_data()  # its metadata may be damaged
                     shutil.rmtree(package.root, ignore_errors=True)
                     dropped.append(package.root.name)
         return dropped
@@ -1346,9 +1364,9 @@ def _normalized_records(
             p for p in folder.rglob("*.parquet") if not p.name.startswith((".", "_"))
         ]
         tables[table_name] = {
-            "folder": os.path.relpath(folder, package.root),
+            "folder": os.path.relpath(folder, package.data_root),
             "row_count": int(output.row_count),
-            "files": [os.path.relpath(f, package.root) for f in table_files],
+            "files": [os.path.relpath(f, package.data_root) for f in table_files],
         }
         rows += int(output.row_count)
         files += len(table_files)
@@ -1370,6 +1388,7 @@ def pipeline(
     refresh: str | None = None,
     progress: ProgressCallback | str | None = None,
     lock_timeout: float | None = None,
+    spark: Any = None,
 ) -> Pipeline:
     """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``.
 
@@ -1395,6 +1414,7 @@ def pipeline(
         progress=progress if callable(progress) else None,
         lock_timeout=lock_timeout,
         refresh=refresh,
+        spark=spark,
     )
 
 

@@ -16,6 +16,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
+from loadstone.normalize.contract import ChunkRun, EngineChoice
 from loadstone.pipelines.load_info import LoadInfo, PipelineTrace, ProgressEvent, StepInfo
 from loadstone.storage.json_files import StorageError, write_json_atomic
 
@@ -29,10 +32,23 @@ class StepRecorder:
         self.progress = progress
         self.steps: dict[str, StepInfo] = {}
         self.last_trace: PipelineTrace | None = None
+        #: where normalize ran: engine, Spark master or remote, each chunk's executor
+        self.normalize: dict[str, Any] = {}
 
     def reset(self) -> None:
         """A new run: forget the steps of the previous one."""
         self.steps = {}
+        self.normalize = {}
+
+    # -- where normalize ran (``pipeline P trace --json``) ------------------------------------
+    def record_engine(self, choice: EngineChoice) -> None:
+        """The engine a normalize step ran on (a later choice in the run replaces it)."""
+        self.normalize.update(engine=choice.engine, master=choice.master, remote=choice.remote)
+        self.normalize.setdefault("chunks", [])
+
+    def record_chunk(self, run: ChunkRun) -> None:
+        """Where one chunk ran: a Spark executor or the driver, and whether C ran."""
+        self.normalize.setdefault("chunks", []).append(attrs.asdict(run))
 
     # -- events ---------------------------------------------------------------------------
     def emit(self, step: str, event: str, **values: Any) -> None:
@@ -107,6 +123,7 @@ class StepRecorder:
             trace["steps"] = {name: step.asdict() for name, step in self.steps.items()}
         if info is not None:
             trace.update(info.asdict())
+        trace["normalize"] = dict(self.normalize) or None
         trace["finished_at"] = time.time()
         self.last_trace = PipelineTrace(trace)
         if path.parent.exists():

@@ -121,6 +121,8 @@ class ExtractedFile:
     first_line: int = 1
     items: int | None = None
     size: int | None = None
+    #: modification time of an input read in place (it must not change before normalize)
+    mtime: float | None = None
 
 
 @attrs.frozen
@@ -162,19 +164,33 @@ class LoadPackage:
     # -- creation -------------------------------------------------------------------------
     @classmethod
     def create(
-        cls, packages_dir: Path, schema_name: str, load_id: str | None = None
+        cls,
+        packages_dir: Path,
+        schema_name: str,
+        load_id: str | None = None,
+        data_dir: Path | None = None,
     ) -> LoadPackage:
-        """Make a new package in state ``extracting`` under ``packages_dir``."""
+        """Make a new package in state ``extracting`` under ``packages_dir``.
+
+        ``data_dir`` (from ``packages.storage_url``): the folder under which the package's
+        data files go (``<data_dir>/<load_id>/extracted`` ...), e.g. storage every Spark
+        executor mounts; metadata stays in ``packages_dir``.
+        """
         load_id = load_id or new_load_id()
         root = Path(packages_dir) / load_id
         if root.exists():
             raise LoadPackageError(f"load package {load_id} already exists at {root}")
-        (root / "extracted").mkdir(parents=True)
+        data_root = (Path(data_dir).absolute() / load_id) if data_dir is not None else root
+        root.mkdir(parents=True)
+        if data_root != root and data_root.exists():
+            shutil.rmtree(data_root)  # left by a package dropped before its data
+        (data_root / "extracted").mkdir(parents=True)
         package = cls(root)
         package._write_meta(
             {
                 "load_id": load_id,
                 "schema_name": schema_name,
+                "data_root": None if data_root == root else str(data_root),
                 "state": EXTRACTING,
                 "created_at": time.time(),
                 "state_changed_at": time.time(),
@@ -260,12 +276,18 @@ class LoadPackage:
 
     # -- folders --------------------------------------------------------------------------
     @property
+    def data_root(self) -> Path:
+        """Where the data files live: the package folder, or shared storage for executors."""
+        stored = self.meta.get("data_root")
+        return Path(stored) if stored else self.root
+
+    @property
     def extracted_dir(self) -> Path:
-        return self.root / "extracted"
+        return self.data_root / "extracted"
 
     @property
     def normalized_dir(self) -> Path:
-        return self.root / "normalized"
+        return self.data_root / "normalized"
 
     @property
     def schema_path(self) -> Path:
@@ -280,19 +302,26 @@ class LoadPackage:
 
     # -- extracted files ------------------------------------------------------------------
     def add_extracted_files(self, files: list[ExtractedFile]) -> None:
-        """Record files written into ``extracted/`` (paths stored relative to the package)."""
+        """Record files written into ``extracted/`` (paths stored relative to the data root).
+
+        A file outside the data root (an input read where it is) keeps its absolute path.
+        """
         records = list(self.meta.get("extracted_files", []))
         for file in files:
             path = Path(file.path).absolute()
-            rel = path.relative_to(self.root)
+            if path.is_relative_to(self.data_root):
+                stored = path.relative_to(self.data_root).as_posix()
+            else:
+                stored = str(path)
             records.append(
                 {
-                    "path": rel.as_posix(),
+                    "path": stored,
                     "table_name": file.table_name,
                     "source": file.source,
                     "first_line": file.first_line,
                     "items": file.items,
-                    "size": file.size if file.size is not None else _size(self.root / rel),
+                    "size": file.size if file.size is not None else _size(path),
+                    "mtime": file.mtime,
                 }
             )
         self.update(extracted_files=records)
@@ -301,15 +330,39 @@ class LoadPackage:
         """The extracted files with the source table name of each (absolute paths)."""
         return [
             ExtractedFile(
-                path=self.root / record["path"],
+                path=self.data_root / record["path"],
                 table_name=record["table_name"],
                 source=record.get("source"),
                 first_line=int(record.get("first_line") or 1),
                 items=record.get("items"),
                 size=record.get("size"),
+                mtime=record.get("mtime"),
             )
             for record in self.meta.get("extracted_files", [])
         ]
+
+    def check_inputs(self) -> None:
+        """Inputs read in place must be as extract saw them (same size and mtime).
+
+        A file changed in between would be normalized with other rows than were extracted
+        (and line numbers of errors would lie): refuse it, naming the file.
+        """
+        for file in self.extracted_files():
+            if file.mtime is None:
+                continue
+            try:
+                stat = Path(file.path).stat()
+            except OSError as exc:
+                raise LoadPackageError(
+                    f"input {file.path} of package {self.load_id} is gone: {exc}"
+                ) from None
+            if stat.st_size != file.size or stat.st_mtime != file.mtime:
+                raise LoadPackageError(
+                    f"input {file.path} of package {self.load_id} changed after extract "
+                    f"(size {file.size} -> {stat.st_size}, mtime {file.mtime} -> "
+                    f"{stat.st_mtime}): restore it, or drop the package "
+                    "(loadstone pipeline NAME drop-pending-packages)"
+                )
 
     def extracted_tables(self) -> list[str]:
         """Source table names in the order they were first extracted."""
@@ -344,9 +397,9 @@ class LoadPackage:
         for name, record in self.meta.get("normalized_tables", {}).items():
             out[name] = NormalizedTable(
                 table_name=name,
-                folder=self.root / record["folder"],
+                folder=self.data_root / record["folder"],
                 row_count=int(record["row_count"]),
-                files=tuple(self.root / f for f in record.get("files", [])),
+                files=tuple(self.data_root / f for f in record.get("files", [])),
             )
         return out
 
@@ -397,6 +450,8 @@ class LoadPackage:
         for folder in (self.extracted_dir, self.normalized_dir):
             if folder.exists():
                 shutil.rmtree(folder, ignore_errors=True)
+        if self.data_root != self.root:
+            shutil.rmtree(self.data_root, ignore_errors=True)
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())

@@ -6,13 +6,19 @@ hook returns a :class:`RelationalNormalizer` (see ``loadstone.normalize.contract
 
 from __future__ import annotations
 
+from loadstone import config
 from loadstone.hookspecs import hookimpl
-from loadstone.plugins.normalizers.relational.normalizer import RelationalNormalizer
+from loadstone.plugins.normalizers.relational.normalizer import (
+    DEFAULT_CHUNK_BYTES,
+    RelationalNormalizer,
+)
 
 __all__ = ["RelationalNormalizer", "loadstone_normalizer"]
 
 
 @hookimpl
 def loadstone_normalizer() -> RelationalNormalizer:
-    """The relational normalizer with default chunking."""
-    return RelationalNormalizer()
+    """The relational normalizer; ``normalize.chunk_bytes`` sizes its chunks (32 MiB)."""
+    return RelationalNormalizer(
+        chunk_bytes=int(config.get("normalize.chunk_bytes", DEFAULT_CHUNK_BYTES))
+    )

@@ -934,7 +934,7 @@ def _parse_strict(raw: bytes, orjson_error: str | None) -> Any:
 def run_chunk(
     config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
 ) -> ChunkFacts:
-    """Normalize one chunk; failures come back as data, never as a Spark exception."""
+    """Normalize one chunk; failures of the data come back as data, storage errors raise."""
     engine = ChunkEngine(config, chunk, forced, attempt)
     spec = config.specs[chunk.table_name]
     process = engine.process_item
@@ -957,6 +957,8 @@ def run_chunk(
         engine.flush_all()
     except TaskFailure as failure:
         return engine.facts(TaskError(failure.kind, **failure.info))
+    except OSError:
+        raise  # storage, not data: the caller reports it with the path (and Spark retries)
     except Exception as exc:
         import traceback
 

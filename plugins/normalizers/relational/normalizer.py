@@ -4,10 +4,11 @@ Flow of :meth:`RelationalNormalizer.normalize`:
 
 1. split the package's extracted files into chunks (byte ranges aligned to newlines; a
    ``.gz`` file is one chunk);
-2. run every chunk as one Spark task (``sc.parallelize(..., len(chunks))``); each task
-   normalizes its lines with :mod:`.engine` and writes its own Parquet files straight into the
-   package; only *schema facts* travel back to the driver (first positions and types of new
-   columns, tables, row counts, bad lines), never rows;
+2. run every chunk in this process or as one Spark task (``normalize.engine``; the Spark
+   side, DataFrame API only, is :mod:`.spark_tasks`); each task normalizes its lines with
+   :mod:`.engine` and writes its own Parquet files straight into the package's storage; only
+   *schema facts* travel back to the driver (first positions and types of new columns,
+   tables, row counts, bad lines), never rows;
 3. decide every new column's type from its globally first value, re-run only the tasks whose
    local guess differed (their earlier files are deleted), then build the evolved schema with
    columns in order of first appearance, exactly as a sequential run would.
@@ -21,7 +22,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-import uuid
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,12 @@ from typing import Any
 import attrs
 
 from loadstone import config as loadstone_config
+from loadstone import spark_session
 from loadstone.normalize.contract import (
     BAD_RECORDS_TABLE,
     BadRecordError,
+    ChunkRun,
+    EngineChoice,
     ExtractedInput,
     NormalizeContext,
     NormalizeError,
@@ -39,7 +43,13 @@ from loadstone.normalize.contract import (
     PackageToNormalize,
     TableOutput,
 )
-from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
+from loadstone.plugins.normalizers.relational import spark_tasks
+from loadstone.plugins.normalizers.relational.engine import (
+    NATIVE_AVAILABLE,
+    Chunk,
+    EngineConfig,
+    run_chunk,
+)
 from loadstone.plugins.normalizers.relational.facts import (
     ChunkFacts,
     Decisions,
@@ -75,13 +85,52 @@ DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
 DEFAULT_LAZY_SPARK_BYTES = 1024 * 1024 * 1024
 
 
-def _native_enabled() -> bool:
-    """``normalize.native`` (default true): run the engine's C hot path when it is built.
+def _native_setting() -> str:
+    """``normalize.native``: ``true`` (default), ``false`` or ``required``.
 
-    False runs the pure-Python reference loops instead, e.g. to rule the C path out when
-    chasing a difference; the output is the same either way.
+    True runs the engine's C hot path where it is built (the Python loops elsewhere); false
+    runs the pure-Python reference loops, e.g. to rule the C path out when chasing a
+    difference (the output is the same either way); ``required`` fails the run where the C
+    extension is missing (on the driver, or in any Spark task) instead of running slowly.
     """
-    return loadstone_config.get_bool("normalize.native", True)
+    found = loadstone_config.locate("normalize.native", default=True)
+    if str(found.value).strip().lower() == "required":
+        return "required"
+    native = loadstone_config.parse_bool(found.value, "normalize.native", found.origin)
+    return "true" if native else "false"
+
+
+def _native_enabled() -> bool:
+    setting = _native_setting()
+    if setting == "required" and not NATIVE_AVAILABLE:
+        raise NormalizeError(
+            "normalize.native = required, but loadstone's C extension is not importable in "
+            "the driver: reinstall loadstone with a C compiler present"
+        )
+    return setting != "false"
+
+
+def _native_ran(config: EngineConfig) -> bool:
+    return bool(config.native and NATIVE_AVAILABLE)
+
+
+#: ``normalize.engine`` values: where chunks run.
+ENGINES = ("auto", "local", "spark")
+
+
+def _engine_setting() -> str:
+    """``normalize.engine`` (env ``NORMALIZE__ENGINE``, CLI ``--engine``), default auto."""
+    value = loadstone_config.get_str("normalize.engine", "auto").strip().lower()
+    if value not in ENGINES:
+        raise NormalizeError(f"normalize.engine must be one of {', '.join(ENGINES)}, not {value!r}")
+    return value
+
+
+def _announce(context: NormalizeContext, engine: str, target: Any) -> None:
+    if context.on_engine is not None:
+        master = None if target is None else target.master
+        remote = None if target is None else target.remote
+        context.on_engine(EngineChoice(engine, master, remote))
 
 
 def _first_line(message: str) -> str:
@@ -159,28 +208,6 @@ def chunk_first_lines(chunks: Sequence[Chunk]) -> dict[int, int]:
                 handle.seek(chunk.start)
                 line += handle.read(chunk.end - chunk.start).count(b"\n")
     return result
-
-
-def _watch_tasks(
-    sc: Any, group: str, on_done: Callable[[int], None], stop: threading.Event
-) -> None:
-    """Report the finished tasks of a job group until ``stop`` (progress only: never raises)."""
-    tracker = sc.statusTracker()
-    reported = -1
-    while not stop.wait(0.5):
-        try:
-            done = 0
-            for job in tracker.getJobIdsForGroup(group):
-                info = tracker.getJobInfo(job)
-                for stage in info.stageIds if info is not None else ():
-                    stage_info = tracker.getStageInfo(stage)
-                    if stage_info is not None:
-                        done += stage_info.numCompletedTasks
-        except Exception:  # the session may be stopping; progress is not worth an error
-            return
-        if done != reported and not stop.is_set():
-            reported = done
-            on_done(done)
 
 
 def _working_schema(schema: Schema | Mapping[str, Any] | None) -> Schema:
@@ -277,6 +304,7 @@ class RelationalNormalizer:
         chunks = plan_chunks(files, self.chunk_bytes)
         facts = self._run(context, config, chunks, {c.index: {} for c in chunks}, 0)
         facts, reruns = self._settle(context, config, chunks, facts)
+        spark_tasks.sweep_attempts(config.out_dir, facts)
         self._raise_failures(facts, chunks)
         self.last_stats = {"chunks": len(chunks), "reruns": reruns}
         return self._finish(schema, context, facts, chunks, plans, out_dir)
@@ -286,35 +314,42 @@ class RelationalNormalizer:
         context: NormalizeContext,
         config: EngineConfig,
         chunks: list[Chunk],
-        forced: Mapping[int, Any],
+        forced: Mapping[int, Forced],
         attempt: int,
     ) -> list[ChunkFacts]:
-        """Facts of every chunk, in chunk order, computed where it is fastest.
+        """Facts of every chunk, in chunk order, computed where ``normalize.engine`` says.
 
-        * one chunk, or no Spark: in this process;
-        * a running SparkSession: one Spark task per chunk;
-        * a lazy session (a callable) that is not started yet: this process starts working
-          through the chunks at once; when the input is large enough to be worth a JVM
-          (``lazy_spark_bytes``), the session starts in the background meanwhile and takes
-          over the chunks not yet begun. Small packages never pay for a JVM start.
+        * ``local``, or no Spark: in this process;
+        * ``spark``: every chunk as a Spark task, once executors registered;
+        * ``auto``: a session handed in runs all chunks but a lone one; a configured
+          cluster or Connect remote runs them all; on a local master, a lazy session (a
+          callable) starts only when the input is worth a JVM (``lazy_spark_bytes``),
+          in the background, while this process starts on the chunks, and takes over the
+          chunks not yet begun. Small packages never pay for a JVM start.
         """
-
         total = len(chunks)
         done_here = [0]
+        engine = _engine_setting()
 
         def report(done: int) -> None:
             if context.progress is not None:
                 context.progress(min(done, total), total)
 
         def local(chunk: Chunk) -> ChunkFacts:
+            cpu, wall = time.process_time(), time.perf_counter()
             fact = run_chunk(config, chunk, forced.get(chunk.index, {}), attempt)
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             done_here[0] += 1
             report(done_here[0])
+            if context.on_chunk is not None:
+                native = _native_ran(config)
+                run = ChunkRun(chunk.index, "driver", native, None, cpu, wall, attempt)
+                context.on_chunk(run)
             return fact
 
         def on_spark(spark: Any, todo: list[Chunk]) -> list[ChunkFacts]:
             return self._on_spark(
-                spark, config, todo, forced, attempt, lambda n: report(done_here[0] + n)
+                context, spark, config, todo, forced, attempt, lambda n: report(done_here[0] + n)
             )
 
         def in_order(todo: list[Chunk]) -> list[ChunkFacts]:
@@ -324,6 +359,7 @@ class RelationalNormalizer:
             it now rather than after normalizing the rest (a contract failure may still be
             undone by a re-run with the global types, so those chunks go on).
             """
+            _announce(context, "local", None)
             facts: list[ChunkFacts] = []
             for chunk in todo:
                 fact = local(chunk)
@@ -335,18 +371,38 @@ class RelationalNormalizer:
         if not chunks:
             return []
         spark = context.spark
-        if spark is None or (len(chunks) == 1 and self.inline_single_chunk):
+        if engine == "spark" and spark is None:
+            raise NormalizeError("normalize.engine = spark, but no Spark session was given")
+        if engine == "local" or spark is None:
             return in_order(chunks)
-        if hasattr(spark, "sparkContext") or not callable(spark):
+        if engine == "spark":
+            return on_spark(spark() if callable(spark) else spark, chunks)
+        if not callable(spark):
+            if len(chunks) == 1 and self.inline_single_chunk:
+                return in_order(chunks)
             return on_spark(spark, chunks)
+        if not spark_session.configured_target().is_local:
+            return on_spark(spark(), chunks)
+        if len(chunks) == 1 and self.inline_single_chunk:
+            return in_order(chunks)
         min_bytes = loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
         if sum(_chunk_size(c) for c in chunks) < min_bytes:
             return in_order(chunks)
+        return self._overlapped(spark, chunks, local, on_spark)
+
+    @staticmethod
+    def _overlapped(
+        start_session: Callable[[], Any],
+        chunks: list[Chunk],
+        local: Callable[[Chunk], ChunkFacts],
+        on_spark: Callable[[Any, list[Chunk]], list[ChunkFacts]],
+    ) -> list[ChunkFacts]:
+        """Chunks here while a local session starts; Spark takes the rest once it is up."""
         started: dict[str, Any] = {}
 
         def start() -> None:
             try:
-                started["session"] = spark()
+                started["session"] = start_session()
             except BaseException as exc:  # reported in the driver thread below
                 started["error"] = exc
 
@@ -369,41 +425,43 @@ class RelationalNormalizer:
 
     @staticmethod
     def _on_spark(
+        context: NormalizeContext,
         spark: Any,
         config: EngineConfig,
         chunks: list[Chunk],
-        forced: Mapping[int, Any],
+        forced: Mapping[int, Forced],
         attempt: int,
         on_done: Callable[[int], None] | None = None,
     ) -> list[ChunkFacts]:
-        """One Spark task per chunk; only the facts come back to the driver.
-
-        ``on_done`` hears how many tasks have finished, read from Spark's status tracker
-        every half second: results only arrive all at once, when the job ends.
-        """
-        work = [(c, forced.get(c.index, {})) for c in chunks]
-
-        def task(items: Any) -> Any:
-            for chunk, chunk_forced in items:
-                yield run_chunk(config, chunk, chunk_forced, attempt)
-
-        sc = spark.sparkContext
-        rdd = sc.parallelize(work, len(work)).mapPartitions(task)
-        if on_done is None:
-            return rdd.collect()
-        group = f"loadstone-normalize-{uuid.uuid4().hex}"
-        sc.setLocalProperty("spark.jobGroup.id", group)
-        stop = threading.Event()
-        watcher = threading.Thread(
-            target=_watch_tasks, args=(sc, group, on_done, stop), name="loadstone-progress"
+        """One Spark task per chunk (:mod:`.spark_tasks`); only the facts come back."""
+        target = spark_session.session_target(spark)
+        _announce(context, "spark", target)
+        if not target.is_local and target.remote is None:
+            spark_tasks.wait_for_executors(
+                spark,
+                loadstone_config.get_int("normalize.min_executors", 1, minimum=0),
+                float(loadstone_config.get("normalize.executor_wait_seconds", 120)),
+                target.url,
+            )
+        options = spark_tasks.TaskOptions(
+            native_required=_native_setting() == "required",
+            fault=loadstone_config.get("normalize.fault", None),
         )
-        watcher.daemon = True
-        watcher.start()
-        try:
-            return rdd.collect()
-        finally:
-            stop.set()
-            sc.setLocalProperty("spark.jobGroup.id", None)
+        reports = spark_tasks.run_on_spark(spark, config, chunks, forced, attempt, options, on_done)
+        for task in reports:
+            if context.on_chunk is not None:
+                context.on_chunk(
+                    ChunkRun(
+                        task.chunk,
+                        task.executor,
+                        task.native,
+                        task.host,
+                        task.cpu_seconds,
+                        task.wall_seconds,
+                        attempt,
+                    )
+                )
+        return [task.facts for task in reports]
 
     def _settle(
         self,
