@@ -35,6 +35,7 @@ measured, not tested.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import resource
@@ -46,15 +47,18 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-CASES = HERE.parents[2] / "shared" / "cases"
+#: the real GitHub events the suite keeps (gzipped), so the benchmark needs nothing beside
+#: the clone either
+EVENTS = HERE.parents[1] / "tests" / "fixtures" / "cases" / "github_events.json.gz"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 TICKS = os.sysconf("SC_CLK_TCK")
+CORES = len(os.sched_getaffinity(0))
 
 
 # -- input ------------------------------------------------------------------------------------
 def build_input(path: Path, records: int) -> int:
     """Write ``records`` GitHub events (fresh ids) as JSONL; returns the file size."""
-    events = json.loads((CASES / "github_events.json").read_text(encoding="utf-8"))
+    events = json.loads(gzip.decompress(EVENTS.read_bytes()))
     with open(path, "w", encoding="utf-8") as handle:
         for i in range(records):
             event = dict(events[i % len(events)])
@@ -173,7 +177,11 @@ def run_measured(
 
 
 # -- children (each runs in a cold process) ---------------------------------------------------
-def _report(info: str, normalize: dict[str, object] | None = None) -> None:
+def _report(
+    info: str,
+    normalize: dict[str, object] | None = None,
+    steps: dict[str, tuple[float, float]] | None = None,
+) -> None:
     """Last line of a child's output: its load info and the peak RSS of its own process.
 
     The child's own process is the driver: our Python, the normalizer's driver side and the
@@ -181,7 +189,16 @@ def _report(info: str, normalize: dict[str, object] | None = None) -> None:
     workers are separate processes, counted in the tree peak only.
     """
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"info": info[-2000:], "driver_peak": maxrss, "normalize": normalize}))
+    print(
+        json.dumps(
+            {
+                "info": info[-2000:],
+                "driver_peak": maxrss,
+                "normalize": normalize,
+                "steps": steps or {},
+            }
+        )
+    )
 
 
 def chunk_figures(normalize: dict[str, object] | None) -> str:
@@ -210,6 +227,13 @@ def _postgres() -> str | None:
     return os.environ.get("BENCH_POSTGRES") or None
 
 
+def _cpu_seconds() -> float:
+    """CPU of this process and of the children it has reaped (the local worker processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def child_loadstone(path: str, work: str) -> None:
     import loadstone
 
@@ -225,8 +249,19 @@ def child_loadstone(path: str, work: str) -> None:
         destination=destination,
         dataset_name="bench_loadstone" if url else "bench",
     )
-    info = pipeline.run(Path(path), table_name="events")
-    _report(str(info), pipeline.last_trace.get("normalize"))
+    # the three steps of ``run()`` one by one, to time each (wall and CPU seconds)
+    steps: dict[str, tuple[float, float]] = {}
+    info: object = None
+    for step in ("extract", "normalize", "load"):
+        started, cpu = time.perf_counter(), _cpu_seconds()
+        if step == "extract":
+            pipeline.extract(Path(path), table_name="events")
+        elif step == "normalize":
+            pipeline.normalize()
+        else:
+            info = pipeline.load()
+        steps[step] = (time.perf_counter() - started, _cpu_seconds() - cpu)
+    _report(str(info), pipeline.last_trace.get("normalize"), steps)
 
 
 def child_dlt(path: str, work: str) -> None:
@@ -430,6 +465,12 @@ def main() -> int:
             load = max(load_before, os.getloadavg()[0])
             report = json.loads(out.strip().splitlines()[-1])
             driver = int(report.get("driver_peak", 0))
+            for step, (wall, step_cpu) in report.get("steps", {}).items():
+                print(
+                    f"{records:>7} {kind:<12}   {step:<9} {wall:6.2f} s  cpu {step_cpu:6.2f} s  "
+                    f"CPU use {step_cpu / wall / CORES:4.0%} of {CORES} cores",
+                    flush=True,
+                )
             figures = chunk_figures(report.get("normalize"))
             if figures:
                 print(f"        {figures}", flush=True)

@@ -49,7 +49,10 @@ def _run(
     package.add_jsonl("items", records)
     if hints:
         package.table_hints["items"] = hints
-    normalizer = RelationalNormalizer(chunk_bytes=chunk_bytes, flush_rows=flush_rows, native=native)
+    # one process: the counted root ids above are per process
+    normalizer = RelationalNormalizer(
+        chunk_bytes=chunk_bytes, flush_rows=flush_rows, native=native, workers=1
+    )
     result = normalizer.normalize(
         package, {"tables": {}}, NormalizeContext(spark=None, naming=snake_case())
     )

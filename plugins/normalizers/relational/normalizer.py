@@ -59,6 +59,7 @@ from loadstone.plugins.normalizers.relational.facts import (
     misguessed,
 )
 from loadstone.plugins.normalizers.relational.folders import safe_folder
+from loadstone.plugins.normalizers.relational.local_pool import LocalPool, default_workers
 from loadstone.plugins.normalizers.relational.schema_updates import (
     RootPlan,
     TableSummary,
@@ -116,6 +117,11 @@ def _native_ran(config: EngineConfig) -> bool:
 
 #: ``normalize.engine`` values: where chunks run.
 ENGINES = ("auto", "local", "spark")
+
+
+def _configured_workers() -> int:
+    """``normalize.workers``: local worker processes (default: the cores this process may use)."""
+    return loadstone_config.get_int("normalize.workers", default_workers(), minimum=1)
 
 
 def _engine_setting() -> str:
@@ -236,8 +242,13 @@ class RelationalNormalizer:
         inline_single_chunk: bool = True,
         lazy_spark_bytes: int = DEFAULT_LAZY_SPARK_BYTES,
         native: bool | None = None,
+        workers: int | None = None,
     ) -> None:
         self.chunk_bytes = chunk_bytes
+        #: local worker processes for chunks not sent to Spark: None follows
+        #: ``normalize.workers`` (default: the cores this process may use)
+        self.workers = workers
+        self._pool = LocalPool(1)
         #: the engine's C hot path: None follows ``normalize.native`` (default on)
         self.native = native
         self.lazy_spark_bytes = lazy_spark_bytes
@@ -256,6 +267,8 @@ class RelationalNormalizer:
         working = _working_schema(schema)
         out_dir = Path(package.normalized_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
+        # one pool per call: settle rounds re-run chunks through the workers already started
+        self._pool = LocalPool(self.workers or _configured_workers())
         try:
             result = self._normalize(package, working, context, out_dir)
         except BaseException:
@@ -265,6 +278,8 @@ class RelationalNormalizer:
                 else:
                     child.unlink(missing_ok=True)
             raise
+        finally:
+            self._pool.close()
         if isinstance(schema, Schema):
             return result
         return attrs.evolve(result, schema=dict(working.to_dict(bump_version=False)))
@@ -306,7 +321,11 @@ class RelationalNormalizer:
         facts, reruns = self._settle(context, config, chunks, facts)
         spark_tasks.sweep_attempts(config.out_dir, facts)
         self._raise_failures(facts, chunks)
-        self.last_stats = {"chunks": len(chunks), "reruns": reruns}
+        self.last_stats = {
+            "chunks": len(chunks),
+            "reruns": reruns,
+            "workers": self._pool.workers if self._pool.used else 1,
+        }
         return self._finish(schema, context, facts, chunks, plans, out_dir)
 
     def _run(
@@ -352,6 +371,28 @@ class RelationalNormalizer:
                 context, spark, config, todo, forced, attempt, lambda n: report(done_here[0] + n)
             )
 
+        def on_every_core(todo: list[Chunk]) -> list[ChunkFacts]:
+            """``in_order``'s result, from the local worker processes when there are several."""
+            if self._pool.workers < 2 or len(todo) < 2:
+                return in_order(todo)
+            _announce(context, "local", None)
+            runs = self._pool.run(config, todo, forced, attempt, lambda n: report(done_here[0] + n))
+            done_here[0] += len(runs)
+            if context.on_chunk is not None:
+                for chunk, run in zip(todo, runs, strict=False):
+                    context.on_chunk(
+                        ChunkRun(
+                            chunk.index,
+                            f"local worker {run.pid}",
+                            _native_ran(config),
+                            None,
+                            run.cpu_seconds,
+                            run.wall_seconds,
+                            attempt,
+                        )
+                    )
+            return [run.facts for run in runs]
+
         def in_order(todo: list[Chunk]) -> list[ChunkFacts]:
             """Chunks one after another here, stopping at the first malformed line.
 
@@ -374,7 +415,7 @@ class RelationalNormalizer:
         if engine == "spark" and spark is None:
             raise NormalizeError("normalize.engine = spark, but no Spark session was given")
         if engine == "local" or spark is None:
-            return in_order(chunks)
+            return on_every_core(chunks)
         if engine == "spark":
             return on_spark(spark() if callable(spark) else spark, chunks)
         if not callable(spark):
@@ -387,7 +428,7 @@ class RelationalNormalizer:
             return in_order(chunks)
         min_bytes = loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
         if sum(_chunk_size(c) for c in chunks) < min_bytes:
-            return in_order(chunks)
+            return on_every_core(chunks)
         return self._overlapped(spark, chunks, local, on_spark)
 
     @staticmethod

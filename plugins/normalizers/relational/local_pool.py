@@ -1,0 +1,172 @@
+"""Every local core without a JVM: a pool of worker processes that run the chunk engine.
+
+A Spark task and a pool worker run the same :func:`~.engine.run_chunk` on the same
+:class:`~.engine.Chunk` and hand back the same facts, so the driver's settle/decide logic
+never knows which of them ran a chunk, and a package normalized by the pool is identical to
+one normalized sequentially (the chunk-split property tests cover both).
+
+Why processes, not threads: the engine holds the GIL for everything but Parquet writing.
+Why ``fork``: a worker then starts in milliseconds with the engine, orjson and pyarrow
+already imported, where ``spawn`` re-imports them (about half a second per worker); workers
+only run the engine, never the parent's threads (DuckDB, Spark's gateway), so nothing they
+inherit is used. Where ``fork`` does not exist the pool uses ``spawn``.
+
+Memory stays bounded as in the driver: a worker holds the rows of one chunk at a time.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+import attrs
+
+from loadstone.normalize.contract import NormalizeError
+from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
+from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced
+
+
+@attrs.frozen
+class WorkerRun:
+    """One chunk's facts and where and how long it ran (for the trace)."""
+
+    facts: ChunkFacts
+    pid: int
+    cpu_seconds: float
+    wall_seconds: float
+
+
+def run_in_worker(config: EngineConfig, chunk: Chunk, forced: Forced, attempt: int) -> WorkerRun:
+    """:func:`run_chunk` in a worker process, timed there (its CPU is not the driver's)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    facts = run_chunk(config, chunk, forced, attempt)
+    return WorkerRun(facts, os.getpid(), time.process_time() - cpu, time.perf_counter() - wall)
+
+
+def default_workers() -> int:
+    """The cores this process may run on (its CPU affinity, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux: no affinity call
+        return max(1, os.cpu_count() or 1)
+
+
+class LocalPool:
+    """Worker processes for one normalize call, started on first use, stopped by :meth:`close`.
+
+    Settle rounds re-run chunks through the same pool, so a package pays for starting the
+    workers once.
+    """
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"a pool needs at least one worker, not {workers}")
+        self.workers = workers
+        #: whether any chunk ran in a worker (a package of one chunk never starts the pool)
+        self.used = False
+        self._executor: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _started(self) -> ProcessPoolExecutor:
+        self.used = True
+        if self._executor is None:
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            self._executor = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context(method)
+            )
+        return self._executor
+
+    def run(
+        self,
+        config: EngineConfig,
+        chunks: Sequence[Chunk],
+        forced: Mapping[int, Forced],
+        attempt: int,
+        on_done: Callable[[int], None] | None = None,
+    ) -> list[WorkerRun]:
+        """Facts of ``chunks`` in chunk order, up to the first malformed line.
+
+        As in a sequential run, the chunks after the first one with a malformed line do not
+        count. Tasks are handed out in chunk order, at most two per worker ahead of the
+        oldest unfinished one, so a malformed line stops the work about where it is found
+        (as in one process) instead of after the whole package. The call returns only once
+        every worker has stopped writing (the caller then discards the output).
+        """
+        executor = self._started()
+        done = _Counter(on_done)
+        todo = iter(chunks)
+        running: deque[Future[WorkerRun]] = deque()
+
+        def hand_out() -> None:
+            chunk = next(todo, None)
+            if chunk is not None:
+                future = executor.submit(
+                    run_in_worker, config, chunk, forced.get(chunk.index, {}), attempt
+                )
+                future.add_done_callback(done.finished)
+                running.append(future)
+
+        for _ in range(2 * self.workers):
+            hand_out()
+        facts: list[WorkerRun] = []
+        try:
+            while running:
+                facts.append(running.popleft().result())
+                if facts[-1].facts.is_bad_record:
+                    break
+                hand_out()
+        except BrokenProcessPool as exc:
+            self.close()
+            raise NormalizeError(
+                f"a normalize worker process died while normalizing "
+                f"{chunks[len(facts)].display} (killed, or out of memory?); nothing was "
+                f"loaded: {exc}"
+            ) from exc
+        finally:
+            for future in running:
+                future.cancel()
+            self._drain(running)
+        return facts
+
+    @staticmethod
+    def _drain(futures: Sequence[Future[WorkerRun]]) -> None:
+        """Wait for running tasks to end, so none writes after the caller cleans up."""
+        for future in futures:
+            if not future.cancelled():
+                try:
+                    future.result()
+                except BaseException:  # only waiting here: the caller raises the first error
+                    pass
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+class _Counter:
+    """Calls ``on_done`` with the number of finished tasks each time one finishes."""
+
+    def __init__(self, on_done: Callable[[int], None] | None) -> None:
+        self.on_done = on_done
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def finished(self, future: Future[WorkerRun]) -> None:
+        if future.cancelled() or self.on_done is None:
+            return
+        with self._lock:
+            self.count += 1
+            count = self.count
+        self.on_done(count)

@@ -1,0 +1,120 @@
+"""Local worker processes: every core without a JVM, the same output as one process.
+
+The chunk-split properties in ``test_normalizer_properties.py`` run through the pool too
+(no Spark there, several chunks, the default worker count); these tests pin what the pool
+adds: the worker count, the first malformed line, and a worker that dies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+
+from loadstone.config import ConfigValueError
+from loadstone.normalize.contract import BadRecordError, NormalizeContext, NormalizeError
+from loadstone.plugins.normalizers.relational import RelationalNormalizer, local_pool
+from loadstone.plugins.normalizers.relational.engine import run_chunk
+
+SMALL_CHUNKS = 16 * 1024
+DROP = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id"}
+
+
+def _events_package(tmp_path: Path, cases_dir: Path, name: str) -> StandInPackage:
+    events = json.loads((cases_dir / "github_events.json").read_text(encoding="utf-8"))
+    package = StandInPackage(tmp_path / name)
+    package.add_jsonl("events", events)
+    return package
+
+
+def _normalize(package: StandInPackage, workers: int | None) -> tuple[Any, RelationalNormalizer]:
+    normalizer = RelationalNormalizer(chunk_bytes=SMALL_CHUNKS, workers=workers)
+    context = NormalizeContext(spark=None, naming=snake_case())
+    return normalizer.normalize(package, {"tables": {}}, context), normalizer
+
+
+def _content(result: Any) -> tuple[Any, dict[str, list[str]]]:
+    values = {
+        name: sorted(
+            json.dumps({k: v for k, v in row.items() if k not in DROP}, sort_keys=True, default=str)
+            for row in read_table(result, name)
+        )
+        for name in result.tables
+    }
+    return json.loads(json.dumps(schema_tables(result), default=str)), values
+
+
+def test_workers_give_the_schema_and_rows_of_one_process(tmp_path: Path, cases_dir: Path) -> None:
+    pooled, normalizer = _normalize(_events_package(tmp_path, cases_dir, "pooled"), workers=2)
+    alone, _ = _normalize(_events_package(tmp_path, cases_dir, "alone"), workers=1)
+
+    assert normalizer.last_stats["chunks"] > 8
+    assert normalizer.last_stats["workers"] == 2
+    assert _content(pooled) == _content(alone)
+
+
+def test_workers_default_to_the_cores_this_process_may_use(tmp_path: Path, cases_dir: Path) -> None:
+    _, normalizer = _normalize(_events_package(tmp_path, cases_dir, "p"), workers=None)
+
+    assert normalizer.last_stats["chunks"] > local_pool.default_workers()
+    assert normalizer.last_stats["workers"] == local_pool.default_workers()
+
+
+def test_normalize_workers_comes_from_config(
+    tmp_path: Path, cases_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NORMALIZE__WORKERS", "1")
+
+    _, normalizer = _normalize(_events_package(tmp_path, cases_dir, "p"), workers=None)
+
+    assert normalizer.last_stats["workers"] == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "many"])
+def test_a_worker_count_below_one_is_an_error_naming_the_key(
+    tmp_path: Path, cases_dir: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("NORMALIZE__WORKERS", value)
+
+    with pytest.raises(ConfigValueError, match=r"normalize\.workers must be an integer >= 1"):
+        _normalize(_events_package(tmp_path, cases_dir, "p"), workers=None)
+
+
+def test_the_first_malformed_line_is_reported_as_one_process_reports_it(tmp_path: Path) -> None:
+    lines = [json.dumps({"id": i, "text": "x" * 200}) for i in range(400)]
+    lines[250] = '{"id": 250, broken'
+    lines[390] = "{also broken"
+    errors = []
+    for workers in (2, 1):
+        package = StandInPackage(tmp_path / f"w{workers}")
+        package.add_raw("items", "\n".join(lines) + "\n", name="items.jsonl")
+        with pytest.raises(BadRecordError) as caught:
+            _normalize(package, workers=workers)
+        errors.append(str(caught.value).replace(f"w{workers}", "w"))
+        assert not any(package.normalized_dir.rglob("*.parquet"))
+
+    assert errors[0] == errors[1]
+    assert "items.jsonl" in errors[0] and "line 251" in errors[0]
+
+
+def _killed_on_chunk_two(config: Any, chunk: Any, forced: Any, attempt: int) -> Any:
+    if chunk.index == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return run_chunk(config, chunk, forced, attempt)
+
+
+def test_a_worker_that_dies_fails_the_package_and_keeps_no_output(
+    tmp_path: Path, cases_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(local_pool, "run_chunk", _killed_on_chunk_two)
+    package = _events_package(tmp_path, cases_dir, "killed")
+
+    with pytest.raises(NormalizeError, match="a normalize worker process died"):
+        _normalize(package, workers=2)
+
+    assert not any(package.normalized_dir.rglob("*.parquet"))
