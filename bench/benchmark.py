@@ -45,6 +45,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve()
 #: the real GitHub events the suite keeps (gzipped), so the benchmark needs nothing beside
@@ -243,24 +244,25 @@ def child_loadstone(path: str, work: str) -> None:
         if url
         else loadstone.destinations.duckdb(os.path.join(work, "loadstone.duckdb"))
     )
+    # each step's wall and CPU seconds, read at its "started" and "finished" events
+    steps: dict[str, tuple[float, float]] = {}
+    began: dict[str, tuple[float, float]] = {}
+
+    def on_progress(event: Any) -> None:
+        if event.event == "started":
+            began[event.step] = (time.perf_counter(), _cpu_seconds())
+        elif event.event == "finished" and event.step in began:
+            wall, cpu = began.pop(event.step)
+            steps[event.step] = (time.perf_counter() - wall, _cpu_seconds() - cpu)
+
     pipeline = loadstone.pipeline(
         "bench_loadstone",
         pipelines_dir=os.path.join(work, "pipelines"),
         destination=destination,
         dataset_name="bench_loadstone" if url else "bench",
+        progress=on_progress,
     )
-    # the three steps of ``run()`` one by one, to time each (wall and CPU seconds)
-    steps: dict[str, tuple[float, float]] = {}
-    info: object = None
-    for step in ("extract", "normalize", "load"):
-        started, cpu = time.perf_counter(), _cpu_seconds()
-        if step == "extract":
-            pipeline.extract(Path(path), table_name="events")
-        elif step == "normalize":
-            pipeline.normalize()
-        else:
-            info = pipeline.load()
-        steps[step] = (time.perf_counter() - started, _cpu_seconds() - cpu)
+    info = pipeline.run(Path(path), table_name="events")
     _report(str(info), pipeline.last_trace.get("normalize"), steps)
 
 

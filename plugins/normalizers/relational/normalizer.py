@@ -78,12 +78,13 @@ from loadstone.schema.settings import compile_preferred
 #: Plain files larger than this are split into chunks of about this size.
 DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
 
-#: With a session not started yet, inputs smaller than this run in this process: starting a
-#: JVM and Python workers costs more than it saves. Measured on 2 cores with the C engine
-#: (GitHub events, end to end): the driver alone took 4.5 s at 270 MB where starting Spark
-#: took 5.5-6.6 s, 8.3 s vs 10 s at 540 MB, even at 1.35 GB (17.9 vs 18.8 s), and Spark won
-#: from about there (2.7 GB: 35.9 vs 39.2 s). More cores move the break-even down.
-DEFAULT_LAZY_SPARK_BYTES = 1024 * 1024 * 1024
+#: On a local master, with a session not started yet, inputs smaller than this run on the
+#: local worker processes. Spark's local Python workers run the same engine on the same
+#: cores, plus a JVM, so on one machine Spark never wins: measured on 2 cores, end to end,
+#: 1.35 GB of GitHub events took 17.7 s on the pool and 30.6 s through Spark (normalize 11.0
+#: vs 22.8 s; a chunk costs 0.50 s of CPU either way). Hence 1 TiB: on a local master the
+#: pool does it all unless this is set lower; a cluster or Connect remote always uses Spark.
+DEFAULT_LAZY_SPARK_BYTES = 1024**4
 
 
 def _native_setting() -> str:
