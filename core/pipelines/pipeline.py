@@ -126,6 +126,12 @@ class PipelineStepFailed(LoadstoneError):
             if load_id and step != "extract"
             else ""
         )
+        if isinstance(cause, BadRecordError | PackageIntegrityError):
+            # these packages were set aside (failed_packages/): nothing of them is pending
+            advice = (
+                f". Nothing was loaded; the package was set aside (`loadstone pipeline "
+                f"{pipeline_name} info` lists it): run again with the input fixed"
+            )
         LoadstoneError.__init__(
             self,
             f"pipeline {pipeline_name!r} step {step}{where} failed: {_one_line(cause)}{advice}",
