@@ -217,6 +217,36 @@ class PipelineStateRow:
     created_at: _dt.datetime | None = None
 
 
+class MissingLoadFile(DestinationError):
+    """A file or folder named in a load request does not exist."""
+
+
+def load_files(spec: Sequence[str | os.PathLike[str]] | str | os.PathLike[str]) -> list[Path]:
+    """The Parquet files a load request's table entry names, in order.
+
+    An entry is a file or a folder (Spark output or a normalizer's table folder); a folder's
+    files are searched below it, sorted, skipping anything under a name starting with ``_``
+    or ``.`` (task attempts, Spark's ``_SUCCESS``, hidden staging). One rule for every loader.
+    """
+    specs = [spec] if isinstance(spec, str | os.PathLike) else list(spec)
+    files: list[Path] = []
+    for item in specs:
+        path = Path(item)
+        if path.is_dir():
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*.parquet")
+                    if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
+                )
+            )
+        elif path.exists():
+            files.append(path)
+        else:
+            raise MissingLoadFile(f"load file {path} does not exist")
+    return files
+
+
 @attrs.frozen
 class LoadRequest:
     """One load package to load.

@@ -20,27 +20,10 @@ import attrs
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loadstone.destinations.contract import DestinationError
+from loadstone.destinations.contract import load_files
 from loadstone.plugins.destinations.duckdb.sql import MAX_DECIMAL_PRECISION, literal, quote
 
 _counter = itertools.count()
-
-
-class MissingLoadFile(DestinationError):
-    """A file or folder named in a load request does not exist."""
-
-
-def _list_files(spec: str | Path) -> list[Path]:
-    path = Path(spec)
-    if path.is_dir():
-        return sorted(
-            p
-            for p in path.rglob("*.parquet")
-            if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
-        )
-    if not path.exists():
-        raise MissingLoadFile(f"load file {path} does not exist")
-    return [path]
 
 
 @attrs.frozen
@@ -53,10 +36,7 @@ class ParquetSource:
 
     @classmethod
     def from_spec(cls, table: str, spec: Sequence[str | Path] | str | Path) -> ParquetSource:
-        specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
-        files: list[Path] = []
-        for item in specs:
-            files.extend(_list_files(item))
+        files = load_files(spec)
         column_types: dict[str, pa.DataType] = {}
         for file in files:
             for field in pq.read_schema(file):

@@ -13,7 +13,6 @@ import base64
 import decimal
 import gzip
 import io
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,8 @@ import orjson
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
+
+from loadstone.destinations.contract import load_files
 
 
 def extension(file_format: str, compress: bool) -> str:
@@ -32,20 +33,8 @@ def extension(file_format: str, compress: bool) -> str:
 
 
 def list_parquet(spec: Any) -> list[Path]:
-    """The Parquet files of a load request entry (files, or folders of Spark output)."""
-    specs = [spec] if isinstance(spec, (str, os.PathLike)) else list(spec)
-    files: list[Path] = []
-    for item in specs:
-        path = Path(item)
-        if path.is_dir():
-            files.extend(
-                p
-                for p in sorted(path.rglob("*.parquet"))
-                if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
-            )
-        else:
-            files.append(path)
-    return [f for f in files if pq.ParquetFile(f).metadata.num_rows > 0]
+    """The non-empty Parquet files of a load request entry (the contract's one rule)."""
+    return [f for f in load_files(spec) if pq.ParquetFile(f).metadata.num_rows > 0]
 
 
 def _json_default(value: Any) -> Any:

@@ -20,29 +20,12 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from loadstone.destinations.contract import DestinationError
+from loadstone.destinations.contract import load_files
 from loadstone.plugins.destinations.sql.dialect import quote
 
 #: rows per record batch sent to COPY (bounded memory whatever the file size)
 BATCH_ROWS = 65_536
 _CSV = pa_csv.WriteOptions(include_header=False, quoting_style="needed")
-
-
-class MissingLoadFile(DestinationError):
-    """A file or folder named in a load request does not exist."""
-
-
-def _list_files(spec: str | Path) -> list[Path]:
-    path = Path(spec)
-    if path.is_dir():
-        return sorted(
-            p
-            for p in path.rglob("*.parquet")
-            if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
-        )
-    if not path.exists():
-        raise MissingLoadFile(f"load file {path} does not exist")
-    return [path]
 
 
 @attrs.frozen
@@ -54,10 +37,7 @@ class ParquetFiles:
 
     @classmethod
     def from_spec(cls, table: str, spec: Sequence[str | Path] | str | Path) -> ParquetFiles:
-        specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
-        files: list[Path] = []
-        for item in specs:
-            files.extend(_list_files(item))
+        files = load_files(spec)
         return cls(table, tuple(files))
 
     @property

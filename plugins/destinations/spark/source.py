@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loadstone.destinations.contract import DestinationError
+from loadstone.destinations.contract import load_files
 from loadstone.plugins.destinations.spark.types import MAX_DECIMAL_PRECISION, quote
 
 if TYPE_CHECKING:
@@ -31,29 +31,9 @@ if TYPE_CHECKING:
 AS_TEXT = "_loadstone_as_text"
 
 
-class MissingLoadFile(DestinationError):
-    """A file or folder named in a load request does not exist."""
-
-
 def list_files(spec: Sequence[str | Path] | str | Path) -> list[Path]:
-    """The Parquet files of a load request's table entry (folders searched, hidden skipped)."""
-    specs = [spec] if isinstance(spec, (str, Path)) else list(spec)
-    files: list[Path] = []
-    for item in specs:
-        path = Path(item)
-        if path.is_dir():
-            files.extend(
-                sorted(
-                    p
-                    for p in path.rglob("*.parquet")
-                    if not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts)
-                )
-            )
-        elif path.exists():
-            files.append(path)
-        else:
-            raise MissingLoadFile(f"load file {path} does not exist")
-    return files
+    """The Parquet files of a load request's table entry (the contract's one rule)."""
+    return load_files(spec)
 
 
 def unreadable(field_type: pa.DataType) -> bool:
