@@ -27,7 +27,8 @@ import os
 import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 import attrs
 
@@ -215,6 +216,28 @@ class PipelineStateRow:
     engine_version: int = 4
     version_hash: str | None = None
     created_at: _dt.datetime | None = None
+
+
+_Client = TypeVar("_Client", bound="ClosesOnExit")
+
+
+class ClosesOnExit:
+    """``with client: ...`` closes the client: the context-manager half of
+    :class:`DestinationClient`, written once for every loader."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _Client) -> _Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 class MissingLoadFile(DestinationError):

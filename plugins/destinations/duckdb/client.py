@@ -23,6 +23,7 @@ import duckdb
 
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
+    ClosesOnExit,
     Destination,
     DestinationError,
     DestinationSchemaMismatch,
@@ -48,7 +49,7 @@ from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.sql.tables import TableModel
 
 if TYPE_CHECKING:
-    from types import TracebackType
+    pass
 
 #: the environment variable of DuckDB's credentials (read through loadstone.config)
 CREDENTIALS_ENV = "DESTINATION__DUCKDB__CREDENTIALS"
@@ -138,7 +139,7 @@ class DuckDBConnectionError(DestinationError):
         )
 
 
-class DuckDBClient(ClientNames):
+class DuckDBClient(ClientNames, ClosesOnExit):
     """Loads packages into one dataset of a DuckDB database (see module docstring)."""
 
     dialect = DIALECT
@@ -493,17 +494,6 @@ class DuckDBClient(ClientNames):
     def close(self) -> None:
         if self._owns:
             self._conn.close()
-
-    def __enter__(self) -> DuckDBClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # --- used by merge.py --------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loadstone.destinations.contract import (
+    ClosesOnExit,
     Destination,
     DestinationError,
     LoadFailed,
@@ -39,8 +40,6 @@ from loadstone.plugins.destinations.filesystem.tables import TablePlan, is_syste
 from loadstone.storage.filesystem import open_filesystem, put_file_atomic, write_bytes_atomic
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     import duckdb
 
 log = logging.getLogger(__name__)
@@ -60,7 +59,7 @@ def file_id(load_id: str, table: str, index: int) -> str:
     return hashlib.sha256(f"{load_id}/{table}/{index}".encode()).hexdigest()[:10]
 
 
-class FilesystemClient:
+class FilesystemClient(ClosesOnExit):
     """Loads packages into one dataset folder of a bucket (see the module docstring)."""
 
     def __init__(
@@ -303,14 +302,3 @@ class FilesystemClient:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
-
-    def __enter__(self) -> FilesystemClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -20,6 +20,7 @@ import psycopg
 
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
+    ClosesOnExit,
     Destination,
     DestinationError,
     DestinationSchemaMismatch,
@@ -49,7 +50,7 @@ from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.sql.tables import TableModel
 
 if TYPE_CHECKING:
-    from types import TracebackType
+    pass
 
 #: ``{table: {column: format_type text}}`` of a dataset, names exact (case kept)
 Catalog = dict[str, dict[str, str]]
@@ -79,7 +80,7 @@ def connect(credentials: PostgresCredentials) -> psycopg.Connection[Any]:
     return conn
 
 
-class PostgresClient(ClientNames):
+class PostgresClient(ClientNames, ClosesOnExit):
     """Loads packages into one dataset of a PostgreSQL database (see module docstring)."""
 
     dialect = DIALECT
@@ -302,14 +303,3 @@ class PostgresClient(ClientNames):
 
     def close(self) -> None:
         self._conn.close()
-
-    def __enter__(self) -> PostgresClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

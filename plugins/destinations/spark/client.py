@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
+    ClosesOnExit,
     Destination,
     DestinationError,
     DestinationSchemaMismatch,
@@ -48,12 +49,10 @@ from loadstone.plugins.destinations.spark.types import (
 from loadstone.plugins.destinations.sql.tables import TableModel
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from pyspark.sql import DataFrame
 
 
-class SparkClient:
+class SparkClient(ClosesOnExit):
     """Loads packages into one database of the Spark catalog (see module docstring)."""
 
     def __init__(
@@ -359,17 +358,6 @@ class SparkClient:
 
     def close(self) -> None:
         """Nothing to release: the SparkSession outlives the client (others share it)."""
-
-    def __enter__(self) -> SparkClient:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class SparkConnection:
