@@ -10,13 +10,16 @@ from typing import Any
 import pytest
 from cluster_support import write_events
 from normalizer_support import snake_case
+from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 from test_cli_run import cli
 
 import loadstone
 from loadstone.errors import LoadstoneError
 from loadstone.normalize.contract import NormalizeContext, NormalizeError
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
+from loadstone.storage.filesystem import open_filesystem
 from loadstone.storage.load_package import LoadPackageError
+from loadstone.storage.package_storage import PackageStorageError
 
 
 def _events(pipe: Any) -> tuple[int, int]:
@@ -66,6 +69,65 @@ def test_an_input_on_the_storage_is_read_where_it_is_and_refused_once_changed(
     assert source.exists()  # the user's file is never the package's to delete
     pipe.run(str(source), table_name="events")
     assert _events(pipe) == (31, 31)
+
+
+@pytest.fixture
+def s3_packages(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> str:  # noqa: F811
+    """``packages.storage_url`` on a fresh bucket of the loopback S3 server; its URL."""
+    url = f"s3://{s3_server.new_bucket()}/packages"
+    monkeypatch.setenv("PACKAGES__STORAGE_URL", url)
+    for key, value in s3_server.credentials.items():
+        monkeypatch.setenv(f"PACKAGES__CREDENTIALS__{key.upper()}", value)
+    return url
+
+
+def _objects(url: str, credentials: dict[str, str]) -> list[str]:
+    fs, path = open_filesystem(url, credentials)
+    return sorted(fs.find(path))
+
+
+def test_packages_on_s3_hold_the_data_files_and_load_every_row_once(
+    s3_packages: str, s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    monkeypatch.setenv("NORMALIZE__ENGINE", "local")
+    monkeypatch.setenv("NORMALIZE__CHUNK_BYTES", "20000")  # several chunks, local workers
+    source = write_events(tmp_path / "e.jsonl", 400)
+    pipe = loadstone.pipeline("ons3", destination="duckdb", pipelines_dir=tmp_path / "p")
+    pipe.extract(str(source), table_name="events")
+    (package,) = pipe.list_pending_packages()
+    extracted = _objects(f"{s3_packages}/ons3/{package.load_id}", s3_server.credentials)
+    assert extracted and all("/extracted/" in key for key in extracted)
+    assert not list(package.root.rglob("*.jsonl"))  # the data lives on the store only
+    pipe.normalize()
+    stored = _objects(f"{s3_packages}/ons3/{package.load_id}/normalized", s3_server.credentials)
+    (package,) = pipe.list_pending_packages()
+    table = package.normalized_tables()["events"]
+    assert len(table.files) > 1  # one per chunk
+    assert all(package.remote.url_of(f).partition("://")[2] in stored for f in table.files)  # type: ignore[union-attr]
+    assert not list(package.root.rglob("*.parquet"))
+    pipe.run()
+    assert _events(pipe) == (400, 400)
+
+
+def test_an_unreachable_package_store_fails_clearly_and_the_package_finishes_after_the_fix(
+    s3_packages: str, s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    source = write_events(tmp_path / "e.jsonl", 60)
+    pipe = loadstone.pipeline("s3down", destination="duckdb", pipelines_dir=tmp_path / "p")
+    pipe.extract(str(source), table_name="events")
+    monkeypatch.setenv("PACKAGES__CREDENTIALS__ENDPOINT_URL", "http://127.0.0.1:9")
+    with pytest.raises(LoadstoneError) as failure:
+        pipe.run()
+    message = str(failure.value)
+    assert "http://127.0.0.1:9" in message and s3_packages in message, message
+    assert [p.state for p in pipe.list_pending_packages()] == ["extracted"]
+    with pipe.sql_client() as client:
+        assert not client.execute_sql(
+            "select 1 from information_schema.tables where table_name = 'events'"
+        )
+    monkeypatch.setenv("PACKAGES__CREDENTIALS__ENDPOINT_URL", s3_server.endpoint_url)
+    pipe.run()
+    assert _events(pipe) == (60, 60)
 
 
 def _context(spark: Any) -> NormalizeContext:

@@ -159,6 +159,9 @@ class NormalizeContext:
     on_chunk: Callable[[ChunkRun], None] | None = None
     #: hears which engine the normalizer chose, and on which Spark master or remote
     on_engine: Callable[[EngineChoice], None] | None = None
+    #: the package's data files on an object store (``packages.storage_url = s3://...``,
+    #: a ``loadstone.storage.package_storage.RemoteData``): read input there, publish output
+    storage: Any = None
 
 
 @attrs.frozen

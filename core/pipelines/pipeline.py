@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+import attrs
+
 from loadstone import config, current
 from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
@@ -687,10 +689,14 @@ class Pipeline:
             source_state = self._state.setdefault("sources", {}).setdefault(state_key, {})
             self._refresh(refresh, package_schema, data, table_name, source_state)
         package = LoadPackage.create(
-            self.packages_dir, schema_name, data_dir=package_storage.data_dir(self.pipeline_name)
+            self.packages_dir,
+            schema_name,
+            data_dir=package_storage.data_dir(self.pipeline_name),
+            data_url=package_storage.data_url(self.pipeline_name),
         )
         self._package_started("extract", package.load_id)
         result = self._write_package(package, data, table_name, run_hints, state_key, step)
+        self._publish_extracted(package)
         package.write_schema(_schema_to_dict(package_schema))
         self._register_schema(package_schema)
         self._stamp_state()
@@ -715,6 +721,16 @@ class Pipeline:
         )
         self.recorder.finish(step, load_id=package.load_id)
         return result
+
+    @staticmethod
+    def _publish_extracted(package: LoadPackage) -> None:
+        """Extracted files onto the package storage; a failure removes the package whole."""
+        try:
+            package.publish_extracted()
+        except BaseException:
+            package.delete_data()
+            shutil.rmtree(package.root, ignore_errors=True)
+            raise
 
     def _write_package(
         self,
@@ -843,7 +859,9 @@ class Pipeline:
         schema = self._schema_for_package(package)
         naming = self.naming_for(schema)
         _switch_naming(schema, naming)
-        context = self._normalize_context(package.load_id, naming, step)
+        context = attrs.evolve(
+            self._normalize_context(package.load_id, naming, step), storage=package.remote
+        )
         normalizer = get_normalizer(config.get_str("normalize.normalizer", DEFAULT_NORMALIZER))
         package.reset_normalized()
         try:
@@ -983,7 +1001,8 @@ class Pipeline:
             new_columns={k: list(v) for k, v in (meta.get("new_columns") or {}).items()},
         )
         try:
-            package_info.skipped = self._load_into_destination(package, schema)
+            with package.local_copies():
+                package_info.skipped = self._load_into_destination(package, schema)
         except PipelineError:
             raise
         except Exception as exc:

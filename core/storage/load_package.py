@@ -19,6 +19,7 @@ Layout::
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
 import time
@@ -34,6 +35,7 @@ from loadstone.storage.json_files import (
     read_json_object,
     write_json_atomic,
 )
+from loadstone.storage.package_storage import PackageStorageError, RemoteData
 
 __all__ = [
     "EXTRACTED",
@@ -169,12 +171,15 @@ class LoadPackage:
         schema_name: str,
         load_id: str | None = None,
         data_dir: Path | None = None,
+        data_url: str | None = None,
     ) -> LoadPackage:
         """Make a new package in state ``extracting`` under ``packages_dir``.
 
         ``data_dir`` (from ``packages.storage_url``): the folder under which the package's
         data files go (``<data_dir>/<load_id>/extracted`` ...), e.g. storage every Spark
-        executor mounts; metadata stays in ``packages_dir``.
+        executor mounts; metadata stays in ``packages_dir``. ``data_url`` (an object store
+        from ``packages.storage_url``): the data files live at ``<data_url>/<load_id>/``
+        under the names they have in the package folder (:class:`RemoteData`).
         """
         load_id = load_id or new_load_id()
         root = Path(packages_dir) / load_id
@@ -191,6 +196,7 @@ class LoadPackage:
                 "load_id": load_id,
                 "schema_name": schema_name,
                 "data_root": None if data_root == root else str(data_root),
+                "data_url": f"{data_url.rstrip('/')}/{load_id}" if data_url else None,
                 "state": EXTRACTING,
                 "created_at": time.time(),
                 "state_changed_at": time.time(),
@@ -282,6 +288,42 @@ class LoadPackage:
         return Path(stored) if stored else self.root
 
     @property
+    def remote(self) -> RemoteData | None:
+        """The object store holding the data files (``packages.storage_url = s3://...``)."""
+        url = self.meta.get("data_url")
+        return RemoteData.for_package(self.data_root, str(url)) if url else None
+
+    def _storage(self, action: str, path: Path, call: Any, *args: Any) -> Any:
+        """``call(*args)`` on the remote storage; a failure names the object and endpoint."""
+        remote = self.remote
+        assert remote is not None
+        try:
+            return call(*args)
+        except LoadstoneError:
+            raise
+        except Exception as exc:  # botocore, aiohttp and OSError all mean "storage"
+            raise PackageStorageError(remote.storage_error(action, path, exc)) from exc
+
+    def publish_extracted(self) -> None:
+        """Move the extracted files to the remote storage (before the switch to extracted)."""
+        if self.remote is not None:
+            self._storage("write", self.extracted_dir, self.remote.publish_tree, self.extracted_dir)
+
+    @contextlib.contextmanager
+    def local_copies(self) -> Iterator[None]:
+        """The normalized files at their local names for the block (a loader reads them)."""
+        remote = self.remote
+        if remote is None:
+            yield
+            return
+        files = [f for table in self.normalized_tables().values() for f in table.files]
+        with contextlib.ExitStack() as stack:
+            self._storage(
+                "read", self.normalized_dir, stack.enter_context, remote.local_copies(files)
+            )
+            yield
+
+    @property
     def extracted_dir(self) -> Path:
         return self.data_root / "extracted"
 
@@ -297,6 +339,10 @@ class LoadPackage:
         """Remove any half-written normalizer output and return an empty ``normalized/``."""
         if self.normalized_dir.exists():
             shutil.rmtree(self.normalized_dir)
+        if self.remote is not None:
+            self._storage(
+                "clear", self.normalized_dir, self.remote.remove_tree, self.normalized_dir
+            )
         self.normalized_dir.mkdir(parents=True)
         return self.normalized_dir
 
@@ -412,11 +458,21 @@ class LoadPackage:
         compared (counting the lines again would read every byte); the message gives both
         the recorded size and items.
         """
+        remote = self.remote
         for file in self.extracted_files():
             where = f"extracted file {file.path} of package {self.root.name}"
-            if not file.path.is_file():
+            if remote is not None:
+                where = f"extracted file {remote.where(file.path)} of package {self.root.name}"
+                try:
+                    size = self._storage("read", file.path, remote.size, file.path)
+                except PackageStorageError as error:
+                    if isinstance(error.__cause__, FileNotFoundError):
+                        raise PackageIntegrityError(f"{where} is missing") from None
+                    raise
+            elif not file.path.is_file():
                 raise PackageIntegrityError(f"{where} is missing")
-            size = file.path.stat().st_size
+            else:
+                size = file.path.stat().st_size
             if file.size is not None and size != file.size:
                 recorded = f"{file.size} bytes" + (
                     f" ({file.items} items)" if file.items is not None else ""
@@ -434,11 +490,20 @@ class LoadPackage:
         """
         import pyarrow.parquet as pq
 
+        remote = self.remote
         for name, table in self.normalized_tables().items():
             rows = 0
             for path in table.files:
                 try:
-                    rows += pq.read_metadata(path).num_rows
+                    if remote is None:
+                        rows += pq.read_metadata(path).num_rows
+                    else:
+                        with self._storage("read", path, remote.open_read, path) as handle:
+                            rows += pq.read_metadata(handle).num_rows
+                except PackageStorageError as error:
+                    if remote is None or not isinstance(error.__cause__, FileNotFoundError):
+                        raise  # the storage is unreachable: the files may well be fine
+                    return f"normalized file {remote.where(path)} of table {name} is missing"
                 except (OSError, ValueError) as error:
                     return f"normalized file {path} of table {name} is unreadable: {error}"
             if table.files and rows != table.row_count:
@@ -452,6 +517,9 @@ class LoadPackage:
                 shutil.rmtree(folder, ignore_errors=True)
         if self.data_root != self.root:
             shutil.rmtree(self.data_root, ignore_errors=True)
+        if self.remote is not None:  # best effort: what is left there is never read again
+            with contextlib.suppress(PackageStorageError):
+                self._storage("delete", self.root, self.remote.remove_tree, self.root)
 
     def size_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())

@@ -150,6 +150,9 @@ class EngineConfig:
     compression: str = "snappy"
     #: run the C hot path when it is built (False: the pure-Python reference loops)
     native: bool = True
+    #: the package's data files on an object store (``package_storage.RemoteData``): input
+    #: is read from there; output is still written to ``out_dir`` (the caller uploads it)
+    remote: Any = None
 
 
 @attrs.frozen
@@ -235,16 +238,20 @@ def json_text(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def iter_lines(chunk: Chunk) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number within the chunk, line bytes) for each line of the chunk."""
+def iter_lines(chunk: Chunk, remote: Any = None) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number within the chunk, line bytes) for each line of the chunk.
+
+    ``remote`` (``package_storage.RemoteData``): the file is an object of that storage.
+    """
+    opener: Any = open if remote is None else (lambda path, mode: remote.open_read(path))
     if chunk.path.endswith(".gz"):
         import gzip
 
-        with gzip.open(chunk.path, "rb") as handle:
+        with opener(chunk.path, "rb") as raw, gzip.open(raw, "rb") as handle:
             for number, line in enumerate(handle, 1):
                 yield number, line
         return
-    with open(chunk.path, "rb") as handle:
+    with opener(chunk.path, "rb") as handle:
         handle.seek(chunk.start)
         data = handle.read() if chunk.end < 0 else handle.read(chunk.end - chunk.start)
     for number, line in enumerate(data.split(b"\n"), 1):
@@ -939,7 +946,7 @@ def run_chunk(
     spec = config.specs[chunk.table_name]
     process = engine.process_item
     try:
-        for number, raw in iter_lines(chunk):
+        for number, raw in iter_lines(chunk, config.remote):
             if not raw or raw.isspace():
                 continue
             try:

@@ -19,6 +19,7 @@ worker start costs more than the work.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
@@ -148,14 +149,20 @@ def _first_line(message: str) -> str:
     return lines[0] if lines else message
 
 
-def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk]:
-    """Chunks of the extracted files, in source order (file, then byte offset)."""
+def plan_chunks(
+    files: Sequence[ExtractedInput], chunk_bytes: int, remote: Any = None
+) -> list[Chunk]:
+    """Chunks of the extracted files, in source order (file, then byte offset).
+
+    ``remote`` (``package_storage.RemoteData``): the files are objects of that storage.
+    """
     chunks: list[Chunk] = []
+    opener: Any = open if remote is None else (lambda path, mode: remote.open_read(path))
     for file_index, extracted in enumerate(files):
         path = str(extracted.path)
         display = str(getattr(extracted, "source", None) or path)
         first_line = int(getattr(extracted, "first_line", 1) or 1)
-        size = os.path.getsize(path)
+        size = _file_size(path, remote)
         if path.endswith(".gz") or size <= chunk_bytes:
             chunks.append(
                 Chunk(
@@ -164,7 +171,7 @@ def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk
             )
             continue
         start = 0
-        with open(path, "rb") as handle:
+        with opener(path, "rb") as handle:
             while start < size:
                 target = start + chunk_bytes
                 if target >= size:
@@ -189,10 +196,19 @@ def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk
     return chunks
 
 
-def _chunk_size(chunk: Chunk) -> int:
+def _file_size(path: str, remote: Any = None) -> int:
+    try:
+        return os.path.getsize(path) if remote is None else int(remote.size(path))
+    except OSError:
+        raise
+    except Exception as exc:  # botocore / aiohttp: the storage, named
+        raise OSError(remote.storage_error("read", path, exc)) from exc
+
+
+def _chunk_size(chunk: Chunk, remote: Any = None) -> int:
     if chunk.end >= 0:
         return chunk.end - chunk.start
-    size = os.path.getsize(chunk.path)
+    size = _file_size(chunk.path, remote)
     return size * 5 if chunk.path.endswith(".gz") else size
 
 
@@ -272,12 +288,17 @@ class RelationalNormalizer:
         self._pool = LocalPool(self.workers or _configured_workers())
         try:
             result = self._normalize(package, working, context, out_dir)
+            if context.storage is not None:  # what this process wrote joins the tasks' output
+                context.storage.publish_tree(out_dir)
         except BaseException:
             for child in out_dir.iterdir():
                 if child.is_dir():
                     shutil.rmtree(child, ignore_errors=True)
                 else:
                     child.unlink(missing_ok=True)
+            if context.storage is not None:
+                with contextlib.suppress(Exception):  # the error being raised says more
+                    context.storage.remove_tree(out_dir)
             raise
         finally:
             self._pool.close()
@@ -316,11 +337,12 @@ class RelationalNormalizer:
             on_bad_record=context.on_bad_record,
             flush_rows=self.flush_rows,
             native=_native_enabled() if self.native is None else self.native,
+            remote=context.storage,
         )
-        chunks = plan_chunks(files, self.chunk_bytes)
+        chunks = plan_chunks(files, self.chunk_bytes, context.storage)
         facts = self._run(context, config, chunks, {c.index: {} for c in chunks}, 0)
         facts, reruns = self._settle(context, config, chunks, facts)
-        spark_tasks.sweep_attempts(config.out_dir, facts)
+        spark_tasks.sweep_attempts(config.out_dir, facts, context.storage)
         self._raise_failures(facts, chunks)
         self.last_stats = {
             "chunks": len(chunks),
@@ -428,7 +450,7 @@ class RelationalNormalizer:
         if len(chunks) == 1 and self.inline_single_chunk:
             return in_order(chunks)
         min_bytes = loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
-        if sum(_chunk_size(c) for c in chunks) < min_bytes:
+        if sum(_chunk_size(c, config.remote) for c in chunks) < min_bytes:
             return on_every_core(chunks)
         return self._overlapped(spark, chunks, local, on_spark)
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import socket
+import tempfile
 import threading
 import time
 import uuid
@@ -120,16 +122,25 @@ def _attempt_folder(config: EngineConfig) -> str:
     return os.path.join(config.out_dir, ATTEMPTS_FOLDER, f"t{attempt}-{uuid.uuid4().hex[:8]}")
 
 
-def _check_input(chunk: Chunk, where: str) -> None:
+def _check_input(chunk: Chunk, where: str, remote: Any) -> None:
     try:
+        if remote is not None:
+            remote.size(chunk.path)
+            return
         with open(chunk.path, "rb") as handle:
             handle.read(1)
-    except OSError as exc:
+    except Exception as exc:  # OSError, or botocore's own for an object store
+        path = chunk.path if remote is None else remote.where(chunk.path)
         raise ExecutorTaskError(
             f"loadstone task for chunk {chunk.index} on {where} cannot read its input "
-            f"{chunk.path}: {type(exc).__name__}: {exc}. The executors must see the "
-            "package storage: set packages.storage_url to storage every executor shares"
+            f"{path}: {type(exc).__name__}: {_one_line(exc)}. The executors must reach the "
+            "package storage: set packages.storage_url (and packages.credentials) to "
+            "storage every executor shares"
         ) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 def fact_files(facts: Any) -> list[str]:
@@ -139,6 +150,31 @@ def fact_files(facts: Any) -> list[str]:
     driver's schema logic), so a change of their shape touches this function only.
     """
     return [path for paths in facts.files.values() for path in paths]
+
+
+def _with_files(facts: Any, files: Mapping[str, tuple[str, ...]]) -> Any:
+    """The facts naming ``files`` instead (the other place that knows their shape)."""
+    return attrs.evolve(facts, files=files)
+
+
+def _publish(facts: Any, local_dir: str, attempt_dir: str, remote: Any, where: str) -> Any:
+    """Upload a task's files from its local folder to its attempt folder on the object
+    store; the facts then name them by their package names (see ``RemoteData``)."""
+    files: dict[str, tuple[str, ...]] = {}
+    for table, paths in facts.files.items():
+        named = []
+        for path in paths:
+            target = os.path.join(attempt_dir, os.path.relpath(path, local_dir))
+            try:
+                remote.upload(path, target)
+            except Exception as exc:
+                raise ExecutorTaskError(
+                    f"loadstone task on {where} cannot write its output "
+                    f"{remote.where(target)}: {_one_line(exc)}"
+                ) from None
+            named.append(target)
+        files[table] = tuple(named)
+    return _with_files(facts, files)
 
 
 def _check_output(facts: Any, where: str) -> None:
@@ -183,18 +219,27 @@ def run_task(
             f"normalize.native = required, but loadstone's C extension is not importable on "
             f"{where}: install loadstone built with a C compiler in the executors' Python"
         )
-    _check_input(chunk, where)
-    task_config = attrs.evolve(config, out_dir=_attempt_folder(config))
+    _check_input(chunk, where, config.remote)
+    attempt_dir = _attempt_folder(config)
+    # on an object store the engine writes here first; the files are uploaded whole
+    local_dir = tempfile.mkdtemp(prefix="loadstone-task-") if config.remote else attempt_dir
+    task_config = attrs.evolve(config, out_dir=local_dir)
     cpu, wall = time.process_time(), time.perf_counter()
     try:
         facts = run_chunk(task_config, chunk, forced, attempt)
+        if config.remote is not None:
+            facts = _publish(facts, local_dir, attempt_dir, config.remote, where)
     except OSError as exc:
         raise ExecutorTaskError(
             f"loadstone task for chunk {chunk.index} on {where} failed on storage "
-            f"({task_config.out_dir}): {type(exc).__name__}: {exc}"
+            f"({attempt_dir}): {type(exc).__name__}: {_one_line(exc)}"
         ) from None
+    finally:
+        if config.remote is not None:
+            shutil.rmtree(local_dir, ignore_errors=True)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    _check_output(facts, where)
+    if config.remote is None:
+        _check_output(facts, where)
     _inject_fault(options.fault, f"chunk {chunk.index}")
     return TaskReport(chunk.index, executor, host, native, cpu, wall, facts)
 
@@ -380,14 +425,16 @@ class _progress:
                 on_done(min(done, self.total))
 
 
-def sweep_attempts(out_dir: str, reports_facts: Sequence[Any]) -> None:
+def sweep_attempts(out_dir: str, reports_facts: Sequence[Any], remote: Any = None) -> None:
     """Delete every task attempt's file that no winning fact names (failed, killed, lost).
 
     Run by the driver once the facts are final, so only the output of the attempts whose
-    facts it kept remains.
+    facts it kept remains. ``remote``: the attempts' files are objects of that storage.
     """
     keep = {os.path.abspath(path) for facts in reports_facts for path in fact_files(facts)}
     root = Path(out_dir) / ATTEMPTS_FOLDER
+    if remote is not None:
+        remote.remove([p for p in remote.list_files(root) if os.path.abspath(p) not in keep])
     if not root.exists():
         return
     for path in sorted(root.rglob("*"), reverse=True):
