@@ -19,7 +19,6 @@ from loadstone.normalize.contract import NormalizeContext, NormalizeError
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.storage.filesystem import open_filesystem
 from loadstone.storage.load_package import LoadPackageError
-from loadstone.storage.package_storage import PackageStorageError
 
 
 def _events(pipe: Any) -> tuple[int, int]:
@@ -72,13 +71,16 @@ def test_an_input_on_the_storage_is_read_where_it_is_and_refused_once_changed(
 
 
 @pytest.fixture
-def s3_packages(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> str:  # noqa: F811
+def s3_packages(
+    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[str, S3Server]:
     """``packages.storage_url`` on a fresh bucket of the loopback S3 server; its URL."""
     url = f"s3://{s3_server.new_bucket()}/packages"
     monkeypatch.setenv("PACKAGES__STORAGE_URL", url)
     for key, value in s3_server.credentials.items():
         monkeypatch.setenv(f"PACKAGES__CREDENTIALS__{key.upper()}", value)
-    return url
+    return url, s3_server
 
 
 def _objects(url: str, credentials: dict[str, str]) -> list[str]:
@@ -87,19 +89,22 @@ def _objects(url: str, credentials: dict[str, str]) -> list[str]:
 
 
 def test_packages_on_s3_hold_the_data_files_and_load_every_row_once(
-    s3_packages: str, s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    s3_packages: tuple[str, S3Server],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    url, server = s3_packages
     monkeypatch.setenv("NORMALIZE__ENGINE", "local")
     monkeypatch.setenv("NORMALIZE__CHUNK_BYTES", "20000")  # several chunks, local workers
     source = write_events(tmp_path / "e.jsonl", 400)
     pipe = loadstone.pipeline("ons3", destination="duckdb", pipelines_dir=tmp_path / "p")
     pipe.extract(str(source), table_name="events")
     (package,) = pipe.list_pending_packages()
-    extracted = _objects(f"{s3_packages}/ons3/{package.load_id}", s3_server.credentials)
+    extracted = _objects(f"{url}/ons3/{package.load_id}", server.credentials)
     assert extracted and all("/extracted/" in key for key in extracted)
     assert not list(package.root.rglob("*.jsonl"))  # the data lives on the store only
     pipe.normalize()
-    stored = _objects(f"{s3_packages}/ons3/{package.load_id}/normalized", s3_server.credentials)
+    stored = _objects(f"{url}/ons3/{package.load_id}/normalized", server.credentials)
     (package,) = pipe.list_pending_packages()
     table = package.normalized_tables()["events"]
     assert len(table.files) > 1  # one per chunk
@@ -110,8 +115,11 @@ def test_packages_on_s3_hold_the_data_files_and_load_every_row_once(
 
 
 def test_an_unreachable_package_store_fails_clearly_and_the_package_finishes_after_the_fix(
-    s3_packages: str, s3_server: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    s3_packages: tuple[str, S3Server],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    url, server = s3_packages
     source = write_events(tmp_path / "e.jsonl", 60)
     pipe = loadstone.pipeline("s3down", destination="duckdb", pipelines_dir=tmp_path / "p")
     pipe.extract(str(source), table_name="events")
@@ -119,13 +127,10 @@ def test_an_unreachable_package_store_fails_clearly_and_the_package_finishes_aft
     with pytest.raises(LoadstoneError) as failure:
         pipe.run()
     message = str(failure.value)
-    assert "http://127.0.0.1:9" in message and s3_packages in message, message
+    assert "http://127.0.0.1:9" in message and url in message, message
     assert [p.state for p in pipe.list_pending_packages()] == ["extracted"]
-    with pipe.sql_client() as client:
-        assert not client.execute_sql(
-            "select 1 from information_schema.tables where table_name = 'events'"
-        )
-    monkeypatch.setenv("PACKAGES__CREDENTIALS__ENDPOINT_URL", s3_server.endpoint_url)
+    assert [p.state for p in pipe.list_packages()] == ["extracted"]  # nothing loaded
+    monkeypatch.setenv("PACKAGES__CREDENTIALS__ENDPOINT_URL", server.endpoint_url)
     pipe.run()
     assert _events(pipe) == (60, 60)
 
@@ -183,3 +188,20 @@ def test_engine_spark_runs_every_chunk_as_a_task_and_trace_json_shows_it(
     assert trace["engine"] == "spark" and trace["master"] == "local[2]"
     (chunk,) = trace["chunks"]
     assert chunk["executor"] != "driver" and chunk["native"] is True
+
+
+@pytest.mark.spark
+def test_packages_on_s3_take_dataframe_input_and_spark_tasks(
+    spark: Any, s3_packages: tuple[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NORMALIZE__ENGINE", "spark")
+    monkeypatch.setenv("NORMALIZE__CHUNK_BYTES", "20000")
+    frame = spark.read.json(str(write_events(tmp_path / "e.jsonl", 300))).repartition(3)
+    pipe = loadstone.pipeline("s3frame", destination="duckdb", pipelines_dir=tmp_path / "p")
+    pipe.run(frame, table_name="events")
+    assert _events(pipe) == (300, 300)
+    chunks = pipe.last_trace["normalize"]["chunks"]
+    assert len(chunks) > 1 and "driver" not in {c["executor"] for c in chunks}
+    assert not list((tmp_path / "p").rglob("*.jsonl")) and not list(
+        (tmp_path / "p").rglob("*.parquet")
+    )

@@ -610,10 +610,21 @@ def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
     if target.exists():
         shutil.rmtree(target)
     expected = int(df.count())
+    remote = package.remote
+    if remote is not None:
+        files = _dataframe_to_store(df, remote, target, table_name)
+        written = sum(f.items or 0 for f in files)
+        if written != expected:
+            raise ExtractError(
+                f"the DataFrame for table {table_name!r} has {expected} rows but {written} "
+                f"reached {remote.where(target)}"
+            )
+        writer.add_files(files)
+        return
     (
         _finite_only(df)
         .write.mode("overwrite")
-        .option("timestampFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+        .option("timestampFormat", SPARK_TIMESTAMP_FORMAT)
         .option("ignoreNullFields", "false")
         .json(str(target))
     )
@@ -635,6 +646,74 @@ def extract_dataframe(writer: PackageWriter, df: Any, table_name: str) -> None:
             "storage the driver and every executor share"
         )
     writer.add_files(files)
+
+
+#: the timestamp text Spark writes (ISO 8601 with microseconds and offset)
+SPARK_TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX"
+
+
+def _dataframe_to_store(df: Any, remote: Any, target: Path, table_name: str) -> list[ExtractedFile]:
+    """A DataFrame as JSON lines on the object store holding the package, written by the
+    executors (``mapInArrow``: no Hadoop connector needed), one object per partition.
+
+    Attempt-safe: each task attempt names its own object and reports it; Spark returns the
+    report of one successful attempt per partition, and every other object is deleted. The
+    objects are the package's extracted files, so an interrupted run resumes from them.
+    """
+    from pyspark.sql import functions as F
+
+    options = {"timestampFormat": SPARK_TIMESTAMP_FORMAT, "ignoreNullFields": "false"}
+    lines = _finite_only(df).select(F.to_json(F.struct("*"), options).alias("line"))
+    run = uuid.uuid4().hex[:8]
+    reports = lines.mapInArrow(
+        _partition_writer(remote, str(target), run), "path string, items long, size long"
+    )
+    try:
+        rows = reports.collect()
+    except Exception as exc:
+        last = [line for line in str(exc).splitlines() if line.strip()][-1:] or [repr(exc)]
+        raise ExtractError(
+            f"writing the DataFrame for table {table_name!r} to {remote.where(target)} "
+            f"failed: {last[0].strip()}"
+        ) from exc
+    kept = {row["path"] for row in rows if row["items"]}
+    remote.remove([p for p in remote.list_files(target) if p not in kept])
+    return [
+        ExtractedFile(Path(row["path"]), table_name, items=int(row["items"]), size=int(row["size"]))
+        for row in sorted(rows, key=lambda r: r["path"])
+        if row["items"]
+    ]
+
+
+def _partition_writer(remote: Any, target: str, run: str) -> Callable[[Iterator[Any]], Any]:
+    """The task function of :func:`_dataframe_to_store`: lines in, one report row out."""
+
+    def write(batches: Iterator[Any]) -> Iterator[Any]:
+        import tempfile
+
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        part, attempt = (context.partitionId(), context.taskAttemptId()) if context else (0, 0)
+        path = os.path.join(target, f"part-{part:05d}-{run}-t{attempt}.jsonl")
+        items = 0
+        with tempfile.NamedTemporaryFile(prefix="loadstone-part-", suffix=".jsonl") as handle:
+            for batch in batches:
+                values = batch.column(0).to_pylist()
+                if values:
+                    handle.write(("\n".join(values) + "\n").encode("utf-8"))
+                    items += len(values)
+            handle.flush()
+            size = handle.tell()
+            if items:
+                remote.upload(handle.name, path)
+        yield pa.RecordBatch.from_pydict(
+            {"path": [path], "items": [items], "size": [size]},
+            schema=pa.schema([("path", pa.string()), ("items", pa.int64()), ("size", pa.int64())]),
+        )
+
+    return write
 
 
 # --------------------------------------------------------------------------------------
