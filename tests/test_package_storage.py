@@ -190,6 +190,27 @@ def test_engine_spark_runs_every_chunk_as_a_task_and_trace_json_shows_it(
     assert chunk["executor"] != "driver" and chunk["native"] is True
 
 
+def test_an_input_on_the_object_store_is_read_where_it_is_and_refused_once_changed(
+    s3_packages: tuple[str, S3Server], tmp_path: Path
+) -> None:
+    url, server = s3_packages
+    fs, root = open_filesystem(url, server.credentials)
+    source = f"{url}/inbox/e.jsonl"
+    fs.put_file(str(write_events(tmp_path / "e.jsonl", 70)), f"{root}/inbox/e.jsonl")
+    pipe = loadstone.pipeline("s3input", destination="duckdb", pipelines_dir=tmp_path / "p")
+    pipe.extract(source, table_name="events")
+    (package,) = pipe.list_pending_packages()
+    assert [f.source for f in package.extracted_files()] == [source]
+    assert _objects(f"{url}/s3input", server.credentials) == []  # nothing copied
+    fs.put_file(str(write_events(tmp_path / "e2.jsonl", 71)), f"{root}/inbox/e.jsonl")
+    with pytest.raises(LoadPackageError, match=f"input {source} .*changed after extract"):
+        pipe.normalize()
+    pipe.drop_pending_packages()
+    assert fs.exists(f"{root}/inbox/e.jsonl")  # the user's object is never the package's
+    pipe.run(source, table_name="events")
+    assert _events(pipe) == (71, 71)
+
+
 @pytest.mark.spark
 def test_packages_on_s3_take_dataframe_input_and_spark_tasks(
     spark: Any, s3_packages: tuple[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

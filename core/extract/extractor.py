@@ -443,6 +443,34 @@ def _in_place(path: Path, table_name: str) -> ExtractedFile:
     )
 
 
+def _object_in_place(package: LoadPackage, url: str, table_name: str) -> ExtractedFile:
+    """A JSON-lines object on the package storage's object store, read where it is.
+
+    Nothing is copied: the executors read the object; its size and etag are recorded and
+    normalize refuses it, naming it, if either changed (``LoadPackage.check_inputs``).
+    """
+    remote = package.remote
+    if remote is None:
+        raise ExtractError(
+            f"cannot read {url}: an object-store input is read where it is, by the executors, "
+            f"so {package_storage.STORAGE_URL_KEY} must name that object store "
+            "(with its credentials under [packages.credentials])"
+        )
+    if not url.lower().endswith((".jsonl", ".ndjson")):
+        raise ExtractError(
+            f"cannot read {url} where it is: only JSON lines (.jsonl, .ndjson, not gzipped) "
+            "are read in place from an object store"
+        )
+    name = remote.name_of(url)
+    try:
+        size, etag = remote.fingerprint(name)
+    except FileNotFoundError:
+        raise ExtractError(f"input {url} does not exist") from None
+    except Exception as exc:
+        raise ExtractError(remote.storage_error("read", name, exc)) from exc
+    return ExtractedFile(name, table_name, source=url, size=size, etag=etag or "")
+
+
 def _count_lines(path: Path, into: list[int]) -> None:
     """Count the newlines of ``path`` (run beside the copy: it reads from the page cache)."""
     buffer = bytearray(COPY_BLOCK)
@@ -744,7 +772,10 @@ def extract_resource(
         return
     if is_json_path(data) and isinstance(target, str):
         writer.add_hints(target, hints)
-        extract_file(writer, Path(data), target)
+        if isinstance(data, str) and package_storage.is_remote_url(data):
+            writer.add_files([_object_in_place(writer.package, data, target)])
+        else:
+            extract_file(writer, Path(data), target)
         return
     filled: set[str] = set()
     with current.resource_context(res.name), _user_errors(res.name):

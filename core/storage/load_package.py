@@ -125,6 +125,8 @@ class ExtractedFile:
     size: int | None = None
     #: modification time of an input read in place (it must not change before normalize)
     mtime: float | None = None
+    #: the etag of an object-store input read in place (the same rule)
+    etag: str | None = None
 
 
 @attrs.frozen
@@ -368,6 +370,7 @@ class LoadPackage:
                     "items": file.items,
                     "size": file.size if file.size is not None else _size(path),
                     "mtime": file.mtime,
+                    "etag": file.etag,
                 }
             )
         self.update(extracted_files=records)
@@ -383,6 +386,7 @@ class LoadPackage:
                 items=record.get("items"),
                 size=record.get("size"),
                 mtime=record.get("mtime"),
+                etag=record.get("etag"),
             )
             for record in self.meta.get("extracted_files", [])
         ]
@@ -393,7 +397,10 @@ class LoadPackage:
         A file changed in between would be normalized with other rows than were extracted
         (and line numbers of errors would lie): refuse it, naming the file.
         """
+        remote = self.remote
         for file in self.extracted_files():
+            if file.etag is not None and remote is not None:
+                self._check_object(remote, file)
             if file.mtime is None:
                 continue
             try:
@@ -409,6 +416,22 @@ class LoadPackage:
                     f"{stat.st_mtime}): restore it, or drop the package "
                     "(loadstone pipeline NAME drop-pending-packages)"
                 )
+
+    def _check_object(self, remote: RemoteData, file: ExtractedFile) -> None:
+        """An object-store input read in place has the size and etag extract recorded."""
+        where = remote.where(file.path)
+        try:
+            size, etag = self._storage("read", file.path, remote.fingerprint, file.path)
+        except PackageStorageError as error:
+            if isinstance(error.__cause__, FileNotFoundError):
+                raise LoadPackageError(f"input {where} of package {self.load_id} is gone") from None
+            raise
+        if size != file.size or etag != file.etag:
+            raise LoadPackageError(
+                f"input {where} of package {self.load_id} changed after extract (size "
+                f"{file.size} -> {size}, etag {file.etag} -> {etag}): restore it, or drop the "
+                "package (loadstone pipeline NAME drop-pending-packages)"
+            )
 
     def extracted_tables(self) -> list[str]:
         """Source table names in the order they were first extracted."""

@@ -126,11 +126,34 @@ class RemoteData:
 
     # -- names --------------------------------------------------------------------------
     def url_of(self, path: str | os.PathLike[str]) -> str:
-        """The object URL of a local data file name."""
-        relative = os.path.relpath(os.fspath(path), self.local_root)
+        """The object URL of a local data file name.
+
+        An input read where it is (``s3://bucket/in/e.jsonl``) is named
+        ``<local_root>/s3:/bucket/in/e.jsonl`` (:meth:`name_of`).
+        """
+        relative = Path(os.path.relpath(os.fspath(path), self.local_root)).as_posix()
         if relative.startswith(".."):
             raise PackageStorageError(f"{path} is not a data file of the package {self.local_root}")
-        return filesystem.join_url(self.url, Path(relative).as_posix())
+        first, _, rest = relative.partition("/")
+        if first.endswith(":"):
+            return f"{first}//{rest}"
+        return filesystem.join_url(self.url, relative)
+
+    def name_of(self, url: str) -> Path:
+        """The local name of an object outside the package (an input read where it is)."""
+        protocol, path = filesystem.split_url(url)
+        if protocol != filesystem.split_url(self.url)[0]:
+            raise PackageStorageError(
+                f"{url} is not on the package storage's filesystem ({self.url}): "
+                f"{STORAGE_URL_KEY} and the input must use the same protocol"
+            )
+        return Path(self.local_root) / f"{protocol}:" / path
+
+    def fingerprint(self, path: str | os.PathLike[str]) -> tuple[int, str | None]:
+        """Size and etag (or modification time) of an object, to tell if it changed."""
+        info = self._fs().info(self._key(path))
+        tag = info.get("ETag") or info.get("etag") or info.get("LastModified") or info.get("mtime")
+        return int(info["size"]), None if tag is None else str(tag)
 
     def _fs(self) -> Any:
         # per process: a forked worker must not share the parent's connections
