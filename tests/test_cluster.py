@@ -16,6 +16,9 @@ from typing import Any
 import duckdb
 import pytest
 from cluster_support import Cluster, run_driver, write_events
+from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+
+from loadstone.storage.filesystem import open_filesystem
 
 pytestmark = pytest.mark.cluster
 
@@ -120,6 +123,30 @@ def test_storage_the_executors_cannot_see_fails_clearly_and_loads_once_fixed(
                           "hidden"], env, tmp_path)  # fmt: skip
     _check(resumed)
     assert _rows(tmp_path, "hidden") == (2000, 2000)
+
+
+def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(
+    cluster: Cluster,
+    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    tmp_path: Path,
+) -> None:
+    bucket = s3_server.new_bucket()
+    fs, _ = open_filesystem(f"s3://{bucket}", s3_server.credentials)
+    fs.put_file(str(write_events(tmp_path / "in.jsonl", 3000)), f"{bucket}/inbox/events.jsonl")
+    env = cluster.driver_env(
+        PACKAGES__STORAGE_URL=f"s3://{bucket}/packages",
+        NORMALIZE__CHUNK_BYTES=CHUNK_BYTES,
+        **{f"PACKAGES__CREDENTIALS__{k.upper()}": v for k, v in s3_server.credentials.items()},
+    )
+    source = f"s3://{bucket}/inbox/events.jsonl"  # read where it is, by the executors
+    args = [str(LOADSTONE), "run", source, "-t", "events", "-p", "ons3", "-q", "--engine", "spark"]
+    _check(run_driver([*args, "--pipelines-dir", str(cluster.pipelines_dir)], env, tmp_path))
+    assert _rows(tmp_path, "ons3") == (3000, 3000)
+    chunks = _trace(cluster, tmp_path, "ons3")["normalize"]["chunks"]
+    assert len({chunk["executor"] for chunk in chunks}) == 2
+    assert "driver" not in {chunk["executor"] for chunk in chunks}
+    assert not fs.find(f"{bucket}/packages")  # loaded packages leave no data behind
+    # DataFrame input onto s3 (executors write it, mapInArrow): test_package_storage.py
 
 
 def test_a_failed_task_and_a_killed_python_worker_leave_no_duplicate_rows(

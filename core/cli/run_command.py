@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from loadstone.errors import LoadstoneError
+from loadstone.storage import package_storage
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
 
@@ -79,10 +80,18 @@ def print_notice(event: Any) -> None:
         print(f"note: {event.message}", file=sys.stderr, flush=True)
 
 
-def input_files(paths: list[str]) -> list[Path]:
-    """The JSON files named by ``paths`` (folders expanded, sorted)."""
-    files: list[Path] = []
+def input_files(paths: list[str]) -> list[Path | str]:
+    """The JSON files named by ``paths`` (folders expanded, sorted).
+
+    An object-store URL (``s3://bucket/events.jsonl``) stays a URL: the package storage reads
+    it where it is (see README "Running on a cluster").
+    """
+    files: list[Path | str] = []
     for raw in paths:
+        if package_storage.is_remote_url(raw):
+            check_json_input(Path(raw))
+            files.append(raw)
+            continue
         path = Path(raw)
         if path.is_dir():
             found = sorted(

@@ -873,8 +873,8 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
         return None, [Resource(data, table_name, args_bound=True)]
     if isinstance(data, (list, tuple)) and data and all(isinstance(d, Resource) for d in data):
         return None, list(data)
-    if isinstance(data, (list, tuple)) and data and all(isinstance(d, Path) for d in data):
-        name = table_name or _table_from_path(data[0])
+    if isinstance(data, (list, tuple)) and data and all(_is_file_name(d) for d in data):
+        name = table_name or _table_from_path(Path(data[0]))
         return None, [Resource(p, name, args_bound=True) for p in data]
     if isinstance(data, (str, bytes)):
         raise ExtractError(
@@ -890,6 +890,13 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
     if callable(data) and not isinstance(data, Iterable):
         return None, [Resource(data, found)]
     return None, [Resource(data, found, args_bound=True)]
+
+
+def _is_file_name(value: Any) -> bool:
+    """A Path, or an object-store URL of a JSON file (read where it is)."""
+    if isinstance(value, Path):
+        return True
+    return isinstance(value, str) and is_json_path(value) and package_storage.is_remote_url(value)
 
 
 def input_files_of(data: Any) -> list[Path]:
