@@ -183,3 +183,18 @@ def test_chunks_done_on_spark_are_reported_up_to_all_of_them(spark: Any, tmp_pat
     assert dones == sorted(dones)
     assert all(total == seen[0][1] for _done, total in seen)
     assert not seen or dones[-1] <= seen[0][1]
+
+
+def test_chunks_on_a_cluster_come_in_a_multiple_of_its_slots(tmp_path: Path) -> None:
+    from cluster_support import write_events
+
+    from loadstone.plugins.normalizers.relational.normalizer import plan_chunks
+    from loadstone.storage.load_package import ExtractedFile
+
+    path = write_events(tmp_path / "e.jsonl", 2000)  # ~600 kB of ~300-byte lines
+    file = ExtractedFile(path, "events")
+    for chunk_bytes in (45_000, 64_000, 150_000):
+        for slots in (1, 2, 3, 4):
+            chunks = plan_chunks([file], chunk_bytes, slots=slots)
+            assert len(chunks) % slots == 0, (chunk_bytes, slots, len(chunks))
+            assert chunks[-1].end == path.stat().st_size  # every byte, in whole lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,11 @@ from test_cli_run import cli
 import loadstone
 from loadstone.errors import LoadstoneError
 from loadstone.normalize.contract import NormalizeContext, NormalizeError
-from loadstone.plugins.normalizers.relational import RelationalNormalizer
+from loadstone.plugins.normalizers.relational import RelationalNormalizer, spark_tasks
+from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig
 from loadstone.storage.filesystem import open_filesystem
 from loadstone.storage.load_package import LoadPackageError
+from loadstone.storage.package_storage import RemoteData
 
 
 def _events(pipe: Any) -> tuple[int, int]:
@@ -226,3 +229,26 @@ def test_packages_on_s3_take_dataframe_input_and_spark_tasks(
     assert not list((tmp_path / "p").rglob("*.jsonl")) and not list(
         (tmp_path / "p").rglob("*.parquet")
     )
+
+
+def test_a_task_that_cannot_reach_the_object_store_fails_naming_host_and_object(
+    tmp_path: Path,
+) -> None:
+    remote = RemoteData(
+        str(tmp_path), "s3://bucket/packages/p/1", {"endpoint_url": "http://127.0.0.1:9"}
+    )
+    config = EngineConfig(
+        naming=snake_case(),
+        load_id="1",
+        out_dir=str(tmp_path / "normalized"),
+        specs={},
+        known={},
+        existing_tables=frozenset(),
+        remote=remote,
+    )
+    chunk = Chunk(0, 0, str(tmp_path / "extracted" / "f.jsonl"), "events", 0, -1, "f.jsonl")
+    with pytest.raises(spark_tasks.ExecutorTaskError) as failure:
+        spark_tasks.run_task(config, chunk, {}, 0, spark_tasks.TaskOptions())
+    message = str(failure.value)
+    assert f"(host {socket.gethostname()})" in message
+    assert "s3://bucket/packages/p/1/extracted/f.jsonl (endpoint http://127.0.0.1:9)" in message
