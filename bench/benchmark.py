@@ -7,6 +7,13 @@ Usage::
         [--destination postgres [--postgres URL]]
     python bench/benchmark.py --engine spark --master spark://127.0.0.1:7077 \
         --storage-url /shared/store [--cores-max 1] --only loadstone
+    python bench/benchmark.py --compare-cluster --start-cluster --records 20000
+
+``--compare-cluster`` runs loadstone three times on one file: every chunk in the driver
+process (``normalize.engine = local``, one worker), then as Spark tasks on one and on two
+one-core workers of ``--master`` (or of the loopback cluster ``--start-cluster`` starts
+with ``tests/cluster_support.py``: a standalone master and two one-core workers), and
+prints CPU per chunk in a Spark task against the driver and the two-worker speed-up.
 
 On a cluster (``--master``) every loadstone run also prints the per-chunk CPU of its Spark
 tasks (from the trace); ``--engine local`` prints the same figure for the driver.
@@ -375,6 +382,84 @@ def _drop_postgres_datasets(url: str) -> None:
         conn.execute("CHECKPOINT")
 
 
+def _measure_loadstone(data: Path, work: Path, extra: dict[str, str]) -> dict[str, Any]:
+    """One cold loadstone run with ``extra`` environment: wall, CPU, steps and its trace."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    env = dict(os.environ, LOADSTONE_HOME=str(work / "home"), **extra)
+    os.sync()
+    load = os.getloadavg()[0]
+    seconds, _, out, cpu = run_measured(
+        [sys.executable, str(HERE), "--child", "loadstone", str(data), str(work)], env, work
+    )
+    report = json.loads(out.strip().splitlines()[-1])
+    shutil.rmtree(work, ignore_errors=True)
+    load = max(load, os.getloadavg()[0])
+    return {"seconds": seconds, "cpu": cpu, "load": load, **report}
+
+
+def _chunk_cpu(normalize: dict[str, Any]) -> tuple[float, float, float, int]:
+    """(median CPU per chunk, busiest executor's task wall time, all tasks' wall, chunks)."""
+    chunks = [c for c in normalize.get("chunks") or [] if c.get("cpu_seconds") is not None]
+    cpu = sorted(float(c["cpu_seconds"]) for c in chunks)
+    busy: dict[str, float] = {}
+    for c in chunks:
+        busy[str(c["executor"])] = busy.get(str(c["executor"]), 0.0) + float(c["wall_seconds"])
+    median = cpu[len(cpu) // 2] if cpu else float("nan")
+    return median, max(busy.values(), default=0.0), sum(busy.values()), len(chunks)
+
+
+def compare_cluster(args: argparse.Namespace, root: Path) -> int:
+    """Driver vs one vs two one-core workers on the same file (see the module docstring)."""
+    cluster = None
+    if args.start_cluster:
+        sys.path.insert(0, str(HERE.parents[1] / "tests"))
+        from cluster_support import start_cluster
+
+        cluster = start_cluster(root / "cluster", connect=False)
+        args.master = cluster.master_url
+        args.storage_url = args.storage_url or str(cluster.shared / "store")
+    if not args.master or args.master.startswith("local"):
+        raise SystemExit("--compare-cluster needs --master spark://... or --start-cluster")
+    try:
+        for records in args.records:
+            data = root / f"events_{records}.jsonl"
+            size = build_input(data, records)
+            base = {"PACKAGES__STORAGE_URL": args.storage_url} if args.storage_url else {}
+            variants = {
+                "driver": {**base, "NORMALIZE__ENGINE": "local", "NORMALIZE__WORKERS": "1"},
+            }
+            for workers in (1, 2):
+                spark = argparse.Namespace(
+                    **{**vars(args), "engine": "spark", "cores_max": workers}
+                )
+                variants[f"{workers} worker(s)"] = {**base, **cluster_env(spark)}
+            runs = {
+                name: _measure_loadstone(data, root / "work", env) for name, env in variants.items()
+            }
+            print(f"\n{records} records, {size / 1e6:.0f} MB, master {args.master}")
+            print("| where chunks ran | chunks | CPU per chunk (median) | busiest executor (task wall) "
+                  "| normalize step wall | end to end | load avg |")  # fmt: skip
+            print("|---|---:|---:|---:|---:|---:|---:|")
+            figures = {}
+            for name, run in runs.items():
+                median, busiest, _, count = _chunk_cpu(run.get("normalize") or {})
+                step = run.get("steps", {}).get("normalize", (float("nan"), 0.0))[0]
+                figures[name] = (median, busiest, step)
+                print(f"| {name} | {count} | {median:.3f} s | {busiest:.2f} s | {step:.2f} s "
+                      f"| {run['seconds']:.2f} s | {run['load']:.1f} |")  # fmt: skip
+            one, two, driver = figures["1 worker(s)"], figures["2 worker(s)"], figures["driver"]
+            print(f"Spark task CPU per chunk / driver's: {one[0] / driver[0]:.2f}x (one worker), "
+                  f"{two[0] / driver[0]:.2f}x (two workers); target <= 1.15x")  # fmt: skip
+            print(f"two workers vs one: busiest executor {one[1] / two[1]:.2f}x faster, normalize "
+                  f"step {one[2] / two[2]:.2f}x faster; target >= 1.7x")  # fmt: skip
+            data.unlink()
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -414,6 +499,16 @@ def main() -> int:
     )
     parser.add_argument("--postgres", default=os.environ.get("LOADSTONE_TEST_POSTGRES"))
     parser.add_argument(
+        "--compare-cluster",
+        action="store_true",
+        help="driver vs one vs two workers of the cluster (see above)",
+    )
+    parser.add_argument(
+        "--start-cluster",
+        action="store_true",
+        help="start the tests' loopback standalone cluster (two one-core workers) for the run",
+    )
+    parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -428,6 +523,8 @@ def main() -> int:
 
     root = Path(args.workdir)
     root.mkdir(parents=True, exist_ok=True)
+    if args.compare_cluster:
+        return compare_cluster(args, root)
     kinds = args.only or (
         ["loadstone", "dlt"]
         if args.destination == "postgres"

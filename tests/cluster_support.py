@@ -157,8 +157,9 @@ def _spawn(args: Sequence[str], env: Mapping[str, str], log: Path) -> subprocess
         )
 
 
-def start_cluster(base: Path) -> Cluster:
-    """Master, two hidden-disk workers and a Connect server; stopped by ``Cluster.stop``."""
+def start_cluster(base: Path, connect: bool = True) -> Cluster:
+    """Master, two hidden-disk workers and (``connect``) a Connect server; stopped by
+    ``Cluster.stop``. The benchmark starts one too (``bench/benchmark.py --start-cluster``)."""
     _require_setup()
     for name in ("logs", "spark-local", "pipelines", "flaky", "shared", "work"):
         (base / name).mkdir(parents=True, exist_ok=True)
@@ -192,7 +193,8 @@ def start_cluster(base: Path) -> Cluster:
         for index in range(2):
             cluster.workers.append(_start_worker(cluster, env, index))
         cluster.processes.extend(cluster.workers)
-        cluster.processes.append(_start_connect(base, env, connect_port))
+        if connect:
+            cluster.processes.append(_start_connect(base, env, connect_port))
     except BaseException:
         cluster.stop()
         raise
