@@ -189,6 +189,7 @@ def _report(
     info: str,
     normalize: dict[str, object] | None = None,
     steps: dict[str, tuple[float, float]] | None = None,
+    spark_phases: dict[str, float] | None = None,
 ) -> None:
     """Last line of a child's output: its load info and the peak RSS of its own process.
 
@@ -204,6 +205,7 @@ def _report(
                 "driver_peak": maxrss,
                 "normalize": normalize,
                 "steps": steps or {},
+                "spark_phases": spark_phases or {},
             }
         )
     )
@@ -242,8 +244,40 @@ def _cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def _time_spark_phases() -> dict[str, float]:
+    """Wall seconds of the Spark phases of a normalize step, by wrapping the three calls.
+
+    Session start (JVM and, on a cluster, application registration), the wait for executors,
+    and the Spark jobs themselves (tasks plus scheduling); what the step takes beyond these
+    is the driver's own work.
+    """
+    import loadstone.spark_session as session_module
+    from loadstone.plugins.normalizers.relational import spark_tasks
+
+    spent: dict[str, float] = {}
+
+    def timed(module: Any, name: str, label: str) -> None:
+        inner = getattr(module, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - began
+
+        setattr(module, name, wrapper)
+
+    timed(session_module, "get_spark_session", "session start")
+    timed(spark_tasks, "wait_for_executors", "executor wait")
+    timed(spark_tasks, "run_on_spark", "spark jobs")
+    return spent
+
+
 def child_loadstone(path: str, work: str) -> None:
     import loadstone
+
+    spark_phases = _time_spark_phases()
 
     url = _postgres()
     destination = (
@@ -270,7 +304,7 @@ def child_loadstone(path: str, work: str) -> None:
         progress=on_progress,
     )
     info = pipeline.run(Path(path), table_name="events")
-    _report(str(info), pipeline.last_trace.get("normalize"), steps)
+    _report(str(info), pipeline.last_trace.get("normalize"), steps, spark_phases)
 
 
 def child_dlt(path: str, work: str) -> None:
@@ -448,6 +482,14 @@ def compare_cluster(args: argparse.Namespace, root: Path) -> int:
                 figures[name] = (median, busiest, step)
                 print(f"| {name} | {count} | {median:.3f} s | {busiest:.2f} s | {step:.2f} s "
                       f"| {run['seconds']:.2f} s | {run['load']:.1f} |")  # fmt: skip
+            for name, run in runs.items():
+                phases = run.get("spark_phases") or {}
+                if phases:
+                    step = run.get("steps", {}).get("normalize", (0.0, 0.0))[0]
+                    rest = step - sum(phases.values())
+                    print(f"  {name}: normalize step {step:.2f} s = "
+                          + ", ".join(f"{k} {v:.2f} s" for k, v in phases.items())
+                          + f", driver's own work {rest:.2f} s")  # fmt: skip
             one, two, driver = figures["1 worker(s)"], figures["2 worker(s)"], figures["driver"]
             print(f"Spark task CPU per chunk / driver's: {one[0] / driver[0]:.2f}x (one worker), "
                   f"{two[0] / driver[0]:.2f}x (two workers); target <= 1.15x")  # fmt: skip

@@ -115,6 +115,7 @@ def test_packages_on_s3_hold_the_data_files_and_load_every_row_once(
     assert not list(package.root.rglob("*.parquet"))
     pipe.run()
     assert _events(pipe) == (400, 400)
+    assert _objects(f"{url}/ons3", server.credentials) == []  # loaded: its data is deleted
 
 
 def test_an_unreachable_package_store_fails_clearly_and_the_package_finishes_after_the_fix(

@@ -137,7 +137,7 @@ class RemoteData:
         first, _, rest = relative.partition("/")
         if first.endswith(":"):
             return f"{first}//{rest}"
-        return filesystem.join_url(self.url, relative)
+        return self.url if relative == "." else filesystem.join_url(self.url, relative)
 
     def name_of(self, url: str) -> Path:
         """The local name of an object outside the package (an input read where it is)."""
