@@ -253,3 +253,17 @@ def test_a_task_that_cannot_reach_the_object_store_fails_naming_host_and_object(
     message = str(failure.value)
     assert f"(host {socket.gethostname()})" in message
     assert "s3://bucket/packages/p/1/extracted/f.jsonl (endpoint http://127.0.0.1:9)" in message
+
+
+@pytest.mark.parametrize("storage", ["mount", "s3"])
+def test_key_columns_are_checked_in_files_on_the_package_storage(
+    storage: str, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if storage == "s3":
+        request.getfixturevalue("s3_packages")
+    else:
+        monkeypatch.setenv("PACKAGES__STORAGE_URL", str(tmp_path / "store"))
+    pipe = loadstone.pipeline("keyed", destination="duckdb", pipelines_dir=tmp_path / "p")
+    rows = [{"id": n % 20, "v": n} for n in range(40)]
+    pipe.run(rows, table_name="events", primary_key="id", write_disposition="merge")
+    assert _events(pipe) == (20, 20)

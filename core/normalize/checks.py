@@ -31,13 +31,20 @@ class UnboundColumnException(NormalizeError):
         )
 
 
-def file_columns(files: Iterable[Path]) -> set[str]:
-    """Column names present in any of the Parquet files (read from their footers only)."""
+def file_columns(files: Iterable[Path], remote: Any = None) -> set[str]:
+    """Column names present in any of the Parquet files (read from their footers only).
+
+    ``remote`` (``package_storage.RemoteData``): the files are objects of that storage.
+    """
     import pyarrow.parquet as pq
 
     names: set[str] = set()
     for path in files:
-        names.update(pq.read_schema(path).names)
+        if remote is None:
+            names.update(pq.read_schema(path).names)
+        else:
+            with remote.open_read(path) as handle:
+                names.update(pq.read_schema(handle).names)
     return names
 
 
@@ -73,15 +80,19 @@ def check_bound_columns(
     hints: Mapping[str, Mapping[str, Any]],
     naming: Any,
     written: Mapping[str, Iterable[Path]],
+    remote: Any = None,
 ) -> None:
-    """Raise :class:`UnboundColumnException` for the first table missing required columns."""
+    """Raise :class:`UnboundColumnException` for the first table missing required columns.
+
+    ``remote``: the package's files are on an object store (``LoadPackage.remote``).
+    """
     required = required_columns(schema, hints, naming)
     for table_name, files in written.items():
         files = list(files)
         needed = required.get(table_name)
         if not files or not needed:
             continue
-        present = file_columns(files)
+        present = file_columns(files, remote)
         missing = sorted(name for name in needed if name not in present)
         if missing:
             raise UnboundColumnException(schema.name, table_name, missing)

@@ -886,10 +886,11 @@ class Pipeline:
             package.table_hints(),
             naming,
             {
-                name: [package.root / f for f in info["files"]]
+                name: [package.data_root / f for f in info["files"]]
                 for name, info in tables.items()
                 if info["row_count"]
             },
+            package.remote,
         )
         _add_state_table(result.schema)
         package.write_schema(_schema_to_dict(result.schema))
