@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import os
 import resource
@@ -254,17 +255,18 @@ def _time_spark_phases() -> dict[str, float]:
     import loadstone.spark_session as session_module
     from loadstone.plugins.normalizers.relational import spark_tasks
 
-    spent: dict[str, float] = {}
+    spent: dict[str, Any] = {}
 
     def timed(module: Any, name: str, label: str) -> None:
         inner = getattr(module, name)
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            began = time.perf_counter()
+            began, stamp = time.perf_counter(), time.time()
             try:
                 return inner(*args, **kwargs)
             finally:
                 spent[label] = spent.get(label, 0.0) + time.perf_counter() - began
+                spent.setdefault("_calls", []).append([label, stamp, time.time()])
 
         setattr(module, name, wrapper)
 
@@ -272,6 +274,36 @@ def _time_spark_phases() -> dict[str, float]:
     timed(spark_tasks, "wait_for_executors", "executor wait")
     timed(spark_tasks, "run_on_spark", "spark jobs")
     return spent
+
+
+def spark_overhead(normalize: dict[str, Any], phases: dict[str, Any]) -> str:
+    """Where a Spark job's time went beside the chunks' own work, from the task stamps.
+
+    ``startup``: job submitted -> each executor's first task began (scheduling, Python worker
+    start, imports, closure); ``between``: one task's end -> the next task's start on the same
+    executor; ``in task``: the task's time outside the engine (input check, upload, facts);
+    ``tail``: last task ended -> results back in the driver.
+    """
+    jobs = [(b, e) for label, b, e in phases.get("_calls", []) if label == "spark jobs"]
+    chunks = [c for c in normalize.get("chunks") or [] if c.get("started_at")]
+    if not jobs or not chunks:
+        return ""
+    startup = between = tail = in_task = 0.0
+    for begin, end in jobs:
+        mine = [c for c in chunks if begin <= c["started_at"] <= end]
+        by_executor: dict[str, list[dict[str, Any]]] = {}
+        for c in sorted(mine, key=lambda c: c["started_at"]):
+            by_executor.setdefault(str(c["executor"]), []).append(c)
+        for tasks in by_executor.values():
+            startup += tasks[0]["started_at"] - begin
+            between += sum(b["started_at"] - a["ended_at"] for a, b in itertools.pairwise(tasks))
+        in_task += sum(c["ended_at"] - c["started_at"] - c["wall_seconds"] for c in mine)
+        tail += end - max((c["ended_at"] for c in mine), default=end)
+    executors = len({str(c["executor"]) for c in chunks})
+    return (
+        f"startup {startup / executors:.2f} s per executor, between tasks {between:.2f} s, "
+        f"in task outside the engine {in_task:.2f} s, tail {tail:.2f} s ({len(jobs)} job(s))"
+    )
 
 
 def child_loadstone(path: str, work: str) -> None:
@@ -486,10 +518,14 @@ def compare_cluster(args: argparse.Namespace, root: Path) -> int:
                 phases = run.get("spark_phases") or {}
                 if phases:
                     step = run.get("steps", {}).get("normalize", (0.0, 0.0))[0]
-                    rest = step - sum(phases.values())
+                    timed = {k: v for k, v in phases.items() if not k.startswith("_")}
+                    rest = step - sum(timed.values())
                     print(f"  {name}: normalize step {step:.2f} s = "
-                          + ", ".join(f"{k} {v:.2f} s" for k, v in phases.items())
+                          + ", ".join(f"{k} {v:.2f} s" for k, v in timed.items())
                           + f", driver's own work {rest:.2f} s")  # fmt: skip
+                    overhead = spark_overhead(run.get("normalize") or {}, phases)
+                    if overhead:
+                        print(f"    spark jobs beside the chunks' work: {overhead}")
             one, two, driver = figures["1 worker(s)"], figures["2 worker(s)"], figures["driver"]
             print(f"Spark task CPU per chunk / driver's: {one[0] / driver[0]:.2f}x (one worker), "
                   f"{two[0] / driver[0]:.2f}x (two workers); target <= 1.15x")  # fmt: skip

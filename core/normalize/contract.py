@@ -178,6 +178,9 @@ class ChunkRun:
     wall_seconds: float | None = None
     #: 0 for a chunk's first run, 1 for a re-run with the settled column types
     round: int = 0
+    #: Unix times the Spark task began and ended (None outside Spark)
+    started_at: float | None = None
+    ended_at: float | None = None
 
 
 @attrs.frozen

@@ -549,6 +549,8 @@ class RelationalNormalizer:
                         task.cpu_seconds,
                         task.wall_seconds,
                         attempt,
+                        task.started_at,
+                        task.ended_at,
                     )
                 )
         return [task.facts for task in reports]

@@ -44,7 +44,7 @@ ATTEMPTS_FOLDER = "_tasks"
 #: The row each task returns (the facts are pickled: their type is the engine's).
 RESULT_SCHEMA = (
     "chunk long, executor string, host string, native boolean, cpu_seconds double, "
-    "wall_seconds double, facts binary"
+    "wall_seconds double, started_at double, ended_at double, facts binary"
 )
 
 #: ``normalize.fault`` (tests only): ``raise:<marker>`` fails, ``kill:<marker>`` kills the
@@ -74,6 +74,10 @@ class TaskReport:
     native: bool
     cpu_seconds: float
     wall_seconds: float
+    #: when the task began and ended (Unix time on the executor): the gaps between tasks
+    #: and around the job are Spark's overhead (``bench/benchmark.py --compare-cluster``)
+    started_at: float
+    ended_at: float
     facts: Any
 
     def trace(self) -> dict[str, Any]:
@@ -210,6 +214,7 @@ def run_task(
     options: TaskOptions,
 ) -> TaskReport:
     """One chunk in a Spark task: checks that make storage failures Spark failures."""
+    started_at = time.time()
     executor = executor_id()
     host = socket.gethostname()
     where = f"executor {executor} (host {host})"
@@ -241,7 +246,9 @@ def run_task(
     if config.remote is None:
         _check_output(facts, where)
     _inject_fault(options.fault, f"chunk {chunk.index}")
-    return TaskReport(chunk.index, executor, host, native, cpu, wall, facts)
+    return TaskReport(
+        chunk.index, executor, host, native, cpu, wall, started_at, time.time(), facts
+    )
 
 
 def task_function(
@@ -270,7 +277,17 @@ def task_function(
     return normalize_batches
 
 
-_RESULT_FIELDS = ("chunk", "executor", "host", "native", "cpu_seconds", "wall_seconds", "facts")
+_RESULT_FIELDS = (
+    "chunk",
+    "executor",
+    "host",
+    "native",
+    "cpu_seconds",
+    "wall_seconds",
+    "started_at",
+    "ended_at",
+    "facts",
+)
 
 
 def _arrow_result_schema() -> Any:
@@ -284,6 +301,8 @@ def _arrow_result_schema() -> Any:
             ("native", pa.bool_()),
             ("cpu_seconds", pa.float64()),
             ("wall_seconds", pa.float64()),
+            ("started_at", pa.float64()),
+            ("ended_at", pa.float64()),
             ("facts", pa.binary()),
         ]
     )
@@ -323,6 +342,8 @@ def run_on_spark(
             bool(row["native"]),
             float(row["cpu_seconds"]),
             float(row["wall_seconds"]),
+            float(row["started_at"]),
+            float(row["ended_at"]),
             pickle.loads(row["facts"]),
         )
         for row in rows
