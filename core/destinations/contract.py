@@ -359,11 +359,17 @@ class DestinationClient(Protocol):
     def update_stored_schema(self, schema: Any) -> list[str]:
         """Create missing tables / add missing columns; record ``_dlt_version`` if the hash is new.
 
-        Returns the DDL statements that were run (empty when the destination was up to date).
+        For changes that come without a package (``drop``, ``sync``): ``load_package`` migrates
+        by itself. Returns the DDL statements that were run (empty when up to date).
         """
 
     def load_package(self, request: LoadRequest) -> None:
-        """Load every table of a package, the state row and the ``_dlt_loads`` row, atomically."""
+        """Load every table of a package, the state row and the ``_dlt_loads`` row, atomically.
+
+        Applies ``request.schema``'s changes first, in the same transaction where the
+        destination has them: the one migration of the package (the pipeline does not call
+        ``update_stored_schema`` before it).
+        """
 
     def is_package_loaded(self, load_id: str) -> bool:
         """True when ``_dlt_loads`` has a row for ``load_id``."""

@@ -1008,7 +1008,8 @@ class Pipeline:
             if client.is_package_loaded(package.load_id):
                 self.recorder.emit("load", "package_committed", load_id=package.load_id)
                 return True
-            client.update_stored_schema(schema)
+            # load_package applies the schema's changes itself, in the package's transaction:
+            # migrating here first would run every migration twice per package
             self._state.setdefault("_local", {})["last_load_id"] = package.load_id
             self._state["_local"]["first_run"] = False
             self._save_state()
