@@ -28,7 +28,7 @@ from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
 from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source, TableHints
+from loadstone.extract.sources import Source, TableHints, is_source_factory
 from loadstone.normalize.checks import check_bound_columns
 from loadstone.normalize.contract import BadRecordError, NormalizeError
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
@@ -666,7 +666,7 @@ class Pipeline:
     ) -> ExtractResult:
         step = self.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
-        if callable(data) and getattr(data, "__loadstone_source__", False):
+        if is_source_factory(data):
             data = data()
             source_name = data.name
         provided = (

@@ -153,8 +153,8 @@ def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk
     chunks: list[Chunk] = []
     for file_index, extracted in enumerate(files):
         path = str(extracted.path)
-        display = str(getattr(extracted, "source", None) or path)
-        first_line = int(getattr(extracted, "first_line", 1) or 1)
+        display = extracted.source or path
+        first_line = extracted.first_line
         size = os.path.getsize(path)
         if path.endswith(".gz") or size <= chunk_bytes:
             chunks.append(
