@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 import attrs
 
@@ -246,6 +246,7 @@ class PackageToNormalize(Protocol):
     def table_hints(self) -> Mapping[str, Mapping[str, Any]]: ...
 
 
+@runtime_checkable
 class Normalizer(Protocol):
     """What a normalizer plugin's ``loadstone_normalizer()`` hook returns."""
 
