@@ -22,6 +22,22 @@ class ClientNames:
     destination: Destination
     _naming: NamingConvention | None
 
+    def _bind_dataset(
+        self,
+        destination: Destination,
+        schema: Schema | Mapping[str, Any] | None,
+        dataset_name: str,
+        pipeline_name: str | None,
+        staging_dataset_name: str | None,
+    ) -> None:
+        """What every SQL client's constructor starts with: its dataset, staging and naming."""
+        self.destination = destination
+        self.schema = schema
+        self.dataset_name = dataset_name
+        self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
+        self.pipeline_name = pipeline_name
+        self._naming = self._resolve_naming(schema)
+
     def _resolve_naming(self, schema: Schema | Mapping[str, Any] | None) -> NamingConvention | None:
         if self.destination.naming_convention:
             try:
