@@ -156,11 +156,15 @@ class RemoteData:
         return int(info["size"]), None if tag is None else str(tag)
 
     def _fs(self) -> Any:
+        """The filesystem, without remembered listings: executors write objects this
+        process has not seen, so a cached listing would hide them (or show deleted ones)."""
         # per process: a forked worker must not share the parent's connections
         key = (os.getpid(), self.url, tuple(sorted(self.credentials.items())))
         if key not in _OPEN:
             _OPEN[key] = filesystem.open_filesystem(self.url, self.credentials)[0]
-        return _OPEN[key]
+        fs = _OPEN[key]
+        fs.invalidate_cache()
+        return fs
 
     def _key(self, path: str | os.PathLike[str]) -> str:
         return filesystem.split_url(self.url_of(path))[1]
