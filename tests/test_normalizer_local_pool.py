@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +136,22 @@ def test_a_worker_that_dies_fails_the_package_and_keeps_no_output(
         _normalize(package, workers=2)
 
     assert not any(package.normalized_dir.rglob("*.parquet"))
+
+
+_PROBE = """
+import sys
+import pyarrow as pa
+from loadstone.plugins.normalizers.relational.local_pool import skip_pandas_probe
+skip_pandas_probe()
+pa.array([1, 2])
+print("pandas" in sys.modules, type(pa.table({"a": [1]}).to_pandas()).__name__)
+"""
+
+
+def test_a_worker_builds_arrow_arrays_without_importing_pandas() -> None:
+    """pyarrow's probe for pandas objects costs each worker an import of pandas it never uses;
+    a worker tells pyarrow pandas is absent, and ``to_pandas`` still finds it when asked."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["False", "DataFrame"]
