@@ -242,3 +242,14 @@ def test_load_info_hides_the_password(postgres_url: str, dataset: str, tmp_path:
     info = pipeline(postgres_url, dataset, tmp_path).run([{"id": 1}], table_name="t")
     assert ":***@" in str(info)
     assert ":loadstone@" not in str(info)
+
+
+def test_dataset_arrow_and_df_carry_the_column_names(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    pipe = pipeline(postgres_url, dataset, tmp_path)
+    pipe.run([{"id": 1, "name": "a"}], table_name="t")
+    relation = pipe.dataset()["t"]
+    assert relation.arrow().column_names == ["id", "name", "_dlt_load_id", "_dlt_id"]
+    assert list(relation.df().columns) == ["id", "name", "_dlt_load_id", "_dlt_id"]
+    assert relation.select("name", "id").arrow().to_pylist() == [{"name": "a", "id": 1}]

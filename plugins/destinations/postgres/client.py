@@ -284,9 +284,15 @@ class PostgresClient(ClientNames, ClosesOnExit):
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         """Run ``sql`` and return its rows; placeholders are ``%s`` (psycopg's, as in dlt)."""
+        return self.query_columns(sql, *params)[1]
+
+    def query_columns(self, sql: str, *params: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """``query`` with the result's column names (``pipeline.dataset()`` reads them)."""
         with self._conn.cursor() as cur:
             cur.execute(sql, params or None)
-            return cur.fetchall() if cur.description is not None else []
+            if cur.description is None:
+                return [], []
+            return [c.name for c in cur.description], cur.fetchall()
 
     def use_dataset(self) -> None:
         """Resolve unqualified table names in the dataset (dlt's ``sql_client`` does)."""
