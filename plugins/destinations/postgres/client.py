@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
+from loadstone import config
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     ClosesOnExit,
@@ -104,6 +105,12 @@ class PostgresClient(ClientNames, ClosesOnExit):
         self.pipeline_name = pipeline_name
         self.credentials = resolve_credentials(
             destination.name, destination.config.get("credentials")
+        )
+        self.replace_strategy = config.get_choice(
+            ["destination.postgres.replace_strategy", "destination.replace_strategy"],
+            merge.REPLACE_STRATEGIES,
+            merge.REPLACE_STRATEGIES[0],
+            explicit=destination.config.get("replace_strategy"),
         )
         self._conn = connect(self.credentials)
         self._naming = self._resolve_naming(schema)
@@ -278,7 +285,9 @@ class PostgresClient(ClientNames, ClosesOnExit):
         try:
             with self._conn.transaction():
                 self._migrate(stored)
-                merge.load_tables(self, model, sources, request.load_id, current)
+                merge.load_tables(
+                    self, model, sources, request.load_id, current, self.replace_strategy
+                )
                 if request.pipeline_state is not None:
                     current[0] = self.system_table("_dlt_pipeline_state")
                     bookkeeping.insert_state(self, request)
