@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_support import drop_datasets, pipeline, rows, unique_dataset
+from postgres_support import connection, drop_datasets, pipeline, rows, unique_dataset
 
 import loadstone
 from loadstone.destinations.contract import LoadFailed
@@ -253,3 +253,24 @@ def test_dataset_arrow_and_df_carry_the_column_names(
     assert relation.arrow().column_names == ["id", "name", "_dlt_load_id", "_dlt_id"]
     assert list(relation.df().columns) == ["id", "name", "_dlt_load_id", "_dlt_id"]
     assert relation.select("name", "id").arrow().to_pylist() == [{"name": "a", "id": 1}]
+
+
+def _reloptions(url: str, dataset: str, table: str) -> object:
+    return rows(
+        url, f"SELECT reloptions FROM pg_class WHERE oid = '\"{dataset}\".{table}'::regclass"
+    )
+
+
+def test_the_copy_leaves_the_tables_storage_options_as_they_were(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """The COPY raises ``toast_tuple_target`` for itself (README, "PostgreSQL"); the table
+    keeps no option of ours, and an option its owner set stays."""
+    pipe = pipeline(postgres_url, dataset, tmp_path)
+    pipe.run(_users((1, "a")), table_name="users")
+    assert _reloptions(postgres_url, dataset, "users") == [(None,)]
+    with connection(postgres_url) as conn:
+        conn.execute(f'ALTER TABLE "{dataset}".users SET (toast_tuple_target = 4096)')
+    pipe.run(_users((2, "b")), table_name="users")
+    assert _reloptions(postgres_url, dataset, "users") == [(["toast_tuple_target=4096"],)]
+    assert _table(postgres_url, dataset, "users", "id") == [(1,), (2,)]
