@@ -91,5 +91,5 @@ def test_an_unknown_replace_strategy_names_the_key_and_the_choices(
     postgres_url: str, dataset: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DESTINATION__REPLACE_STRATEGY", "swap")
-    with pytest.raises(LoadstoneError, match="replace_strategy.*insert-from-staging"):
+    with pytest.raises(LoadstoneError, match=r"replace_strategy.*insert-from-staging"):
         pipeline(postgres_url, dataset, tmp_path).run(_users((1, "a")), table_name="users")

@@ -193,13 +193,18 @@ class _Loader:
             return
         self._stage()
         move = self.client.dialect.move_table if strategy == "staging-optimized" else None
-        moved = [t for t in self.chain if t in self.staged] if move else []
+        moved = [t for t in self.chain if t in self.staged] if move is not None else []
         self._empty_final([t for t in self._existing_chain() if t not in moved])
-        for table in moved:
-            self._exec(table, f"DROP TABLE {self._final(table)}")
-            dataset = quote(self.client.dataset_name)
-            self._exec(table, move.format(table=self.staged[table], dataset=dataset))
+        if move is not None:
+            self._move_staged(moved, move)
         self._append_staged([t for t in self.chain if t not in moved])
+
+    def _move_staged(self, tables: Sequence[str], move: str) -> None:
+        """Drop each final table and move its staging table into the dataset in its place."""
+        dataset = quote(self.client.dataset_name)
+        for table in tables:
+            self._exec(table, f"DROP TABLE {self._final(table)}")
+            self._exec(table, move.format(table=self.staged[table], dataset=dataset))
 
     def _empty_final(self, tables: Sequence[str]) -> None:
         for table in reversed(tables):
