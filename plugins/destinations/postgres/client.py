@@ -238,28 +238,36 @@ class PostgresClient(ClientNames, ClosesOnExit):
                         copy.write(chunk)
 
     @contextlib.contextmanager
-    def _inline_rows(self, target: str) -> Iterator[None]:
-        """During the COPY, rows up to a page stay whole in the table (``toast_tuple_target``
-        at its maximum); the table's own setting is back before the transaction commits.
+    def _inline_rows(self, *targets: str) -> Iterator[None]:
+        """While the package's rows go in, rows up to a page stay whole in ``targets``
+        (``toast_tuple_target`` at its maximum); each table's own setting is back before
+        the transaction commits.
 
         Why: PostgreSQL starts compressing and moving values out of a row above about 2 KB,
         one value at a time, biggest first, re-measuring the whole row after each (every
         column, each time). A row of a GitHub pull-request event has 690 columns and 200
         values over 24 bytes (12-14 KB): that loop was 81% of the server's COPY time and
-        TOAST rows with their index half its disk writes (README, "PostgreSQL"). With the
-        target at 8160 bytes a row that fits a page is stored as it is; larger rows are
-        still toasted. Rows already stored keep their form whatever the setting later is,
-        so readers see the same values. A table whose owner set a target keeps it.
+        TOAST rows with their index half its disk writes (README, "PostgreSQL"); a merge's
+        ``INSERT ... SELECT`` from staging pays it again. With the target at 8160 bytes a row
+        that fits a page is stored as it is; larger rows are still toasted. Rows already
+        stored keep their form whatever the setting later is, so readers see the same
+        values. A table that already has a target (its owner's, or ours from an enclosing
+        call) is left alone.
         """
-        options = self.first(
-            "SELECT c.reloptions FROM pg_class AS c WHERE c.oid = ?::regclass", [target]
-        )
-        if options is None or any(o.startswith("toast_tuple_target=") for o in options[0] or ()):
-            yield
-            return
-        self.execute(f"ALTER TABLE {target} SET (toast_tuple_target = {INLINE_ROW_BYTES})")
+        raised = [t for t in targets if self._toast_target_unset(t)]
+        for target in raised:
+            self.execute(f"ALTER TABLE {target} SET (toast_tuple_target = {INLINE_ROW_BYTES})")
         yield
-        self.execute(f"ALTER TABLE {target} RESET (toast_tuple_target)")
+        for target in raised:
+            self.execute(f"ALTER TABLE {target} RESET (toast_tuple_target)")
+
+    def _toast_target_unset(self, target: str) -> bool:
+        """Whether the (existing) table ``target`` has no ``toast_tuple_target`` of its own."""
+        row = self.first(
+            "SELECT c.reloptions FROM pg_class AS c WHERE c.oid = to_regclass(?)", [target]
+        )
+        options = (row[0] if row else None) or ()
+        return row is not None and not any(o.startswith("toast_tuple_target=") for o in options)
 
     # --- the contract ------------------------------------------------------------------
 
@@ -285,9 +293,11 @@ class PostgresClient(ClientNames, ClosesOnExit):
         try:
             with self._conn.transaction():
                 self._migrate(stored)
-                merge.load_tables(
-                    self, model, sources, request.load_id, current, self.replace_strategy
-                )
+                finals = [self.qualified(t) for t in sources if t in model.tables]
+                with self._inline_rows(*finals):
+                    merge.load_tables(
+                        self, model, sources, request.load_id, current, self.replace_strategy
+                    )
                 if request.pipeline_state is not None:
                     current[0] = self.system_table("_dlt_pipeline_state")
                     bookkeeping.insert_state(self, request)
