@@ -274,3 +274,24 @@ def test_the_copy_leaves_the_tables_storage_options_as_they_were(
     pipe.run(_users((2, "b")), table_name="users")
     assert _reloptions(postgres_url, dataset, "users") == [(["toast_tuple_target=4096"],)]
     assert _table(postgres_url, dataset, "users", "id") == [(1,), (2,)]
+
+
+def test_a_loader_that_does_not_own_the_table_still_loads(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """Only INSERT is granted: the COPY goes in without the storage option (not ours to set)."""
+    pipeline(postgres_url, dataset, tmp_path / "owner").run(_users((1, "a")), table_name="users")
+    role = f"loader_{dataset}"
+    with connection(postgres_url) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'loader'")
+        conn.execute(f'GRANT USAGE ON SCHEMA "{dataset}" TO {role}')
+        conn.execute(f'GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA "{dataset}" TO {role}')
+    loader_url = postgres_url.replace("loadstone:loadstone@", f"{role}:loader@", 1)
+    try:
+        pipe = pipeline(loader_url, dataset, tmp_path / "loader")
+        pipe.run(_users((2, "b")), table_name="users")
+    finally:
+        with connection(postgres_url) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
+    assert _table(postgres_url, dataset, "users", "id") == [(1,), (2,)]

@@ -262,9 +262,12 @@ class PostgresClient(ClientNames, ClosesOnExit):
             self.execute(f"ALTER TABLE {target} RESET (toast_tuple_target)")
 
     def _toast_target_unset(self, target: str) -> bool:
-        """Whether the (existing) table ``target`` has no ``toast_tuple_target`` of its own."""
+        """Whether ``target`` exists, is ours to alter and has no ``toast_tuple_target`` yet
+        (a loader granted only INSERT on another role's table loads without it)."""
         row = self.first(
-            "SELECT c.reloptions FROM pg_class AS c WHERE c.oid = to_regclass(?)", [target]
+            "SELECT c.reloptions FROM pg_class AS c "
+            "WHERE c.oid = to_regclass(?) AND pg_has_role(c.relowner, 'USAGE')",
+            [target],
         )
         options = (row[0] if row else None) or ()
         return row is not None and not any(o.startswith("toast_tuple_target=") for o in options)
