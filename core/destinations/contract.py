@@ -359,11 +359,17 @@ class DestinationClient(Protocol):
     def update_stored_schema(self, schema: Any) -> list[str]:
         """Create missing tables / add missing columns; record ``_dlt_version`` if the hash is new.
 
-        Returns the DDL statements that were run (empty when the destination was up to date).
+        For changes that come without a package (``drop``, ``sync``): ``load_package`` migrates
+        by itself. Returns the DDL statements that were run (empty when up to date).
         """
 
     def load_package(self, request: LoadRequest) -> None:
-        """Load every table of a package, the state row and the ``_dlt_loads`` row, atomically."""
+        """Load every table of a package, the state row and the ``_dlt_loads`` row, atomically.
+
+        Applies ``request.schema``'s changes first, in the same transaction where the
+        destination has them: the one migration of the package (the pipeline does not call
+        ``update_stored_schema`` before it).
+        """
 
     def is_package_loaded(self, load_id: str) -> bool:
         """True when ``_dlt_loads`` has a row for ``load_id``."""
@@ -376,6 +382,19 @@ class DestinationClient(Protocol):
 
     def table_row_counts(self) -> dict[str, int]:
         """Row count of every table in the dataset."""
+
+    def table_names(self) -> list[str]:
+        """Names of the dataset's tables (system tables included), for ``pipeline.dataset()``."""
+
+    def qualified(self, table: str) -> str:
+        """``table`` as this destination's SQL names it (quoted, inside the dataset)."""
+
+    def use_dataset(self) -> None:
+        """Resolve unqualified table names in the dataset from now on (as dlt's sql_client)."""
+
+    @property
+    def connection(self) -> Any:
+        """The native connection ``pipeline.dataset()`` and ``sql_client()`` query through."""
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         """Run SQL against the destination and return all rows."""
@@ -405,6 +424,49 @@ class ColumnsQuery(Protocol):
         """Run SQL and return the result's column names and all its rows."""
 
 
+class ClientFactory(Protocol):
+    """What ``Destination.client_class`` is: a loader class, or a :class:`LazyClient`."""
+
+    def __call__(
+        self,
+        destination: Destination,
+        schema: Schema | Mapping[str, Any] | None,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **options: Any,
+    ) -> DestinationClient: ...
+
+
+@attrs.frozen
+class LazyClient:
+    """A loader class named by module and name, imported when a client is first opened.
+
+    Listing plugins (``loadstone plugins``, every pipeline start) then imports no driver
+    (duckdb, psycopg, pyarrow, pyspark).
+    """
+
+    module: str
+    class_name: str
+
+    def __call__(
+        self,
+        destination: Destination,
+        schema: Schema | Mapping[str, Any] | None,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **options: Any,
+    ) -> DestinationClient:
+        import importlib
+
+        loader: ClientFactory = getattr(importlib.import_module(self.module), self.class_name)
+        return loader(destination, schema, dataset_name, pipeline_name=pipeline_name, **options)
+
+    def __repr__(self) -> str:
+        return f"<{self.class_name} (lazy)>"
+
+
 # --- the destination -------------------------------------------------------------------------
 
 
@@ -423,7 +485,7 @@ class Destination:
 
     name: str
     capabilities: Capabilities
-    client_class: Any = None
+    client_class: ClientFactory | None = None
     config: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_config)
     naming_convention: str | None = None
     description: str = ""
@@ -448,10 +510,16 @@ class Destination:
         )
 
     def client(
-        self, schema: Any, dataset_name: str, *, pipeline_name: str | None = None, **options: Any
+        self,
+        schema: Schema | Mapping[str, Any] | None,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **options: Any,
     ) -> DestinationClient:
         """Open a client for ``dataset_name``; raises :class:`DestinationNotSupported` for profiles."""
-        self.require_loader()
+        if self.client_class is None:
+            raise DestinationNotSupported(self.name, _loader_names())
         return self.client_class(self, schema, dataset_name, pipeline_name=pipeline_name, **options)
 
 

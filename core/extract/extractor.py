@@ -39,7 +39,13 @@ from loadstone.extract.mark import (
     MaterializeTableSchema,
     TableNameMeta,
 )
-from loadstone.extract.sources import Resource, Source, TableHints, merge_hints
+from loadstone.extract.sources import (
+    Resource,
+    Source,
+    TableHints,
+    is_source_factory,
+    merge_hints,
+)
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
@@ -751,7 +757,7 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
         return data.name, list(data.selected_resources.values())
     if isinstance(data, Resource):
         return None, [data]
-    if callable(data) and getattr(data, "__loadstone_source__", False):
+    if is_source_factory(data):
         src = data()
         return src.name, list(src.selected_resources.values())
     if is_spark_dataframe(data) or is_json_path(data):

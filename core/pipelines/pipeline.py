@@ -28,9 +28,14 @@ from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
 from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source, TableHints
+from loadstone.extract.sources import Source, TableHints, is_source_factory
 from loadstone.normalize.checks import check_bound_columns
-from loadstone.normalize.contract import BadRecordError, NormalizeError
+from loadstone.normalize.contract import (
+    BadRecordError,
+    NormalizeContext,
+    NormalizeError,
+    NormalizeResult,
+)
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
 from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
 from loadstone.pipelines.refresh import (
@@ -666,7 +671,7 @@ class Pipeline:
     ) -> ExtractResult:
         step = self.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
-        if callable(data) and getattr(data, "__loadstone_source__", False):
+        if is_source_factory(data):
             data = data()
             source_name = data.name
         provided = (
@@ -826,11 +831,8 @@ class Pipeline:
             on_engine=self.recorder.record_engine,
         )
 
-    def _normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
-        """Normalize one package and switch it to ``normalized`` with its result."""
-        from loadstone.plugin_manager import get_normalizer
-
-        self._package_started("normalize", package.load_id)
+    def _verify_extracted(self, package: LoadPackage) -> None:
+        """Stop before normalizing an input that changed or a package that was cut."""
         package.check_inputs()  # an input read in place that changed: the user's to restore
         try:
             package.verify_extracted()
@@ -840,12 +842,14 @@ class Pipeline:
                 f"{error}; the package was set aside in {self.failed_packages_dir} and nothing "
                 f"of it was loaded: run the same input again"
             ) from None
-        schema = self._schema_for_package(package)
-        naming = self.naming_for(schema)
-        _switch_naming(schema, naming)
-        context = self._normalize_context(package.load_id, naming, step)
+
+    def _run_normalizer(
+        self, package: LoadPackage, schema: Schema, context: NormalizeContext
+    ) -> NormalizeResult:
+        """The configured normalizer's result; its failures as the pipeline reports them."""
+        from loadstone.plugin_manager import get_normalizer
+
         normalizer = get_normalizer(config.get_str("normalize.normalizer", DEFAULT_NORMALIZER))
-        package.reset_normalized()
         try:
             result = normalizer.normalize(package, schema, context)
             self._check_collisions(result.schema)
@@ -862,6 +866,18 @@ class Pipeline:
             raise
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "normalize", package.load_id, exc) from exc
+        return result
+
+    def _normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
+        """Normalize one package and switch it to ``normalized`` with its result."""
+        self._package_started("normalize", package.load_id)
+        self._verify_extracted(package)
+        schema = self._schema_for_package(package)
+        naming = self.naming_for(schema)
+        _switch_naming(schema, naming)
+        context = self._normalize_context(package.load_id, naming, step)
+        package.reset_normalized()
+        result = self._run_normalizer(package, schema, context)
         tables, figures = _normalized_records(package, result)
         check_bound_columns(
             result.schema,
@@ -1008,7 +1024,8 @@ class Pipeline:
             if client.is_package_loaded(package.load_id):
                 self.recorder.emit("load", "package_committed", load_id=package.load_id)
                 return True
-            client.update_stored_schema(schema)
+            # load_package applies the schema's changes itself, in the package's transaction:
+            # migrating here first would run every migration twice per package
             self._state.setdefault("_local", {})["last_load_id"] = package.load_id
             self._state["_local"]["first_run"] = False
             self._save_state()
@@ -1086,19 +1103,10 @@ class Pipeline:
         finished instead, so running a crashed command again loads each row once. A failure
         in a step raises :class:`PipelineStepFailed` naming the step and package.
         """
-        if spark is not None:
-            self.spark = spark
         if staging is not None:
             raise TypeError("run(staging=...) is not supported by loadstone")
         check_refresh(refresh)
-        if destination is not None:
-            self.destination = _resolve_destination(destination)
-        if credentials is not None:
-            self.destination = self.destination.configured(credentials=credentials)
-        if dataset_name is not None:
-            self._explicit_dataset_name = dataset_name
-            self._dataset_name = None
-        self.destination.require_loader()
+        self._configure_run(destination, credentials, dataset_name, spark)
         self.recorder.reset()
         started = time.time()
         hints = {
@@ -1124,6 +1132,21 @@ class Pipeline:
             self.working_dir / TRACE_FILE, self.pipeline_name, started, info=info
         )
         return info
+
+    def _configure_run(
+        self, destination: Any, credentials: Any, dataset_name: str | None, spark: Any
+    ) -> None:
+        """What ``run()`` arguments change for this and later runs; fails early without a loader."""
+        if spark is not None:
+            self.spark = spark
+        if destination is not None:
+            self.destination = _resolve_destination(destination)
+        if credentials is not None:
+            self.destination = self.destination.configured(credentials=credentials)
+        if dataset_name is not None:
+            self._explicit_dataset_name = dataset_name
+            self._dataset_name = None
+        self.destination.require_loader()
 
     def _run_locked(self, data: Any, table_name: str | None, hints: dict[str, Any]) -> LoadInfo:
         self._step("sync", self._restore_from_destination)

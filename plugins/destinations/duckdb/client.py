@@ -153,11 +153,7 @@ class DuckDBClient(ClientNames, ClosesOnExit):
         pipeline_name: str | None = None,
         staging_dataset_name: str | None = None,
     ) -> None:
-        self.destination = destination
-        self.schema = schema
-        self.dataset_name = dataset_name
-        self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
-        self.pipeline_name = pipeline_name
+        self._bind_dataset(destination, schema, dataset_name, pipeline_name, staging_dataset_name)
         self.credentials = resolve_credentials(destination, pipeline_name)
         row_group_size = configured_row_group_size(destination.config.get("row_group_size"))
         self._conn, self._owns = connect(self.credentials, row_group_size)
@@ -177,7 +173,6 @@ class DuckDBClient(ClientNames, ClosesOnExit):
             else:
                 self._default_limit = parse_size(self._setting("memory_limit"))
         self.catalog: str = self._row("SELECT current_database()")[0]
-        self._naming = self._resolve_naming(schema)
 
     def qualified(self, table: str, staging: bool = False) -> str:
         dataset = self.staging_dataset_name if staging else self.dataset_name

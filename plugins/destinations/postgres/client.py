@@ -98,11 +98,7 @@ class PostgresClient(ClientNames, ClosesOnExit):
         pipeline_name: str | None = None,
         staging_dataset_name: str | None = None,
     ) -> None:
-        self.destination = destination
-        self.schema = schema
-        self.dataset_name = dataset_name
-        self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
-        self.pipeline_name = pipeline_name
+        self._bind_dataset(destination, schema, dataset_name, pipeline_name, staging_dataset_name)
         self.credentials = resolve_credentials(
             destination.name, destination.config.get("credentials")
         )
@@ -113,7 +109,6 @@ class PostgresClient(ClientNames, ClosesOnExit):
             explicit=destination.config.get("replace_strategy"),
         )
         self._conn = connect(self.credentials)
-        self._naming = self._resolve_naming(schema)
 
     # --- running SQL -------------------------------------------------------------------
 
