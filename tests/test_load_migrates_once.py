@@ -24,9 +24,9 @@ def _count_migrations(monkeypatch: pytest.MonkeyPatch, client_class: type) -> li
     calls: list[int] = []
     migrate = client_class._migrate
 
-    def counted(self: Any, stored: Any) -> list[str]:
+    def counted(self: Any, *args: Any) -> list[str]:
         calls.append(1)
-        return migrate(self, stored)
+        return migrate(self, *args)
 
     monkeypatch.setattr(client_class, "_migrate", counted)
     return calls

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 import attrs
 
 from loadstone.errors import LoadstoneError
-from loadstone.schema import Schema
+from loadstone.schema import Column, Schema
+from loadstone.schema.hints import write_disposition_hints
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -299,16 +300,11 @@ class SystemColumn:
     nullable: bool
     precision: int | None = None
 
-    def as_column(self, name: str) -> dict[str, Any]:
-        """The stored-schema column dict of this column, named ``name`` (after naming)."""
-        column: dict[str, Any] = {
-            "name": name,
-            "data_type": self.data_type,
-            "nullable": self.nullable,
-        }
-        if self.precision is not None:
-            column["precision"] = self.precision
-        return column
+    def as_column(self, name: str) -> Column:
+        """This column as a schema column, named ``name`` (after naming)."""
+        return Column(
+            name, data_type=self.data_type, nullable=self.nullable, precision=self.precision
+        )
 
 
 #: The system tables every loader creates, exactly as dlt creates them (names before naming).
@@ -547,6 +543,35 @@ def schema_dict(schema: Schema | Mapping[str, Any] | None) -> dict[str, Any]:
     if isinstance(schema, Schema):
         return dict(schema.to_dict())
     raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
+
+
+def as_schema(schema: Schema | Mapping[str, Any] | None) -> Schema | None:
+    """The typed schema of a load: a :class:`~loadstone.schema.Schema` as it is; a stored dict
+    (tests, third-party callers) read once, here, at the contract's edge.
+
+    Loaders build their tables from this (``sql/tables.py: TableModel``), never from a dict:
+    the pipeline hands them its ``Schema`` and no conversion happens on the way to DDL.
+    """
+    if schema is None or isinstance(schema, Schema):
+        return schema
+    if isinstance(schema, Mapping):
+        return Schema.from_dict(_stored_dispositions(schema), bump_version=False)
+    raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
+
+
+def _stored_dispositions(stored: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``stored`` with dlt's resource form of a write disposition (``{"disposition": "merge",
+    "strategy": "upsert"}``), which loaders accept in a table, in the stored form."""
+    tables = stored.get("tables") or {}
+    if not any(isinstance((t or {}).get("write_disposition"), Mapping) for t in tables.values()):
+        return stored
+    fixed: dict[str, Any] = {}
+    for name, table in tables.items():
+        table = dict(table or {})
+        if isinstance(table.get("write_disposition"), Mapping):
+            table.update(write_disposition_hints(table.pop("write_disposition")))
+        fixed[name] = table
+    return {**stored, "tables": fixed}
 
 
 def schema_naming(schema: Schema | Mapping[str, Any] | None) -> NamingConvention | None:

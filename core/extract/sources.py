@@ -117,9 +117,20 @@ class TableHints:
     max_table_nesting: int | None = None
     table_format: str | None = None
     file_format: str | None = None
+    #: the parsed form, made once when the value is built: a bad hint fails where it is
+    #: given (``run``, ``extract``, ``@resource``), before any work
+    _stored: dict[str, Any] = attrs.field(
+        init=False,
+        eq=False,
+        repr=False,
+        default=attrs.Factory(lambda s: s._parse(), takes_self=True),
+    )
 
     def stored(self) -> dict[str, Any]:
         """The hint dict stored per source table in a package; only given hints appear."""
+        return dict(self._stored)
+
+    def _parse(self) -> dict[str, Any]:
         hints: dict[str, Any] = {}
         hints.update(normalize_write_disposition(self.write_disposition))
         if self.primary_key is not None:

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 from loadstone import config, current
 from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
-from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
+from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.sources import Source, TableHints, is_source_factory
 from loadstone.normalize.checks import check_bound_columns
@@ -646,26 +646,35 @@ class Pipeline:
         ``refresh`` (default: the pipeline's) first drops or empties what the run replaces
         (see :mod:`loadstone.pipelines.refresh`).
         """
-        run_hints = run_hints_of(
-            TableHints(
-                write_disposition=write_disposition,
-                columns=columns,
-                primary_key=primary_key,
-                schema_contract=schema_contract,
-                merge_key=merge_key,
-                file_format=loader_file_format,
-                table_format=table_format,
-            )
+        hints = TableHints(
+            write_disposition=write_disposition,
+            columns=columns,
+            primary_key=primary_key,
+            schema_contract=schema_contract,
+            merge_key=merge_key,
+            file_format=loader_file_format,
+            table_format=table_format,
         )
+        return self._extract_hinted(data, table_name, hints, schema, refresh)
+
+    def _extract_hinted(
+        self,
+        data: Any,
+        table_name: str | None,
+        hints: TableHints,
+        schema: Any,
+        refresh: str | None,
+    ) -> ExtractResult:
+        """``extract`` with its hints already parsed (``run`` parses them itself)."""
         mode = check_refresh(refresh if refresh is not None else self.refresh)
         with self._locked():
-            return self._extract(data, table_name, run_hints, schema, mode)
+            return self._extract(data, table_name, hints, schema, mode)
 
     def _extract(
         self,
         data: Any,
         table_name: str | None,
-        run_hints: dict[str, Any],
+        hints: TableHints,
         schema: Any,
         refresh: str | None = None,
     ) -> ExtractResult:
@@ -695,7 +704,7 @@ class Pipeline:
             self.packages_dir, schema_name, data_dir=package_storage.data_dir(self.pipeline_name)
         )
         self._package_started("extract", package.load_id)
-        result = self._write_package(package, data, table_name, run_hints, state_key, step)
+        result = self._write_package(package, data, table_name, hints, state_key, step)
         package.write_schema(_schema_to_dict(package_schema))
         self._register_schema(package_schema)
         self._stamp_state()
@@ -726,7 +735,7 @@ class Pipeline:
         package: LoadPackage,
         data: Any,
         table_name: str | None,
-        run_hints: dict[str, Any],
+        hints: TableHints,
         state_key: str,
         step: StepInfo,
     ) -> ExtractResult:
@@ -748,7 +757,7 @@ class Pipeline:
         try:
             with current.extract_context(self, source_state):
                 result = extract_data(
-                    package, data, table_name=table_name, run_hints=run_hints, progress=on_progress
+                    package, data, table_name=table_name, hints=hints, progress=on_progress
                 )
         except BaseException as error:
             package.delete_data()
@@ -1109,20 +1118,22 @@ class Pipeline:
         self._configure_run(destination, credentials, dataset_name, spark)
         self.recorder.reset()
         started = time.time()
-        hints = {
-            "write_disposition": write_disposition,
-            "columns": columns,
-            "primary_key": primary_key,
-            "schema": schema,
-            "schema_contract": schema_contract,
-            "merge_key": merge_key,
-            "loader_file_format": loader_file_format,
-            "table_format": table_format,
-            "refresh": refresh,
-        }
+        # parsed here, once: a bad hint fails the extract step before anything is touched
+        hints: TableHints = self._step(
+            "extract",
+            lambda: TableHints(
+                write_disposition=write_disposition,
+                columns=columns,
+                primary_key=primary_key,
+                schema_contract=schema_contract,
+                merge_key=merge_key,
+                file_format=loader_file_format,
+                table_format=table_format,
+            ),
+        )
         try:
             with self._locked():
-                info = self._run_locked(data, table_name, hints)
+                info = self._run_locked(data, table_name, hints, schema, refresh)
         except BaseException as error:
             self.recorder.save_trace(
                 self.working_dir / TRACE_FILE, self.pipeline_name, started, error=error
@@ -1148,7 +1159,14 @@ class Pipeline:
             self._dataset_name = None
         self.destination.require_loader()
 
-    def _run_locked(self, data: Any, table_name: str | None, hints: dict[str, Any]) -> LoadInfo:
+    def _run_locked(
+        self,
+        data: Any,
+        table_name: str | None,
+        hints: TableHints,
+        schema: Any,
+        refresh: str | None,
+    ) -> LoadInfo:
         self._step("sync", self._restore_from_destination)
         self._drop_incomplete_extracts()
         self._adopt_package_state()
@@ -1157,7 +1175,9 @@ class Pipeline:
         self._step("normalize", self._renormalize_damaged)
         pending_info = self._step("load", self._load_pending) if self._has_normalized() else None
         if data is not None:
-            self.extract(data, table_name=table_name, **hints)
+            self._step(
+                "extract", lambda: self._extract_hinted(data, table_name, hints, schema, refresh)
+            )
             self._step("normalize", self._normalize_pending)
             info = self._step("load", self._load_pending)
         else:

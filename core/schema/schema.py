@@ -625,7 +625,9 @@ class Schema:
         )
 
     @classmethod
-    def from_dict(cls, stored: Mapping[str, Any], *, bump_version: bool = True) -> Schema:
+    def from_dict(
+        cls, stored: TStoredSchema | Mapping[str, Any], *, bump_version: bool = True
+    ) -> Schema:
         """Read a stored document (ours or dlt's, engine_version 11; tables and columns with or
         without ``name`` keys).
 
