@@ -24,7 +24,9 @@ with fresh ids, then runs, each in its own cold process (so JVM start and import
 With ``--destination postgres`` both tools load into the same PostgreSQL server (datasets
 ``bench_loadstone`` and ``bench_dlt``, dropped before every run; dlt with its COPY-based
 ``csv`` format, ``BENCH_DLT_FORMAT=insert_values`` for its default), and there is no
-spark floor.
+spark floor. The server's CPU and the WAL written during each run are printed too; both
+count everything on the server, so give the benchmark a server of its own
+(``LOADSTONE_PG_STATE=/tmp/pg-bench bash .ci/postgres start``).
 
 It prints seconds, records/s, MB/s, peak memory (sum of the RSS of the whole process tree,
 JVM included, sampled from /proc every 50 ms; and the driver process's own peak, which
@@ -364,6 +366,18 @@ def server_cpu(url: str | None) -> float:
     return total
 
 
+def wal_position(url: str | None) -> int:
+    """The server's WAL position in bytes (0 without one): the difference over a run is
+    the WAL that run wrote (everything on the server counts: give the bench its own)."""
+    if not url:
+        return 0
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").fetchone()
+    return int(row[0]) if row else 0
+
+
 def _drop_postgres_datasets(url: str) -> None:
     """Each run starts from an empty dataset (and the previous run's data is gone)."""
     import psycopg
@@ -476,10 +490,12 @@ def main() -> int:
             os.sync()  # nor does a tool pay for what the previous one left to write
             load_before = os.getloadavg()[0]
             server_before = server_cpu(env.get("BENCH_POSTGRES"))
+            wal_before = wal_position(env.get("BENCH_POSTGRES"))
             seconds, peak, out, cpu = run_measured(
                 [python, str(HERE), "--child", kind, str(data), str(work)], env, work
             )
             server = server_cpu(env.get("BENCH_POSTGRES")) - server_before
+            wal = wal_position(env.get("BENCH_POSTGRES")) - wal_before
             load = max(load_before, os.getloadavg()[0])
             report = json.loads(out.strip().splitlines()[-1])
             driver = int(report.get("driver_peak", 0))
@@ -503,13 +519,14 @@ def main() -> int:
                     "load": load,
                     "driver": driver,
                     "server": server,
+                    "wal": wal,
                     "steps": report.get("steps", {}),
                 }
             )
             print(
                 f"{records:>7} {kind:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
                 f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:6.0f} MB (driver {driver / 1e6:5.0f})  "
-                f"cpu {cpu:6.1f} s  server cpu {server:6.1f} s  "
+                f"cpu {cpu:6.1f} s  server cpu {server:6.1f} s  WAL {wal / 1e6:6.0f} MB  "
                 f"load {load:4.1f}",
                 flush=True,
             )
@@ -519,16 +536,16 @@ def main() -> int:
     print()
     print(
         "| records | MB | tool | seconds | records/s | MB/s | peak RSS MB (tree) "
-        f"| driver peak MB | CPU s | CPU use of {CORES} cores | server CPU s | load avg |"
+        f"| driver peak MB | CPU s | CPU use of {CORES} cores | server CPU s | WAL MB | load avg |"
     )
-    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r['records']} | {int(r['bytes']) / 1e6:.0f} | {r['kind']} | {r['seconds']:.2f} | "
             f"{int(r['records']) / float(r['seconds']):.0f} | {int(r['bytes']) / float(r['seconds']) / 1e6:.2f} | "
             f"{int(r['peak']) / 1e6:.0f} | {int(r['driver']) / 1e6:.0f} | {float(r['cpu']):.1f} | "
             f"{float(r['cpu']) / float(r['seconds']) / CORES:.0%} | "
-            f"{float(r['server']):.1f} | "
+            f"{float(r['server']):.1f} | {int(r['wal']) / 1e6:.0f} | "
             f"{float(r['load']):.1f} |"
         )
     print_steps(results)
