@@ -1,7 +1,7 @@
 """Fixtures shared by the whole suite.
 
 The SparkSession is real and session-scoped: starting Spark costs seconds, so every test that
-needs it shares one. Tests never mock Spark, DuckDB or the file system.
+needs it shares one. Hypothesis budgets come from a profile registered here. Tests never mock Spark, DuckDB or the file system.
 """
 
 from __future__ import annotations
@@ -11,6 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis budgets, one place: "suite" (the default) keeps a full run short on 2 cores;
+# ``pytest --hypothesis-profile=thorough`` searches ten times longer. Tests whose examples
+# are expensive take a fraction of ``settings.default.max_examples`` rather than a number.
+settings.register_profile("suite", max_examples=100, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile("suite")
 
 CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
 
