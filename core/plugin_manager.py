@@ -21,7 +21,7 @@ import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import importlib_metadata
@@ -31,7 +31,9 @@ from loadstone import config, hookspecs
 from loadstone.errors import LoadstoneError
 
 if TYPE_CHECKING:
+    from loadstone.destinations.contract import Destination
     from loadstone.naming import NamingConvention
+    from loadstone.normalize.contract import Normalizer
 
 #: plugin kind -> entry-point group
 GROUPS: dict[str, str] = {
@@ -323,13 +325,15 @@ def naming_convention(
 # --- normalizers -----------------------------------------------------------------------------
 
 
-def get_normalizer(name: str) -> Any:
+def get_normalizer(name: str) -> Normalizer:
     """The normalizer named ``name`` (short name or module path)."""
+    from loadstone.normalize.contract import Normalizer
+
     plugin = load_plugin("normalizers", name)
     normalizer = _call_own_hook("normalizers", plugin)
     if normalizer is _NO_HOOK:
         raise _missing_hook("normalizers", plugin)
-    if normalizer is None or not callable(getattr(normalizer, "normalize", None)):
+    if not isinstance(normalizer, Normalizer):
         raise PluginContractError(
             "normalizers",
             _plugin_label(plugin),
@@ -341,7 +345,7 @@ def get_normalizer(name: str) -> Any:
 # --- destinations ----------------------------------------------------------------------------
 
 
-def _destinations_of(plugin: Any) -> list[Any]:
+def _destinations_of(plugin: Any) -> list[Destination]:
     provided = _call_own_hook("destinations", plugin)
     if provided is _NO_HOOK:
         raise _missing_hook("destinations", plugin)
@@ -355,14 +359,15 @@ def _destinations_of(plugin: Any) -> list[Any]:
                 _plugin_label(plugin),
                 f"returned {destination!r}, which is not a Destination (it has no `.name`)",
             )
-    return destinations
+    # checked as far as a plugin's object is (duck-typed, like dlt's destinations)
+    return cast("list[Destination]", destinations)
 
 
-def _has_loader(destination: Any) -> bool:
-    return getattr(destination, "client_class", None) is not None
+def _has_loader(destination: Destination) -> bool:
+    return destination.client_class is not None
 
 
-def _all_destinations() -> tuple[dict[str, Any], dict[str, LoadstoneError]]:
+def _all_destinations() -> tuple[dict[str, Destination], dict[str, LoadstoneError]]:
     """Every destination of every plugin, by name, with duplicates settled; and the failures.
 
     When several plugins declare the same name, the plugin whose entry-point name *is* that
@@ -371,7 +376,7 @@ def _all_destinations() -> tuple[dict[str, Any], dict[str, LoadstoneError]]:
     first plugin in entry-point name order. A plugin that fails to load does not hide the
     destinations of the others: its error is returned beside them (entry-point name -> error).
     """
-    chosen: dict[str, tuple[tuple[bool, bool], Any]] = {}
+    chosen: dict[str, tuple[tuple[bool, bool], Destination]] = {}
     failures: dict[str, LoadstoneError] = {}
     for entry_point in _entry_points("destinations"):
         try:
@@ -398,7 +403,7 @@ def destination_names() -> list[str]:
     return list(destinations)
 
 
-def get_destination(name: str) -> Any:
+def get_destination(name: str) -> Destination:
     """The destination named ``name``, or the one destination of the module path ``name``.
 
     The plugin whose entry-point name is ``name`` is asked first, so asking for ``duckdb``

@@ -23,6 +23,8 @@ FIXTURES = Path(__file__).parent / "fixtures" / "relational"
 class StandInFile:
     path: Path
     table_name: str
+    source: str | None = None
+    first_line: int = 1
 
 
 @attrs.define

@@ -14,6 +14,7 @@ from test_duckdb_support import duckdb_destination, parquet, request, rows, sche
 
 from loadstone.destinations.contract import UnsupportedType
 from loadstone.plugins.destinations.duckdb.sql import duckdb_type, quote
+from loadstone.schema import Column, InvalidSchemaError
 
 
 @pytest.mark.parametrize(
@@ -46,12 +47,19 @@ from loadstone.plugins.destinations.duckdb.sql import duckdb_type, quote
     ],
 )
 def test_schema_type_maps_to_duckdb_type(column: dict, expected: str) -> None:
-    assert duckdb_type({"name": "c", **column}) == expected
+    assert duckdb_type(Column.from_dict(column, "c")) == expected
 
 
-def test_unknown_data_type_is_a_clear_error() -> None:
+def test_a_type_duckdb_cannot_hold_is_a_clear_error() -> None:
     with pytest.raises(UnsupportedType, match="'t' column 'c'"):
-        duckdb_type({"name": "c", "data_type": "complex"}, "t")
+        duckdb_type(Column("c", data_type="decimal", precision=10, scale=12), "t")
+
+
+def test_unknown_data_type_in_a_stored_schema_is_refused_before_loading(tmp_path: Path) -> None:
+    stored = schema(t=table({"c": {"data_type": "complex"}}))
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "ds") as client:
+        with pytest.raises(InvalidSchemaError, match=r"'t'.*'c'.*complex"):
+            client.update_stored_schema(stored)
 
 
 @given(st.text())

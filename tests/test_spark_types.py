@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loadstone.destinations.contract import UnsupportedType
+from loadstone.destinations.contract import UnsupportedType, as_schema
 from loadstone.plugin_manager import get_destination
 from loadstone.plugins.destinations.spark.dispositions import (
     UnsupportedWriteDisposition,
@@ -17,6 +17,7 @@ from loadstone.plugins.destinations.spark.types import (
     types_compatible,
 )
 from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.schema import Column
 
 
 @pytest.mark.parametrize(
@@ -42,12 +43,12 @@ from loadstone.plugins.destinations.sql.tables import TableModel
     ],
 )
 def test_schema_types_map_to_spark_sql_types(column: dict, expected: str) -> None:
-    assert spark_type(column) == expected
+    assert spark_type(Column.from_dict(column, "c")) == expected
 
 
 def test_a_decimal_wider_than_38_digits_is_refused_naming_table_and_column() -> None:
     with pytest.raises(UnsupportedType, match=r"table 'prices' column 'amount'.*38 digits"):
-        spark_type({"name": "amount", "data_type": "decimal", "precision": 50}, "prices")
+        spark_type(Column("amount", data_type="decimal", precision=50), "prices")
 
 
 def test_identifiers_are_backtick_quoted_with_backticks_doubled() -> None:
@@ -80,7 +81,7 @@ def _model(**tables: dict) -> TableModel:
         def table_ident(self, name: str) -> str:
             return name
 
-    return TableModel({"name": "shop", "tables": tables}, Names())
+    return TableModel(as_schema({"name": "shop", "tables": tables}), Names())
 
 
 def _table(**hints: object) -> dict:

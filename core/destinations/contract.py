@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 import attrs
 
 from loadstone.errors import LoadstoneError
-from loadstone.schema import Schema
+from loadstone.schema import Column, Schema
+from loadstone.schema.hints import write_disposition_hints
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -299,16 +300,11 @@ class SystemColumn:
     nullable: bool
     precision: int | None = None
 
-    def as_column(self, name: str) -> dict[str, Any]:
-        """The stored-schema column dict of this column, named ``name`` (after naming)."""
-        column: dict[str, Any] = {
-            "name": name,
-            "data_type": self.data_type,
-            "nullable": self.nullable,
-        }
-        if self.precision is not None:
-            column["precision"] = self.precision
-        return column
+    def as_column(self, name: str) -> Column:
+        """This column as a schema column, named ``name`` (after naming)."""
+        return Column(
+            name, data_type=self.data_type, nullable=self.nullable, precision=self.precision
+        )
 
 
 #: The system tables every loader creates, exactly as dlt creates them (names before naming).
@@ -359,11 +355,17 @@ class DestinationClient(Protocol):
     def update_stored_schema(self, schema: Any) -> list[str]:
         """Create missing tables / add missing columns; record ``_dlt_version`` if the hash is new.
 
-        Returns the DDL statements that were run (empty when the destination was up to date).
+        For changes that come without a package (``drop``, ``sync``): ``load_package`` migrates
+        by itself. Returns the DDL statements that were run (empty when up to date).
         """
 
     def load_package(self, request: LoadRequest) -> None:
-        """Load every table of a package, the state row and the ``_dlt_loads`` row, atomically."""
+        """Load every table of a package, the state row and the ``_dlt_loads`` row, atomically.
+
+        Applies ``request.schema``'s changes first, in the same transaction where the
+        destination has them: the one migration of the package (the pipeline does not call
+        ``update_stored_schema`` before it).
+        """
 
     def is_package_loaded(self, load_id: str) -> bool:
         """True when ``_dlt_loads`` has a row for ``load_id``."""
@@ -376,6 +378,19 @@ class DestinationClient(Protocol):
 
     def table_row_counts(self) -> dict[str, int]:
         """Row count of every table in the dataset."""
+
+    def table_names(self) -> list[str]:
+        """Names of the dataset's tables (system tables included), for ``pipeline.dataset()``."""
+
+    def qualified(self, table: str) -> str:
+        """``table`` as this destination's SQL names it (quoted, inside the dataset)."""
+
+    def use_dataset(self) -> None:
+        """Resolve unqualified table names in the dataset from now on (as dlt's sql_client)."""
+
+    @property
+    def connection(self) -> Any:
+        """The native connection ``pipeline.dataset()`` and ``sql_client()`` query through."""
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         """Run SQL against the destination and return all rows."""
@@ -396,6 +411,49 @@ class DestinationClient(Protocol):
     ) -> None: ...
 
 
+class ClientFactory(Protocol):
+    """What ``Destination.client_class`` is: a loader class, or a :class:`LazyClient`."""
+
+    def __call__(
+        self,
+        destination: Destination,
+        schema: Schema | Mapping[str, Any] | None,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **options: Any,
+    ) -> DestinationClient: ...
+
+
+@attrs.frozen
+class LazyClient:
+    """A loader class named by module and name, imported when a client is first opened.
+
+    Listing plugins (``loadstone plugins``, every pipeline start) then imports no driver
+    (duckdb, psycopg, pyarrow, pyspark).
+    """
+
+    module: str
+    class_name: str
+
+    def __call__(
+        self,
+        destination: Destination,
+        schema: Schema | Mapping[str, Any] | None,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **options: Any,
+    ) -> DestinationClient:
+        import importlib
+
+        loader: ClientFactory = getattr(importlib.import_module(self.module), self.class_name)
+        return loader(destination, schema, dataset_name, pipeline_name=pipeline_name, **options)
+
+    def __repr__(self) -> str:
+        return f"<{self.class_name} (lazy)>"
+
+
 # --- the destination -------------------------------------------------------------------------
 
 
@@ -414,7 +472,7 @@ class Destination:
 
     name: str
     capabilities: Capabilities
-    client_class: Any = None
+    client_class: ClientFactory | None = None
     config: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_config)
     naming_convention: str | None = None
     description: str = ""
@@ -439,10 +497,16 @@ class Destination:
         )
 
     def client(
-        self, schema: Any, dataset_name: str, *, pipeline_name: str | None = None, **options: Any
+        self,
+        schema: Schema | Mapping[str, Any] | None,
+        dataset_name: str,
+        *,
+        pipeline_name: str | None = None,
+        **options: Any,
     ) -> DestinationClient:
         """Open a client for ``dataset_name``; raises :class:`DestinationNotSupported` for profiles."""
-        self.require_loader()
+        if self.client_class is None:
+            raise DestinationNotSupported(self.name, _loader_names())
         return self.client_class(self, schema, dataset_name, pipeline_name=pipeline_name, **options)
 
 
@@ -470,6 +534,35 @@ def schema_dict(schema: Schema | Mapping[str, Any] | None) -> dict[str, Any]:
     if isinstance(schema, Schema):
         return dict(schema.to_dict())
     raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
+
+
+def as_schema(schema: Schema | Mapping[str, Any] | None) -> Schema | None:
+    """The typed schema of a load: a :class:`~loadstone.schema.Schema` as it is; a stored dict
+    (tests, third-party callers) read once, here, at the contract's edge.
+
+    Loaders build their tables from this (``sql/tables.py: TableModel``), never from a dict:
+    the pipeline hands them its ``Schema`` and no conversion happens on the way to DDL.
+    """
+    if schema is None or isinstance(schema, Schema):
+        return schema
+    if isinstance(schema, Mapping):
+        return Schema.from_dict(_stored_dispositions(schema), bump_version=False)
+    raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
+
+
+def _stored_dispositions(stored: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``stored`` with dlt's resource form of a write disposition (``{"disposition": "merge",
+    "strategy": "upsert"}``), which loaders accept in a table, in the stored form."""
+    tables = stored.get("tables") or {}
+    if not any(isinstance((t or {}).get("write_disposition"), Mapping) for t in tables.values()):
+        return stored
+    fixed: dict[str, Any] = {}
+    for name, table in tables.items():
+        table = dict(table or {})
+        if isinstance(table.get("write_disposition"), Mapping):
+            table.update(write_disposition_hints(table.pop("write_disposition")))
+        fixed[name] = table
+    return {**stored, "tables": fixed}
 
 
 def schema_naming(schema: Schema | Mapping[str, Any] | None) -> NamingConvention | None:

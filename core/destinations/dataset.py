@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from loadstone.errors import LoadstoneError
 
 if TYPE_CHECKING:
+    from loadstone.destinations.contract import DestinationClient
     from loadstone.pipelines.pipeline import Pipeline
 
 
@@ -79,7 +80,7 @@ def qmark_params(sql: str) -> str:
 
 
 def _execute(
-    client: Any, sql: str, params: Sequence[Any] = (), want_arrow: bool = False
+    client: DestinationClient, sql: str, params: Sequence[Any] = (), want_arrow: bool = False
 ) -> _Result:
     """Run ``sql`` on a destination client.
 
@@ -87,9 +88,9 @@ def _execute(
     time zone aware timestamps then come back as ``datetime`` with ``zoneinfo`` (DuckDB's
     own row fetch needs ``pytz``). Other clients answer through ``client.query``.
     """
-    conn = getattr(client, "connection", None)
+    conn = client.connection
     try:
-        if conn is not None and hasattr(conn, "sql"):
+        if hasattr(conn, "sql"):  # DuckDB's connection (or one that answers like it)
             sql = qmark_params(sql) if params else sql
             table = _duckdb_arrow(conn, sql, params)
             if table is None:
@@ -292,22 +293,20 @@ class Dataset:
     def __init__(self, pipeline: Pipeline, dataset_name: str) -> None:
         self._pipeline = pipeline
         self.dataset_name = dataset_name
-        self._open: Any = None
+        self._open: DestinationClient | None = None
 
-    def _new_client(self) -> Any:
+    def _new_client(self) -> DestinationClient:
         client = self._pipeline.destination.client(
             self._pipeline.default_schema,
             self.dataset_name,
             pipeline_name=self._pipeline.pipeline_name,
         )
         # unqualified table names in SQL resolve in the dataset, as in dlt, where the client can
-        use_dataset = getattr(client, "use_dataset", None)
-        if use_dataset is not None:
-            use_dataset()
+        client.use_dataset()
         return client
 
     @contextlib.contextmanager
-    def _client(self) -> Iterator[Any]:
+    def _client(self) -> Iterator[DestinationClient]:
         if self._open is not None:  # inside ``with dataset:`` one connection serves all
             yield self._open
             return
@@ -330,10 +329,7 @@ class Dataset:
 
     def qualified(self, table: str) -> str:
         with self._client() as client:
-            qualify = getattr(client, "qualified", None)
-            if qualify is not None:
-                return qualify(table)
-        return f"{_quote(self.dataset_name)}.{_quote(table)}"
+            return client.qualified(table)
 
     def table(self, name: str) -> Relation:
         if name not in self.tables:
@@ -361,10 +357,7 @@ class Dataset:
     def tables(self) -> list[str]:
         """Table names in the dataset (system tables included)."""
         with self._client() as client:
-            names = getattr(client, "table_names", None)
-            if names is not None:
-                return list(names())
-            return sorted(client.table_row_counts())
+            return client.table_names()
 
     def row_counts(self, include_system: bool = False) -> Relation:
         """A relation of ``(table_name, row_count)`` for every (data) table."""
@@ -416,7 +409,7 @@ class SqlClient:
     def __init__(self, pipeline: Pipeline, dataset_name: str) -> None:
         self._pipeline = pipeline
         self.dataset_name = dataset_name
-        self._client: Any = None
+        self._client: DestinationClient | None = None
 
     def __enter__(self) -> SqlClient:
         self.open_connection()
@@ -425,7 +418,7 @@ class SqlClient:
     def __exit__(self, *exc: object) -> None:
         self.close_connection()
 
-    def open_connection(self) -> Any:
+    def open_connection(self) -> DestinationClient:
         if self._client is None:
             self._client = self._pipeline.destination.client(
                 self._pipeline.default_schema,
@@ -433,9 +426,7 @@ class SqlClient:
                 pipeline_name=self._pipeline.pipeline_name,
             )
             # unqualified names resolve in the dataset, as in dlt, where the client can
-            use_dataset = getattr(self._client, "use_dataset", None)
-            if use_dataset is not None:
-                use_dataset()
+            self._client.use_dataset()
         return self._client
 
     def close_connection(self) -> None:
@@ -456,4 +447,4 @@ class SqlClient:
 
     @property
     def native_connection(self) -> Any:
-        return getattr(self.open_connection(), "connection", None)
+        return self.open_connection().connection

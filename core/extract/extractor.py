@@ -39,7 +39,13 @@ from loadstone.extract.mark import (
     MaterializeTableSchema,
     TableNameMeta,
 )
-from loadstone.extract.sources import Resource, Source, TableHints, merge_hints
+from loadstone.extract.sources import (
+    Resource,
+    Source,
+    TableHints,
+    is_source_factory,
+    merge_hints,
+)
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
@@ -740,18 +746,13 @@ def _items(page: Any) -> Iterable[Any]:
     return (page,)
 
 
-def run_hints_of(hints: TableHints) -> dict[str, Any]:
-    """The hints ``run``/``extract`` give every table of the run, in the stored form."""
-    return hints.stored()
-
-
 def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Resource]]:
     """Any accepted input -> (source name or None, resources to extract)."""
     if isinstance(data, Source):
         return data.name, list(data.selected_resources.values())
     if isinstance(data, Resource):
         return None, [data]
-    if callable(data) and getattr(data, "__loadstone_source__", False):
+    if is_source_factory(data):
         src = data()
         return src.name, list(src.selected_resources.values())
     if is_spark_dataframe(data) or is_json_path(data):
@@ -807,16 +808,21 @@ def extract(
     data: Any,
     *,
     table_name: str | None = None,
-    run_hints: Mapping[str, Any] | None = None,
+    hints: TableHints | None = None,
     progress: ProgressCallback | None = None,
 ) -> ExtractResult:
-    """Write ``data`` into ``package`` (in state ``extracting``); the caller switches state."""
+    """Write ``data`` into ``package`` (in state ``extracting``); the caller switches state.
+
+    ``hints`` are the ``run``/``extract`` hints: they apply to every table of the run, over
+    each resource's own.
+    """
     source_name, resources = as_resources(data, table_name)
     if table_name is not None and len(resources) > 1:
         # one table name for several resources: dlt sends them all into that table
         pass
     writer = PackageWriter(package, progress)
+    run_hints = hints.stored() if hints is not None else {}
     for res in resources:
-        extract_resource(writer, res, run_hints or {}, table_name)
+        extract_resource(writer, res, run_hints, table_name)
     tables = writer.close()
     return ExtractResult(package, tables, source_name)

@@ -16,6 +16,7 @@ import functools
 import inspect
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +30,7 @@ from loadstone.schema.hints import MERGE_STRATEGIES as MERGE_STRATEGIES
 from loadstone.schema.hints import write_disposition_hints
 from loadstone.schema.model import WRITE_DISPOSITIONS as WRITE_DISPOSITIONS
 from loadstone.schema.model import InvalidSchemaError
+from loadstone.schema.schema import Schema
 
 
 class ResourceError(LoadstoneError):
@@ -115,9 +117,20 @@ class TableHints:
     max_table_nesting: int | None = None
     table_format: str | None = None
     file_format: str | None = None
+    #: the parsed form, made once when the value is built: a bad hint fails where it is
+    #: given (``run``, ``extract``, ``@resource``), before any work
+    _stored: dict[str, Any] = attrs.field(
+        init=False,
+        eq=False,
+        repr=False,
+        default=attrs.Factory(lambda s: s._parse(), takes_self=True),
+    )
 
     def stored(self) -> dict[str, Any]:
         """The hint dict stored per source table in a package; only given hints appear."""
+        return dict(self._stored)
+
+    def _parse(self) -> dict[str, Any]:
         hints: dict[str, Any] = {}
         hints.update(normalize_write_disposition(self.write_disposition))
         if self.primary_key is not None:
@@ -640,6 +653,8 @@ def resource(
     to the function name; hints go to the table(s) the resource fills. ``parallelized`` and
     ``standalone`` change how dlt schedules work, not what is loaded, and are accepted;
     ``references``, ``nested_hints`` and ``spec`` raise ``TypeError``.
+
+    Long because dlt's 21 arguments take 22 lines of signature; the body is short.
     """
     reject_unsupported("resource", references=references, spec=spec)
     hints = TableHints(
@@ -882,21 +897,26 @@ class Source:
         return f"Source(name={self.name!r}, resources={list(self.resources)})"
 
 
-def _make_schema(name: str, func: Any) -> Any:
+def _make_schema(name: str, func: Callable[..., Any]) -> Schema:
     """The schema of a source: ``<name>_schema.yml`` beside the module, else a new one."""
-    from loadstone import schema as schema_module
+    from loadstone.schema.files import find_source_schema_file, load_schema_file
 
-    module = sys.modules.get(getattr(func, "__module__", ""), None)
-    module_file = getattr(module, "__file__", None)
-    finder = getattr(schema_module, "find_source_schema_file", None)
-    if module_file and finder is not None:
-        found = finder(module_file, name)
-        if found:
-            loader = getattr(schema_module, "load_schema_file", None)
-            if loader is not None:
-                return loader(found)
-            return schema_module.Schema.from_file(found)  # type: ignore[attr-defined]  # a module found at run time
-    return schema_module.Schema(name)
+    module = sys.modules.get(func.__module__)
+    module_file = getattr(module, "__file__", None)  # a module of the user's (None: no file)
+    found = find_source_schema_file(module_file, name) if module_file else None
+    return load_schema_file(found) if found else Schema(name)
+
+
+#: the factories ``@source`` made (``pipeline.run(my_source)`` calls one without arguments)
+_SOURCE_FACTORIES: weakref.WeakSet[Callable[..., Source]] = weakref.WeakSet()
+
+
+def is_source_factory(data: object) -> bool:
+    """True for a function ``@source`` decorated (not yet called)."""
+    try:
+        return data in _SOURCE_FACTORIES
+    except TypeError:  # unhashable data (a list, a dict) is never a factory
+        return False
 
 
 def source(
@@ -906,7 +926,7 @@ def source(
     section: str | None = None,
     max_table_nesting: int | None = None,
     root_key: bool | None = None,
-    schema: Any = None,
+    schema: Schema | None = None,
     schema_contract: Any = None,
     spec: Any = None,
     parallelized: bool = False,
@@ -925,9 +945,7 @@ def source(
 
         @functools.wraps(f)
         def factory(*args: Any, **kwargs: Any) -> Source:
-            src_schema = schema.clone() if hasattr(schema, "clone") else schema
-            if src_schema is None:
-                src_schema = _make_schema(source_name, f)
+            src_schema = schema.clone() if schema is not None else _make_schema(source_name, f)
             kwargs = inject(f, source_name, args, kwargs)
             with schema_context(src_schema, source_name):
                 returned = f(*args, **kwargs)
@@ -942,7 +960,7 @@ def source(
                 schema_contract=schema_contract,
             )
 
-        factory.__loadstone_source__ = True  # type: ignore[attr-defined]  # marks a @source factory
+        _SOURCE_FACTORIES.add(factory)
         return factory
 
     if func is None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 import attrs
 
@@ -212,13 +212,23 @@ class NormalizeResult:
 
 
 class ExtractedInput(Protocol):
-    """One extracted file as a normalizer reads it (``source``/``first_line`` are optional)."""
+    """One extracted file as a normalizer reads it.
+
+    ``source`` and ``first_line`` say where its lines came from when the file is a chunk of
+    a bigger input (errors name that file and line); ``None`` and ``1`` otherwise.
+    """
 
     @property
     def path(self) -> Path: ...
 
     @property
     def table_name(self) -> str: ...
+
+    @property
+    def source(self) -> str | None: ...
+
+    @property
+    def first_line(self) -> int: ...
 
 
 class PackageToNormalize(Protocol):
@@ -236,6 +246,7 @@ class PackageToNormalize(Protocol):
     def table_hints(self) -> Mapping[str, Mapping[str, Any]]: ...
 
 
+@runtime_checkable
 class Normalizer(Protocol):
     """What a normalizer plugin's ``loadstone_normalizer()`` hook returns."""
 

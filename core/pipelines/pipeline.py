@@ -26,11 +26,16 @@ from urllib.parse import urlsplit, urlunsplit
 from loadstone import config, current
 from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError
-from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of, run_hints_of
+from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source, TableHints
+from loadstone.extract.sources import Source, TableHints, is_source_factory
 from loadstone.normalize.checks import check_bound_columns
-from loadstone.normalize.contract import BadRecordError, NormalizeError
+from loadstone.normalize.contract import (
+    BadRecordError,
+    NormalizeContext,
+    NormalizeError,
+    NormalizeResult,
+)
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
 from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
 from loadstone.pipelines.refresh import (
@@ -641,32 +646,41 @@ class Pipeline:
         ``refresh`` (default: the pipeline's) first drops or empties what the run replaces
         (see :mod:`loadstone.pipelines.refresh`).
         """
-        run_hints = run_hints_of(
-            TableHints(
-                write_disposition=write_disposition,
-                columns=columns,
-                primary_key=primary_key,
-                schema_contract=schema_contract,
-                merge_key=merge_key,
-                file_format=loader_file_format,
-                table_format=table_format,
-            )
+        hints = TableHints(
+            write_disposition=write_disposition,
+            columns=columns,
+            primary_key=primary_key,
+            schema_contract=schema_contract,
+            merge_key=merge_key,
+            file_format=loader_file_format,
+            table_format=table_format,
         )
+        return self._extract_hinted(data, table_name, hints, schema, refresh)
+
+    def _extract_hinted(
+        self,
+        data: Any,
+        table_name: str | None,
+        hints: TableHints,
+        schema: Any,
+        refresh: str | None,
+    ) -> ExtractResult:
+        """``extract`` with its hints already parsed (``run`` parses them itself)."""
         mode = check_refresh(refresh if refresh is not None else self.refresh)
         with self._locked():
-            return self._extract(data, table_name, run_hints, schema, mode)
+            return self._extract(data, table_name, hints, schema, mode)
 
     def _extract(
         self,
         data: Any,
         table_name: str | None,
-        run_hints: dict[str, Any],
+        hints: TableHints,
         schema: Any,
         refresh: str | None = None,
     ) -> ExtractResult:
         step = self.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
-        if callable(data) and getattr(data, "__loadstone_source__", False):
+        if is_source_factory(data):
             data = data()
             source_name = data.name
         provided = (
@@ -690,7 +704,7 @@ class Pipeline:
             self.packages_dir, schema_name, data_dir=package_storage.data_dir(self.pipeline_name)
         )
         self._package_started("extract", package.load_id)
-        result = self._write_package(package, data, table_name, run_hints, state_key, step)
+        result = self._write_package(package, data, table_name, hints, state_key, step)
         package.write_schema(_schema_to_dict(package_schema))
         self._register_schema(package_schema)
         self._stamp_state()
@@ -721,7 +735,7 @@ class Pipeline:
         package: LoadPackage,
         data: Any,
         table_name: str | None,
-        run_hints: dict[str, Any],
+        hints: TableHints,
         state_key: str,
         step: StepInfo,
     ) -> ExtractResult:
@@ -743,7 +757,7 @@ class Pipeline:
         try:
             with current.extract_context(self, source_state):
                 result = extract_data(
-                    package, data, table_name=table_name, run_hints=run_hints, progress=on_progress
+                    package, data, table_name=table_name, hints=hints, progress=on_progress
                 )
         except BaseException as error:
             package.delete_data()
@@ -826,11 +840,8 @@ class Pipeline:
             on_engine=self.recorder.record_engine,
         )
 
-    def _normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
-        """Normalize one package and switch it to ``normalized`` with its result."""
-        from loadstone.plugin_manager import get_normalizer
-
-        self._package_started("normalize", package.load_id)
+    def _verify_extracted(self, package: LoadPackage) -> None:
+        """Stop before normalizing an input that changed or a package that was cut."""
         package.check_inputs()  # an input read in place that changed: the user's to restore
         try:
             package.verify_extracted()
@@ -840,12 +851,14 @@ class Pipeline:
                 f"{error}; the package was set aside in {self.failed_packages_dir} and nothing "
                 f"of it was loaded: run the same input again"
             ) from None
-        schema = self._schema_for_package(package)
-        naming = self.naming_for(schema)
-        _switch_naming(schema, naming)
-        context = self._normalize_context(package.load_id, naming, step)
+
+    def _run_normalizer(
+        self, package: LoadPackage, schema: Schema, context: NormalizeContext
+    ) -> NormalizeResult:
+        """The configured normalizer's result; its failures as the pipeline reports them."""
+        from loadstone.plugin_manager import get_normalizer
+
         normalizer = get_normalizer(config.get_str("normalize.normalizer", DEFAULT_NORMALIZER))
-        package.reset_normalized()
         try:
             result = normalizer.normalize(package, schema, context)
             self._check_collisions(result.schema)
@@ -862,6 +875,18 @@ class Pipeline:
             raise
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "normalize", package.load_id, exc) from exc
+        return result
+
+    def _normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
+        """Normalize one package and switch it to ``normalized`` with its result."""
+        self._package_started("normalize", package.load_id)
+        self._verify_extracted(package)
+        schema = self._schema_for_package(package)
+        naming = self.naming_for(schema)
+        _switch_naming(schema, naming)
+        context = self._normalize_context(package.load_id, naming, step)
+        package.reset_normalized()
+        result = self._run_normalizer(package, schema, context)
         tables, figures = _normalized_records(package, result)
         check_bound_columns(
             result.schema,
@@ -1008,7 +1033,8 @@ class Pipeline:
             if client.is_package_loaded(package.load_id):
                 self.recorder.emit("load", "package_committed", load_id=package.load_id)
                 return True
-            client.update_stored_schema(schema)
+            # load_package applies the schema's changes itself, in the package's transaction:
+            # migrating here first would run every migration twice per package
             self._state.setdefault("_local", {})["last_load_id"] = package.load_id
             self._state["_local"]["first_run"] = False
             self._save_state()
@@ -1086,35 +1112,28 @@ class Pipeline:
         finished instead, so running a crashed command again loads each row once. A failure
         in a step raises :class:`PipelineStepFailed` naming the step and package.
         """
-        if spark is not None:
-            self.spark = spark
         if staging is not None:
             raise TypeError("run(staging=...) is not supported by loadstone")
         check_refresh(refresh)
-        if destination is not None:
-            self.destination = _resolve_destination(destination)
-        if credentials is not None:
-            self.destination = self.destination.configured(credentials=credentials)
-        if dataset_name is not None:
-            self._explicit_dataset_name = dataset_name
-            self._dataset_name = None
-        self.destination.require_loader()
+        self._configure_run(destination, credentials, dataset_name, spark)
         self.recorder.reset()
         started = time.time()
-        hints = {
-            "write_disposition": write_disposition,
-            "columns": columns,
-            "primary_key": primary_key,
-            "schema": schema,
-            "schema_contract": schema_contract,
-            "merge_key": merge_key,
-            "loader_file_format": loader_file_format,
-            "table_format": table_format,
-            "refresh": refresh,
-        }
+        # parsed here, once: a bad hint fails the extract step before anything is touched
+        hints: TableHints = self._step(
+            "extract",
+            lambda: TableHints(
+                write_disposition=write_disposition,
+                columns=columns,
+                primary_key=primary_key,
+                schema_contract=schema_contract,
+                merge_key=merge_key,
+                file_format=loader_file_format,
+                table_format=table_format,
+            ),
+        )
         try:
             with self._locked():
-                info = self._run_locked(data, table_name, hints)
+                info = self._run_locked(data, table_name, hints, schema, refresh)
         except BaseException as error:
             self.recorder.save_trace(
                 self.working_dir / TRACE_FILE, self.pipeline_name, started, error=error
@@ -1125,7 +1144,29 @@ class Pipeline:
         )
         return info
 
-    def _run_locked(self, data: Any, table_name: str | None, hints: dict[str, Any]) -> LoadInfo:
+    def _configure_run(
+        self, destination: Any, credentials: Any, dataset_name: str | None, spark: Any
+    ) -> None:
+        """What ``run()`` arguments change for this and later runs; fails early without a loader."""
+        if spark is not None:
+            self.spark = spark
+        if destination is not None:
+            self.destination = _resolve_destination(destination)
+        if credentials is not None:
+            self.destination = self.destination.configured(credentials=credentials)
+        if dataset_name is not None:
+            self._explicit_dataset_name = dataset_name
+            self._dataset_name = None
+        self.destination.require_loader()
+
+    def _run_locked(
+        self,
+        data: Any,
+        table_name: str | None,
+        hints: TableHints,
+        schema: Any,
+        refresh: str | None,
+    ) -> LoadInfo:
         self._step("sync", self._restore_from_destination)
         self._drop_incomplete_extracts()
         self._adopt_package_state()
@@ -1134,7 +1175,9 @@ class Pipeline:
         self._step("normalize", self._renormalize_damaged)
         pending_info = self._step("load", self._load_pending) if self._has_normalized() else None
         if data is not None:
-            self.extract(data, table_name=table_name, **hints)
+            self._step(
+                "extract", lambda: self._extract_hinted(data, table_name, hints, schema, refresh)
+            )
             self._step("normalize", self._normalize_pending)
             info = self._step("load", self._load_pending)
         else:

@@ -14,12 +14,13 @@ trip through loadstone.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import attrs
 
 from loadstone.errors import LoadstoneError
 from loadstone.schema.data_types import is_data_type
+from loadstone.schema.stored import TColumnSchema, TTableSchema
 
 __all__ = [
     "BOOLEAN_HINTS",
@@ -117,7 +118,7 @@ class _StoredFormView:
     copies: change a schema through its methods, never through these views.
     """
 
-    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - each class defines its own
+    def to_dict(self) -> Mapping[str, Any]:  # pragma: no cover - each class defines its own
         raise NotImplementedError
 
     def __getitem__(self, key: str) -> Any:
@@ -202,7 +203,7 @@ class Column(_StoredFormView):
             changes["extra"] = {**self.extra, **partial.extra}
         return attrs.evolve(self, **changes) if changes else self
 
-    def to_dict(self, *, with_name: bool = True) -> dict[str, Any]:
+    def to_dict(self, *, with_name: bool = True) -> TColumnSchema:
         """The stored form; only keys that are set. ``with_name=False`` as in pretty YAML."""
         values: dict[str, Any] = {}
         for key in _COLUMN_KEYS[1:]:
@@ -212,10 +213,10 @@ class Column(_StoredFormView):
         values.update(self.extra)
         out: dict[str, Any] = {"name": self.name} if with_name else {}
         out.update(_ordered(values, self.key_order))
-        return out
+        return cast(TColumnSchema, out)  # plus the x-* keys in extra
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], name: str | None = None) -> Column:
+    def from_dict(cls, data: TColumnSchema | Mapping[str, Any], name: str | None = None) -> Column:
         """Read a stored column; ``name`` (the dict key in ``columns``) wins over ``data['name']``."""
         column_name = name if name is not None else data.get("name")
         if not isinstance(column_name, str) or not column_name:
@@ -347,7 +348,8 @@ class Table(_StoredFormView):
         return attrs.evolve(self, **changes)
 
     # ---------------------------------------------------------------- stored form
-    def to_dict(self, *, with_names: bool = True) -> dict[str, Any]:
+    def to_dict(self, *, with_names: bool = True) -> TTableSchema:
+        """The stored form: columns in order, then the table hints that are set."""
         values: dict[str, Any] = {
             "columns": {
                 name: column.to_dict(with_name=with_names) for name, column in self.columns.items()
@@ -360,10 +362,10 @@ class Table(_StoredFormView):
         values.update(self.extra)
         out: dict[str, Any] = {"name": self.name} if with_names else {}
         out.update(_ordered(values, self.key_order))
-        return out
+        return cast(TTableSchema, out)  # plus the x-* keys in extra
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], name: str | None = None) -> Table:
+    def from_dict(cls, data: TTableSchema | Mapping[str, Any], name: str | None = None) -> Table:
         table_name = name if name is not None else data.get("name")
         if not isinstance(table_name, str) or not table_name:
             raise InvalidSchemaError(f"table without a name: {sorted(data)!r}")

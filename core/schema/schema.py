@@ -625,7 +625,9 @@ class Schema:
         )
 
     @classmethod
-    def from_dict(cls, stored: Mapping[str, Any], *, bump_version: bool = True) -> Schema:
+    def from_dict(
+        cls, stored: TStoredSchema | Mapping[str, Any], *, bump_version: bool = True
+    ) -> Schema:
         """Read a stored document (ours or dlt's, engine_version 11; tables and columns with or
         without ``name`` keys).
 
@@ -675,22 +677,26 @@ class Schema:
                 "previous_hashes",
             }
         }
-        schema.version = int(stored.get("version") or 1)
-        schema.previous_hashes = list(stored.get("previous_hashes") or [])[:MAX_PREVIOUS_HASHES]
-        recorded = stored.get("version_hash")
-        schema.loaded_version_hash = recorded
-        current = schema.version_hash
-        if recorded is None:
-            schema.stored_version_hash = current
-        elif recorded == current or not bump_version:
-            schema.stored_version_hash = recorded if recorded == current else current
-        else:
-            schema.version, schema.previous_hashes = _next_version(
-                schema.version, recorded, current, schema.previous_hashes
-            )
-            schema.stored_version_hash = current
-            schema.was_modified_on_load = True
+        schema._adopt_version(stored, bump_version)
         return schema
+
+    def _adopt_version(self, stored: Mapping[str, Any], bump_version: bool) -> None:
+        """Version and hashes of a stored document; a changed content is a new version."""
+        self.version = int(stored.get("version") or 1)
+        self.previous_hashes = list(stored.get("previous_hashes") or [])[:MAX_PREVIOUS_HASHES]
+        recorded = stored.get("version_hash")
+        self.loaded_version_hash = recorded
+        current = self.version_hash
+        if recorded is None:
+            self.stored_version_hash = current
+        elif recorded == current or not bump_version:
+            self.stored_version_hash = recorded if recorded == current else current
+        else:
+            self.version, self.previous_hashes = _next_version(
+                self.version, recorded, current, self.previous_hashes
+            )
+            self.stored_version_hash = current
+            self.was_modified_on_load = True
 
     def clone(self, *, name: str | None = None) -> Schema:
         """A deep copy (optionally renamed); version state is kept."""

@@ -14,7 +14,7 @@ DECIMAL(38) and HUGEINT, and only text keeps every digit.
 
 from __future__ import annotations
 
-from loadstone.destinations.contract import Capabilities, Destination
+from loadstone.destinations.contract import Capabilities, Destination, LazyClient
 from loadstone.hookspecs import hookimpl
 
 CAPABILITIES = Capabilities(
@@ -34,27 +34,10 @@ CAPABILITIES = Capabilities(
 )
 
 
-def _client_class() -> type:
-    # imported when a client is opened, so listing plugins does not import duckdb
-    from loadstone.plugins.destinations.duckdb.client import DuckDBClient
-
-    return DuckDBClient
-
-
-class _LazyClient:
-    """Callable standing in for ``DuckDBClient`` until a client is actually needed."""
-
-    def __call__(self, *args: object, **kwargs: object) -> object:
-        return _client_class()(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return "<DuckDBClient (lazy)>"
-
-
 DUCKDB = Destination(
     name="duckdb",
     capabilities=CAPABILITIES,
-    client_class=_LazyClient(),
+    client_class=LazyClient("loadstone.plugins.destinations.duckdb.client", "DuckDBClient"),
     description="embedded DuckDB database file (default destination)",
 )
 

@@ -29,6 +29,7 @@ from loadstone.destinations.contract import (
     DestinationSchemaMismatch,
     LoadFailed,
     LoadRequest,
+    as_schema,
     schema_dict,
 )
 from loadstone.plugins.destinations.duckdb.database_file import open_database_file
@@ -47,6 +48,7 @@ from loadstone.plugins.destinations.duckdb.sql import (
 from loadstone.plugins.destinations.sql import bookkeeping, merge
 from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.schema import Column
 
 if TYPE_CHECKING:
     pass
@@ -153,11 +155,7 @@ class DuckDBClient(ClientNames, ClosesOnExit):
         pipeline_name: str | None = None,
         staging_dataset_name: str | None = None,
     ) -> None:
-        self.destination = destination
-        self.schema = schema
-        self.dataset_name = dataset_name
-        self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
-        self.pipeline_name = pipeline_name
+        self._bind_dataset(destination, schema, dataset_name, pipeline_name, staging_dataset_name)
         self.credentials = resolve_credentials(destination, pipeline_name)
         row_group_size = configured_row_group_size(destination.config.get("row_group_size"))
         self._conn, self._owns = connect(self.credentials, row_group_size)
@@ -177,7 +175,6 @@ class DuckDBClient(ClientNames, ClosesOnExit):
             else:
                 self._default_limit = parse_size(self._setting("memory_limit"))
         self.catalog: str = self._row("SELECT current_database()")[0]
-        self._naming = self._resolve_naming(schema)
 
     def qualified(self, table: str, staging: bool = False) -> str:
         dataset = self.staging_dataset_name if staging else self.dataset_name
@@ -256,7 +253,7 @@ class DuckDBClient(ClientNames, ClosesOnExit):
     def ensure_table(
         self,
         table: str,
-        columns: Sequence[Mapping[str, Any]],
+        columns: Sequence[Column],
         staging: bool = False,
         known: Mapping[str, dict[str, tuple[str, str]]] | None = None,
     ) -> list[str]:
@@ -275,8 +272,8 @@ class DuckDBClient(ClientNames, ClosesOnExit):
         if existing is None:
             parts = []
             for col in columns:
-                ddl = f"{quote(col['name'])} {duckdb_type(col, table)}"
-                if col.get("nullable", True) is False:
+                ddl = f"{quote(col.name)} {duckdb_type(col, table)}"
+                if col.nullable is False:
                     ddl += " NOT NULL"
                 parts.append(ddl)
             sql = f"CREATE TABLE {target} ({', '.join(parts)})"
@@ -284,9 +281,9 @@ class DuckDBClient(ClientNames, ClosesOnExit):
             return [sql]
         for col in columns:
             expected = duckdb_type(col, table)
-            found = existing.get(col["name"].lower())
+            found = existing.get(col.name.lower())
             if found is None:
-                sql = f"ALTER TABLE {target} ADD COLUMN {quote(col['name'])} {expected}"
+                sql = f"ALTER TABLE {target} ADD COLUMN {quote(col.name)} {expected}"
                 self._exec(sql)
                 statements.append(sql)
             elif not types_compatible(found[1], expected):
@@ -307,11 +304,12 @@ class DuckDBClient(ClientNames, ClosesOnExit):
             statements += self.ensure_table(self.system_table(name), columns, known=known)
         return statements
 
-    def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
+    def _migrate(self, model: TableModel, stored: Mapping[str, Any]) -> list[str]:
+        """The dataset brought to the schema (tables from ``model``; ``stored``, the schema
+        document, is the ``_dlt_version`` row)."""
         statements = self.ensure_dataset()
         known = self.dataset_columns()
         statements += self._ensure_system_tables(known)
-        model = TableModel(stored, self)
         for table in model.data_tables():
             columns = model.columns_for_destination(table)
             if columns:
@@ -330,11 +328,12 @@ class DuckDBClient(ClientNames, ClosesOnExit):
 
     def update_stored_schema(self, schema: Any = None) -> list[str]:
         """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
-        stored = schema_dict(schema if schema is not None else self.schema)
+        schema = schema if schema is not None else self.schema
+        stored = schema_dict(schema)
         self._adopt_naming(schema)
         self._exec("BEGIN TRANSACTION")
         try:
-            statements = self._migrate(stored)
+            statements = self._migrate(TableModel(as_schema(schema), self), stored)
         except BaseException:
             self._exec("ROLLBACK")
             raise
@@ -347,7 +346,7 @@ class DuckDBClient(ClientNames, ClosesOnExit):
         if self.is_package_loaded(request.load_id):
             return
         stored = schema_dict(request.schema)
-        model = TableModel(stored, self)
+        model = TableModel(as_schema(request.schema), self)
         sources = {
             table: ParquetSource.from_spec(table, spec) for table, spec in request.tables.items()
         }
@@ -368,7 +367,7 @@ class DuckDBClient(ClientNames, ClosesOnExit):
     ) -> None:
         self._exec("BEGIN TRANSACTION")
         try:
-            self._migrate(stored)
+            self._migrate(model, stored)
             merge.load_tables(self, model, sources, request.load_id, current)
             if request.pipeline_state is not None:
                 current[0] = self.system_table("_dlt_pipeline_state")

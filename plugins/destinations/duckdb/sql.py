@@ -8,11 +8,9 @@ dispositions (``sql/merge.py``) need to know about DuckDB.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from loadstone.destinations.contract import UnsupportedType
 from loadstone.plugins.destinations.sql.dialect import Dialect, literal, qualified, quote
+from loadstone.schema import Column
 
 __all__ = ["DIALECT", "duckdb_type", "literal", "qualified", "quote", "types_compatible"]
 
@@ -50,8 +48,8 @@ def _timestamp_type(precision: int | None, timezone: bool) -> str:
     return "TIMESTAMP_NS"
 
 
-def duckdb_type(column: Mapping[str, Any], table: str = "?") -> str:
-    """The DuckDB type of a schema column (dlt's stored column dict).
+def duckdb_type(column: Column, table: str = "?") -> str:
+    """The DuckDB type of a schema column .
 
     * ``wei`` → ``VARCHAR`` (decimal text): Ethereum values are 256-bit; DuckDB's DECIMAL
       stops at 38 digits and HUGEINT at 128 bits, and a column's type is fixed when created
@@ -62,9 +60,9 @@ def duckdb_type(column: Mapping[str, Any], table: str = "?") -> str:
     * ``bigint`` precision is in bits: TINYINT / SMALLINT / INTEGER / BIGINT / HUGEINT.
     * ``text``/``binary`` precision is accepted and ignored (DuckDB has no length limit).
     """
-    data_type = column.get("data_type")
-    precision = column.get("precision")
-    name = str(column.get("name", "?"))
+    data_type = column.data_type
+    precision = column.precision
+    name = column.name
     if data_type == "text" or data_type == "wei":
         return "VARCHAR"
     if data_type == "double":
@@ -74,7 +72,7 @@ def duckdb_type(column: Mapping[str, Any], table: str = "?") -> str:
     if data_type == "bigint":
         return _int_type(precision)
     if data_type == "timestamp":
-        return _timestamp_type(precision, column.get("timezone", True) is not False)
+        return _timestamp_type(precision, column.timezone is not False)
     if data_type == "date":
         return "DATE"
     if data_type == "time":
@@ -85,7 +83,7 @@ def duckdb_type(column: Mapping[str, Any], table: str = "?") -> str:
         return "JSON"
     if data_type == "decimal":
         p = precision if precision is not None else DEFAULT_DECIMAL[0]
-        s = column.get("scale")
+        s = column.scale
         if s is None:
             s = DEFAULT_DECIMAL[1] if precision is None else 0
         if p > MAX_DECIMAL_PRECISION:

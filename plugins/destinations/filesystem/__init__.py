@@ -15,9 +15,7 @@ Modules, one idea each: ``configuration`` (settings and where they come from), `
 
 from __future__ import annotations
 
-from typing import Any
-
-from loadstone.destinations.contract import Capabilities, Destination
+from loadstone.destinations.contract import Capabilities, Destination, LazyClient
 from loadstone.hookspecs import hookimpl
 
 CAPABILITIES = Capabilities(
@@ -38,22 +36,10 @@ CAPABILITIES = Capabilities(
 )
 
 
-class _LazyClient:
-    """Stands in for ``FilesystemClient`` so listing plugins imports neither fsspec nor pyarrow."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from loadstone.plugins.destinations.filesystem.client import FilesystemClient
-
-        return FilesystemClient(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return "<FilesystemClient (lazy)>"
-
-
 FILESYSTEM = Destination(
     name="filesystem",
     capabilities=CAPABILITIES,
-    client_class=_LazyClient(),
+    client_class=LazyClient("loadstone.plugins.destinations.filesystem.client", "FilesystemClient"),
     description="files (parquet, jsonl, csv) or Delta / Iceberg tables in a folder or bucket",
 )
 

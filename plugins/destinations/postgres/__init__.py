@@ -17,7 +17,7 @@ per package with ``_dlt_loads`` last; types as dlt 1.31 makes them (``sql.py``).
 
 from __future__ import annotations
 
-from loadstone.destinations.contract import Capabilities, Destination
+from loadstone.destinations.contract import Capabilities, Destination, LazyClient
 from loadstone.hookspecs import hookimpl
 
 CAPABILITIES = Capabilities(
@@ -37,23 +37,10 @@ CAPABILITIES = Capabilities(
 )
 
 
-class _LazyClient:
-    """Stands in for ``PostgresClient`` so listing plugins does not import psycopg."""
-
-    def __call__(self, *args: object, **kwargs: object) -> object:
-        from loadstone.plugins.destinations.postgres.client import PostgresClient
-
-        # the arguments are Destination.client's, passed through unchanged
-        return PostgresClient(*args, **kwargs)  # type: ignore[arg-type]
-
-    def __repr__(self) -> str:
-        return "<PostgresClient (lazy)>"
-
-
 POSTGRES = Destination(
     name="postgres",
     capabilities=CAPABILITIES,
-    client_class=_LazyClient(),
+    client_class=LazyClient("loadstone.plugins.destinations.postgres.client", "PostgresClient"),
     description="PostgreSQL server (COPY loads, one transaction per package)",
 )
 

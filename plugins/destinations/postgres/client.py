@@ -26,6 +26,7 @@ from loadstone.destinations.contract import (
     DestinationSchemaMismatch,
     LoadFailed,
     LoadRequest,
+    as_schema,
     schema_dict,
 )
 from loadstone.plugins.destinations.postgres.copy import (
@@ -48,6 +49,7 @@ from loadstone.plugins.destinations.sql import bookkeeping, merge
 from loadstone.plugins.destinations.sql.dialect import qualified, quote
 from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.schema import Column
 
 if TYPE_CHECKING:
     pass
@@ -94,16 +96,11 @@ class PostgresClient(ClientNames, ClosesOnExit):
         pipeline_name: str | None = None,
         staging_dataset_name: str | None = None,
     ) -> None:
-        self.destination = destination
-        self.schema = schema
-        self.dataset_name = dataset_name
-        self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
-        self.pipeline_name = pipeline_name
+        self._bind_dataset(destination, schema, dataset_name, pipeline_name, staging_dataset_name)
         self.credentials = resolve_credentials(
             destination.name, destination.config.get("credentials")
         )
         self._conn = connect(self.credentials)
-        self._naming = self._resolve_naming(schema)
 
     # --- running SQL -------------------------------------------------------------------
 
@@ -158,7 +155,7 @@ class PostgresClient(ClientNames, ClosesOnExit):
     def ensure_table(
         self,
         table: str,
-        columns: Sequence[Mapping[str, Any]],
+        columns: Sequence[Column],
         staging: bool = False,
         known: Catalog | None = None,
     ) -> list[str]:
@@ -171,8 +168,8 @@ class PostgresClient(ClientNames, ClosesOnExit):
         if existing is None:
             parts = []
             for col in columns:
-                ddl = f"{quote(col['name'])} {postgres_type(col, table)}"
-                if col.get("nullable", True) is False:
+                ddl = f"{quote(col.name)} {postgres_type(col, table)}"
+                if col.nullable is False:
                     ddl += " NOT NULL"
                 parts.append(ddl)
             sql = f"CREATE TABLE {target} ({', '.join(parts)})"
@@ -181,24 +178,25 @@ class PostgresClient(ClientNames, ClosesOnExit):
         statements = []
         for col in columns:
             expected = postgres_type(col, table)
-            found = existing.get(col["name"])
+            found = existing.get(col.name)
             if found is None:
-                sql = f"ALTER TABLE {target} ADD COLUMN {quote(col['name'])} {expected}"
+                sql = f"ALTER TABLE {target} ADD COLUMN {quote(col.name)} {expected}"
                 self.execute(sql)
                 statements.append(sql)
             elif not types_compatible(found, expected):
                 raise DestinationSchemaMismatch(
-                    f"{self.dataset_name}.{table}", col["name"], found, expected
+                    f"{self.dataset_name}.{table}", col.name, found, expected
                 )
         return statements
 
-    def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
+    def _migrate(self, model: TableModel, stored: Mapping[str, Any]) -> list[str]:
+        """The dataset brought to the schema (tables from ``model``; ``stored``, the schema
+        document, is the ``_dlt_version`` row)."""
         statements = self.ensure_dataset()
         known = self.dataset_columns()
         for name, cols in SYSTEM_TABLES.items():
             columns = [c.as_column(self.ident(c.name)) for c in cols]
             statements += self.ensure_table(self.system_table(name), columns, known=known)
-        model = TableModel(stored, self)
         for table in model.data_tables():
             columns = model.columns_for_destination(table)
             if columns:
@@ -234,10 +232,11 @@ class PostgresClient(ClientNames, ClosesOnExit):
 
     def update_stored_schema(self, schema: Any = None) -> list[str]:
         """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
-        stored = schema_dict(schema if schema is not None else self.schema)
+        schema = schema if schema is not None else self.schema
+        stored = schema_dict(schema)
         self._adopt_naming(schema)
         with self._conn.transaction():
-            return self._migrate(stored)
+            return self._migrate(TableModel(as_schema(schema), self), stored)
 
     def load_package(self, request: LoadRequest) -> None:
         """Load one package atomically (see module docstring); a loaded package is skipped."""
@@ -245,12 +244,12 @@ class PostgresClient(ClientNames, ClosesOnExit):
         if self.is_package_loaded(request.load_id):
             return
         stored = schema_dict(request.schema)
-        model = TableModel(stored, self)
+        model = TableModel(as_schema(request.schema), self)
         sources = {t: ParquetFiles.from_spec(t, spec) for t, spec in request.tables.items()}
         current: list[str | None] = [None]
         try:
             with self._conn.transaction():
-                self._migrate(stored)
+                self._migrate(model, stored)
                 merge.load_tables(self, model, sources, request.load_id, current)
                 if request.pipeline_state is not None:
                     current[0] = self.system_table("_dlt_pipeline_state")

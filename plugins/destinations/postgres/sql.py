@@ -13,11 +13,9 @@ compares with the one the schema asks for as text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from loadstone.destinations.contract import UnsupportedType
 from loadstone.plugins.destinations.sql.dialect import Dialect
+from loadstone.schema import Column
 
 DEFAULT_DECIMAL = (38, 9)
 WEI = (156, 78)
@@ -42,10 +40,10 @@ def _fraction(precision: int | None) -> str:
     return f"({precision})"
 
 
-def _decimal_type(column: Mapping[str, Any], table: str, name: str) -> str:
-    precision = column.get("precision")
+def _decimal_type(column: Column, table: str, name: str) -> str:
+    precision = column.precision
     p = precision if precision is not None else DEFAULT_DECIMAL[0]
-    s = column.get("scale")
+    s = column.scale
     if s is None:
         s = DEFAULT_DECIMAL[1] if precision is None else 0
     if not 0 < p <= MAX_NUMERIC_PRECISION or s > p:
@@ -53,11 +51,11 @@ def _decimal_type(column: Mapping[str, Any], table: str, name: str) -> str:
     return f"numeric({p},{s})"
 
 
-def postgres_type(column: Mapping[str, Any], table: str = "?") -> str:
-    """The PostgreSQL type of a schema column (dlt's stored column dict)."""
-    data_type = column.get("data_type")
-    precision = column.get("precision")
-    name = str(column.get("name", "?"))
+def postgres_type(column: Column, table: str = "?") -> str:
+    """The PostgreSQL type of a schema column ."""
+    data_type = column.data_type
+    precision = column.precision
+    name = column.name
     simple = {
         "double": "double precision",
         "bool": "boolean",
@@ -73,7 +71,7 @@ def postgres_type(column: Mapping[str, Any], table: str = "?") -> str:
     if data_type == "bigint":
         return _int_type(precision, table, name)
     if data_type == "timestamp":
-        zone = "without" if column.get("timezone", True) is False else "with"
+        zone = "without" if column.timezone is False else "with"
         return f"timestamp{_fraction(precision)} {zone} time zone"
     if data_type == "time":
         return f"time{_fraction(precision)} without time zone"

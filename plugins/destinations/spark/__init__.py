@@ -16,7 +16,7 @@ datasets and tables are kept within 128, columns within 767.
 
 from __future__ import annotations
 
-from loadstone.destinations.contract import Capabilities, Destination
+from loadstone.destinations.contract import Capabilities, Destination, LazyClient
 from loadstone.hookspecs import hookimpl
 
 CAPABILITIES = Capabilities(
@@ -37,22 +37,10 @@ CAPABILITIES = Capabilities(
 )
 
 
-class _LazyClient:
-    """Stands in for ``SparkClient`` until a client is needed (listing plugins stays light)."""
-
-    def __call__(self, *args: object, **kwargs: object) -> object:
-        from loadstone.plugins.destinations.spark.client import SparkClient
-
-        return SparkClient(*args, **kwargs)  # type: ignore[arg-type]
-
-    def __repr__(self) -> str:
-        return "<SparkClient (lazy)>"
-
-
 SPARK = Destination(
     name="spark",
     capabilities=CAPABILITIES,
-    client_class=_LazyClient(),
+    client_class=LazyClient("loadstone.plugins.destinations.spark.client", "SparkClient"),
     description="tables of the Spark session's catalog (Hive metastore by default)",
 )
 

@@ -30,6 +30,7 @@ from loadstone.destinations.contract import (
     DestinationError,
     DestinationSchemaMismatch,
     LoadRequest,
+    as_schema,
     decode_state,
     encode_state,
     new_row_id,
@@ -47,6 +48,7 @@ from loadstone.plugins.destinations.spark.types import (
     types_compatible,
 )
 from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.schema import Column
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -152,13 +154,13 @@ class SparkClient(ClosesOnExit):
         self._sql(sql)
         return [sql]
 
-    def ensure_table(self, table: str, columns: Sequence[Mapping[str, Any]]) -> list[str]:
+    def ensure_table(self, table: str, columns: Sequence[Column]) -> list[str]:
         """Create the table, or add its missing columns; fail on a column of another type.
 
         Every column is nullable: Spark's Parquet tables do not enforce NOT NULL.
         """
         existing = self.existing_columns(table)
-        typed = [(c["name"], spark_type(c, table)) for c in columns]
+        typed = [(c.name, spark_type(c, table)) for c in columns]
         if existing is None:
             parts = ", ".join(f"{quote(n)} {t}" for n, t in typed)
             sql = f"CREATE TABLE IF NOT EXISTS {self.qualified(table)} ({parts}) USING parquet"
@@ -182,17 +184,18 @@ class SparkClient(ClosesOnExit):
         self._sql(sql)
         return [sql]
 
-    def _system_columns(self, name: str) -> list[dict[str, Any]]:
+    def _system_columns(self, name: str) -> list[Column]:
         return [
-            {"name": self.ident(c.name), "data_type": c.data_type, "nullable": c.nullable}
+            Column(self.ident(c.name), data_type=c.data_type, nullable=c.nullable)
             for c in SYSTEM_TABLES[name]
         ]
 
-    def _migrate(self, stored: Mapping[str, Any]) -> list[str]:
+    def _migrate(self, model: TableModel, stored: Mapping[str, Any]) -> list[str]:
+        """The catalog brought to the schema (tables from ``model``; ``stored``, the schema
+        document, is the ``_dlt_version`` row)."""
         statements = self.ensure_dataset()
         for name in SYSTEM_TABLES:
             statements += self.ensure_table(self.table_ident(name), self._system_columns(name))
-        model = TableModel(stored, self)
         for table in model.data_tables():
             columns = model.columns_for_destination(table)
             if columns:
@@ -200,14 +203,14 @@ class SparkClient(ClosesOnExit):
         self._record_version(stored)
         return statements
 
-    def _check_dispositions(self, stored: Mapping[str, Any]) -> None:
-        refuse_unsupported(TableModel(stored, self))
+    def _check_dispositions(self, model: TableModel) -> None:
+        refuse_unsupported(model)
 
     # --- system rows ---------------------------------------------------------------------
 
     def row_frame(self, name: str, values: Sequence[Any]) -> DataFrame:
         """One row of a system table as a DataFrame of that table's columns."""
-        ddl = ", ".join(f"{quote(c['name'])} {spark_type(c)}" for c in self._system_columns(name))
+        ddl = ", ".join(f"{quote(c.name)} {spark_type(c)}" for c in self._system_columns(name))
         return self.session.createDataFrame([tuple(values)], ddl)
 
     def _append_row(self, name: str, values: Sequence[Any]) -> None:
@@ -246,26 +249,29 @@ class SparkClient(ClosesOnExit):
     def initialize_storage(self) -> None:
         """Create the database; a write disposition this loader cannot do stops it first."""
         if self.schema is not None:
-            self._check_dispositions(schema_dict(self.schema))
+            self._check_dispositions(TableModel(as_schema(self.schema), self))
         self.ensure_dataset()
 
     def update_stored_schema(self, schema: Any = None) -> list[str]:
-        stored = schema_dict(schema if schema is not None else self.schema)
+        schema = schema if schema is not None else self.schema
+        stored = schema_dict(schema)
         self._adopt_naming(schema)
-        self._check_dispositions(stored)
-        return self._migrate(stored)
+        model = TableModel(as_schema(schema), self)
+        self._check_dispositions(model)
+        return self._migrate(model, stored)
 
     def load_package(self, request: LoadRequest) -> None:
         """Load one package exactly once (see module docstring); a loaded one is skipped."""
         self._adopt_naming(request.schema)
         stored = schema_dict(request.schema)
-        self._check_dispositions(stored)
+        model = TableModel(as_schema(request.schema), self)
+        self._check_dispositions(model)
         if self.is_package_loaded(request.load_id):
             return
-        self._migrate(stored)
+        self._migrate(model, stored)
         from loadstone.plugins.destinations.spark.package_load import PackageLoad
 
-        PackageLoad(self, TableModel(stored, self), request, stored).run()
+        PackageLoad(self, model, request, stored).run()
 
     def system_rows(self, request: LoadRequest, stored: Mapping[str, Any]) -> dict[str, list[Any]]:
         """The ``_dlt_pipeline_state`` row (when the request has state) and ``_dlt_loads`` row."""

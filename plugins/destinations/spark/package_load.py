@@ -106,7 +106,7 @@ class PackageLoad:
             if table not in self.model.tables:
                 raise LoadFailed(self.load_id, table, "the table is not in the package's schema")
             files = list_files(spec)
-            columns = [(c["name"], spark_type(c, table)) for c in self.model.typed_columns(table)]
+            columns = [(c.name, spark_type(c, table)) for c in self.model.typed_columns(table)]
             if files and columns:
                 frames[table] = table_frame(self.client.session, files, columns)
         return frames

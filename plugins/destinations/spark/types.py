@@ -18,10 +18,8 @@ What is lossy (README "Spark catalog tables"):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from loadstone.destinations.contract import UnsupportedType
+from loadstone.schema import Column
 
 #: Spark's largest DECIMAL precision.
 MAX_DECIMAL_PRECISION = 38
@@ -55,11 +53,11 @@ def _int_type(bits: int | None) -> str:
     return "DECIMAL(38,0)"
 
 
-def spark_type(column: Mapping[str, Any], table: str = "?") -> str:
-    """The Spark SQL type of a schema column (dlt's stored column dict); see module docs."""
-    data_type = column.get("data_type")
-    precision = column.get("precision")
-    name = str(column.get("name", "?"))
+def spark_type(column: Column, table: str = "?") -> str:
+    """The Spark SQL type of a schema column ; see module docs."""
+    data_type = column.data_type
+    precision = column.precision
+    name = column.name
     simple = {
         "text": "STRING",
         "json": "STRING",
@@ -75,9 +73,9 @@ def spark_type(column: Mapping[str, Any], table: str = "?") -> str:
     if data_type == "bigint":
         return _int_type(precision)
     if data_type == "timestamp":
-        return "TIMESTAMP" if column.get("timezone", True) is not False else "TIMESTAMP_NTZ"
+        return "TIMESTAMP" if column.timezone is not False else "TIMESTAMP_NTZ"
     if data_type == "decimal":
-        return _decimal_type(precision, column.get("scale"), table, name)
+        return _decimal_type(precision, column.scale, table, name)
     raise UnsupportedType(table, name, str(data_type), "Spark has no mapping for this data type")
 
 

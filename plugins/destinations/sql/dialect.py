@@ -14,13 +14,14 @@ identifier reaches the database through :func:`quote`, so a column named
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 import attrs
 
-#: ``column_type(column, table) -> SQL type``: ``column`` is a stored (dlt) column dict
-ColumnType = Callable[[Mapping[str, Any], str], str]
+from loadstone.schema import Column
+
+#: ``column_type(column, table) -> SQL type`` of a schema column
+ColumnType = Callable[[Column, str], str]
 
 
 def quote(ident: str) -> str:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from loadstone.destinations.contract import Destination
     from loadstone.plugins.destinations.sql.dialect import Dialect
     from loadstone.plugins.destinations.sql.tables import TableModel
+    from loadstone.schema import Column
 
 
 class FileSource(Protocol):
@@ -69,7 +70,7 @@ class SqlClient(Protocol):
     def ensure_dataset(self, staging: bool = False) -> list[str]: ...
 
     def ensure_table(
-        self, table: str, columns: Sequence[Mapping[str, Any]], staging: bool = False
+        self, table: str, columns: Sequence[Column], staging: bool = False
     ) -> list[str]: ...
 
     def insert_files(
@@ -144,7 +145,7 @@ class _Loader:
 
     def _columns(self, table: str) -> list[tuple[str, str]]:
         column_type = self.client.dialect.column_type
-        return [(c["name"], column_type(c, table)) for c in self.model.typed_columns(table)]
+        return [(c.name, column_type(c, table)) for c in self.model.typed_columns(table)]
 
     def _names(self, table: str) -> str:
         return ", ".join(quote(n) for n, _ in self._columns(table))

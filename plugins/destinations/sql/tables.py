@@ -1,4 +1,4 @@
-"""Reading load instructions out of a stored (dlt-form) schema.
+"""Reading load instructions out of a schema.
 
 Shared by the SQL destinations (DuckDB, PostgreSQL). The loader needs a handful of facts per table — its root, write disposition, merge strategy,
 key columns, the nested tables below it — all of which dlt's stored schema encodes as table
@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from loadstone.destinations.contract import SYSTEM_TABLES
-from loadstone.schema.hints import disposition_of
+from loadstone.schema import Column, Schema, Table
 
 DEFAULT_STRATEGY = "delete-insert"
+
+_NO_TABLE = Table("_no_table")
 
 
 class _Names(Protocol):
@@ -23,13 +25,16 @@ class _Names(Protocol):
 
 
 class TableModel:
-    """The tables of one stored schema, seen as a loader sees them."""
+    """The tables of one schema, seen as a loader sees them (read from the typed
+    :class:`~loadstone.schema.Schema` directly: no stored-dict round trip)."""
 
-    def __init__(self, stored: Mapping[str, Any], names: _Names) -> None:
-        self.stored = stored
-        self.tables: Mapping[str, Mapping[str, Any]] = stored.get("tables") or {}
+    def __init__(self, schema: Schema | None, names: _Names) -> None:
+        self.tables: Mapping[str, Table] = schema.tables if schema is not None else {}
         self.names = names
         self.system_tables = {names.table_ident(n) for n in SYSTEM_TABLES} | set(SYSTEM_TABLES)
+
+    def _table(self, table: str) -> Table:
+        return self.tables.get(table) or _NO_TABLE
 
     # --- which tables ------------------------------------------------------------------
 
@@ -38,19 +43,18 @@ class TableModel:
         return [
             name
             for name, table in self.tables.items()
-            if name not in self.system_tables and self._disposition_of(table)[0] != "skip"
+            if name not in self.system_tables and table.write_disposition != "skip"
         ]
 
-    def typed_columns(self, table: str) -> list[dict[str, Any]]:
+    def typed_columns(self, table: str) -> list[Column]:
         """Columns with a data type; a column that has only seen None is not created."""
-        columns = (self.tables.get(table) or {}).get("columns") or {}
         return [
-            {"name": name, **col}
-            for name, col in columns.items()
-            if col.get("data_type") and not col.get("x-loadstone-skip")
+            column
+            for column in self._table(table).columns.values()
+            if column.data_type and not column.extra.get("x-loadstone-skip")
         ]
 
-    def columns_for_destination(self, table: str) -> list[dict[str, Any]]:
+    def columns_for_destination(self, table: str) -> list[Column]:
         """Typed columns, plus the scd2 validity columns when the root uses scd2 and the
         schema does not list them (the normalizer never fills them; the loader does). Added
         columns come first, as in the tables dlt creates."""
@@ -59,9 +63,9 @@ class TableModel:
             return columns
         if self.parent(table) is None and self.strategy(table) == "scd2":
             valid_from, valid_to = self.validity_columns(table)
-            present = {c["name"] for c in columns}
+            present = {c.name for c in columns}
             missing = [
-                {"name": name, "data_type": "timestamp", "nullable": True, "timezone": True}
+                Column(name, data_type="timestamp", nullable=True, timezone=True)
                 for name in (valid_from, valid_to)
                 if name not in present
             ]
@@ -71,7 +75,7 @@ class TableModel:
     # --- table chains ------------------------------------------------------------------
 
     def parent(self, table: str) -> str | None:
-        return (self.tables.get(table) or {}).get("parent")
+        return self._table(table).parent
 
     def root(self, table: str) -> str:
         seen = {table}
@@ -93,25 +97,18 @@ class TableModel:
 
     # --- dispositions ------------------------------------------------------------------
 
-    @staticmethod
-    def _disposition_of(table: Mapping[str, Any]) -> tuple[str | None, str | None]:
-        """The schema's one parser: stored form or dlt's resource form."""
-        return disposition_of(table)
-
     def disposition(self, table: str) -> str:
         """The root's write disposition (nested tables inherit it); default ``append``."""
-        raw, _ = self._disposition_of(self.tables.get(self.root(table)) or {})
-        return raw or "append"
+        return self._table(self.root(table)).write_disposition or "append"
 
     def strategy(self, table: str) -> str:
         """The root's merge strategy (``x-merge-strategy``); default ``delete-insert``."""
-        _, strategy = self._disposition_of(self.tables.get(self.root(table)) or {})
-        return strategy or DEFAULT_STRATEGY
+        return self._table(self.root(table)).merge_strategy or DEFAULT_STRATEGY
 
     # --- key columns -------------------------------------------------------------------
 
     def _hinted(self, table: str, hint: str) -> list[str]:
-        return [c["name"] for c in self.typed_columns(table) if c.get(hint) is True]
+        return [c.name for c in self.typed_columns(table) if c.hint(hint) is True]
 
     def primary_key(self, table: str) -> list[str]:
         return self._hinted(table, "primary_key")
@@ -124,7 +121,7 @@ class TableModel:
         if hinted:
             return hinted[0]
         name = self.names.ident(default)
-        return name if any(c["name"] == name for c in self.typed_columns(table)) else None
+        return name if any(c.name == name for c in self.typed_columns(table)) else None
 
     def row_key(self, table: str) -> str | None:
         """``row_key`` column; on scd2 roots the ``x-row-version`` hash column."""
@@ -140,7 +137,7 @@ class TableModel:
         return self._named(table, "root_key", "_dlt_root_id")
 
     def _table_hint(self, table: str, hint: str) -> Any:
-        return (self.tables.get(self.root(table)) or {}).get(hint)
+        return self._table(self.root(table)).extra.get(hint)
 
     def validity_columns(self, table: str) -> tuple[str, str]:
         """scd2 ``(valid_from, valid_to)``: column hints, else the ``validity_column_names``
@@ -179,15 +176,15 @@ class TableModel:
     def hard_delete(self, table: str) -> tuple[str, bool] | None:
         """``hard_delete`` column and whether it is a bool (else non-NULL means delete)."""
         for c in self.typed_columns(table):
-            if c.get("hard_delete") is True or c.get("x-hard-delete") is True:
-                return c["name"], c.get("data_type") == "bool"
+            if c.hard_delete is True or c.extra.get("x-hard-delete") is True:
+                return c.name, c.data_type == "bool"
         return None
 
     def dedup_sort(self, table: str) -> list[tuple[str, str]]:
         """``dedup_sort`` columns (stored as ``dedup_sort`` or ``x-dedup-sort``)."""
         out = []
         for c in self.typed_columns(table):
-            order = c.get("dedup_sort", c.get("x-dedup-sort"))
+            order = c.dedup_sort if c.dedup_sort is not None else c.extra.get("x-dedup-sort")
             if order in ("asc", "desc"):
-                out.append((c["name"], order))
+                out.append((c.name, order))
         return out

@@ -153,8 +153,8 @@ def plan_chunks(files: Sequence[ExtractedInput], chunk_bytes: int) -> list[Chunk
     chunks: list[Chunk] = []
     for file_index, extracted in enumerate(files):
         path = str(extracted.path)
-        display = str(getattr(extracted, "source", None) or path)
-        first_line = int(getattr(extracted, "first_line", 1) or 1)
+        display = extracted.source or path
+        first_line = extracted.first_line
         size = os.path.getsize(path)
         if path.endswith(".gz") or size <= chunk_bytes:
             chunks.append(
@@ -347,69 +347,9 @@ class RelationalNormalizer:
           in the background, while this process starts on the chunks, and takes over the
           chunks not yet begun. Small packages never pay for a JVM start.
         """
-        total = len(chunks)
-        done_here = [0]
         engine = _engine_setting()
-
-        def report(done: int) -> None:
-            if context.progress is not None:
-                context.progress(min(done, total), total)
-
-        def local(chunk: Chunk) -> ChunkFacts:
-            cpu, wall = time.process_time(), time.perf_counter()
-            fact = run_chunk(config, chunk, forced.get(chunk.index, {}), attempt)
-            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-            done_here[0] += 1
-            report(done_here[0])
-            if context.on_chunk is not None:
-                native = _native_ran(config)
-                run = ChunkRun(chunk.index, "driver", native, None, cpu, wall, attempt)
-                context.on_chunk(run)
-            return fact
-
-        def on_spark(spark: Any, todo: list[Chunk]) -> list[ChunkFacts]:
-            return self._on_spark(
-                context, spark, config, todo, forced, attempt, lambda n: report(done_here[0] + n)
-            )
-
-        def on_every_core(todo: list[Chunk]) -> list[ChunkFacts]:
-            """``in_order``'s result, from the local worker processes when there are several."""
-            if self._pool.workers < 2 or len(todo) < 2:
-                return in_order(todo)
-            _announce(context, "local", None)
-            runs = self._pool.run(config, todo, forced, attempt, lambda n: report(done_here[0] + n))
-            done_here[0] += len(runs)
-            if context.on_chunk is not None:
-                for chunk, run in zip(todo, runs, strict=False):
-                    context.on_chunk(
-                        ChunkRun(
-                            chunk.index,
-                            f"local worker {run.pid}",
-                            _native_ran(config),
-                            None,
-                            run.cpu_seconds,
-                            run.wall_seconds,
-                            attempt,
-                        )
-                    )
-            return [run.facts for run in runs]
-
-        def in_order(todo: list[Chunk]) -> list[ChunkFacts]:
-            """Chunks one after another here, stopping at the first malformed line.
-
-            Every chunk before it has passed, so it is the package's first bad line: report
-            it now rather than after normalizing the rest (a contract failure may still be
-            undone by a re-run with the global types, so those chunks go on).
-            """
-            _announce(context, "local", None)
-            facts: list[ChunkFacts] = []
-            for chunk in todo:
-                fact = local(chunk)
-                facts.append(fact)
-                if fact.is_bad_record:
-                    break
-            return facts
-
+        run = _ChunkDispatch(self, context, config, forced, attempt, len(chunks))
+        in_order, on_every_core, on_spark = run.in_order, run.on_every_core, run.on_spark
         if not chunks:
             return []
         spark = context.spark
@@ -430,7 +370,7 @@ class RelationalNormalizer:
         min_bytes = loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
         if sum(_chunk_size(c) for c in chunks) < min_bytes:
             return on_every_core(chunks)
-        return self._overlapped(spark, chunks, local, on_spark)
+        return self._overlapped(spark, chunks, run.local, on_spark)
 
     @staticmethod
     def _overlapped(
@@ -654,3 +594,91 @@ class RelationalNormalizer:
         path = folder / "bad-records.parquet"
         pq.write_table(table, path)
         return TableOutput(folder, len(quarantined), (path,))
+
+
+@attrs.define
+class _ChunkDispatch:
+    """Runs chunks here, on the local worker processes or on Spark, counting progress.
+
+    One per ``RelationalNormalizer._run`` call: ``done`` counts the chunks finished so far
+    wherever they ran, so progress reports stay in order when Spark takes over.
+    """
+
+    normalizer: RelationalNormalizer
+    context: NormalizeContext
+    config: EngineConfig
+    forced: Mapping[int, Forced]
+    attempt: int
+    total: int
+    done: int = 0
+
+    def report(self, done: int) -> None:
+        if self.context.progress is not None:
+            self.context.progress(min(done, self.total), self.total)
+
+    def report_more(self, finished_elsewhere: int) -> None:
+        """Progress of a batch running elsewhere: ``finished_elsewhere`` on top of ``done``."""
+        self.report(self.done + finished_elsewhere)
+
+    def local(self, chunk: Chunk) -> ChunkFacts:
+        """One chunk in this process, timed and reported."""
+        cpu, wall = time.process_time(), time.perf_counter()
+        fact = run_chunk(self.config, chunk, self.forced.get(chunk.index, {}), self.attempt)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        self.done += 1
+        self.report(self.done)
+        if self.context.on_chunk is not None:
+            native = _native_ran(self.config)
+            run = ChunkRun(chunk.index, "driver", native, None, cpu, wall, self.attempt)
+            self.context.on_chunk(run)
+        return fact
+
+    def on_spark(self, spark: Any, todo: list[Chunk]) -> list[ChunkFacts]:
+        return self.normalizer._on_spark(
+            self.context,
+            spark,
+            self.config,
+            todo,
+            self.forced,
+            self.attempt,
+            self.report_more,
+        )
+
+    def on_every_core(self, todo: list[Chunk]) -> list[ChunkFacts]:
+        """``in_order``'s result, from the local worker processes when there are several."""
+        pool = self.normalizer._pool
+        if pool.workers < 2 or len(todo) < 2:
+            return self.in_order(todo)
+        _announce(self.context, "local", None)
+        runs = pool.run(self.config, todo, self.forced, self.attempt, self.report_more)
+        self.done += len(runs)
+        if self.context.on_chunk is not None:
+            for chunk, run in zip(todo, runs, strict=False):
+                self.context.on_chunk(
+                    ChunkRun(
+                        chunk.index,
+                        f"local worker {run.pid}",
+                        _native_ran(self.config),
+                        None,
+                        run.cpu_seconds,
+                        run.wall_seconds,
+                        self.attempt,
+                    )
+                )
+        return [run.facts for run in runs]
+
+    def in_order(self, todo: list[Chunk]) -> list[ChunkFacts]:
+        """Chunks one after another here, stopping at the first malformed line.
+
+        Every chunk before it has passed, so it is the package's first bad line: report
+        it now rather than after normalizing the rest (a contract failure may still be
+        undone by a re-run with the global types, so those chunks go on).
+        """
+        _announce(self.context, "local", None)
+        facts: list[ChunkFacts] = []
+        for chunk in todo:
+            fact = self.local(chunk)
+            facts.append(fact)
+            if fact.is_bad_record:
+                break
+        return facts

@@ -198,6 +198,24 @@ def _hinted_columns(
     return dict(normalize_hints(partial, naming, use_break_path=use_break_path).columns)
 
 
+def _propagates_root_key(
+    schema: Schema, root: str, hints: Mapping[str, Any], disposition: str, strategy: str | None
+) -> bool:
+    """Whether nested tables of ``root`` get ``_dlt_root_id`` (recorded in the schema if so)."""
+    x_normalizer = hints.get("x-normalizer") or {}
+    asked = bool(hints.get("root_key_propagation") or x_normalizer.get("root_key_propagation"))
+    json_config = schema.json_normalizer_config
+    propagate = (
+        (disposition == "merge" and strategy != "scd2")
+        or asked
+        or bool(json_config.get("root_key_propagation"))
+        or root in (json_config.get("propagation") or {}).get("tables", {})
+    )
+    if propagate:
+        _record_propagation(schema, root, schema_wide=asked)
+    return propagate
+
+
 def plan_root(
     schema: Schema, source_name: str, hints: Mapping[str, Any], naming: NamingConvention
 ) -> RootPlan:
@@ -219,17 +237,7 @@ def plan_root(
     disposition, strategy = declared[0] or "append", declared[1]
     scd2 = _scd2_options(hints, naming) if strategy == "scd2" else {}
     columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path, scd2)
-    x_normalizer = hints.get("x-normalizer") or {}
-    asked = bool(hints.get("root_key_propagation") or x_normalizer.get("root_key_propagation"))
-    json_config = schema.json_normalizer_config
-    propagate = (
-        (disposition == "merge" and strategy != "scd2")
-        or asked
-        or bool(json_config.get("root_key_propagation"))
-        or root in (json_config.get("propagation") or {}).get("tables", {})
-    )
-    if propagate:
-        _record_propagation(schema, root, schema_wide=asked)
+    propagate = _propagates_root_key(schema, root, hints, disposition, strategy)
     max_nesting = _max_nesting(schema, hints, existing)
     primary_key = tuple(c for c, col in columns.items() if col.primary_key)
     spec = RootSpec(
