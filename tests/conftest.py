@@ -23,6 +23,27 @@ settings.load_profile("suite")
 CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
 
 
+#: session fixtures that stand for one shared service -> the xdist group of their tests
+SERVICE_GROUPS = {"postgres_url": "postgres", "cluster": "cluster", "s3_server": "s3"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that share a service run on one worker under ``-n 2 --dist loadgroup``.
+
+    Each xdist worker builds its own session fixtures; a service that tests share (one
+    PostgreSQL database whose schemas they create and drop, the cluster, the S3 server) is
+    used from one worker only, so its tests never race each other and it starts once. A module
+    whose setup is one expensive module-scoped fixture marks itself with ``xdist_group`` too.
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        for fixture, group in SERVICE_GROUPS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     from loadstone.spark_session import get_spark_session
