@@ -1,7 +1,13 @@
 """Fixtures shared by the whole suite.
 
 The SparkSession is real and session-scoped: starting Spark costs seconds, so every test that
-needs it shares one. Hypothesis budgets come from a profile registered here. Tests never mock Spark, DuckDB or the file system.
+needs it shares one. Tests never mock Spark, DuckDB or the file system. Hypothesis budgets come
+from the profiles registered here.
+
+The README's command runs the suite on two workers with ``--dist loadfile``: every test module
+runs on one worker, so a module-scoped setup runs once and a module's tests never race each
+other; each worker builds its own session fixtures (Spark, the S3 server), and modules that
+share the PostgreSQL server each work in schemas of their own.
 """
 
 from __future__ import annotations
@@ -21,27 +27,6 @@ settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile("suite")
 
 CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
-
-
-#: session fixtures that stand for one shared service -> the xdist group of their tests
-SERVICE_GROUPS = {"postgres_url": "postgres", "cluster": "cluster", "s3_server": "s3"}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that share a service run on one worker under ``-n 2 --dist loadgroup``.
-
-    Each xdist worker builds its own session fixtures; a service that tests share (one
-    PostgreSQL database whose schemas they create and drop, the cluster, the S3 server) is
-    used from one worker only, so its tests never race each other and it starts once. A module
-    whose setup is one expensive module-scoped fixture marks itself with ``xdist_group`` too.
-    """
-    for item in items:
-        if item.get_closest_marker("xdist_group"):
-            continue
-        for fixture, group in SERVICE_GROUPS.items():
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
 
 
 @pytest.fixture(scope="session")

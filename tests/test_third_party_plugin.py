@@ -21,9 +21,6 @@ import pytest
 from loadstone import plugin_manager
 from loadstone.plugin_manager import UnknownPluginError
 
-# one worker under xdist: the module fixture pip-installs the package once
-pytestmark = pytest.mark.xdist_group("third_party_plugin")
-
 PYPROJECT = """
 [build-system]
 requires = ["setuptools>=70.1"]

@@ -24,9 +24,6 @@ CHILD = TESTS / "spark_destination_child.py"
 READER = TESTS / "spark_catalog_reader.py"
 CASES = ("github_events", "github_issues", "ethereum_blocks", "weird_rows")
 
-# one worker under xdist: the module fixture (four Spark applications) runs once
-pytestmark = pytest.mark.xdist_group("spark_catalog")
-
 
 def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
