@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/benchmark.py --records 10000 20000 40000 \
+    python bench/benchmark.py --records 20000 100000 200000 \
         [--dlt-python /work/venvs/dlt/bin/python] [--workdir /tmp/loadstone-bench] \
         [--destination postgres [--postgres URL]]
     python bench/benchmark.py --engine spark --master spark://127.0.0.1:7077 \
@@ -375,11 +375,27 @@ def _drop_postgres_datasets(url: str) -> None:
         conn.execute("CHECKPOINT")
 
 
+def print_steps(results: list[dict[str, Any]]) -> None:
+    """Each step's wall and CPU seconds and its share of the cores, per run that has them."""
+    rows = [r for r in results if r.get("steps")]
+    if not rows:
+        return
+    print()
+    print(f"| records | tool | step | wall s | CPU s | CPU use of {CORES} cores | load avg |")
+    print("|---:|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        for step, (wall, cpu) in r["steps"].items():
+            print(
+                f"| {r['records']} | {r['kind']} | {step} | {wall:.2f} | {cpu:.2f} | "
+                f"{cpu / wall / CORES:.0%} | {float(r['load']):.1f} |"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--records", type=int, nargs="+", default=[10_000, 20_000, 40_000])
+    parser.add_argument("--records", type=int, nargs="+", default=[20_000, 100_000, 200_000])
     parser.add_argument(
         "--dlt-python", default=None, help="python of a venv with dlt 1.31 (optional)"
     )
@@ -487,6 +503,7 @@ def main() -> int:
                     "load": load,
                     "driver": driver,
                     "server": server,
+                    "steps": report.get("steps", {}),
                 }
             )
             print(
@@ -502,17 +519,19 @@ def main() -> int:
     print()
     print(
         "| records | MB | tool | seconds | records/s | MB/s | peak RSS MB (tree) "
-        "| driver peak MB | CPU s | server CPU s | load avg |"
+        f"| driver peak MB | CPU s | CPU use of {CORES} cores | server CPU s | load avg |"
     )
-    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r['records']} | {int(r['bytes']) / 1e6:.0f} | {r['kind']} | {r['seconds']:.2f} | "
             f"{int(r['records']) / float(r['seconds']):.0f} | {int(r['bytes']) / float(r['seconds']) / 1e6:.2f} | "
             f"{int(r['peak']) / 1e6:.0f} | {int(r['driver']) / 1e6:.0f} | {float(r['cpu']):.1f} | "
+            f"{float(r['cpu']) / float(r['seconds']) / CORES:.0%} | "
             f"{float(r['server']):.1f} | "
             f"{float(r['load']):.1f} |"
         )
+    print_steps(results)
     print()
     for records in args.records:
         by_kind = {r["kind"]: float(r["seconds"]) for r in results if r["records"] == records}

@@ -20,6 +20,7 @@ from loadstone.config import ConfigValueError
 from loadstone.normalize.contract import BadRecordError, NormalizeContext, NormalizeError
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, local_pool
 from loadstone.plugins.normalizers.relational.engine import run_chunk
+from loadstone.plugins.normalizers.relational.normalizer import plan_chunks
 
 SMALL_CHUNKS = 16 * 1024
 DROP = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id"}
@@ -56,6 +57,21 @@ def test_workers_give_the_schema_and_rows_of_one_process(tmp_path: Path, cases_d
     assert normalizer.last_stats["chunks"] > 8
     assert normalizer.last_stats["workers"] == 2
     assert _content(pooled) == _content(alone)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_large_file_splits_into_chunks_the_workers_share_evenly(
+    tmp_path: Path, workers: int
+) -> None:
+    package = StandInPackage(tmp_path / "even")
+    package.add_jsonl("t", [{"n": n} for n in range(1000, 2000)])
+    files = list(package.extracted_files())
+    size = os.path.getsize(files[0].path)
+
+    chunks = plan_chunks(files, size // 5 + 1, workers)  # five chunks, were it not for them
+
+    assert len(chunks) == 6
+    assert (chunks[0].start, chunks[-1].end) == (0, size)
 
 
 def test_workers_default_to_the_cores_this_process_may_use(tmp_path: Path, cases_dir: Path) -> None:

@@ -190,6 +190,19 @@ def test_text_buffers_build_the_array_pyarrow_would(cells: list[str | None]) -> 
     assert built.equals(pa.array(cells, type=pa.string()))
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    raw=st.binary(max_size=80)
+    | st.text(alphabet='0123456789[{}]":, a-', max_size=80)
+    | st.from_regex(r'[a":]{0,40}\d{15,45}[a":\d]{0,40}', fullmatch=True)
+)
+def test_the_line_scan_finds_in_c_what_python_counts(raw: bytes | str) -> None:
+    from loadstone.plugins.normalizers.relational import _speedups
+
+    line = raw.encode() if isinstance(raw, str) else raw
+    assert _speedups.scan_line(line) == engine.scan_line(line)
+
+
 def test_text_buffers_of_a_dense_column_have_no_validity_bitmap() -> None:
     built = _text_array(None, ["a", "", "ключ"], 3)
     assert built is not None and built.to_pylist() == ["a", "", "ключ"]
