@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import cli
 from cluster_support import write_events
 from normalizer_support import snake_case
-from test_cli_run import cli
 
 import loadstone
 from loadstone.errors import LoadstoneError
