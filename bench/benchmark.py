@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/benchmark.py --records 10000 20000 40000 \
+    python bench/benchmark.py --records 20000 100000 200000 \
         [--dlt-python /work/venvs/dlt/bin/python] [--workdir /tmp/loadstone-bench] \
         [--destination postgres [--postgres URL]]
     python bench/benchmark.py --engine spark --master spark://127.0.0.1:7077 \
@@ -31,7 +31,9 @@ with fresh ids, then runs, each in its own cold process (so JVM start and import
 With ``--destination postgres`` both tools load into the same PostgreSQL server (datasets
 ``bench_loadstone`` and ``bench_dlt``, dropped before every run; dlt with its COPY-based
 ``csv`` format, ``BENCH_DLT_FORMAT=insert_values`` for its default), and there is no
-spark floor.
+spark floor. The server's CPU and the WAL written during each run are printed too; both
+count everything on the server, so give the benchmark a server of its own
+(``LOADSTONE_PG_STATE=/tmp/pg-bench bash .ci/postgres start``).
 
 It prints seconds, records/s, MB/s, peak memory (sum of the RSS of the whole process tree,
 JVM included, sampled from /proc every 50 ms; and the driver process's own peak, which
@@ -437,6 +439,18 @@ def server_cpu(url: str | None) -> float:
     return total
 
 
+def wal_position(url: str | None) -> int:
+    """The server's WAL position in bytes (0 without one): the difference over a run is
+    the WAL that run wrote (everything on the server counts: give the bench its own)."""
+    if not url:
+        return 0
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").fetchone()
+    return int(row[0]) if row else 0
+
+
 def _drop_postgres_datasets(url: str) -> None:
     """Each run starts from an empty dataset (and the previous run's data is gone)."""
     import psycopg
@@ -538,11 +552,27 @@ def compare_cluster(args: argparse.Namespace, root: Path) -> int:
     return 0
 
 
+def print_steps(results: list[dict[str, Any]]) -> None:
+    """Each step's wall and CPU seconds and its share of the cores, per run that has them."""
+    rows = [r for r in results if r.get("steps")]
+    if not rows:
+        return
+    print()
+    print(f"| records | tool | step | wall s | CPU s | CPU use of {CORES} cores | load avg |")
+    print("|---:|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        for step, (wall, cpu) in r["steps"].items():
+            print(
+                f"| {r['records']} | {r['kind']} | {step} | {wall:.2f} | {cpu:.2f} | "
+                f"{cpu / wall / CORES:.0%} | {float(r['load']):.1f} |"
+            )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--records", type=int, nargs="+", default=[10_000, 20_000, 40_000])
+    parser.add_argument("--records", type=int, nargs="+", default=[20_000, 100_000, 200_000])
     parser.add_argument(
         "--dlt-python", default=None, help="python of a venv with dlt 1.31 (optional)"
     )
@@ -635,10 +665,12 @@ def main() -> int:
             os.sync()  # nor does a tool pay for what the previous one left to write
             load_before = os.getloadavg()[0]
             server_before = server_cpu(env.get("BENCH_POSTGRES"))
+            wal_before = wal_position(env.get("BENCH_POSTGRES"))
             seconds, peak, out, cpu = run_measured(
                 [python, str(HERE), "--child", kind, str(data), str(work)], env, work
             )
             server = server_cpu(env.get("BENCH_POSTGRES")) - server_before
+            wal = wal_position(env.get("BENCH_POSTGRES")) - wal_before
             load = max(load_before, os.getloadavg()[0])
             report = json.loads(out.strip().splitlines()[-1])
             driver = int(report.get("driver_peak", 0))
@@ -662,12 +694,14 @@ def main() -> int:
                     "load": load,
                     "driver": driver,
                     "server": server,
+                    "wal": wal,
+                    "steps": report.get("steps", {}),
                 }
             )
             print(
                 f"{records:>7} {kind:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
                 f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:6.0f} MB (driver {driver / 1e6:5.0f})  "
-                f"cpu {cpu:6.1f} s  server cpu {server:6.1f} s  "
+                f"cpu {cpu:6.1f} s  server cpu {server:6.1f} s  WAL {wal / 1e6:6.0f} MB  "
                 f"load {load:4.1f}",
                 flush=True,
             )
@@ -677,17 +711,19 @@ def main() -> int:
     print()
     print(
         "| records | MB | tool | seconds | records/s | MB/s | peak RSS MB (tree) "
-        "| driver peak MB | CPU s | server CPU s | load avg |"
+        f"| driver peak MB | CPU s | CPU use of {CORES} cores | server CPU s | WAL MB | load avg |"
     )
-    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r['records']} | {int(r['bytes']) / 1e6:.0f} | {r['kind']} | {r['seconds']:.2f} | "
             f"{int(r['records']) / float(r['seconds']):.0f} | {int(r['bytes']) / float(r['seconds']) / 1e6:.2f} | "
             f"{int(r['peak']) / 1e6:.0f} | {int(r['driver']) / 1e6:.0f} | {float(r['cpu']):.1f} | "
-            f"{float(r['server']):.1f} | "
+            f"{float(r['cpu']) / float(r['seconds']) / CORES:.0%} | "
+            f"{float(r['server']):.1f} | {int(r['wal']) / 1e6:.0f} | "
             f"{float(r['load']):.1f} |"
         )
+    print_steps(results)
     print()
     for records in args.records:
         by_kind = {r["kind"]: float(r["seconds"]) for r in results if r["records"] == records}

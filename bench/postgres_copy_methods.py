@@ -1,4 +1,5 @@
-"""Which way into PostgreSQL: COPY as CSV through psycopg (loadstone's) or ADBC's binary COPY.
+"""Which way into PostgreSQL: COPY as CSV through psycopg (loadstone's), the same with the
+table's ``toast_tuple_target`` raised for the COPY (what loadstone does), or ADBC's binary COPY.
 
 Usage (needs a server, e.g. ``eval "$(bash .ci/postgres start)"``, and
 ``pip install adbc-driver-postgresql`` beside loadstone; it is not a dependency)::
@@ -7,14 +8,16 @@ Usage (needs a server, e.g. ``eval "$(bash .ci/postgres start)"``, and
 
 Builds ``records`` GitHub events, normalizes them with loadstone into Parquet (one package,
 not loaded), then loads the root table (the widest, ~690 columns) into an empty copy of
-itself with each method, several times, and prints wall seconds, this process's CPU and the
-server's CPU (see ``benchmark.server_cpu``). Nothing is asserted.
+itself with each method, several times, and prints wall seconds, this process's CPU, the
+server's CPU (see ``benchmark.server_cpu``), the WAL written and the table's size (TOAST
+included). ADBC runs only where ``adbc-driver-postgresql`` is installed. Nothing is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.util
 import json
 import os
 import sys
@@ -72,6 +75,29 @@ def via_csv(url: str, files: list[Path]) -> None:
                     copy.write(chunk)
 
 
+def via_csv_inline(url: str, files: list[Path]) -> None:
+    """``via_csv`` with ``toast_tuple_target`` at 8160 for the COPY (``client._inline_rows``)."""
+    with psycopg.connect(url) as conn:
+        conn.execute('ALTER TABLE "copy_methods"."events" SET (toast_tuple_target = 8160)')
+        with conn.cursor() as cur:
+            for file in files:
+                names = pq.read_schema(file).names
+                with cur.copy(copy_statement('"copy_methods"."events"', names)) as copy:
+                    for chunk in csv_chunks(file, names):
+                        copy.write(chunk)
+        conn.execute('ALTER TABLE "copy_methods"."events" RESET (toast_tuple_target)')
+
+
+def wal_and_size(url: str) -> tuple[int, int]:
+    """The server's WAL position and the test table's size with its TOAST, in bytes."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint, "
+            "pg_total_relation_size('copy_methods.events')"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+
 def via_adbc(url: str, files: list[Path]) -> None:
     import adbc_driver_postgresql.dbapi as adbc
 
@@ -96,16 +122,27 @@ def main() -> None:
     print(
         f"{args.records} events: {len(files)} files, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB Parquet"
     )
-    for name, method in (("psycopg csv COPY", via_csv), ("adbc binary COPY", via_adbc)):
+    methods = [("psycopg csv COPY", via_csv), ("csv, toast target", via_csv_inline)]
+    if importlib.util.find_spec("adbc_driver_postgresql") is not None:
+        methods.append(("adbc binary COPY", via_adbc))
+    else:
+        print("adbc binary COPY skipped (pip install adbc-driver-postgresql to compare it)")
+    for name, method in methods:
         for _ in range(args.repeat):
             with psycopg.connect(args.postgres, autocommit=True) as conn:
                 fresh_table(conn, files)
                 conn.execute("CHECKPOINT")
+            wal, _ = wal_and_size(args.postgres)
             server, cpu, wall = server_cpu(args.postgres), time.process_time(), time.perf_counter()
             method(args.postgres, files)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            server = server_cpu(args.postgres) - server
+            wal_after, size = wal_and_size(args.postgres)
             print(
-                f"{name:<18} {wall:6.2f} s  client cpu {cpu:5.2f} s  server cpu {server_cpu(args.postgres) - server:5.2f} s  load {os.getloadavg()[0]:.1f}"
+                f"{name:<18} {wall:6.2f} s  client cpu {cpu:5.2f} s  server cpu {server:5.2f} s  "
+                f"WAL {(wal_after - wal) / 1e6:6.0f} MB  table {size / 1e6:6.0f} MB  "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
             )
 
 

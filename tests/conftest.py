@@ -1,7 +1,13 @@
 """Fixtures shared by the whole suite.
 
 The SparkSession is real and session-scoped: starting Spark costs seconds, so every test that
-needs it shares one. Tests never mock Spark, DuckDB or the file system.
+needs it shares one. Tests never mock Spark, DuckDB or the file system. Hypothesis budgets come
+from the profiles registered here.
+
+The README's command runs the suite on two workers with ``--dist loadfile``: every test module
+runs on one worker, so a module-scoped setup runs once and a module's tests never race each
+other; each worker builds its own session fixtures (Spark, the S3 server), and modules that
+share the PostgreSQL server each work in schemas of their own.
 """
 
 from __future__ import annotations
@@ -11,6 +17,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis budgets, one place: "suite" (the default) keeps a full run short on 2 cores;
+# ``pytest --hypothesis-profile=thorough`` searches ten times longer. Tests whose examples
+# are expensive take a fraction of ``settings.default.max_examples`` rather than a number.
+settings.register_profile("suite", max_examples=100, deadline=None)
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile("suite")
 
 CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
 

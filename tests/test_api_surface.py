@@ -1,6 +1,6 @@
 """The dlt API surface of loadstone: what is refused by name, and rules checked on many inputs.
 
-Behaviour compared with dlt 1.31 lives in ``tests/test_compat_dlt.py``; these tests pin what
+Behaviour compared with dlt 1.31 lives in ``tests/pipelines/test_compat_dlt.py``; these tests pin what
 the compatibility suite cannot record from dlt: arguments loadstone refuses instead of
 ignoring, and properties of incremental loading over generated data.
 """

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import duckdb
+import locations
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
+FIXTURES = locations.FIXTURES / "pipeline"
 
 pytestmark = pytest.mark.spark
 
@@ -40,7 +40,7 @@ def tables_of(dataset: str, db: str = "quick_start.duckdb") -> list[str]:
     ]
 
 
-SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
+SEEDS = locations.FIXTURES / "seeds"
 
 
 def seed_blocks(name: str) -> list[str]:

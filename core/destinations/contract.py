@@ -411,6 +411,15 @@ class DestinationClient(Protocol):
     ) -> None: ...
 
 
+@runtime_checkable
+class ColumnsQuery(Protocol):
+    """A client whose query results carry their column names (``pipeline.dataset()`` and
+    ``sql_client()`` read them from here when the client has no DuckDB-style connection)."""
+
+    def query_columns(self, sql: str, *params: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run SQL and return the result's column names and all its rows."""
+
+
 class ClientFactory(Protocol):
     """What ``Destination.client_class`` is: a loader class, or a :class:`LazyClient`."""
 

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from loadstone.destinations.contract import ColumnsQuery
 from loadstone.errors import LoadstoneError
 
 if TYPE_CHECKING:
@@ -41,9 +42,20 @@ class _Result:
             return self._arrow
         import pyarrow as pa
 
-        return pa.table(
-            {name: [row[i] for row in self.rows] for i, name in enumerate(self.columns)}
-        )
+        arrays = [
+            pa.array([_arrow_value(row[i]) for row in self.rows]) for i in range(len(self.columns))
+        ]
+        return pa.Table.from_arrays(arrays, names=self.columns)
+
+
+def _arrow_value(value: Any) -> Any:
+    """A row value as Arrow takes it: JSON documents (dicts, lists) as their JSON text, so a
+    column of documents of different shapes is one string column."""
+    if isinstance(value, (dict, list)):
+        import json
+
+        return json.dumps(value)
+    return value
 
 
 def _duckdb_arrow(conn: Any, sql: str, params: Sequence[Any]) -> Any:
@@ -99,6 +111,8 @@ def _execute(
                 return _Result(list(table.column_names), [], table)
             columns = [column.to_pylist() for column in table.columns]
             return _Result(list(table.column_names), list(zip(*columns, strict=True)))
+        if isinstance(client, ColumnsQuery):
+            return _Result(*client.query_columns(sql, *params))
         rows = client.query(sql, *params)
         return _Result([], rows)
     except LoadstoneError:

@@ -7,7 +7,7 @@ Run with the throwaway dlt environment (never a dependency of loadstone)::
 from the repository root. dlt 1.31 queries datasets with sqlglot; with sqlglot 30 its
 ``pipeline.dataset()`` fails, so record ``dataset_queries`` with ``sqlglot<27`` installed.
 Each outcome goes to ``tests/fixtures/compat/<scenario>.json`` (``--out DIR``: elsewhere);
-``tests/test_compat_dlt.py`` runs the same scenario under loadstone and compares.
+``tests/pipelines/test_compat_dlt.py`` runs the same scenario under loadstone and compares.
 """
 
 from __future__ import annotations

@@ -120,4 +120,5 @@ DIALECT = Dialect(
     column_type=postgres_type,
     row_order="ctid",
     empty_table="TRUNCATE {table}",
+    move_table="ALTER TABLE {table} SET SCHEMA {dataset}",
 )

@@ -56,12 +56,16 @@ class Dialect:
     ``rowid``, PostgreSQL ``ctid``); merge keeps the first staged row of a key by it.
     ``empty_table``: the statement that empties a table inside a transaction (``{table}`` is
     the qualified name).
+    ``move_table``: the statement that moves a staging table (``{table}``, qualified) into
+    the final dataset (``{dataset}``, quoted) keeping its name, or None where there is none
+    (the ``staging-optimized`` replace then inserts from staging).
     """
 
     name: str
     column_type: ColumnType
     row_order: str
     empty_table: str = "DELETE FROM {table}"
+    move_table: str | None = None
 
     def empty(self, qualified_table: str) -> str:
         return self.empty_table.format(table=qualified_table)

@@ -11,7 +11,15 @@ tables are handled together: nested rows follow their root row through ``_dlt_ro
 
 Semantics (observed from dlt 1.x on DuckDB and PostgreSQL):
 
-* ``replace``: the root and *all* its nested tables are emptied, then loaded.
+* ``replace``: the root and *all* its nested tables are emptied, then loaded. How, is the
+  ``replace_strategy`` (dlt's ``destination.replace_strategy``): ``truncate-and-insert``
+  (the default) empties the final tables and copies the files into them;
+  ``insert-from-staging`` first copies the files into ``<dataset>_staging`` tables, then
+  empties the final tables and inserts from staging; ``staging-optimized`` stages the same
+  way, then drops each final table that received rows and moves its staging table into the
+  dataset in its place (where the dialect can move a table; else as
+  ``insert-from-staging``). All three run in the package's transaction, so readers see the
+  old rows or the new ones, never none.
 * ``delete-insert`` (default merge): data is staged in ``<dataset>_staging``; rows of the
   final root table whose primary key (or merge key) matches a staged row are deleted with
   their nested rows; staged root rows are de-duplicated by primary key keeping the first in
@@ -60,6 +68,7 @@ class SqlClient(Protocol):
 
     destination: Destination
     dialect: Dialect
+    dataset_name: str
 
     def qualified(self, table: str, staging: bool = False) -> str: ...
 
@@ -87,6 +96,9 @@ class SqlClient(Protocol):
 
 _RN = "__loadstone_rn"
 
+#: dlt's replace strategies, the first the default
+REPLACE_STRATEGIES = ("truncate-and-insert", "insert-from-staging", "staging-optimized")
+
 
 def load_tables(
     client: SqlClient,
@@ -94,6 +106,7 @@ def load_tables(
     sources: Mapping[str, FileSource],
     load_id: str,
     current: list[str | None],
+    replace_strategy: str = REPLACE_STRATEGIES[0],
 ) -> None:
     """Load every table of the package, grouped by root table, in the open transaction."""
     for table in sources:
@@ -109,7 +122,7 @@ def load_tables(
         disposition = model.disposition(root)
         loader = _Loader(client, model, sources, load_id, current, chain)
         if disposition == "replace":
-            loader.replace()
+            loader.replace(replace_strategy)
         elif disposition == "merge":
             loader.merge()
         else:
@@ -173,11 +186,30 @@ class _Loader:
             if self._has_data(table):
                 self._insert_files(table, self._final(table), ordered=False)
 
-    def replace(self) -> None:
-        """Empty the root and all its nested tables, then insert (in the one transaction)."""
-        for table in reversed(self._existing_chain()):
+    def replace(self, strategy: str = REPLACE_STRATEGIES[0]) -> None:
+        """Empty the root and all its nested tables, then insert (see module docstring)."""
+        if strategy == "truncate-and-insert":
+            self._empty_final(self._existing_chain())
+            self.append()
+            return
+        self._stage()
+        move = self.client.dialect.move_table if strategy == "staging-optimized" else None
+        moved = [t for t in self.chain if t in self.staged] if move is not None else []
+        self._empty_final([t for t in self._existing_chain() if t not in moved])
+        if move is not None:
+            self._move_staged(moved, move)
+        self._append_staged([t for t in self.chain if t not in moved])
+
+    def _move_staged(self, tables: Sequence[str], move: str) -> None:
+        """Drop each final table and move its staging table into the dataset in its place."""
+        dataset = quote(self.client.dataset_name)
+        for table in tables:
+            self._exec(table, f"DROP TABLE {self._final(table)}")
+            self._exec(table, move.format(table=self.staged[table], dataset=dataset))
+
+    def _empty_final(self, tables: Sequence[str]) -> None:
+        for table in reversed(tables):
             self._exec(table, self.client.dialect.empty(self._final(table)))
-        self.append()
 
     # --- merge -------------------------------------------------------------------------
 

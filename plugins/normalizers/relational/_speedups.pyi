@@ -42,3 +42,6 @@ def text_buffers(
     rows: list[int] | None, values: list[Any], n: int, /
 ) -> tuple[bytes | None, bytes, bytes] | None:
     """Arrow string buffers (validity, offsets, data) of a text column, or None."""
+
+def scan_line(raw: bytes, /) -> tuple[int, int, bool]:
+    """``engine.scan_line`` in one pass: brackets, ``":`` pairs, 19 digits in a row."""

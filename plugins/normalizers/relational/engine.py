@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +68,14 @@ _DIGIT_MASK = bytes(48 if 48 <= i <= 57 else 120 for i in range(256))
 _NINETEEN_DIGITS = b"0" * 19
 
 
-def has_long_integer(raw: bytes) -> bool:
-    """True if the line may hold a bare integer orjson cannot parse exactly."""
-    return (
-        raw.translate(_DIGIT_MASK).find(_NINETEEN_DIGITS) >= 0 and _LONG_INT.search(raw) is not None
-    )
+def scan_line(raw: bytes) -> tuple[int, int, bool]:
+    """What :func:`parse_line` checks before parsing: (``[`` + ``{``, ``":``, 19 digits in a row).
+
+    The reference of ``_speedups.scan_line``, which finds the same in one pass over the line
+    (four passes here cost about a fifth of a chunk's CPU on API data).
+    """
+    nineteen = raw.translate(_DIGIT_MASK).find(_NINETEEN_DIGITS) >= 0
+    return raw.count(b"[") + raw.count(b"{"), raw.count(b'":'), nineteen
 
 
 #: data type -> the Python type whose values need no coercion into it. A timestamp column
@@ -900,26 +903,27 @@ def _check_strings(item: Any) -> None:
                 ) from None
 
 
-def parse_line(raw: bytes) -> Any:
+def parse_line(raw: bytes, scan: Callable[[bytes], tuple[int, int, bool]] = scan_line) -> Any:
     """One line of JSON as an item, or :class:`BadLine` with a one-line cause.
 
     orjson first; a line it refuses (an integer beyond 64 bits, a BOM, an escape of an
     unpaired surrogate ...) goes through the json module, which keeps exact integers but is
     made as strict as orjson otherwise: NaN, Infinity and numbers out of a double's range
     are invalid JSON on every line (dlt 1.31 rejects them in files too). Items nested deeper
-    than :data:`MAX_DEPTH` are bad records.
+    than :data:`MAX_DEPTH` are bad records. ``scan`` is :func:`scan_line` or its C twin.
     """
     item: Any
-    if has_long_integer(raw):
+    brackets, keys, nineteen = scan(raw)
+    if nineteen and _LONG_INT.search(raw) is not None:
         item = _parse_strict(raw, None)
     else:
         try:
             item = orjson.loads(raw)
         except orjson.JSONDecodeError as error:
             item = _parse_strict(raw, str(error))
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth(item) > MAX_DEPTH:
+    if brackets > MAX_DEPTH and _depth(item) > MAX_DEPTH:
         raise BadLine(f"nested deeper than {MAX_DEPTH} levels")
-    if raw.count(b'":') > MAX_WIDTH and (width := _widest_row(item)) > MAX_WIDTH:
+    if keys > MAX_WIDTH and (width := _widest_row(item)) > MAX_WIDTH:
         raise BadLine(f"a row of {width} values: wider than {MAX_WIDTH} columns")
     return item
 
@@ -945,12 +949,13 @@ def run_chunk(
     engine = ChunkEngine(config, chunk, forced, attempt)
     spec = config.specs[chunk.table_name]
     process = engine.process_item
+    scan = scan_line if engine.native is None else engine.native.scan_line
     try:
         for number, raw in iter_lines(chunk, config.remote):
             if not raw or raw.isspace():
                 continue
             try:
-                item = parse_line(raw)
+                item = parse_line(raw, scan)
             except BadLine as exc:
                 engine.bad_count += 1
                 if config.on_bad_record == "fail":

@@ -83,7 +83,8 @@ DEFAULT_CHUNK_BYTES = 32 * 1024 * 1024
 #: local worker processes. Spark's local Python workers run the same engine on the same
 #: cores, plus a JVM, so on one machine Spark never wins: measured on 2 cores, end to end,
 #: 1.35 GB of GitHub events took 17.7 s on the pool and 30.6 s through Spark (normalize 11.0
-#: vs 22.8 s; a chunk costs 0.50 s of CPU either way). Hence 1 TiB: on a local master the
+#: vs 22.8 s; a chunk costs 0.50 s of CPU either way); with the line scan in C, 27.1 CPU s
+#: on the pool against 39.8 through Spark (0.42 vs 0.43 s a chunk). Hence 1 TiB: on a local master the
 #: pool does it all unless this is set lower; a cluster or Connect remote always uses Spark.
 DEFAULT_LAZY_SPARK_BYTES = 1024**4
 
@@ -149,24 +150,39 @@ def _first_line(message: str) -> str:
     return lines[0] if lines else message
 
 
+def balanced_chunk_bytes(size: int, chunk_bytes: int, workers: int) -> int:
+    """At most ``chunk_bytes`` per chunk, in a number of chunks that ``workers`` divides.
+
+    Chunks are handed out in order and cost about the same per byte, so with a multiple of
+    the workers they all finish together: 269 MB in 32 MiB chunks is 8 full chunks and a
+    small one, which leaves one core idle for most of a chunk at the end; 10 chunks of
+    27 MB do not. A file that fits one chunk stays one chunk.
+    """
+    if size <= chunk_bytes or workers < 2:
+        return chunk_bytes
+    count = -(-size // chunk_bytes)
+    count = -(-count // workers) * workers
+    return -(-size // count)
+
+
 def plan_chunks(
-    files: Sequence[ExtractedInput], chunk_bytes: int, remote: Any = None, slots: int = 1
+    files: Sequence[ExtractedInput], chunk_bytes: int, workers: int = 1, remote: Any = None
 ) -> list[Chunk]:
     """Chunks of the extracted files, in source order (file, then byte offset).
 
+    A file larger than ``chunk_bytes`` is split evenly for ``workers`` (see
+    :func:`balanced_chunk_bytes`): the local worker processes, or on a cluster the
+    executors loadstone waits for (:func:`_cluster_slots`).
     ``remote`` (``package_storage.RemoteData``): the files are objects of that storage.
-    ``slots``: the tasks a cluster runs at once; chunks are made a little smaller so that
-    their count is a multiple of it (9 chunks on 2 executors keep one idle for the last
-    chunk's time: at best 1.8x one executor; 10 chunks make 2x possible).
     """
     chunks: list[Chunk] = []
     opener: Any = open if remote is None else (lambda path, mode: remote.open_read(path))
-    chunk_bytes = _balanced_chunk_bytes(files, chunk_bytes, remote, slots)
     for file_index, extracted in enumerate(files):
         path = str(extracted.path)
         display = extracted.source or path
         first_line = extracted.first_line
         size = _file_size(path, remote)
+        step = balanced_chunk_bytes(size, chunk_bytes, workers)
         if path.endswith(".gz") or size <= chunk_bytes:
             chunks.append(
                 Chunk(
@@ -177,7 +193,7 @@ def plan_chunks(
         start = 0
         with opener(path, "rb") as handle:
             while start < size:
-                target = start + chunk_bytes
+                target = start + step
                 if target >= size:
                     end = size
                 else:
@@ -198,20 +214,6 @@ def plan_chunks(
                 )
                 start = end
     return chunks
-
-
-def _balanced_chunk_bytes(
-    files: Sequence[ExtractedInput], chunk_bytes: int, remote: Any, slots: int
-) -> int:
-    """``chunk_bytes``, lowered so that the plain files make a multiple of ``slots`` chunks."""
-    if slots < 2:
-        return chunk_bytes
-    total = sum(_file_size(str(f.path), remote) for f in files if not str(f.path).endswith(".gz"))
-    count = -(-total // chunk_bytes)
-    if count == 0:
-        return chunk_bytes
-    balanced = -(-count // slots) * slots
-    return max(1, -(-total // balanced))
 
 
 def _cluster_slots() -> int:
@@ -365,7 +367,9 @@ class RelationalNormalizer:
             native=_native_enabled() if self.native is None else self.native,
             remote=context.storage,
         )
-        chunks = plan_chunks(files, self.chunk_bytes, context.storage, _cluster_slots())
+        slots = _cluster_slots()
+        workers = slots if slots > 1 else self._pool.workers
+        chunks = plan_chunks(files, self.chunk_bytes, workers, context.storage)
         facts = self._run(context, config, chunks, {c.index: {} for c in chunks}, 0)
         facts, reruns = self._settle(context, config, chunks, facts)
         spark_tasks.sweep_attempts(config.out_dir, facts, context.storage)

@@ -2,7 +2,7 @@
 
 Also: an extracted copy that is not what ``package.json`` recorded is never loaded in part;
 normalized files that are missing or cut are normalized again from the extracted copy.
-(Writes on a full disk: tests/test_disk_full.py.)
+(Writes on a full disk: tests/pipelines/test_disk_full.py.)
 """
 
 from __future__ import annotations

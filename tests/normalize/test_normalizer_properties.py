@@ -33,6 +33,8 @@ VALUES = st.recursive(
     max_leaves=6,
 )
 RECORDS = st.lists(st.dictionaries(KEYS, VALUES, max_size=4), min_size=1, max_size=25)
+#: each example normalizes a whole package (twice): a third of the profile's budget
+EXAMPLES = max(10, settings.default.max_examples // 3)
 DROP = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id"}
 
 
@@ -65,7 +67,7 @@ def _values(result: Any) -> dict[str, list[str]]:
     }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=RECORDS, chunk_bytes=st.integers(min_value=1, max_value=400))
 def test_any_split_into_chunks_gives_the_sequential_schema_and_values(
     records: list[dict[str, Any]], chunk_bytes: int
@@ -109,7 +111,7 @@ CLASHING = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=CLASHING, chunk_bytes=st.integers(min_value=1, max_value=60))
 def test_any_split_meets_a_frozen_data_type_as_the_sequential_run_does(
     records: list[dict[str, Any]], chunk_bytes: int

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import cli
 from cluster_support import write_events
 from normalizer_support import snake_case
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
-from test_cli_run import cli
 
 import loadstone
 from loadstone.errors import LoadstoneError

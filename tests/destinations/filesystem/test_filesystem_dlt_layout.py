@@ -14,12 +14,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import locations
 import pytest
 from filesystem_support import DATASET, files_of, fs_pipeline, load_case, rows_per_table
 
-FIXTURE = json.loads(
-    (Path(__file__).parent / "fixtures" / "filesystem" / "dlt_layout.json").read_text()
-)
+FIXTURE = json.loads((locations.FIXTURES / "filesystem" / "dlt_layout.json").read_text())
 CASES = {key: case for key, case in FIXTURE["cases"].items() if not case["dlt_failed"]}
 
 

@@ -5,13 +5,15 @@ normalize in the driver, normalize on Spark, load before the destination's COMMI
 it), then finished either (a) by the same command again or (b) by ``pipeline.run()``. Either
 way each row is loaded once and the package is loaded once (one ``_dlt_loads`` row).
 
-The command runs in a subprocess that is killed at a known point through the public progress
-events: the CLI's own progress display is wrapped so that it sends SIGKILL to its process
+The killed command runs in a subprocess that is killed at a known point through the public
+progress events (the commands that finish the work run in-process, through ``main``): the CLI's own progress display is wrapped so that it sends SIGKILL to its process
 when the step reaches the point; no test-only branch exists in the product.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -120,13 +122,14 @@ def run_killed(step: str, event: str, env: dict[str, str]) -> subprocess.Complet
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "loadstone.cli", *args],
-        env=environment({}),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    """The command that finishes the work, run in this process through the CLI's ``main``:
+    only the killed run needs a process of its own (finishing is not about processes)."""
+    from loadstone.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        returncode = main(list(args))
+    return subprocess.CompletedProcess(list(args), returncode, out.getvalue(), err.getvalue())
 
 
 def package_states() -> list[str]:

@@ -12,13 +12,14 @@ from typing import Any
 
 import attrs
 import duckdb
+import locations
 import pytest
 
 import loadstone as dlt
 from loadstone.cli import main
 from loadstone.errors import LoadstoneError
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = locations.FIXTURES
 
 
 def deep(levels: int) -> str:

@@ -15,14 +15,14 @@ import json
 from collections.abc import Callable
 from functools import cache
 from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any
 
+import locations
 import pytest
 
 from loadstone.naming import NamingConvention
 
-FIXTURE = Path(__file__).parent / "fixtures" / "naming" / "dlt_cases.json.gz"
+FIXTURE = locations.FIXTURES / "naming" / "dlt_cases.json.gz"
 ERROR = "<error>"
 
 

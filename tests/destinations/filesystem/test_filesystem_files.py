@@ -7,9 +7,6 @@ checked against them.
 from __future__ import annotations
 
 import gzip
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -153,36 +150,16 @@ def test_the_bucket_url_comes_from_the_environment(
     assert sum(pq.read_table(f).num_rows for f in written) == 2
 
 
-def test_loadstone_run_loads_into_the_filesystem_destination(tmp_path: Path) -> None:
+def test_loadstone_run_loads_into_the_filesystem_destination(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from loadstone.cli import main
+
     source = tmp_path / "orders.jsonl"
     source.write_text('{"id": 1, "items": [{"sku": "a"}]}\n{"id": 2, "items": []}\n')
-    env = {
-        **os.environ,
-        "DESTINATION__FILESYSTEM__BUCKET_URL": str(tmp_path / "cli_bucket"),
-        "LOADSTONE_HOME": str(tmp_path / "home"),
-    }
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "loadstone.cli",
-            "run",
-            str(source),
-            "--table",
-            "orders",
-            "--pipeline",
-            "cli_files",
-            "--destination",
-            "filesystem",
-            "--dataset",
-            "shop",
-            "--quiet",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    monkeypatch.setenv("DESTINATION__FILESYSTEM__BUCKET_URL", str(tmp_path / "cli_bucket"))
+    argv = ["run", str(source), "--table", "orders", "--pipeline", "cli_files"]
+    argv += ["--destination", "filesystem", "--dataset", "shop", "--quiet"]
+    assert main(argv) == 0, capsys.readouterr().err
     dataset_dir = tmp_path / "cli_bucket" / "shop"
     assert rows_per_table(dataset_dir) == {"orders": 2, "orders__items": 1}

@@ -185,16 +185,13 @@ def test_chunks_done_on_spark_are_reported_up_to_all_of_them(spark: Any, tmp_pat
     assert not seen or dones[-1] <= seen[0][1]
 
 
-def test_chunks_on_a_cluster_come_in_a_multiple_of_its_slots(tmp_path: Path) -> None:
-    from cluster_support import write_events
+def test_chunks_on_a_cluster_are_planned_for_the_executors_it_waits_for(
+    monkeypatch: Any,
+) -> None:
+    from loadstone.plugins.normalizers.relational.normalizer import _cluster_slots
 
-    from loadstone.plugins.normalizers.relational.normalizer import plan_chunks
-    from loadstone.storage.load_package import ExtractedFile
-
-    path = write_events(tmp_path / "e.jsonl", 2000)  # ~600 kB of ~300-byte lines
-    file = ExtractedFile(path, "events")
-    for chunk_bytes in (45_000, 64_000, 150_000):
-        for slots in (1, 2, 3, 4):
-            chunks = plan_chunks([file], chunk_bytes, slots=slots)
-            assert len(chunks) % slots == 0, (chunk_bytes, slots, len(chunks))
-            assert chunks[-1].end == path.stat().st_size  # every byte, in whole lines
+    monkeypatch.setenv("NORMALIZE__MIN_EXECUTORS", "3")
+    monkeypatch.setenv("SPARK__MASTER", "spark://127.0.0.1:7077")
+    assert _cluster_slots() == 3  # chunks in a multiple of 3 (balanced_chunk_bytes)
+    monkeypatch.setenv("SPARK__MASTER", "local[2]")
+    assert _cluster_slots() == 1  # a local master: the local worker processes decide

@@ -8,12 +8,22 @@ as a user would set them); nested rows, the merge and its staging schema come ou
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from postgres_support import drop_datasets, rows
-from test_seed_examples import CHARLIE_DATA, FIXTURES, MERGE, NESTED, pipeline_part, run_block
+from test_seed_examples import (
+    CHARLIE_DATA,
+    DEV_MODE,
+    FIXTURES,
+    MERGE,
+    NESTED,
+    SIMPLE,
+    pipeline_part,
+    run_block,
+)
 
 
 def _on_postgres(block: str) -> str:
@@ -49,3 +59,31 @@ def test_nested_then_charlie_then_merge_give_dlts_tables(on_postgres: str) -> No
     assert sorted(map(list, pets)) == sorted(expected["mydata.users__pets"])
     loads = rows(on_postgres, "SELECT count(*), min(status), max(status) FROM mydata._dlt_loads")
     assert loads == [(3, 0, 0)]
+
+
+def test_simple_example_creates_users_with_dlts_columns(on_postgres: str) -> None:
+    load_info: Any = run_block(_on_postgres(SIMPLE))["load_info"]
+    users = rows(on_postgres, "SELECT id, name, _dlt_load_id FROM mydata.users ORDER BY id")
+    assert [(i, n) for i, n, _ in users] == [(1, "Alice"), (2, "Bob")]
+    assert {load_id for *_, load_id in users} == set(load_info.loads_ids)
+    columns = rows(
+        on_postgres,
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+        "WHERE table_schema = 'mydata' AND table_name = 'users' ORDER BY ordinal_position",
+    )
+    assert columns == [
+        ("id", "bigint", "YES"),
+        ("name", "character varying", "YES"),
+        ("_dlt_load_id", "character varying", "NO"),
+        ("_dlt_id", "character varying", "NO"),
+    ]
+
+
+def test_dev_mode_example_loads_into_a_dataset_with_a_datetime_suffix(on_postgres: str) -> None:
+    pipeline: Any = run_block(_on_postgres(DEV_MODE))["pipeline"]
+    try:
+        assert re.fullmatch(r"mydata_\d{14}", pipeline.dataset_name)
+        users = rows(on_postgres, f"SELECT id, name FROM {pipeline.dataset_name}.users ORDER BY id")
+        assert users == [(1, "Alice"), (2, "Bob")]
+    finally:
+        drop_datasets(on_postgres, pipeline.dataset_name)

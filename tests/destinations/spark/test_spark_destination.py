@@ -44,39 +44,18 @@ def _child(work: Path, *args: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def loaded(tmp_path_factory: pytest.TempPathFactory, cases_dir: Path) -> dict[str, Any]:
-    """Everything the loaders did and everything the independent reader then saw."""
+    """Everything the loaders did and everything the independent reader then saw.
+
+    Four Spark applications in turn (the Derby metastore admits one at a time): two loads
+    killed mid-way, one application with every other load (it also finishes the killed
+    ones), then the reader.
+    """
     work = tmp_path_factory.mktemp("spark_catalog")
     found: dict[str, Any] = {"work": work}
-    found["cases"] = _child(work, "cases", str(cases_dir))
-    found["dispositions"] = _child(work, "dispositions")
     for disposition in ("append", "replace"):
         crashed = _run(sys.executable, str(CHILD), "crash", str(work), disposition, cwd=work)
         found[f"crash_{disposition}"] = (crashed.returncode, crashed.stderr[-3000:])
-    found["rerun"] = _child(work, "rerun")
-    cli = _run(
-        sys.executable,
-        "-m",
-        "loadstone.cli",
-        "run",
-        str(cases_dir / "github_events.json"),
-        "--table",
-        "events",
-        "--destination",
-        "spark",
-        "--pipeline",
-        "from_cli",
-        "--pipelines-dir",
-        str(work / "pipelines"),
-        "--quiet",
-        cwd=work,
-        env={
-            "DESTINATION__SPARK__WAREHOUSE_DIR": str(work / "warehouse"),
-            "DESTINATION__SPARK__METASTORE_DIR": str(work / "metastore"),
-            "SPARK__MASTER": "local[2]",
-            "SPARK__SQL__SHUFFLE__PARTITIONS": "2",
-        },
-    )
-    found["cli"] = cli
+    found.update(_child(work, "loads", str(cases_dir)))
     reader = _run(sys.executable, str(READER), str(work), cwd=work)
     assert reader.returncode == 0, reader.stderr[-3000:]
     found["read"] = json.loads((work / "read.json").read_text(encoding="utf-8"))
@@ -239,7 +218,7 @@ def test_a_wei_beyond_38_digits_goes_to_a_text_variant_with_every_digit(
 @pytest.mark.spark
 def test_loadstone_run_with_destination_spark(loaded: dict[str, Any]) -> None:
     cli = loaded["cli"]
-    assert cli.returncode == 0, cli.stderr[-3000:]
+    assert cli["returncode"] == 0, cli["stderr"][-3000:]
     assert (
         _read(loaded, "from_cli_dataset.events")["count"]
         == loaded["cases"]["github_events"]["github_events"]

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import locations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,7 +24,7 @@ from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.schema import Schema
 from loadstone.schema.settings import compile_preferred
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = locations.FIXTURES
 FIXTURE = FIXTURES / "schemas" / "preferred_types_order_dlt.json"
 DLT = json.loads(FIXTURE.read_text(encoding="utf-8"))
 CASES = sorted(DLT["cases"].items())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from loadstone.naming import NamingConvention
@@ -59,7 +59,6 @@ def unambiguous_and_unshortened(naming: NamingConvention, source: str, output: s
     return naming.break_path(output) == [part for part in parts if part.strip()]
 
 
-@settings(max_examples=500)
 @given(classes, max_lengths, surrogate_free)
 def test_normalize_path_is_idempotent_on_its_own_output(
     cls: type[NamingConvention], max_length: int | None, source: str
@@ -70,7 +69,6 @@ def test_normalize_path_is_idempotent_on_its_own_output(
         assert naming.normalize_path(once) == once
 
 
-@settings(max_examples=300)
 @given(classes, max_lengths, realistic_keys)
 def test_normalize_path_is_idempotent_on_realistic_keys(
     cls: type[NamingConvention], max_length: int | None, source: str
@@ -104,7 +102,6 @@ def test_a_shortened_path_may_break_differently_when_normalized_again_as_in_dlt(
     assert naming.normalize_path(once) == "_31valuo6nsiw__2_igx"
 
 
-@settings(max_examples=400)
 @given(classes, max_lengths, surrogate_free)
 def test_normalize_identifier_is_idempotent_on_its_own_output(
     cls: type[NamingConvention], max_length: int | None, source: str
@@ -115,7 +112,6 @@ def test_normalize_identifier_is_idempotent_on_its_own_output(
     assert naming.normalize_identifier(once) == once
 
 
-@settings(max_examples=400)
 @given(classes, sized, surrogate_free)
 def test_no_output_is_longer_than_max_length(
     cls: type[NamingConvention], max_length: int, source: str
@@ -128,7 +124,6 @@ def test_no_output_is_longer_than_max_length(
     assert all(len(output) <= max_length for output in outputs)
 
 
-@settings(max_examples=300)
 @given(classes, sized, surrogate_free)
 def test_shortened_identifiers_are_exactly_max_length(
     cls: type[NamingConvention], max_length: int, source: str
@@ -147,7 +142,6 @@ def test_shortened_identifiers_are_exactly_max_length(
         assert shortened == full
 
 
-@settings(max_examples=300)
 @given(classes, st.sampled_from([10, 63]), surrogate_free)
 def test_tags_are_deterministic_across_calls_and_instances(
     cls: type[NamingConvention], max_length: int, source: str
@@ -161,7 +155,6 @@ def test_tags_are_deterministic_across_calls_and_instances(
     )
 
 
-@settings(max_examples=300)
 @given(classes, st.lists(with_alnum, min_size=1, max_size=5))
 def test_break_path_undoes_make_path_of_normalized_parts(
     cls: type[NamingConvention], sources: list[str]
@@ -176,7 +169,6 @@ def test_break_path_undoes_make_path_of_normalized_parts(
     assert naming.break_path(naming.make_path(*parts)) == parts
 
 
-@settings(max_examples=300)
 @given(classes, max_lengths, with_alnum)
 def test_non_blank_input_with_a_letter_or_digit_gives_non_empty_output(
     cls: type[NamingConvention], max_length: int | None, source: str
@@ -188,7 +180,6 @@ def test_non_blank_input_with_a_letter_or_digit_gives_non_empty_output(
     assert naming.normalize_tables_path(source)
 
 
-@settings(max_examples=200)
 @given(st.sampled_from([c for c in CLASSES if not c(None).is_case_sensitive]), with_alnum)
 def test_case_insensitive_conventions_produce_lower_case_only(
     cls: type[NamingConvention], source: str

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import pickle
-from pathlib import Path
 from typing import Any
 
+import locations
 import pytest
 
 from loadstone.plugin_manager import naming_convention
@@ -30,7 +30,7 @@ from loadstone.schema.contracts import (
 from loadstone.schema.data_types import CoercionError, coerce_value
 from loadstone.schema.hints import table_from_hints
 
-FIXTURE = Path(__file__).parent / "fixtures" / "schemas" / "contracts_dlt.json"
+FIXTURE = locations.FIXTURES / "schemas" / "contracts_dlt.json"
 
 
 def schema_with_table(contract: Any = None, *, schema_contract: Any = None) -> Schema:

@@ -11,9 +11,9 @@ import json
 import math
 import pickle
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
+import locations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -36,7 +36,7 @@ from loadstone.schema.data_types import (
     variant_column_name,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "schemas" / "coercion_dlt.json"
+FIXTURE = locations.FIXTURES / "schemas" / "coercion_dlt.json"
 UTC = dt.timezone.utc
 
 

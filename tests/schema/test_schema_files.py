@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import locations
 import pytest
 import yaml
 
@@ -19,7 +20,7 @@ from loadstone.schema import (
     save_schema_file,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "schemas"
+FIXTURES = locations.FIXTURES / "schemas"
 DLT_FILE = FIXTURES / "github_events.dlt.schema.yaml"
 OUR_FILE = FIXTURES / "github_events.loadstone.schema.yaml"
 

@@ -138,7 +138,12 @@ RECORDS = st.lists(
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# each example normalizes a package twice (C and Python): half the profile's budget
+@settings(
+    max_examples=settings.default.max_examples // 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     records=RECORDS,
     chunk_bytes=st.sampled_from([1 << 30, 64]),
@@ -176,7 +181,6 @@ def _text_array(rows: list[int] | None, values: list[Any], n: int) -> pa.Array |
     )
 
 
-@settings(max_examples=200, deadline=None)
 @given(cells=st.lists(st.one_of(st.none(), st.text(max_size=8)), max_size=40))
 def test_text_buffers_build_the_array_pyarrow_would(cells: list[str | None]) -> None:
     rows = [i for i, v in enumerate(cells) if v is not None]
@@ -184,6 +188,19 @@ def test_text_buffers_build_the_array_pyarrow_would(cells: list[str | None]) -> 
     assert built is not None
     built.validate(full=True)
     assert built.equals(pa.array(cells, type=pa.string()))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    raw=st.binary(max_size=80)
+    | st.text(alphabet='0123456789[{}]":, a-', max_size=80)
+    | st.from_regex(r'[a":]{0,40}\d{15,45}[a":\d]{0,40}', fullmatch=True)
+)
+def test_the_line_scan_finds_in_c_what_python_counts(raw: bytes | str) -> None:
+    from loadstone.plugins.normalizers.relational import _speedups
+
+    line = raw.encode() if isinstance(raw, str) else raw
+    assert _speedups.scan_line(line) == engine.scan_line(line)
 
 
 def test_text_buffers_of_a_dense_column_have_no_validity_bitmap() -> None:
@@ -235,7 +252,6 @@ ISO_LIKE = st.from_regex(
 )
 
 
-@settings(max_examples=400, deadline=None)
 @given(text=ISO_LIKE)
 def test_iso_text_the_c_path_places_is_the_timestamp_python_coerces_it_to(text: str) -> None:
     from loadstone.plugins.normalizers.relational import _speedups

@@ -8,15 +8,14 @@ output identical to that verified file, so a format drift shows up here.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import locations
 import yaml
 
 from loadstone.plugin_manager import naming_convention
 from loadstone.schema import Schema, Table, load_schema_file
 from loadstone.schema.hints import normalize_hints, table_from_hints
 
-RICH = Path(__file__).parent / "fixtures" / "schemas" / "rich.loadstone.schema.yaml"
+RICH = locations.FIXTURES / "schemas" / "rich.loadstone.schema.yaml"
 
 
 def rich_schema() -> Schema:

@@ -17,9 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import locations
 import pytest
 
-CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
+CASES = locations.FIXTURES / "cases"
 
 INSIDE = """
 import json, os, subprocess, sys

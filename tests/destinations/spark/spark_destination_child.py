@@ -3,7 +3,11 @@
 ``python spark_destination_child.py COMMAND WORKDIR [ARG]`` loads into the Hive metastore and
 warehouse under WORKDIR and writes what it saw as JSON to ``WORKDIR/<command>.json``. The
 test module runs these in child processes because the embedded Derby metastore admits one JVM
-at a time and the suite's own SparkSession has no Hive support. The *reader* is another
+at a time and the suite's own SparkSession has no Hive support. Starting a Spark application
+costs seconds, so the module needs only three loader applications: ``crash`` twice (each is
+killed with SIGKILL, so it must be a process of its own) and ``loads``, which does everything
+else in one application (the cases, the dispositions, the reruns of the crashed pipelines and
+``loadstone run --destination spark`` through the CLI's ``main``). The *reader* is another
 program (``spark_catalog_reader.py``) that does not import loadstone at all.
 """
 
@@ -161,13 +165,48 @@ def rerun(work: Path) -> dict[str, Any]:
     return loaded
 
 
-COMMANDS = {"cases": load_cases, "dispositions": dispositions, "crash": crash, "rerun": rerun}
+def cli_run(work: Path, cases_dir: Path) -> dict[str, Any]:
+    """``loadstone run ... --destination spark`` through the CLI's own ``main``: the exit
+    status and what it wrote on stderr (the command's behaviour, not a process's)."""
+    import contextlib
+    import io
+
+    from loadstone.cli import main
+
+    os.environ.update(
+        {
+            "DESTINATION__SPARK__WAREHOUSE_DIR": str(work / "warehouse"),
+            "DESTINATION__SPARK__METASTORE_DIR": str(work / "metastore"),
+            "SPARK__MASTER": SPARK_OPTIONS["spark.master"],
+            "SPARK__SQL__SHUFFLE__PARTITIONS": SPARK_OPTIONS["spark.sql.shuffle.partitions"],
+        }
+    )
+    argv = ["run", str(cases_dir / "github_events.json"), "--table", "events"]
+    argv += ["--destination", "spark", "--pipeline", "from_cli"]
+    argv += ["--pipelines-dir", str(work / "pipelines"), "--quiet"]
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        returncode = main(argv)
+    return {"returncode": returncode, "stderr": stderr.getvalue()}
+
+
+def loads(work: Path, cases_dir: Path) -> dict[str, Any]:
+    """Every load but the killed ones, in one Spark application (run after both crashes)."""
+    return {
+        "cases": load_cases(work, cases_dir),
+        "dispositions": dispositions(work),
+        "rerun": rerun(work),
+        "cli": cli_run(work, cases_dir),
+    }
+
+
+COMMANDS = {"loads": loads, "crash": crash}
 
 
 def main() -> None:
     command, work = sys.argv[1], Path(sys.argv[2])
     args: list[Any] = []
-    if command == "cases":
+    if command == "loads":
         args = [Path(sys.argv[3])]
     elif command == "crash":
         args = [sys.argv[3]]

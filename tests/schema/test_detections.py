@@ -7,9 +7,9 @@ import datetime as dt
 import json
 import pickle
 import time
-from pathlib import Path
 from typing import Any
 
+import locations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,7 +26,7 @@ from loadstone.schema.detections import (
 )
 
 UTC = dt.timezone.utc
-FIXTURE = Path(__file__).parent / "fixtures" / "schemas" / "detections_dlt.json"
+FIXTURE = locations.FIXTURES / "schemas" / "detections_dlt.json"
 DLT_CASES = json.loads(FIXTURE.read_text())["cases"]
 
 

@@ -18,13 +18,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import locations
 import pytest
 
 import loadstone
 from tests.compat.harness import run_scenario
 from tests.compat.scenarios import SCENARIOS
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "compat"
+FIXTURES = locations.FIXTURES / "compat"
 #: a Python interpreter with dlt 1.31: when set, dlt also runs every scenario live
 DLT_PYTHON_ENV = "LOADSTONE_COMPAT_DLT_PYTHON"
 
@@ -62,7 +63,7 @@ def live_dlt(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
     out = tmp_path_factory.mktemp("live_dlt")
     subprocess.run(
         [python, "-m", "tests.compat.record", "--out", str(out)],
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=locations.REPO,
         check=True,
         capture_output=True,
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import os
@@ -12,22 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import cli
+from locations import EXAMPLES
 
-from loadstone.cli import pipeline_command, run_command
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+from loadstone.cli import run_command
 
 pytestmark = pytest.mark.spark
-
-
-def cli(*argv: str) -> int:
-    """Run a command through the parsers of the two command modules under test."""
-    parser = argparse.ArgumentParser(prog="loadstone")
-    subparsers = parser.add_subparsers()
-    run_command.register(subparsers)
-    pipeline_command.register(subparsers)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
 
 
 def test_examples_data_is_a_small_nested_sample() -> None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_support import drop_datasets, pipeline, rows, unique_dataset
+from postgres_support import connection, drop_datasets, pipeline, rows, unique_dataset
 
 import loadstone
 from loadstone.destinations.contract import LoadFailed
@@ -242,3 +242,56 @@ def test_load_info_hides_the_password(postgres_url: str, dataset: str, tmp_path:
     info = pipeline(postgres_url, dataset, tmp_path).run([{"id": 1}], table_name="t")
     assert ":***@" in str(info)
     assert ":loadstone@" not in str(info)
+
+
+def test_dataset_arrow_and_df_carry_the_column_names(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    pipe = pipeline(postgres_url, dataset, tmp_path)
+    pipe.run([{"id": 1, "name": "a"}], table_name="t")
+    relation = pipe.dataset()["t"]
+    assert relation.arrow().column_names == ["id", "name", "_dlt_load_id", "_dlt_id"]
+    assert list(relation.df().columns) == ["id", "name", "_dlt_load_id", "_dlt_id"]
+    assert relation.select("name", "id").arrow().to_pylist() == [{"name": "a", "id": 1}]
+
+
+def _reloptions(url: str, dataset: str, table: str) -> object:
+    return rows(
+        url, f"SELECT reloptions FROM pg_class WHERE oid = '\"{dataset}\".{table}'::regclass"
+    )
+
+
+def test_the_copy_leaves_the_tables_storage_options_as_they_were(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """The COPY raises ``toast_tuple_target`` for itself (README, "PostgreSQL"); the table
+    keeps no option of ours, and an option its owner set stays."""
+    pipe = pipeline(postgres_url, dataset, tmp_path)
+    pipe.run(_users((1, "a")), table_name="users")
+    assert _reloptions(postgres_url, dataset, "users") == [(None,)]
+    with connection(postgres_url) as conn:
+        conn.execute(f'ALTER TABLE "{dataset}".users SET (toast_tuple_target = 4096)')
+    pipe.run(_users((2, "b")), table_name="users")
+    assert _reloptions(postgres_url, dataset, "users") == [(["toast_tuple_target=4096"],)]
+    assert _table(postgres_url, dataset, "users", "id") == [(1,), (2,)]
+
+
+def test_a_loader_that_does_not_own_the_table_still_loads(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """Only INSERT is granted: the COPY goes in without the storage option (not ours to set)."""
+    pipeline(postgres_url, dataset, tmp_path / "owner").run(_users((1, "a")), table_name="users")
+    role = f"loader_{dataset}"
+    with connection(postgres_url) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'loader'")
+        conn.execute(f'GRANT USAGE ON SCHEMA "{dataset}" TO {role}')
+        conn.execute(f'GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA "{dataset}" TO {role}')
+    loader_url = postgres_url.replace("loadstone:loadstone@", f"{role}:loader@", 1)
+    try:
+        pipe = pipeline(loader_url, dataset, tmp_path / "loader")
+        pipe.run(_users((2, "b")), table_name="users")
+    finally:
+        with connection(postgres_url) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
+    assert _table(postgres_url, dataset, "users", "id") == [(1,), (2,)]
