@@ -900,16 +900,27 @@ def _is_file_name(value: Any) -> bool:
     return isinstance(value, str) and is_json_path(value) and package_storage.is_remote_url(value)
 
 
-def input_files_of(data: Any) -> list[Path]:
-    """The files of a file input (one path or a list of paths); empty for other data.
+def input_files_of(data: Any) -> list[Path | str]:
+    """The files of a file input (paths, and object URLs read where they are); empty for
+    other data.
 
     These are what a package records as its inputs (see ``InputFingerprint``).
     """
-    if isinstance(data, (list, tuple)) and data and all(isinstance(d, Path) for d in data):
-        return [Path(d) for d in data if Path(d).is_file()]
-    if is_json_path(data) and Path(data).is_file():
-        return [Path(data)]
-    return []
+    if isinstance(data, (list, tuple)):
+        if not data or not all(_is_file_name(d) for d in data):
+            return []
+        items = list(data)
+    elif is_json_path(data):
+        items = [data]
+    else:
+        return []
+    found: list[Path | str] = []
+    for item in items:
+        if isinstance(item, str) and package_storage.is_remote_url(item):
+            found.append(item)
+        elif Path(item).is_file():
+            found.append(Path(item))
+    return found
 
 
 def _table_from_path(path: Path) -> str:

@@ -697,7 +697,6 @@ class Pipeline:
         package_schema = self._schema_for_extract(schema_name, provided)
         if isinstance(data, Source):
             _apply_source_defaults(data)
-        inputs = [InputFingerprint.of(path) for path in input_files_of(data)]
         state_key = source_name or schema_name
         if refresh is not None:
             source_state = self._state.setdefault("sources", {}).setdefault(state_key, {})
@@ -705,6 +704,8 @@ class Pipeline:
         package = self._new_package(schema_name)
         self._package_started("extract", package.load_id)
         result = self._write_package(package, data, table_name, hints, state_key, step)
+        # after the extract, which names a missing or unreadable input in its own error
+        inputs = [self._fingerprint(path) for path in input_files_of(data)]
         self._publish_extracted(package)
         package.write_schema(_schema_to_dict(package_schema))
         self._register_schema(package_schema)
@@ -1221,9 +1222,10 @@ class Pipeline:
             for package in iter_pending(self.packages_dir)
             for fingerprint in package.inputs()
         }
-        remaining = []
+        remaining: list[Path | str] = []
         for path in files:
-            load_id = held.get(InputFingerprint.of(path))
+            fingerprint = self._held_fingerprint(path) if held else None
+            load_id = held.get(fingerprint) if fingerprint is not None else None
             if load_id is None:
                 remaining.append(path)
             else:
@@ -1237,6 +1239,21 @@ class Pipeline:
         if not remaining:
             return None
         return remaining if len(remaining) > 1 else remaining[0]
+
+    def _held_fingerprint(self, path: Path | str) -> InputFingerprint | None:
+        """The fingerprint to look up, or None where the input cannot be read (the extract
+        step then says why, naming it)."""
+        try:
+            return self._fingerprint(path)
+        except Exception:  # a missing file or unreachable store: reported by the extract
+            return None
+
+    def _fingerprint(self, path: Path | str) -> InputFingerprint:
+        """A local file's size and mtime, or an object's size and etag (read where it is)."""
+        if isinstance(path, Path):
+            return InputFingerprint.of(path)
+        size, etag = package_storage.object_fingerprint(self.pipeline_name, path)
+        return InputFingerprint.of_object(path, size, etag)
 
     def _drop_incomplete_extracts(self) -> None:
         """A package still ``extracting`` was cut off mid-write: its data never counted."""

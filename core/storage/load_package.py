@@ -89,23 +89,29 @@ def repair_advice(pipeline_hint: str = "P") -> str:
 
 @attrs.frozen
 class InputFingerprint:
-    """One input file of a package as it was when extracted: path, size, modification time.
+    """One input of a package as it was when extracted: path or URL, size, version.
 
     A run given the same input again finds it in a package an interrupted run left pending
-    and finishes that package instead of extracting the input a second time.
+    and finishes that package instead of extracting the input a second time. A local file's
+    version is its modification time; an object's (``s3://...``, read where it is) its etag.
     """
 
     path: str
     size: int
-    mtime_ns: int
+    mtime_ns: int = 0
+    etag: str = ""
 
     @classmethod
     def of(cls, path: Path) -> InputFingerprint:
         stat = Path(path).stat()
         return cls(str(Path(path).absolute()), stat.st_size, stat.st_mtime_ns)
 
+    @classmethod
+    def of_object(cls, url: str, size: int, etag: str | None) -> InputFingerprint:
+        return cls(url, size, etag=etag or "")
+
     def asdict(self) -> dict[str, Any]:
-        return {"path": self.path, "size": self.size, "mtime_ns": self.mtime_ns}
+        return {"path": self.path, "size": self.size, "mtime_ns": self.mtime_ns, "etag": self.etag}
 
 
 @attrs.frozen

@@ -98,6 +98,15 @@ def data_url(pipeline_name: str) -> str | None:
     return filesystem.join_url(url, pipeline_name)
 
 
+def object_fingerprint(pipeline_name: str, url: str) -> tuple[int, str | None]:
+    """Size and etag of an input object read where it is (``url`` on the package storage)."""
+    store = data_url(pipeline_name)
+    if store is None:
+        raise PackageStorageError(f"{url} is not on a package storage ({STORAGE_URL_KEY})")
+    remote = RemoteData.for_package(Path("/"), store)
+    return remote.fingerprint(remote.name_of(url))
+
+
 def configured_credentials() -> filesystem.FilesystemCredentials:
     """dlt's credential keys under ``[packages.credentials]`` (env ``PACKAGES__CREDENTIALS__*``)."""
     return filesystem.configured_credentials(CREDENTIALS_SECTION)

@@ -215,6 +215,26 @@ def test_an_input_on_the_object_store_is_read_where_it_is_and_refused_once_chang
     assert _events(pipe) == (71, 71)
 
 
+def test_an_object_input_run_again_after_a_failure_finishes_its_package_once(
+    s3_packages: tuple[str, S3Server], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The package records the object's size and etag: the same run again finishes that
+    package instead of extracting the object a second time (rows would load twice)."""
+    url, server = s3_packages
+    fs, root = open_filesystem(url, server.credentials)
+    source = f"{url}/inbox/again.jsonl"
+    fs.put_file(str(write_events(tmp_path / "e.jsonl", 50)), f"{root}/inbox/again.jsonl")
+    pipe = loadstone.pipeline("s3again", destination="duckdb", pipelines_dir=tmp_path / "p")
+    monkeypatch.setenv("NORMALIZE__ENGINE", "bogus")  # normalize fails after the extract
+    with pytest.raises(LoadstoneError):
+        pipe.run(source, table_name="events")
+    assert [p.state for p in pipe.list_pending_packages()] == ["extracted"]
+    monkeypatch.delenv("NORMALIZE__ENGINE")
+    pipe.run(source, table_name="events")
+    assert _events(pipe) == (50, 50)
+    assert pipe.list_pending_packages() == []
+
+
 @pytest.mark.spark
 def test_packages_on_s3_take_dataframe_input_and_spark_tasks(
     spark: Any, s3_packages: tuple[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
