@@ -14,6 +14,7 @@ interpreted, every identifier is quoted, every value a parameter or COPY data.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +35,8 @@ from loadstone.destinations.contract import (
 from loadstone.plugins.destinations.postgres.copy import (
     ParquetFiles,
     copy_statement,
-    csv_chunks,
-    file_columns,
+    file_batches,
+    read_ahead,
 )
 from loadstone.plugins.destinations.postgres.credentials import (
     PostgresCredentials,
@@ -226,13 +227,11 @@ class PostgresClient(ClientNames, ClosesOnExit):
     ) -> None:
         """COPY every file of ``source`` into ``target``, in file order (so ``ordered`` holds)."""
         wanted = [name for name, _ in columns]
-        with self._inline_rows(target), self._conn.cursor() as cur:
-            for file in source.files:
-                names = file_columns(file, wanted)
-                if not names:
-                    continue
+        batches = read_ahead(file_batches(source.files, wanted))
+        with self._inline_rows(target), self._conn.cursor() as cur, contextlib.closing(batches):
+            for (_file, names), chunks in itertools.groupby(batches, key=lambda b: b[0]):
                 with cur.copy(copy_statement(target, names)) as copy:
-                    for chunk in csv_chunks(file, names):
+                    for _key, chunk in chunks:
                         copy.write(chunk)
 
     @contextlib.contextmanager
