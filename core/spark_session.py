@@ -154,3 +154,20 @@ def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSessio
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def stop_active_session() -> None:
+    """Stop this process's active Spark session, if Spark was used at all.
+
+    The command line calls it before printing a failure's one-line error: a classic
+    session's JVM shares the process's stderr and logs a failed job's tasks from its own
+    threads, so without the stop those lines may land after the error and bury it. A
+    process that never imported pyspark pays nothing (it is not imported here).
+    """
+    if "pyspark.sql" not in sys.modules:
+        return
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()

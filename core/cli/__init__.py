@@ -28,6 +28,7 @@ import sys
 from collections.abc import Sequence
 
 from loadstone.errors import LoadstoneError
+from loadstone.spark_session import stop_active_session
 
 #: the command modules, in the order their commands are listed by ``loadstone --help``
 COMMAND_MODULES: tuple[str, ...] = (
@@ -82,5 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args))
     except LoadstoneError as error:
+        stop_active_session()  # its JVM's log lines come before the error, not after it
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE if _is_usage_error(error) else EXIT_FAILED
