@@ -8,9 +8,10 @@ Spark itself is only imported here, in the normalizer and in destinations.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,18 +157,30 @@ def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSessio
     return session
 
 
-def stop_active_session() -> None:
-    """Stop this process's active Spark session, if Spark was used at all.
-
-    The command line calls it before printing a failure's one-line error: a classic
-    session's JVM shares the process's stderr and logs a failed job's tasks from its own
-    threads, so without the stop those lines may land after the error and bury it. A
-    process that never imported pyspark pays nothing (it is not imported here).
-    """
+def active_session() -> Any:
+    """This process's active Spark session, or None (pyspark is not imported for it)."""
     if "pyspark.sql" not in sys.modules:
-        return
+        return None
     from pyspark.sql import SparkSession
 
-    session = SparkSession.getActiveSession()
-    if session is not None:
-        session.stop()
+    return SparkSession.getActiveSession()
+
+
+@contextlib.contextmanager
+def stopped_on_error() -> Iterator[None]:
+    """Stop a Spark session started inside the block when the block fails.
+
+    The command line wraps a command in it, so that a failure's one-line error is printed
+    after the session is gone: a classic session's JVM shares the process's stderr and logs
+    a failed job's tasks from its own threads, and those lines could otherwise land after
+    the error and bury it. A session that was active before the block (a caller's, or the
+    one the tests share when they call the command line in-process) is left running.
+    """
+    before = active_session()
+    try:
+        yield
+    except BaseException:
+        started = active_session()
+        if started is not None and started is not before:
+            started.stop()
+        raise

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Sequence
 
 from loadstone.errors import LoadstoneError
-from loadstone.spark_session import stop_active_session
+from loadstone.spark_session import stopped_on_error
 
 #: the command modules, in the order their commands are listed by ``loadstone --help``
 COMMAND_MODULES: tuple[str, ...] = (
@@ -81,8 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return int(handler(args))
+        with stopped_on_error():  # the JVM's log lines come before the error, not after it
+            return int(handler(args))
     except LoadstoneError as error:
-        stop_active_session()  # its JVM's log lines come before the error, not after it
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE if _is_usage_error(error) else EXIT_FAILED
