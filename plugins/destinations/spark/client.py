@@ -17,8 +17,6 @@ before any work (``dispositions.py``).
 
 from __future__ import annotations
 
-import datetime as _dt
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -35,7 +33,6 @@ from loadstone.destinations.contract import (
     encode_state,
     new_row_id,
     schema_dict,
-    schema_naming,
 )
 from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
@@ -47,6 +44,8 @@ from loadstone.plugins.destinations.spark.types import (
     spark_type,
     types_compatible,
 )
+from loadstone.plugins.destinations.sql.bookkeeping import now, stored_version_hash
+from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.sql.tables import TableModel
 from loadstone.schema import Column
 
@@ -54,7 +53,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-class SparkClient(ClosesOnExit):
+class SparkClient(ClientNames, ClosesOnExit):
     """Loads packages into one database of the Spark catalog (see module docstring)."""
 
     def __init__(
@@ -77,27 +76,6 @@ class SparkClient(ClosesOnExit):
         self._naming = self._resolve_naming(schema)
 
     # --- names -------------------------------------------------------------------------
-
-    def _resolve_naming(self, schema: Any) -> Any | None:
-        if self.destination.naming_convention:
-            from loadstone.plugin_manager import naming_convention
-
-            return naming_convention(self.destination.naming_convention)
-        return schema_naming(schema) if schema is not None else None
-
-    def _adopt_naming(self, schema: Any) -> None:
-        if schema is not None and not self.destination.naming_convention:
-            self._naming = schema_naming(schema)
-
-    def ident(self, name: str) -> str:
-        """A system column name through the naming convention."""
-        return self._naming.normalize_identifier(name) if self._naming else name
-
-    def table_ident(self, name: str) -> str:
-        """A system table name through the naming convention."""
-        if self._naming is None:
-            return name
-        return self._naming.normalize_table_identifier(name)
 
     def qualified(self, table: str) -> str:
         return qualified(self.catalog, self.dataset_name, table)
@@ -236,7 +214,7 @@ class SparkClient(ClosesOnExit):
             [
                 int(stored.get("version", 1) or 1),
                 int(stored.get("engine_version", 11) or 11),
-                _now(),
+                now(),
                 schema_name,
                 version_hash,
                 json.dumps(stored, default=str),
@@ -283,7 +261,7 @@ class SparkClient(ClosesOnExit):
                 state.engine_version,
                 state.pipeline_name,
                 encode_state(state.state),
-                state.created_at or _now(),
+                state.created_at or now(),
                 state.version_hash,
                 request.load_id,
                 new_row_id(),
@@ -292,7 +270,7 @@ class SparkClient(ClosesOnExit):
             request.load_id,
             stored.get("name", ""),
             0,
-            _now(),
+            now(),
             stored_version_hash(stored),
         ]
         return rows
@@ -382,16 +360,3 @@ class _ArrowResult:
 
     def to_arrow_table(self) -> Any:
         return self._frame.toArrow()
-
-
-def stored_version_hash(stored: Mapping[str, Any]) -> str:
-    """The schema's ``version_hash``; a hand-made dict without one gets a content hash."""
-    value = stored.get("version_hash")
-    if value:
-        return str(value)
-    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
-    return hashlib.sha256(content).hexdigest()
-
-
-def _now() -> _dt.datetime:
-    return _dt.datetime.now(tz=_dt.timezone.utc)
