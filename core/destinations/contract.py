@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import hashlib
 import json
 import os
 import zlib
@@ -217,6 +218,57 @@ class PipelineStateRow:
     engine_version: int = 4
     version_hash: str | None = None
     created_at: _dt.datetime | None = None
+
+
+#: what a load without a schema records (no name, no tables), as it always has
+_NO_SCHEMA: Mapping[str, Any] = {"name": "", "tables": {}}
+
+
+@attrs.frozen
+class SchemaVersionRow:
+    """A schema version as ``_dlt_version`` stores it (and ``_dlt_loads`` names it).
+
+    Built once per package at the contract's edge, so every destination (SQL, Spark,
+    filesystem) records the same values without handling the schema's stored form: the
+    document is serialized here, once, because the row stores it as JSON text.
+    """
+
+    schema_name: str
+    version: int
+    engine_version: int
+    version_hash: str
+    schema_json: str
+
+    @classmethod
+    def of(cls, schema: Schema | Mapping[str, Any] | None) -> SchemaVersionRow:
+        """The row of a :class:`~loadstone.schema.Schema` (``to_dict()``: its final version
+        and hash), or of a stored dict a third party passed, recorded as given."""
+        if isinstance(schema, Schema):
+            stored: Mapping[str, Any] = schema.to_dict()
+        elif schema is None:
+            stored = _NO_SCHEMA
+        elif isinstance(schema, Mapping):
+            stored = schema
+        else:
+            raise TypeError(
+                f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}"
+            )
+        return cls(
+            schema_name=str(stored.get("name", "")),
+            version=int(stored.get("version", 1) or 1),
+            engine_version=int(stored.get("engine_version", 11) or 11),
+            version_hash=_stored_version_hash(stored),
+            schema_json=json.dumps(stored, default=str),
+        )
+
+
+def _stored_version_hash(stored: Mapping[str, Any]) -> str:
+    """The document's ``version_hash``; a hand-made dict without one gets a content hash."""
+    value = stored.get("version_hash")
+    if value:
+        return str(value)
+    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
+    return hashlib.sha256(content).hexdigest()
 
 
 _Client = TypeVar("_Client", bound="ClosesOnExit")
@@ -584,8 +636,10 @@ def schema_naming(schema: Schema | Mapping[str, Any] | None) -> NamingConvention
 
     if isinstance(schema, Schema):
         name: Any = schema.naming_name
+    elif isinstance(schema, Mapping):
+        name = (schema.get("normalizers") or {}).get("names")
     else:
-        name = (schema_dict(schema).get("normalizers") or {}).get("names")
+        name = None
     if not name:
         return None
     try:

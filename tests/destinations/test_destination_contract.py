@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
+    SchemaVersionRow,
+    as_schema,
     decode_state,
     encode_state,
     load_id_timestamp,
     new_row_id,
-    schema_dict,
 )
 from loadstone.schema import Schema
 
@@ -83,16 +84,34 @@ def test_system_tables_have_the_columns_of_the_spec_in_order() -> None:
     ]
 
 
-def test_schema_dict_accepts_a_stored_dict_or_a_schema() -> None:
-    stored = {"name": "s", "tables": {}}
-    assert schema_dict(stored) == stored
-    assert schema_dict(Schema("s"))["name"] == "s"
+def test_a_schemas_version_row_is_its_stored_document_with_final_version_and_hash() -> None:
+    schema = Schema("s")
+    row = SchemaVersionRow.of(schema)
+    assert (row.schema_name, row.version, row.engine_version) == ("s", 1, 11)
+    assert row.version_hash == schema.version_hash
+    assert json.loads(row.schema_json) == json.loads(json.dumps(schema.to_dict(), default=str))
 
 
-def test_schema_dict_refuses_other_objects_instead_of_probing_them() -> None:
+def test_a_stored_dict_is_recorded_as_given() -> None:
+    stored = {"name": "s", "version": 3, "version_hash": "h3", "tables": {}}
+    row = SchemaVersionRow.of(stored)
+    assert (row.schema_name, row.version, row.version_hash) == ("s", 3, "h3")
+    assert json.loads(row.schema_json) == stored
+
+
+def test_a_stored_dict_without_a_hash_gets_a_content_hash_of_its_tables() -> None:
+    one = SchemaVersionRow.of({"name": "s", "tables": {"t": {}}})
+    other = SchemaVersionRow.of({"name": "s", "tables": {"u": {}}})
+    assert one.version_hash != other.version_hash
+    assert one == SchemaVersionRow.of({"name": "s", "tables": {"t": {}}})
+
+
+def test_schemas_are_refused_in_any_other_form_instead_of_probed() -> None:
     class Model:
         def to_dict(self) -> dict:
             return {"name": "s", "tables": {}}
 
     with pytest.raises(TypeError, match="Schema or a stored-schema dict"):
-        schema_dict(Model())
+        SchemaVersionRow.of(Model())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="Schema or a stored-schema dict"):
+        as_schema(Model())  # type: ignore[arg-type]

@@ -29,8 +29,8 @@ from loadstone.destinations.contract import (
     DestinationSchemaMismatch,
     LoadFailed,
     LoadRequest,
+    SchemaVersionRow,
     as_schema,
-    schema_dict,
 )
 from loadstone.plugins.destinations.duckdb.database_file import open_database_file
 from loadstone.plugins.destinations.duckdb.memory import load_memory_limit, parse_size
@@ -304,9 +304,9 @@ class DuckDBClient(ClientNames, ClosesOnExit):
             statements += self.ensure_table(self.system_table(name), columns, known=known)
         return statements
 
-    def _migrate(self, model: TableModel, stored: Mapping[str, Any]) -> list[str]:
-        """The dataset brought to the schema (tables from ``model``; ``stored``, the schema
-        document, is the ``_dlt_version`` row)."""
+    def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
+        """The dataset brought to the schema (tables from ``model``; ``version`` is the
+        ``_dlt_version`` row)."""
         statements = self.ensure_dataset()
         known = self.dataset_columns()
         statements += self._ensure_system_tables(known)
@@ -314,11 +314,11 @@ class DuckDBClient(ClientNames, ClosesOnExit):
             columns = model.columns_for_destination(table)
             if columns:
                 statements += self.ensure_table(table, columns, known=known)
-        self._record_version(stored)
+        self._record_version(version)
         return statements
 
-    def _record_version(self, stored: Mapping[str, Any]) -> bool:
-        return bookkeeping.record_version(self, stored)
+    def _record_version(self, version: SchemaVersionRow) -> bool:
+        return bookkeeping.record_version(self, version)
 
     # --- the contract ------------------------------------------------------------------
 
@@ -329,11 +329,11 @@ class DuckDBClient(ClientNames, ClosesOnExit):
     def update_stored_schema(self, schema: Any = None) -> list[str]:
         """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
         schema = schema if schema is not None else self.schema
-        stored = schema_dict(schema)
+        version = SchemaVersionRow.of(schema)
         self._adopt_naming(schema)
         self._exec("BEGIN TRANSACTION")
         try:
-            statements = self._migrate(TableModel(as_schema(schema), self), stored)
+            statements = self._migrate(TableModel(as_schema(schema), self), version)
         except BaseException:
             self._exec("ROLLBACK")
             raise
@@ -345,7 +345,7 @@ class DuckDBClient(ClientNames, ClosesOnExit):
         self._adopt_naming(request.schema)
         if self.is_package_loaded(request.load_id):
             return
-        stored = schema_dict(request.schema)
+        version = SchemaVersionRow.of(request.schema)
         model = TableModel(as_schema(request.schema), self)
         sources = {
             table: ParquetSource.from_spec(table, spec) for table, spec in request.tables.items()
@@ -353,27 +353,27 @@ class DuckDBClient(ClientNames, ClosesOnExit):
         current: list[str | None] = [None]
         self._limit_memory(model, sources)
         try:
-            self._load_in_transaction(request, stored, model, sources, current)
+            self._load_in_transaction(request, version, model, sources, current)
         finally:
             self._restore_memory_limit()
 
     def _load_in_transaction(
         self,
         request: LoadRequest,
-        stored: Mapping[str, Any],
+        version: SchemaVersionRow,
         model: TableModel,
         sources: Mapping[str, ParquetSource],
         current: list[str | None],
     ) -> None:
         self._exec("BEGIN TRANSACTION")
         try:
-            self._migrate(model, stored)
+            self._migrate(model, version)
             merge.load_tables(self, model, sources, request.load_id, current)
             if request.pipeline_state is not None:
                 current[0] = self.system_table("_dlt_pipeline_state")
                 self._insert_state(request)
             current[0] = self.system_table("_dlt_loads")
-            self._insert_load(request.load_id, stored)
+            self._insert_load(request.load_id, version)
             # a commit can fail too (DuckDB out of memory while writing a wide table): it is
             # reported like any other failure of the package
             current[0] = None
@@ -419,8 +419,8 @@ class DuckDBClient(ClientNames, ClosesOnExit):
     def _insert_state(self, request: LoadRequest) -> None:
         bookkeeping.insert_state(self, request)
 
-    def _insert_load(self, load_id: str, stored: Mapping[str, Any]) -> None:
-        bookkeeping.insert_load(self, load_id, stored)
+    def _insert_load(self, load_id: str, version: SchemaVersionRow) -> None:
+        bookkeeping.insert_load(self, load_id, version)
 
     def is_package_loaded(self, load_id: str) -> bool:
         return bookkeeping.is_package_loaded(self, load_id)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -29,8 +29,8 @@ from loadstone.destinations.contract import (
     DestinationSchemaMismatch,
     LoadFailed,
     LoadRequest,
+    SchemaVersionRow,
     as_schema,
-    schema_dict,
 )
 from loadstone.plugins.destinations.postgres.copy import (
     ParquetFiles,
@@ -200,9 +200,9 @@ class PostgresClient(ClientNames, ClosesOnExit):
                 )
         return statements
 
-    def _migrate(self, model: TableModel, stored: Mapping[str, Any]) -> list[str]:
-        """The dataset brought to the schema (tables from ``model``; ``stored``, the schema
-        document, is the ``_dlt_version`` row)."""
+    def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
+        """The dataset brought to the schema (tables from ``model``; ``version`` is the
+        ``_dlt_version`` row)."""
         statements = self.ensure_dataset()
         known = self.dataset_columns()
         for name, cols in SYSTEM_TABLES.items():
@@ -212,7 +212,7 @@ class PostgresClient(ClientNames, ClosesOnExit):
             columns = model.columns_for_destination(table)
             if columns:
                 statements += self.ensure_table(table, columns, known=known)
-        bookkeeping.record_version(self, stored)
+        bookkeeping.record_version(self, version)
         return statements
 
     # --- loading -----------------------------------------------------------------------
@@ -277,23 +277,23 @@ class PostgresClient(ClientNames, ClosesOnExit):
     def update_stored_schema(self, schema: Any = None) -> list[str]:
         """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
         schema = schema if schema is not None else self.schema
-        stored = schema_dict(schema)
+        version = SchemaVersionRow.of(schema)
         self._adopt_naming(schema)
         with self._conn.transaction():
-            return self._migrate(TableModel(as_schema(schema), self), stored)
+            return self._migrate(TableModel(as_schema(schema), self), version)
 
     def load_package(self, request: LoadRequest) -> None:
         """Load one package atomically (see module docstring); a loaded package is skipped."""
         self._adopt_naming(request.schema)
         if self.is_package_loaded(request.load_id):
             return
-        stored = schema_dict(request.schema)
+        version = SchemaVersionRow.of(request.schema)
         model = TableModel(as_schema(request.schema), self)
         sources = {t: ParquetFiles.from_spec(t, spec) for t, spec in request.tables.items()}
         current: list[str | None] = [None]
         try:
             with self._conn.transaction():
-                self._migrate(model, stored)
+                self._migrate(model, version)
                 finals = [self.qualified(t) for t in sources if t in model.tables]
                 with self._inline_rows(*finals):
                     merge.load_tables(
@@ -303,7 +303,7 @@ class PostgresClient(ClientNames, ClosesOnExit):
                     current[0] = self.system_table("_dlt_pipeline_state")
                     bookkeeping.insert_state(self, request)
                 current[0] = self.system_table("_dlt_loads")
-                bookkeeping.insert_load(self, request.load_id, stored)
+                bookkeeping.insert_load(self, request.load_id, version)
                 current[0] = None
         except psycopg.Error as exc:
             table = current[0]

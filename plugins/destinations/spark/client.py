@@ -18,7 +18,7 @@ before any work (``dispositions.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from loadstone.destinations.contract import (
@@ -28,11 +28,11 @@ from loadstone.destinations.contract import (
     DestinationError,
     DestinationSchemaMismatch,
     LoadRequest,
+    SchemaVersionRow,
     as_schema,
     decode_state,
     encode_state,
     new_row_id,
-    schema_dict,
 )
 from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
@@ -44,7 +44,7 @@ from loadstone.plugins.destinations.spark.types import (
     spark_type,
     types_compatible,
 )
-from loadstone.plugins.destinations.sql.bookkeeping import now, stored_version_hash
+from loadstone.plugins.destinations.sql.bookkeeping import now
 from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.sql.tables import TableModel
 from loadstone.schema import Column
@@ -168,9 +168,9 @@ class SparkClient(ClientNames, ClosesOnExit):
             for c in SYSTEM_TABLES[name]
         ]
 
-    def _migrate(self, model: TableModel, stored: Mapping[str, Any]) -> list[str]:
-        """The catalog brought to the schema (tables from ``model``; ``stored``, the schema
-        document, is the ``_dlt_version`` row)."""
+    def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
+        """The catalog brought to the schema (tables from ``model``; ``version`` is the
+        ``_dlt_version`` row)."""
         statements = self.ensure_dataset()
         for name in SYSTEM_TABLES:
             statements += self.ensure_table(self.table_ident(name), self._system_columns(name))
@@ -178,7 +178,7 @@ class SparkClient(ClientNames, ClosesOnExit):
             columns = model.columns_for_destination(table)
             if columns:
                 statements += self.ensure_table(table, columns)
-        self._record_version(stored)
+        self._record_version(version)
         return statements
 
     def _check_dispositions(self, model: TableModel) -> None:
@@ -196,28 +196,26 @@ class SparkClient(ClientNames, ClosesOnExit):
         self.row_frame(name, values).write.insertInto(self.qualified(table))
         self.refresh(table)
 
-    def _record_version(self, stored: Mapping[str, Any]) -> bool:
-        version_hash = stored_version_hash(stored)
-        schema_name = stored.get("name", "")
+    def _record_version(self, version: SchemaVersionRow) -> bool:
         table = self.table_ident("_dlt_version")
         self.refresh(table)
         c = self.ident
         found = self._sql(
             f"SELECT 1 FROM {self.qualified(table)} WHERE {quote(c('version_hash'))} = ? "
             f"AND {quote(c('schema_name'))} = ? LIMIT 1",
-            [version_hash, schema_name],
+            [version.version_hash, version.schema_name],
         ).collect()
         if found:
             return False
         self._append_row(
             "_dlt_version",
             [
-                int(stored.get("version", 1) or 1),
-                int(stored.get("engine_version", 11) or 11),
+                version.version,
+                version.engine_version,
                 now(),
-                schema_name,
-                version_hash,
-                json.dumps(stored, default=str),
+                version.schema_name,
+                version.version_hash,
+                version.schema_json,
             ],
         )
         return True
@@ -232,26 +230,26 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     def update_stored_schema(self, schema: Any = None) -> list[str]:
         schema = schema if schema is not None else self.schema
-        stored = schema_dict(schema)
+        version = SchemaVersionRow.of(schema)
         self._adopt_naming(schema)
         model = TableModel(as_schema(schema), self)
         self._check_dispositions(model)
-        return self._migrate(model, stored)
+        return self._migrate(model, version)
 
     def load_package(self, request: LoadRequest) -> None:
         """Load one package exactly once (see module docstring); a loaded one is skipped."""
         self._adopt_naming(request.schema)
-        stored = schema_dict(request.schema)
+        version = SchemaVersionRow.of(request.schema)
         model = TableModel(as_schema(request.schema), self)
         self._check_dispositions(model)
         if self.is_package_loaded(request.load_id):
             return
-        self._migrate(model, stored)
+        self._migrate(model, version)
         from loadstone.plugins.destinations.spark.package_load import PackageLoad
 
-        PackageLoad(self, model, request, stored).run()
+        PackageLoad(self, model, request, version).run()
 
-    def system_rows(self, request: LoadRequest, stored: Mapping[str, Any]) -> dict[str, list[Any]]:
+    def system_rows(self, request: LoadRequest, version: SchemaVersionRow) -> dict[str, list[Any]]:
         """The ``_dlt_pipeline_state`` row (when the request has state) and ``_dlt_loads`` row."""
         rows: dict[str, list[Any]] = {}
         state = request.pipeline_state
@@ -268,10 +266,10 @@ class SparkClient(ClientNames, ClosesOnExit):
             ]
         rows["_dlt_loads"] = [
             request.load_id,
-            stored.get("name", ""),
+            version.schema_name,
             0,
             now(),
-            stored_version_hash(stored),
+            version.version_hash,
         ]
         return rows
 

@@ -17,10 +17,14 @@ reported as :class:`LoadFailed` naming the table it happened in.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from loadstone.destinations.contract import DestinationError, LoadFailed, LoadRequest
+from loadstone.destinations.contract import (
+    DestinationError,
+    LoadFailed,
+    LoadRequest,
+    SchemaVersionRow,
+)
 from loadstone.plugins.destinations.spark.merge import is_keyed, merged_chain
 from loadstone.plugins.destinations.spark.source import list_files, table_frame
 from loadstone.plugins.destinations.spark.types import spark_type
@@ -41,13 +45,13 @@ class PackageLoad:
         client: SparkClient,
         model: TableModel,
         request: LoadRequest,
-        stored: Mapping[str, Any],
+        version: SchemaVersionRow,
     ) -> None:
         self.client = client
         self.model = model
         self.request = request
         self.load_id = request.load_id
-        self.system_rows = client.system_rows(request, stored)
+        self.system_rows = client.system_rows(request, version)
         self.current: str | None = None
         known = [t for t in model.data_tables() if client.table_exists(t)]
         system = [client.table_ident(name) for name in self.system_rows]

@@ -10,14 +10,14 @@ style translates them (PostgreSQL: ``sql.numbered_placeholders``).
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     LoadRequest,
+    SchemaVersionRow,
     decode_state,
     encode_state,
     new_row_id,
@@ -41,15 +41,6 @@ class SystemTableClient(Protocol):
     def table_exists(self, table: str) -> bool: ...
 
 
-def stored_version_hash(stored: Mapping[str, Any]) -> str:
-    """The schema's ``version_hash``; a hand-made dict without one gets a content hash."""
-    value = stored.get("version_hash")
-    if value:
-        return str(value)
-    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
-    return hashlib.sha256(content).hexdigest()
-
-
 def now() -> _dt.datetime:
     return _dt.datetime.now(tz=_dt.timezone.utc)
 
@@ -58,28 +49,26 @@ def _columns(client: SystemTableClient, table: str) -> str:
     return ", ".join(quote(client.ident(c.name)) for c in SYSTEM_TABLES[table])
 
 
-def record_version(client: SystemTableClient, stored: Mapping[str, Any]) -> bool:
+def record_version(client: SystemTableClient, version: SchemaVersionRow) -> bool:
     """Insert a ``_dlt_version`` row unless this schema version is there; True if inserted."""
-    version_hash = stored_version_hash(stored)
-    schema_name = stored.get("name", "")
     table = client.qualified(client.system_table("_dlt_version"))
     c = client.ident
     found = client.first(
         f"SELECT 1 FROM {table} WHERE {quote(c('version_hash'))} = ? "
         f"AND {quote(c('schema_name'))} = ?",
-        [version_hash, schema_name],
+        [version.version_hash, version.schema_name],
     )
     if found:
         return False
     client.execute(
         f"INSERT INTO {table} ({_columns(client, '_dlt_version')}) VALUES (?, ?, ?, ?, ?, ?)",
         [
-            int(stored.get("version", 1) or 1),
-            int(stored.get("engine_version", 11) or 11),
+            version.version,
+            version.engine_version,
             now(),
-            schema_name,
-            version_hash,
-            json.dumps(stored, default=str),
+            version.schema_name,
+            version.version_hash,
+            version.schema_json,
         ],
     )
     return True
@@ -106,12 +95,12 @@ def insert_state(client: SystemTableClient, request: LoadRequest) -> None:
     )
 
 
-def insert_load(client: SystemTableClient, load_id: str, stored: Mapping[str, Any]) -> None:
+def insert_load(client: SystemTableClient, load_id: str, version: SchemaVersionRow) -> None:
     """The package's ``_dlt_loads`` row: written last, it marks the package as loaded."""
     table = client.qualified(client.system_table("_dlt_loads"))
     client.execute(
         f"INSERT INTO {table} ({_columns(client, '_dlt_loads')}) VALUES (?, ?, 0, ?, ?)",
-        [load_id, stored.get("name", ""), now(), stored_version_hash(stored)],
+        [load_id, version.schema_name, now(), version.version_hash],
     )
 
 
