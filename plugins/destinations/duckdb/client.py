@@ -47,7 +47,7 @@ from loadstone.plugins.destinations.duckdb.sql import (
 )
 from loadstone.plugins.destinations.sql import bookkeeping, merge
 from loadstone.plugins.destinations.sql.names import ClientNames
-from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Column
 
 if TYPE_CHECKING:

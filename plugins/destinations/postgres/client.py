@@ -51,7 +51,7 @@ from loadstone.plugins.destinations.postgres.sql import (
 from loadstone.plugins.destinations.sql import bookkeeping, merge
 from loadstone.plugins.destinations.sql.dialect import qualified, quote
 from loadstone.plugins.destinations.sql.names import ClientNames
-from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Column
 
 if TYPE_CHECKING:

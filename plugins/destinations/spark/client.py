@@ -46,7 +46,7 @@ from loadstone.plugins.destinations.spark.types import (
 )
 from loadstone.plugins.destinations.sql.bookkeeping import now
 from loadstone.plugins.destinations.sql.names import ClientNames
-from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Column
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from loadstone.destinations.contract import DestinationError
 
 if TYPE_CHECKING:
-    from loadstone.plugins.destinations.sql.tables import TableModel
+    from loadstone.plugins.destinations.tables import TableModel
 
 SUPPORTED = "append, replace and merge with strategy 'delete-insert'"
 

@@ -24,7 +24,7 @@ from loadstone.plugins.destinations.spark.types import quote
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from loadstone.plugins.destinations.sql.tables import TableModel
+    from loadstone.plugins.destinations.tables import TableModel
 
 _ORDER = "__loadstone_order"
 _RN = "__loadstone_rn"

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from loadstone.plugins.destinations.spark.client import SparkClient
     from loadstone.plugins.destinations.spark.table_files import TableFolder
-    from loadstone.plugins.destinations.sql.tables import TableModel
+    from loadstone.plugins.destinations.tables import TableModel
 
 
 class PackageLoad:

@@ -1,6 +1,5 @@
 """SQL shared by the SQL destinations (DuckDB, PostgreSQL): not a destination itself.
 
 * ``dialect.py``: quoting and the :class:`Dialect` value (what differs per database);
-* ``tables.py``: load instructions read out of a stored schema (roots, keys, dispositions);
 * ``merge.py``: the write dispositions (append, replace, delete-insert, upsert, scd2).
 """

@@ -49,7 +49,7 @@ from loadstone.plugins.destinations.sql.dialect import quote, timestamp_literal
 if TYPE_CHECKING:
     from loadstone.destinations.contract import Destination
     from loadstone.plugins.destinations.sql.dialect import Dialect
-    from loadstone.plugins.destinations.sql.tables import TableModel
+    from loadstone.plugins.destinations.tables import TableModel
     from loadstone.schema import Column
 
 

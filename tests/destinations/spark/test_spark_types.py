@@ -16,7 +16,7 @@ from loadstone.plugins.destinations.spark.types import (
     spark_type,
     types_compatible,
 )
-from loadstone.plugins.destinations.sql.tables import TableModel
+from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Column
 
 

@@ -1,8 +1,10 @@
-"""Reading load instructions out of a schema.
+"""Reading load instructions out of a schema: one set of rules for every loader.
 
-Shared by the SQL destinations (DuckDB, PostgreSQL). The loader needs a handful of facts per table — its root, write disposition, merge strategy,
-key columns, the nested tables below it — all of which dlt's stored schema encodes as table
-and column hints. This module answers those questions, so ``merge.py`` only builds SQL.
+A loader needs a handful of facts per table — its root, write disposition, merge strategy,
+key columns, typed columns, the nested tables below it — all of which the schema holds as
+table and column hints. This module answers those questions from the typed ``Schema``, so
+the SQL destinations' ``sql/merge.py`` only builds SQL, and the Spark and filesystem
+destinations read the same rules without importing anything SQL.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, Protocol
 from loadstone.destinations.contract import SYSTEM_TABLES
 from loadstone.schema import Column, Schema, Table
 
+#: the merge strategy of a root that names none (the SQL destinations' default, as in dlt)
 DEFAULT_STRATEGY = "delete-insert"
 
 _NO_TABLE = Table("_no_table")
@@ -28,9 +31,12 @@ class TableModel:
     """The tables of one schema, seen as a loader sees them (read from the typed
     :class:`~loadstone.schema.Schema` directly: no stored-dict round trip)."""
 
-    def __init__(self, schema: Schema | None, names: _Names) -> None:
+    def __init__(
+        self, schema: Schema | None, names: _Names, default_strategy: str = DEFAULT_STRATEGY
+    ) -> None:
         self.tables: Mapping[str, Table] = schema.tables if schema is not None else {}
         self.names = names
+        self.default_strategy = default_strategy
         self.system_tables = {names.table_ident(n) for n in SYSTEM_TABLES} | set(SYSTEM_TABLES)
 
     def _table(self, table: str) -> Table:
@@ -102,8 +108,8 @@ class TableModel:
         return self._table(self.root(table)).write_disposition or "append"
 
     def strategy(self, table: str) -> str:
-        """The root's merge strategy (``x-merge-strategy``); default ``delete-insert``."""
-        return self._table(self.root(table)).merge_strategy or DEFAULT_STRATEGY
+        """The root's merge strategy (``x-merge-strategy``), else the loader's default."""
+        return self._table(self.root(table)).merge_strategy or self.default_strategy
 
     # --- key columns -------------------------------------------------------------------
 
@@ -136,7 +142,8 @@ class TableModel:
     def root_key(self, table: str) -> str | None:
         return self._named(table, "root_key", "_dlt_root_id")
 
-    def _table_hint(self, table: str, hint: str) -> Any:
+    def root_hint(self, table: str, hint: str) -> Any:
+        """A table hint of the root (nested tables inherit it): ``file_format``, scd2's ..."""
         return self._table(self.root(table)).extra.get(hint)
 
     def validity_columns(self, table: str) -> tuple[str, str]:
@@ -144,7 +151,7 @@ class TableModel:
         of the write disposition, else ``_dlt_valid_from`` / ``_dlt_valid_to``."""
         valid_from = self._hinted(table, "x-valid-from")
         valid_to = self._hinted(table, "x-valid-to")
-        named = self._table_hint(table, "x-validity-column-names")
+        named = self.root_hint(table, "x-validity-column-names")
         if isinstance(named, (list, tuple)) and len(named) == 2:
             default_from, default_to = (self.names.ident(str(n)) for n in named)
         else:
@@ -157,18 +164,18 @@ class TableModel:
 
     def active_record_timestamp(self, table: str) -> Any:
         """scd2 ``valid_to`` of active rows (``active_record_timestamp``); None means NULL."""
-        return self._table_hint(table, "x-active-record-timestamp")
+        return self.root_hint(table, "x-active-record-timestamp")
 
     def boundary_timestamp(self, table: str) -> Any:
         """scd2 validity instant given in code (``boundary_timestamp``), else None."""
-        return self._table_hint(table, "x-boundary-timestamp")
+        return self.root_hint(table, "x-boundary-timestamp")
 
     def row_version(self, table: str) -> str | None:
         """scd2 row hash column: ``x-row-version`` hint, ``row_version_column_name``, row key."""
         hinted = self._hinted(table, "x-row-version")
         if hinted:
             return hinted[0]
-        named = self._table_hint(table, "x-row-version-column-name")
+        named = self.root_hint(table, "x-row-version-column-name")
         if named:
             return self.names.ident(str(named))
         return self.row_key(table)
