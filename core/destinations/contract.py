@@ -582,27 +582,13 @@ def _loader_names() -> list[str]:
         return [_LOADER_HINT]
 
 
-def schema_dict(schema: Schema | Mapping[str, Any] | None) -> dict[str, Any]:
-    """The stored (dlt) form of a schema: ``Schema.to_dict()`` or the dict itself.
-
-    Loaders work on the stored form so they depend on the documented format, not on the
-    Python model's attributes.
-    """
-    if schema is None:
-        return {"name": "", "tables": {}}
-    if isinstance(schema, Mapping):
-        return dict(schema)
-    if isinstance(schema, Schema):
-        return dict(schema.to_dict())
-    raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
-
-
 def as_schema(schema: Schema | Mapping[str, Any] | None) -> Schema | None:
     """The typed schema of a load: a :class:`~loadstone.schema.Schema` as it is; a stored dict
     (tests, third-party callers) read once, here, at the contract's edge.
 
-    Loaders build their tables from this (``sql/tables.py: TableModel``), never from a dict:
-    the pipeline hands them its ``Schema`` and no conversion happens on the way to DDL.
+    Loaders build their tables from this (``plugins/destinations/tables.py: TableModel``),
+    never from a dict: the pipeline hands them its ``Schema`` and no conversion happens on
+    the way to DDL.
     """
     if schema is None or isinstance(schema, Schema):
         return schema

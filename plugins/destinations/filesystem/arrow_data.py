@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from loadstone.schema import Column
 
 #: Arrow types of columns that hold no value yet, by the schema's data type
 _EMPTY_TYPES: Mapping[str, pa.DataType] = {
@@ -67,10 +68,10 @@ def read_table(files: Sequence[Path], table_format: str) -> pa.Table | None:
     return pa.concat_tables(aligned)
 
 
-def empty_table(columns: Sequence[Mapping[str, Any]]) -> pa.Table:
+def empty_table(columns: Sequence[Column]) -> pa.Table:
     """An empty table of the schema's columns (a replace that brought no rows)."""
     fields = [
-        pa.field(c["name"], _EMPTY_TYPES.get(str(c.get("data_type")), pa.string()), nullable=True)
+        pa.field(c.name, _EMPTY_TYPES.get(str(c.data_type), pa.string()), nullable=True)
         for c in columns
     ]
     return pa.Table.from_pylist([], schema=pa.schema(fields))

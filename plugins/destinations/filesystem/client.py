@@ -13,7 +13,6 @@ the tables it already committed (``delta.py``, ``iceberg.py``).
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import posixpath
 from collections.abc import Mapping, Sequence
@@ -26,7 +25,8 @@ from loadstone.destinations.contract import (
     DestinationError,
     LoadFailed,
     LoadRequest,
-    schema_dict,
+    SchemaVersionRow,
+    as_schema,
 )
 from loadstone.plugins.destinations.filesystem import file_formats
 from loadstone.plugins.destinations.filesystem.configuration import (
@@ -36,22 +36,20 @@ from loadstone.plugins.destinations.filesystem.configuration import (
 )
 from loadstone.plugins.destinations.filesystem.layout import Layout
 from loadstone.plugins.destinations.filesystem.records import DatasetRecords
-from loadstone.plugins.destinations.filesystem.tables import TablePlan, is_system_table, plan_table
+from loadstone.plugins.destinations.filesystem.tables import (
+    TablePlan,
+    is_system_table,
+    plan_table,
+    table_model,
+)
 from loadstone.storage.filesystem import open_filesystem, put_file_atomic, write_bytes_atomic
 
 if TYPE_CHECKING:
     import duckdb
 
+    from loadstone.schema import Schema
+
 log = logging.getLogger(__name__)
-
-
-def version_hash(stored: Mapping[str, Any]) -> str:
-    """The schema's ``version_hash``; a hand-made dict without one gets a content hash."""
-    value = stored.get("version_hash")
-    if value:
-        return str(value)
-    content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
-    return hashlib.sha256(content).hexdigest()
 
 
 def file_id(load_id: str, table: str, index: int) -> str:
@@ -96,9 +94,13 @@ class FilesystemClient(ClosesOnExit):
 
         return join_url(self.config.bucket_url, self.dataset_name, table)
 
-    def _schema_name(self, stored: Mapping[str, Any] | None = None) -> str:
-        stored = stored if stored is not None else schema_dict(self.schema)
-        return str(stored.get("name") or self.pipeline_name or "")
+    def _schema_name(self, schema_name: str | None = None) -> str:
+        """The name files and records are kept under: the schema's (default: the client's),
+        else the pipeline's."""
+        if schema_name is None:
+            schema = as_schema(self.schema)
+            schema_name = schema.name if schema is not None else ""
+        return schema_name or self.pipeline_name or ""
 
     # --- the contract ------------------------------------------------------------------
 
@@ -111,10 +113,10 @@ class FilesystemClient(ClosesOnExit):
 
         Files need no DDL; table formats evolve their schema in the commit of each package.
         """
-        stored = schema_dict(schema if schema is not None else self.schema)
+        version = SchemaVersionRow.of(schema if schema is not None else self.schema)
         self.records.initialize()
-        written = self.records.write_version(stored, version_hash(stored))
-        return [f"_dlt_version {stored.get('name')} {version_hash(stored)}"] if written else []
+        written = self.records.write_version(version)
+        return [f"_dlt_version {version.schema_name} {version.version_hash}"] if written else []
 
     def is_package_loaded(self, load_id: str) -> bool:
         return self.records.is_loaded(load_id)
@@ -123,12 +125,12 @@ class FilesystemClient(ClosesOnExit):
         """Write every table of the package, then its state, then (last) its load record."""
         if self.is_package_loaded(request.load_id):
             return
-        stored = schema_dict(request.schema)
-        schema_name = self._schema_name(stored)
-        digest = version_hash(stored)
+        version = SchemaVersionRow.of(request.schema)
+        schema_name = self._schema_name(version.schema_name)
+        digest = version.version_hash
         self.records.initialize()
-        self.records.write_version(stored, digest)
-        for plan in self._plans(stored, request.tables):
+        self.records.write_version(version)
+        for plan in self._plans(as_schema(request.schema), request.tables):
             spec = request.tables.get(plan.name) or []
             files = file_formats.list_parquet(spec) if spec else []
             try:
@@ -147,22 +149,21 @@ class FilesystemClient(ClosesOnExit):
         self.records.write_load(request.load_id, schema_name, digest)
         self.close()  # views made before this load would not show it
 
-    def _plans(self, stored: Mapping[str, Any], tables: Mapping[str, Any]) -> list[TablePlan]:
+    def _plans(self, schema: Schema | None, tables: Mapping[str, Any]) -> list[TablePlan]:
         """Plans of the package's tables, plus the nested tables of replaced roots that got
         no rows this time (a replace empties them too, as in dlt)."""
+        model = table_model(schema)
         plans = [
-            plan_table(stored, name, self.config.loader_file_format, self.config.table_format)
+            plan_table(model, name, self.config.loader_file_format, self.config.table_format)
             for name in tables
             if not is_system_table(name)
         ]
         replaced = {p.root for p in plans if p.write_disposition == "replace"}
         present = {p.name for p in plans}
-        for name in stored.get("tables") or {}:
+        for name in model.tables:
             if name in present or is_system_table(name):
                 continue
-            plan = plan_table(
-                stored, name, self.config.loader_file_format, self.config.table_format
-            )
+            plan = plan_table(model, name, self.config.loader_file_format, self.config.table_format)
             if plan.root in replaced:
                 plans.append(plan)
         for plan in plans:

@@ -11,17 +11,23 @@ small JSON files read into Arrow as well.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
 
+from loadstone.destinations.contract import as_schema
 from loadstone.plugins.destinations.filesystem.records import LOADS, STATE, VERSION
-from loadstone.plugins.destinations.filesystem.tables import is_system_table, plan_table
+from loadstone.plugins.destinations.filesystem.tables import (
+    is_system_table,
+    plan_table,
+    table_model,
+)
 from loadstone.storage.filesystem import is_local
 
 if TYPE_CHECKING:
     from loadstone.plugins.destinations.filesystem.client import FilesystemClient
+    from loadstone.schema import Schema
 
 
 def _quote(ident: str) -> str:
@@ -63,23 +69,24 @@ class DatasetReader:
     def _build(self) -> None:
         client = self.client
         completed = client.records.completed_loads()
-        stored = self._stored_schema() or {}
-        for name in stored.get("tables") or {}:
+        schema = self._schema()
+        model = table_model(schema)
+        for name in model.tables:
             if is_system_table(name):
                 continue
             plan = plan_table(
-                stored, name, client.config.loader_file_format, client.config.table_format
+                model, name, client.config.loader_file_format, client.config.table_format
             )
             if plan.table_format:
                 self._table_format_view(name, plan.table_format)
                 continue
             files = [
                 self._path(rel)
-                for rel, load_id in client.table_files(name, str(stored.get("name", "")))
+                for rel, load_id in client.table_files(name, schema.name if schema else "")
                 if load_id is None or load_id in completed
             ]
             if files:
-                text = [c["name"] for c in plan.columns if c.get("data_type") in ("text", "json")]
+                text = [c.name for c in plan.columns if c.data_type in ("text", "json")]
                 self._view(name, _scan(plan.file_format, files, text))
         for folder in (LOADS, VERSION, STATE):
             rows = client.records.system_rows(folder)
@@ -89,14 +96,12 @@ class DatasetReader:
                 # the folders are named as dlt names the tables
                 self._arrow_view(folder, pa.Table.from_pylist(rows))
 
-    def _stored_schema(self) -> dict[str, Any] | None:
-        from loadstone.destinations.contract import schema_dict
-
+    def _schema(self) -> Schema | None:
+        """The newest schema the dataset recorded (its JSON read once, here), else the
+        client's."""
         name = self.client._schema_name()
         stored = self.client.records.newest_schema(name) if name else None
-        return stored or (
-            schema_dict(self.client.schema) if self.client.schema is not None else None
-        )
+        return as_schema(stored) if stored else as_schema(self.client.schema)
 
     def _view(self, name: str, select: str) -> None:
         self.connection.execute(

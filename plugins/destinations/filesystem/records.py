@@ -23,7 +23,12 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from loadstone.destinations.contract import PipelineStateRow, decode_state, encode_state
+from loadstone.destinations.contract import (
+    PipelineStateRow,
+    SchemaVersionRow,
+    decode_state,
+    encode_state,
+)
 from loadstone.storage.filesystem import write_bytes_atomic
 
 if TYPE_CHECKING:
@@ -114,10 +119,10 @@ class DatasetRecords:
 
     # --- schema versions ---------------------------------------------------------------
 
-    def write_version(self, stored: Mapping[str, Any], version_hash: str) -> bool:
+    def write_version(self, version: SchemaVersionRow) -> bool:
         """Record a schema version unless one with the same hash is stored; True if written."""
-        schema_name = str(stored.get("name", ""))
-        suffix = f"__{name_hash(version_hash)}.jsonl"
+        schema_name = version.schema_name
+        suffix = f"__{name_hash(version.version_hash)}.jsonl"
         for name in _names(self.fs, self.folder(VERSION)):
             if name.startswith(f"{schema_name}__") and name.endswith(suffix):
                 return False
@@ -126,12 +131,12 @@ class DatasetRecords:
             self.fs,
             path,
             {
-                "version_hash": version_hash,
+                "version_hash": version.version_hash,
                 "schema_name": schema_name,
-                "version": int(stored.get("version", 1) or 1),
-                "engine_version": int(stored.get("engine_version", 11) or 11),
+                "version": version.version,
+                "engine_version": version.engine_version,
                 "inserted_at": _now_iso(),
-                "schema": json.dumps(stored, default=str),
+                "schema": version.schema_json,
             },
         )
         return True

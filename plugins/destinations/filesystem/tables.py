@@ -1,18 +1,21 @@
-"""What the stored (dlt-form) schema says about each table, as the filesystem loader needs it.
+"""What the schema says about each table, as the filesystem loader needs it.
 
 Nested tables inherit their root's write disposition, file format and table format, as in
-dlt, so a package's tables are always written one way per root.
+dlt, so a package's tables are always written one way per root. The rules (root, disposition,
+keys, typed columns) are the ones every loader reads (``destinations/tables.py``); this
+module adds what only files have: a file format and a table format per root.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import attrs
 
 from loadstone.destinations.contract import SYSTEM_TABLES
-from loadstone.schema.hints import disposition_of
+from loadstone.plugins.destinations.tables import TableModel
+from loadstone.schema import Column, Schema
+
+#: upsert is the filesystem destination's one merge strategy in the spec's profile
+DEFAULT_STRATEGY = "upsert"
 
 
 @attrs.frozen
@@ -26,52 +29,46 @@ class TablePlan:
     primary_key: tuple[str, ...]
     file_format: str
     table_format: str | None
-    columns: tuple[Mapping[str, Any], ...]
+    columns: tuple[Column, ...]
 
     @property
     def is_root(self) -> bool:
         return self.name == self.root
 
 
-def _root(tables: Mapping[str, Mapping[str, Any]], name: str) -> str:
-    seen = {name}
-    while (parent := (tables.get(name) or {}).get("parent")) and parent not in seen:
-        seen.add(parent)
-        name = parent
-    return name
+class _AsGiven:
+    """Names as the schema has them: a bucket's files get no identifiers of the loader's
+    own (system tables are told apart by :func:`is_system_table`)."""
+
+    def ident(self, name: str) -> str:
+        return name
+
+    def table_ident(self, name: str) -> str:
+        return name
+
+
+def table_model(schema: Schema | None) -> TableModel:
+    """The schema's tables seen by the filesystem loader (its default merge strategy)."""
+    return TableModel(schema, _AsGiven(), default_strategy=DEFAULT_STRATEGY)
 
 
 def plan_table(
-    stored: Mapping[str, Any], name: str, default_file_format: str, default_table_format: str | None
+    model: TableModel, name: str, default_file_format: str, default_table_format: str | None
 ) -> TablePlan:
     """The plan of ``name`` from the schema, with the destination's defaults filled in."""
-    tables: Mapping[str, Mapping[str, Any]] = stored.get("tables") or {}
-    root = _root(tables, name)
-    root_table = tables.get(root) or {}
-    table = tables.get(name) or {}
-    file_format = root_table.get("file_format")
+    root = model.root(name)
+    file_format = model.root_hint(name, "file_format")
     if file_format in (None, "preferred"):
         file_format = default_file_format
-    columns = tuple(
-        {"name": col_name, **col}
-        for col_name, col in (table.get("columns") or {}).items()
-        if col.get("data_type")
-    )
-    disposition, strategy = disposition_of(root_table)  # the schema's one parser
     return TablePlan(
         name=name,
         root=root,
-        write_disposition=disposition or "append",
-        # upsert is the filesystem destination's one merge strategy in the spec's profile
-        merge_strategy=strategy or "upsert",
-        primary_key=tuple(
-            c["name"]
-            for c in ((tables.get(root) or {}).get("columns") or {}).values()
-            if c.get("primary_key")
-        ),
+        write_disposition=model.disposition(name),
+        merge_strategy=model.strategy(name),
+        primary_key=tuple(model.primary_key(root)),
         file_format=str(file_format),
-        table_format=root_table.get("table_format") or default_table_format,
-        columns=columns,
+        table_format=model.root_hint(name, "table_format") or default_table_format,
+        columns=tuple(model.typed_columns(name)),
     )
 
 
