@@ -197,13 +197,6 @@ class PipelineConfigError(LoadstoneError):
 # --------------------------------------------------------------------------------------
 # schemas
 # --------------------------------------------------------------------------------------
-def _schema_to_dict(schema: Schema | Mapping[str, Any]) -> dict[str, Any]:
-    """The stored form (a ``schema=`` given to ``run`` may already be a dict)."""
-    if isinstance(schema, Mapping):
-        return dict(schema)
-    return dict(schema.to_dict())
-
-
 def _new_schema(name: str, naming: str | None) -> Schema:
     return Schema(name) if naming is None else Schema(name, naming=naming)
 
@@ -248,6 +241,13 @@ def _add_state_table(schema: Any) -> None:
     schema.update_table(
         attrs.evolve(table, extra={**table.extra, "x-normalizer": {"seen-data": True}})
     )
+
+
+def _evolved_schema(result: NormalizeResult) -> Schema:
+    """The schema a normalizer evolved: ours return the ``Schema`` they were given; a stored
+    dict from a third-party normalizer is read once, here, so the pipeline holds no dict."""
+    schema = result.schema
+    return schema if isinstance(schema, Schema) else Schema.from_dict(schema)
 
 
 def _naming_configured(source_name: str | None) -> bool:
@@ -459,17 +459,16 @@ class Pipeline:
             except (LoadstoneError, ValueError, KeyError, TypeError) as error:
                 raise CorruptFileError(path, _one_line(error), repair) from None
 
-    def _save_schema(self, schema: Any) -> None:
+    def _save_schema(self, schema: Schema) -> None:
         self.schemas_dir.mkdir(parents=True, exist_ok=True)
-        data = _schema_to_dict(schema)
-        write_json_atomic(self.schemas_dir / f"{data['name']}.schema.json", data)
-        self.schemas[data["name"]] = schema
+        write_json_atomic(self.schemas_dir / f"{schema.name}.schema.json", schema.to_dict())
+        self.schemas[schema.name] = schema
         names = list(self._state.get("schema_names") or [])
-        if data["name"] not in names:
-            names.append(data["name"])
+        if schema.name not in names:
+            names.append(schema.name)
             self._state["schema_names"] = names
         if not self._state.get("default_schema_name"):
-            self._state["default_schema_name"] = data["name"]
+            self._state["default_schema_name"] = schema.name
         if self.export_schema_path is not None:
             from loadstone.schema.files import export_schema
 
@@ -537,15 +536,10 @@ class Pipeline:
             return schema
         if provided is None:
             return stored
-        # settings (detections, hints, preferred types) and declared tables come from code
-        data = _schema_to_dict(stored)
-        from_code = _schema_to_dict(provided)
-        if from_code.get("settings"):
-            data["settings"] = from_code["settings"]
-        tables = data.setdefault("tables", {})
-        for table_name, table in (from_code.get("tables") or {}).items():
-            tables.setdefault(table_name, table)
-        return Schema.from_dict(data)
+        # settings (detections, hints, preferred types) and declared tables come from code;
+        # a stored dict given as ``schema=`` is read once, here
+        code = provided if isinstance(provided, Schema) else Schema.from_dict(provided)
+        return stored.with_code_declarations(code)
 
     # -- the lock -------------------------------------------------------------------------
     @property
@@ -707,7 +701,7 @@ class Pipeline:
         # after the extract, which names a missing or unreadable input in its own error
         inputs = [self._fingerprint(path) for path in input_files_of(data)]
         self._publish_extracted(package)
-        package.write_schema(_schema_to_dict(package_schema))
+        package.write_schema(package_schema)
         self._register_schema(package_schema)
         self._stamp_state()
         # the state the sources reached travels with the package, in the same atomic switch:
@@ -910,9 +904,10 @@ class Pipeline:
         )
         package.reset_normalized()
         result = self._run_normalizer(package, schema, context)
+        evolved = _evolved_schema(result)
         tables, figures = _normalized_records(package, result)
         check_bound_columns(
-            result.schema,
+            evolved,
             package.table_hints(),
             naming,
             {
@@ -922,9 +917,9 @@ class Pipeline:
             },
             package.remote,
         )
-        _add_state_table(result.schema)
-        package.write_schema(_schema_to_dict(result.schema))
-        self._save_schema(result.schema)
+        _add_state_table(evolved)
+        package.write_schema(evolved)
+        self._save_schema(evolved)
         package.set_state(
             NORMALIZED,
             normalized_tables=tables,
@@ -968,10 +963,10 @@ class Pipeline:
         schema = self.schemas.get(package.schema_name)
         if schema is not None:
             return schema
-        stored = package.read_schema_dict()
+        stored = package.read_schema()
         if stored is None:
             return _new_schema(package.schema_name, self._resolve_naming_name(None, None))
-        return Schema.from_dict(stored)
+        return stored
 
     def _check_collisions(self, schema: Any) -> None:
         """Stop before any data moves when identifiers collide in a case-insensitive destination."""
@@ -1016,10 +1011,8 @@ class Pipeline:
 
     def _load_package(self, package: LoadPackage, step: StepInfo) -> PackageInfo:
         self._package_started("load", package.load_id)
-        stored = package.read_schema_dict()
-        schema = (
-            Schema.from_dict(stored) if stored is not None else self._schema_for_package(package)
-        )
+        stored = package.read_schema()
+        schema = stored if stored is not None else self._schema_for_package(package)
         normalized = package.normalized_tables()
         meta = package.meta
         package_info = PackageInfo(

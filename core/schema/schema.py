@@ -409,6 +409,29 @@ class Schema:
         for detection in other.settings.detections:
             self._settings = self._settings.add_type_detection(detection)
 
+    def with_code_declarations(self, code: Schema) -> Schema:
+        """This (stored) schema with what ``code`` declares: its settings (detections, hints,
+        preferred types) when it sets any, and the tables it has that this one lacks,
+        appended. Why a new schema: the pipeline's stored one stays as it was until the
+        package is written.
+
+        The versions follow the stored document's rules: this schema's save is recorded
+        first, and a content that changed becomes the next version, as when a changed file
+        is read (``from_dict``: :attr:`was_modified_on_load`).
+        """
+        self.bump_version()
+        code.bump_version()
+        merged = self.copy()
+        if code.settings.to_dict():
+            merged._settings = code.settings
+        for name, table in code.tables.items():
+            merged._tables.setdefault(name, table)
+        merged.engine_version = ENGINE_VERSION
+        merged.loaded_version_hash = self.stored_version_hash
+        merged.was_modified_on_load = merged.version_hash != self.stored_version_hash
+        merged.bump_version()
+        return merged
+
     def copy(self) -> Schema:
         """A working copy that shares the frozen tables and settings (no stored-form trip).
 

@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 
 from loadstone.errors import LoadstoneError
+from loadstone.schema import Schema
 from loadstone.storage.json_files import (
     CorruptFileError,
     read_json_object,
@@ -455,15 +456,20 @@ class LoadPackage:
         return read_json_object(path, repair=repair_advice(self.pipeline_hint))
 
     # -- schema ---------------------------------------------------------------------------
-    def write_schema(self, schema_dict: Mapping[str, Any]) -> None:
-        write_json_atomic(self.schema_path, dict(schema_dict))
+    def write_schema(self, schema: Schema) -> None:
+        """Keep the package's schema in its stored document (``schema.json``), so a crash
+        between steps loses nothing; ``to_dict()`` first records the save (final version)."""
+        write_json_atomic(self.schema_path, dict(schema.to_dict()))
 
-    def read_schema_dict(self) -> dict[str, Any] | None:
+    def read_schema(self) -> Schema | None:
+        """The schema :meth:`write_schema` kept (None before extract wrote one): the stored
+        document is read here, once, so callers only see a ``Schema``."""
         if not self.schema_path.exists():
             return None
-        return read_json_object(
+        stored = read_json_object(
             self.schema_path, repair=repair_advice(self.pipeline_hint), required=("name",)
         )
+        return Schema.from_dict(stored)
 
     # -- normalized -----------------------------------------------------------------------
     def normalized_tables(self) -> dict[str, NormalizedTable]:
