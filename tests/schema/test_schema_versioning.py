@@ -131,3 +131,30 @@ def test_document_without_hash_is_taken_as_is() -> None:
     del stored["version_hash"]
     loaded = Schema.from_dict(stored)
     assert loaded.version == 1 and not loaded.was_modified_on_load
+
+
+def _stored_with_users() -> Schema:
+    stored = Schema("src")
+    stored.update_table(Table("users", columns={"id": Column("id", data_type="bigint")}))
+    stored.bump_version()
+    return stored
+
+
+def test_code_declarations_add_the_tables_the_stored_schema_lacks_and_keep_its_own() -> None:
+    stored = _stored_with_users()
+    code = Schema("src")
+    code.update_table(Table("users", columns={"name": Column("name", data_type="text")}))
+    code.update_table(Table("orders", columns={"n": Column("n", data_type="bigint")}))
+    merged = stored.with_code_declarations(code)
+    assert list(merged.tables["users"].columns) == ["id"]
+    assert "orders" in merged.tables and "orders" not in stored.tables
+    assert (merged.version, merged.previous_hashes) == (2, [stored.version_hash])
+    assert merged.was_modified_on_load
+
+
+def test_code_declarations_that_change_nothing_keep_the_version() -> None:
+    stored = _stored_with_users()
+    merged = stored.with_code_declarations(Schema("src"))
+    assert merged == stored
+    assert (merged.version, merged.version_hash) == (stored.version, stored.version_hash)
+    assert not merged.was_modified_on_load

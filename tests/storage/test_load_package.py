@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from loadstone.extract.extractor import PackageWriter, encode_item, extract, extract_file
 from loadstone.extract.sources import resource
+from loadstone.schema import Column, Schema, Table
 from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
@@ -44,6 +45,20 @@ def test_new_package_starts_extracting_with_package_json(tmp_path: Path) -> None
     assert meta["schema_name"] == "shop"
     assert meta["load_id"] == package.root.name
     assert package.extracted_dir.is_dir()
+
+
+def test_a_packages_schema_is_kept_as_the_stored_document_and_read_back_as_a_schema(
+    tmp_path: Path,
+) -> None:
+    package = LoadPackage.create(tmp_path, "shop")
+    assert package.read_schema() is None
+    schema = Schema("shop")
+    schema.update_table(Table("users", columns={"id": Column("id", data_type="bigint")}))
+    package.write_schema(schema)
+    assert json.loads(package.schema_path.read_text()) == schema.to_dict()
+    read = LoadPackage(package.root).read_schema()
+    assert read == schema
+    assert (read.version, read.version_hash) == (schema.version, schema.version_hash)
 
 
 def test_state_switch_is_persisted_and_leaves_no_temp_files(tmp_path: Path) -> None:
