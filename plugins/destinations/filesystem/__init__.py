@@ -8,7 +8,7 @@ marker), so a tool that reads dlt's layout reads ours. ``table_format="delta"`` 
 
 Modules, one idea each: ``configuration`` (settings and where they come from), ``layout``
 (file paths from dlt's placeholders), ``file_formats`` (Parquet, JSONL, CSV writers),
-``records`` (the bookkeeping files), ``tables`` (what the stored schema says per table),
+``records`` (the bookkeeping files), ``tables`` (what the schema says per table),
 ``delta`` and ``iceberg`` (table formats), ``reader`` (DuckDB over the files for
 ``pipeline.dataset()``), ``client`` (the loader).
 """
