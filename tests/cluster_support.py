@@ -98,13 +98,7 @@ class Cluster:
 
     def reveal(self, folder: Path) -> None:
         """Unmount the tmpfs over ``folder`` in every worker: the storage is fixed."""
-        for worker in self.workers:
-            for pid in _descendants(worker.pid):
-                subprocess.run(
-                    ["nsenter", "-t", str(pid), "-m", "umount", str(folder)],
-                    check=False,
-                    capture_output=True,
-                )
+        reveal([worker.pid for worker in self.workers], folder)
 
     def driver_env(self, **config: str) -> dict[str, str]:
         """Environment of a driver subprocess on the standalone master (config as env)."""
@@ -122,6 +116,7 @@ class Cluster:
             PYTHONPATH=str(Path(__file__).resolve().parent),
         )
         env.update(config)
+        env["LOADSTONE_TEST_WORKER_PIDS"] = ",".join(str(w.pid) for w in self.workers)
         return env
 
     def stop(self) -> None:
@@ -134,6 +129,18 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+def reveal(worker_pids: Sequence[int], folder: Path) -> None:
+    """Unmount the tmpfs over ``folder`` in the workers' mount namespaces (a driver process
+    can call this too: ``cluster_driver.py``'s ``reveal`` step)."""
+    for worker in worker_pids:
+        for pid in _descendants(worker):
+            subprocess.run(
+                ["nsenter", "-t", str(pid), "-m", "umount", str(folder)],
+                check=False,
+                capture_output=True,
+            )
 
 
 def _descendants(pid: int) -> list[int]:

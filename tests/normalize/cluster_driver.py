@@ -1,44 +1,91 @@
-"""A pipeline driver run as a subprocess by the cluster tests (one SparkSession per process).
+"""A pipeline driver run as a subprocess by the cluster tests: one Spark application, many runs.
 
-    python cluster_driver.py jsonl|dataframe PIPELINES_DIR NAME [SOURCE_OR_ROWS]
+    python cluster_driver.py PIPELINES_DIR STEPS_JSON
 
-Spark and storage come from the environment (``SPARK__MASTER`` or ``SPARK__REMOTE``,
-``PACKAGES__STORAGE_URL`` ...). Prints the run's trace as JSON on success; a failed run
-prints ``error: ...`` on stderr and exits 1, as the CLI does.
+``STEPS_JSON`` is a list of steps, run in order in this one process (a Spark application
+costs a driver and two executor JVMs, so the module runs its API cases in one):
+
+* ``{"mode": "jsonl", "pipeline": NAME, "source": PATH}``: ``run(PATH)`` into DuckDB;
+* ``{"mode": "dataframe", "pipeline": NAME, "rows": N}``: ``run`` on a generated DataFrame;
+* ``{"mode": "resume", "pipeline": NAME}``: ``run()``, finishing what a failed run left;
+* ``{"mode": "reveal", "folder": PATH}``: the workers see PATH from now on (the storage is
+  fixed; the worker pids come from ``LOADSTONE_TEST_WORKER_PIDS``).
+
+A step may add ``"env": {...}``, set for that step only (config is read from the
+environment at each run). Spark and storage come from the environment (``SPARK__MASTER`` or
+``SPARK__REMOTE``, ``PACKAGES__STORAGE_URL`` ...). Prints one JSON object per step on stdout:
+``error`` (None, or the one-line error a failed run raised), ``rows`` (rows loaded per table)
+and ``normalize`` (the run's normalize trace).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from cluster_support import reveal
 
 import loadstone
 from loadstone.spark_session import get_spark_session
 
 
-def main(mode: str, pipelines_dir: str, name: str, source: str = "") -> int:
-    pipe = loadstone.pipeline(name, destination="duckdb", pipelines_dir=pipelines_dir)
+@contextlib.contextmanager
+def _environment(env: Mapping[str, str]) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
     try:
-        if mode == "jsonl":
-            pipe.run(source, table_name="events")
-        elif mode == "dataframe":
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _frame(spark: Any, rows: int) -> Any:
+    return spark.range(0, rows, 1, 4).selectExpr(
+        "id",
+        "concat('event ', id) as name",
+        "named_struct('size', id % 97, 'text', repeat('x', 50)) as payload",
+        "array(named_struct('tag', concat('t', id % 5))) as tags",
+    )
+
+
+def _run(step: Mapping[str, Any], pipelines_dir: str) -> dict[str, Any]:
+    pipe = loadstone.pipeline(step["pipeline"], destination="duckdb", pipelines_dir=pipelines_dir)
+    try:
+        if step["mode"] == "jsonl":
+            info = pipe.run(step["source"], table_name="events")
+        elif step["mode"] == "dataframe":
             spark = get_spark_session()
-            rows = int(source)
-            frame = spark.range(0, rows, 1, 4).selectExpr(
-                "id",
-                "concat('event ', id) as name",
-                "named_struct('size', id % 97, 'text', repeat('x', 50)) as payload",
-                "array(named_struct('tag', concat('t', id % 5))) as tags",
-            )
-            pipe.run(frame, table_name="events", spark=spark)
-        elif mode == "resume":
-            pipe.run()
+            info = pipe.run(_frame(spark, int(step["rows"])), table_name="events", spark=spark)
         else:
-            raise SystemExit(f"unknown mode {mode}")
+            info = pipe.run()
     except Exception as exc:
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(pipe.last_trace.get("normalize")))
+        return {"error": f"error: {type(exc).__name__}: {exc}", "rows": {}, "normalize": None}
+    rows: dict[str, int] = {}
+    for package in info.packages:
+        for table, count in package.row_counts.items():
+            rows[table] = rows.get(table, 0) + count
+    return {"error": None, "rows": rows, "normalize": pipe.last_trace.get("normalize")}
+
+
+def main(pipelines_dir: str, steps_json: str) -> int:
+    for step in json.loads(steps_json):
+        with _environment(step.get("env", {})):
+            if step["mode"] == "reveal":
+                pids = [int(p) for p in os.environ["LOADSTONE_TEST_WORKER_PIDS"].split(",")]
+                reveal(pids, Path(step["folder"]))
+                result: dict[str, Any] = {"error": None, "rows": {}, "normalize": None}
+            else:
+                result = _run(step, pipelines_dir)
+        print(json.dumps(result, default=str), flush=True)
     return 0
 
 

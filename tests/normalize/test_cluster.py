@@ -3,16 +3,20 @@
 The workers cannot see the driver's pipelines folder (a tmpfs over it in their own mount
 namespace), as on machines that do not share a disk: packages keep their data files on
 ``packages.storage_url``, a folder both sides see. Each driver is a subprocess (the CLI, or
-``cluster_driver.py`` for the API), configured through the environment only.
+``cluster_driver.py`` for the API), configured through the environment only. A Spark
+application on the cluster costs a driver and two executor JVMs (on 2 cores, about 17 s), so
+the API cases share one application (the ``api`` fixture) and each test checks one of them.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 import duckdb
 import pytest
 from cluster_support import Cluster, run_driver, write_events
@@ -26,6 +30,8 @@ DRIVER = Path(__file__).with_name("cluster_driver.py")
 LOADSTONE = Path(sys.executable).with_name("loadstone")
 #: small chunks, so that a small input still makes several tasks
 CHUNK_BYTES = "200000"
+#: one step of ``cluster_driver.py`` (its docstring lists the keys)
+Step = dict[str, Any]
 
 
 def _rows(cwd: Path, pipeline: str, table: str = "events") -> tuple[int, int]:
@@ -67,7 +73,77 @@ def _check(result: Any) -> None:
     assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
 
 
-def test_cli_and_api_load_every_row_once_with_tasks_on_both_executors(
+def _driver(cluster: Cluster, env: dict[str, str], cwd: Path, steps: list[Step]) -> list[Any]:
+    """Run ``steps`` in one driver application; each step's result (``cluster_driver.py``)."""
+    args = [sys.executable, str(DRIVER), str(cluster.pipelines_dir), json.dumps(steps)]
+    result = run_driver(args, env, cwd)
+    _check(result)
+    found = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert len(found) == len(steps), result.stdout
+    return found
+
+
+def _executors(normalize: dict[str, Any]) -> set[str]:
+    return {chunk["executor"] for chunk in normalize["chunks"]}
+
+
+@attrs.frozen
+class ApiRuns:
+    """What the module's one API driver application did, and the CLI run before it."""
+
+    work: Path
+    store: Path
+    cli_failure: subprocess.CompletedProcess[str]
+    hidden_rows_after_cli: tuple[int, int]
+    steps: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def api(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> ApiRuns:
+    """The API cases, in one Spark application on the cluster (an application costs a driver
+    and two executor JVMs): a JSONL file and a DataFrame, a run whose tasks fail once and
+    whose Python worker is killed, and storage the executors cannot see, failing a DataFrame
+    run and a CLI run (its own process, first) until it is fixed, when the CLI's package is
+    finished."""
+    work = tmp_path_factory.mktemp("cluster_api")
+    store = cluster.flaky / "store"
+    shared, hidden = (
+        {"PACKAGES__STORAGE_URL": str(cluster.shared / "store")},
+        {"PACKAGES__STORAGE_URL": str(store)},
+    )
+    source = write_events(cluster.shared / "hidden-events.jsonl", 2000)
+    args = [str(LOADSTONE), "run", str(source), "-t", "events", "-p", "hidden", "-q"]
+    cli_env = cluster.driver_env(NORMALIZE__CHUNK_BYTES=CHUNK_BYTES, SPARK__TASK__MAXFAILURES="2")
+    cli_failure = run_driver([*args, "--pipelines-dir", str(cluster.pipelines_dir)],
+                             {**cli_env, **hidden}, work)  # fmt: skip
+    hidden_rows = _rows(work, "hidden")
+    raise_marker, kill_marker = cluster.shared / "fault-raise", cluster.shared / "fault-kill"
+    raise_marker.touch()
+    kill_marker.touch()
+    faults = {**shared, "NORMALIZE__FAULT": f"raise:{raise_marker},kill:{kill_marker}"}
+    steps: list[Step] = [
+        {"label": "jsonl", "mode": "jsonl", "pipeline": "viaapi", "env": shared,
+         "source": str(write_events(cluster.shared / "api-events.jsonl", 3000, start=10_000))},
+        {"label": "dataframe", "mode": "dataframe", "pipeline": "viaapi", "rows": 5000,
+         "env": shared},
+        {"label": "faults", "mode": "jsonl", "pipeline": "faults", "env": faults,
+         "source": str(write_events(cluster.shared / "fault-events.jsonl", 3000))},
+        {"label": "hidden_dataframe", "mode": "dataframe", "pipeline": "hiddendf", "rows": 3000,
+         "env": hidden},
+        {"label": "reveal", "mode": "reveal", "folder": str(cluster.flaky)},
+        {"label": "resume", "mode": "resume", "pipeline": "hidden", "env": hidden},
+    ]  # fmt: skip
+    results = _driver(cluster, cluster.driver_env(NORMALIZE__CHUNK_BYTES=CHUNK_BYTES), work, steps)
+    return ApiRuns(
+        work,
+        store,
+        cli_failure,
+        hidden_rows,
+        {step["label"]: result for step, result in zip(steps, results, strict=True)},
+    )
+
+
+def test_cli_loads_every_row_once_with_tasks_on_both_executors(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     source = write_events(cluster.shared / "cli-events.jsonl", 4000)
@@ -81,48 +157,51 @@ def test_cli_and_api_load_every_row_once_with_tasks_on_both_executors(
     assert _rows(tmp_path, "viacli") == (4000, 4000)
     trace = _trace(cluster, tmp_path, "viacli")["normalize"]
     assert trace["engine"] == "spark" and trace["master"] == cluster.master_url
-    assert len({chunk["executor"] for chunk in trace["chunks"]}) == 2
+    assert len(_executors(trace)) == 2 and "driver" not in _executors(trace)
     assert all(chunk["native"] for chunk in trace["chunks"])
-    assert "driver" not in {chunk["executor"] for chunk in trace["chunks"]}
-
-    api_source = write_events(cluster.shared / "api-events.jsonl", 3000, start=10_000)
-    for mode, argument, expected in (("jsonl", str(api_source), 3000), ("dataframe", "5000", 8000)):
-        _check(run_driver([sys.executable, str(DRIVER), mode, str(cluster.pipelines_dir),
-                           "viaapi", argument], env, tmp_path))  # fmt: skip
-        assert _rows(tmp_path, "viaapi") == (expected, expected)
-    chunks = _trace(cluster, tmp_path, "viaapi")["normalize"]["chunks"]
-    assert len({chunk["executor"] for chunk in chunks}) == 2
 
 
-def test_storage_the_executors_cannot_see_fails_clearly_and_loads_once_fixed(
-    cluster: Cluster, tmp_path: Path
+def test_api_loads_jsonl_and_a_dataframe_once_with_tasks_on_both_executors(api: ApiRuns) -> None:
+    jsonl, frame = api.steps["jsonl"], api.steps["dataframe"]
+    assert (jsonl["error"], frame["error"]) == (None, None)
+    assert (jsonl["rows"]["events"], frame["rows"]["events"]) == (3000, 5000)
+    assert _rows(api.work, "viaapi") == (8000, 8000)
+    for step in (jsonl, frame):
+        assert len(_executors(step["normalize"])) == 2
+        assert "driver" not in _executors(step["normalize"])
+
+
+def test_storage_the_executors_cannot_see_fails_the_cli_clearly_and_loads_nothing(
+    api: ApiRuns,
 ) -> None:
-    source = write_events(cluster.shared / "hidden-events.jsonl", 2000)
-    store = cluster.flaky / "store"
-    env = cluster.driver_env(
-        PACKAGES__STORAGE_URL=str(store),
-        NORMALIZE__CHUNK_BYTES=CHUNK_BYTES,
-        SPARK__TASK__MAXFAILURES="2",
-    )
-    args = [str(LOADSTONE), "run", str(source), "-t", "events", "-p", "hidden", "-q"]
-    args += ["--pipelines-dir", str(cluster.pipelines_dir)]
-    failed = run_driver(args, env, tmp_path)
-    assert failed.returncode != 0
-    error = failed.stderr.strip().splitlines()[-1]
+    assert api.cli_failure.returncode != 0
+    error = api.cli_failure.stderr.strip().splitlines()[-1]
     assert error.startswith("error: ")
-    assert "cannot read its input" in error and str(store) in error and "executor" in error
-    assert _rows(tmp_path, "hidden") == (0, 0)
-    frame = run_driver([sys.executable, str(DRIVER), "dataframe", str(cluster.pipelines_dir),
-                        "hiddendf", "3000"], env, tmp_path)  # fmt: skip
-    assert frame.returncode == 1
-    assert "has 3000 rows but 0 reached" in frame.stderr and str(store) in frame.stderr
-    assert _rows(tmp_path, "hiddendf") == (0, 0)
+    assert "cannot read its input" in error and str(api.store) in error and "executor" in error
+    assert api.hidden_rows_after_cli == (0, 0)
 
-    cluster.reveal(cluster.flaky)  # the storage is fixed: the workers see it now
-    resumed = run_driver([sys.executable, str(DRIVER), "resume", str(cluster.pipelines_dir),
-                          "hidden"], env, tmp_path)  # fmt: skip
-    _check(resumed)
-    assert _rows(tmp_path, "hidden") == (2000, 2000)
+
+def test_storage_the_executors_cannot_see_fails_a_dataframe_run_clearly(api: ApiRuns) -> None:
+    error = api.steps["hidden_dataframe"]["error"]
+    assert error is not None and "has 3000 rows but 0 reached" in error and str(api.store) in error
+    assert _rows(api.work, "hiddendf") == (0, 0)
+
+
+def test_once_the_storage_is_fixed_the_failed_package_loads_once(api: ApiRuns) -> None:
+    assert api.steps["resume"]["error"] is None
+    assert _rows(api.work, "hidden") == (2000, 2000)
+
+
+def test_a_failed_task_and_a_killed_python_worker_leave_no_duplicate_rows(
+    cluster: Cluster, api: ApiRuns
+) -> None:
+    assert api.steps["faults"]["error"] is None
+    fault_markers = (cluster.shared / "fault-raise", cluster.shared / "fault-kill")
+    assert not any(marker.exists() for marker in fault_markers)  # both faults happened
+    assert _rows(api.work, "faults") == (3000, 3000)
+    with duckdb.connect(str(api.work / "faults.duckdb"), read_only=True) as db:
+        tags = db.execute("select count(*) from faults_dataset.events__tags").fetchone()
+    assert tags == (6000,)
 
 
 def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(
@@ -149,38 +228,20 @@ def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(
     # DataFrame input onto s3 (executors write it, mapInArrow): test_package_storage.py
 
 
-def test_a_failed_task_and_a_killed_python_worker_leave_no_duplicate_rows(
-    cluster: Cluster, tmp_path: Path
-) -> None:
-    source = write_events(cluster.shared / "fault-events.jsonl", 3000)
-    raise_marker, kill_marker = cluster.shared / "fault-raise", cluster.shared / "fault-kill"
-    raise_marker.touch()
-    kill_marker.touch()
-    env = cluster.driver_env(
-        PACKAGES__STORAGE_URL=str(cluster.shared / "store"),
-        NORMALIZE__CHUNK_BYTES=CHUNK_BYTES,
-        NORMALIZE__FAULT=f"raise:{raise_marker},kill:{kill_marker}",
-    )
-    result = run_driver([sys.executable, str(DRIVER), "jsonl", str(cluster.pipelines_dir),
-                         "faults", str(source)], env, tmp_path)  # fmt: skip
-    _check(result)
-    assert not raise_marker.exists() and not kill_marker.exists()  # both faults happened
-    assert _rows(tmp_path, "faults") == (3000, 3000)
-    with duckdb.connect(str(tmp_path / "faults.duckdb"), read_only=True) as db:
-        tags = db.execute("select count(*) from faults_dataset.events__tags").fetchone()
-    assert tags == (6000,)
-
-
 def test_spark_connect_normalizes_jsonl_and_dataframe_input(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     source = write_events(cluster.shared / "connect-events.jsonl", 3000, start=10_000)
     env = cluster.driver_env(SPARK__REMOTE=cluster.connect_url, NORMALIZE__CHUNK_BYTES=CHUNK_BYTES)
     del env["SPARK__MASTER"]
-    for mode, argument, expected in (("jsonl", str(source), 3000), ("dataframe", "4000", 7000)):
-        _check(run_driver([sys.executable, str(DRIVER), mode, str(cluster.pipelines_dir),
-                           "connect", argument], env, tmp_path))  # fmt: skip
-        assert _rows(tmp_path, "connect") == (expected, expected)
-        trace = _trace(cluster, tmp_path, "connect")["normalize"]
+    steps: list[Step] = [
+        {"mode": "jsonl", "pipeline": "connect", "source": str(source)},
+        {"mode": "dataframe", "pipeline": "connect", "rows": 4000},
+    ]
+    results = _driver(cluster, env, tmp_path, steps)
+    assert [step["rows"]["events"] for step in results] == [3000, 4000]
+    assert _rows(tmp_path, "connect") == (7000, 7000)
+    for step in results:
+        trace = step["normalize"]
         assert trace["engine"] == "spark" and trace["remote"] == cluster.connect_url
         assert trace["master"] is None and len(trace["chunks"]) > 1
