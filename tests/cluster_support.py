@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import attrs
+import jvm_options
 import pyspark
 
 SPARK_HOME = Path(pyspark.__file__).parent
@@ -50,6 +51,7 @@ def _require_setup() -> None:
 
 
 def _spark_env(base: Path) -> dict[str, str]:
+    jvm_options.refresh()
     env = dict(os.environ)
     env.update(
         SPARK_HOME=str(SPARK_HOME),
@@ -102,6 +104,7 @@ class Cluster:
 
     def driver_env(self, **config: str) -> dict[str, str]:
         """Environment of a driver subprocess on the standalone master (config as env)."""
+        jvm_options.refresh()
         env = dict(os.environ)
         env.update(
             SPARK__MASTER=self.master_url,

@@ -29,6 +29,41 @@ settings.load_profile("suite")
 CASES = Path(__file__).resolve().parent / "fixtures" / "cases"
 
 
+#: the modules that take longest (each starts several Spark applications), run first: with
+#: ``-n 2`` each worker begins with one of them and the short modules fill in around them
+LONGEST_FIRST = (
+    "tests/destinations/spark/test_spark_destination.py",
+    "tests/normalize/test_cluster.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every JVM the suite starts gets the quick JIT and, once built, the class archive
+    (``jvm_options.py``): Spark applications start in less CPU, and nothing else changes.
+    The first process (xdist's controller, or pytest without workers) starts the build."""
+    import jvm_options
+
+    if not hasattr(config, "workerinput"):
+        jvm_options.start_archive_build()
+    jvm_options.enable()
+
+
+@pytest.fixture(autouse=True)
+def _jvm_options() -> None:
+    """The class archive for the JVMs this test starts, if it was built since (one stat)."""
+    import jvm_options
+
+    jvm_options.refresh()
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     from loadstone.spark_session import get_spark_session

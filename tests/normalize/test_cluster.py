@@ -93,16 +93,23 @@ class ApiRuns:
 
     work: Path
     store: Path
+    bucket: Any
+    bucket_name: str
     cli_failure: subprocess.CompletedProcess[str]
     hidden_rows_after_cli: tuple[int, int]
     steps: dict[str, Any]
 
 
 @pytest.fixture(scope="module")
-def api(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> ApiRuns:
+def api(
+    cluster: Cluster,
+    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    tmp_path_factory: pytest.TempPathFactory,
+) -> ApiRuns:
     """The API cases, in one Spark application on the cluster (an application costs a driver
     and two executor JVMs): a JSONL file and a DataFrame, a run whose tasks fail once and
-    whose Python worker is killed, and storage the executors cannot see, failing a DataFrame
+    whose Python worker is killed, an ``s3://`` input with packages in an S3 bucket (read and
+    written by the executors), and storage the executors cannot see, failing a DataFrame
     run and a CLI run (its own process, first) until it is fixed, when the CLI's package is
     finished."""
     work = tmp_path_factory.mktemp("cluster_api")
@@ -121,7 +128,18 @@ def api(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> ApiRuns:
     raise_marker.touch()
     kill_marker.touch()
     faults = {**shared, "NORMALIZE__FAULT": f"raise:{raise_marker},kill:{kill_marker}"}
+    bucket_name = s3_server.new_bucket()
+    bucket, _ = open_filesystem(f"s3://{bucket_name}", s3_server.credentials)
+    events = str(write_events(work / "s3-events.jsonl", 3000))
+    bucket.put_file(events, f"{bucket_name}/inbox/events.jsonl")
+    on_s3 = {
+        "PACKAGES__STORAGE_URL": f"s3://{bucket_name}/packages",
+        "NORMALIZE__ENGINE": "spark",
+        **{f"PACKAGES__CREDENTIALS__{k.upper()}": v for k, v in s3_server.credentials.items()},
+    }
     steps: list[Step] = [
+        {"label": "s3", "mode": "jsonl", "pipeline": "ons3", "env": on_s3,
+         "source": f"s3://{bucket_name}/inbox/events.jsonl"},
         {"label": "jsonl", "mode": "jsonl", "pipeline": "viaapi", "env": shared,
          "source": str(write_events(cluster.shared / "api-events.jsonl", 3000, start=10_000))},
         {"label": "dataframe", "mode": "dataframe", "pipeline": "viaapi", "rows": 5000,
@@ -137,6 +155,8 @@ def api(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> ApiRuns:
     return ApiRuns(
         work,
         store,
+        bucket,
+        bucket_name,
         cli_failure,
         hidden_rows,
         {step["label"]: result for step, result in zip(steps, results, strict=True)},
@@ -204,27 +224,13 @@ def test_a_failed_task_and_a_killed_python_worker_leave_no_duplicate_rows(
     assert tags == (6000,)
 
 
-def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(
-    cluster: Cluster,
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
-    tmp_path: Path,
-) -> None:
-    bucket = s3_server.new_bucket()
-    fs, _ = open_filesystem(f"s3://{bucket}", s3_server.credentials)
-    fs.put_file(str(write_events(tmp_path / "in.jsonl", 3000)), f"{bucket}/inbox/events.jsonl")
-    env = cluster.driver_env(
-        PACKAGES__STORAGE_URL=f"s3://{bucket}/packages",
-        NORMALIZE__CHUNK_BYTES=CHUNK_BYTES,
-        **{f"PACKAGES__CREDENTIALS__{k.upper()}": v for k, v in s3_server.credentials.items()},
-    )
-    source = f"s3://{bucket}/inbox/events.jsonl"  # read where it is, by the executors
-    args = [str(LOADSTONE), "run", source, "-t", "events", "-p", "ons3", "-q", "--engine", "spark"]
-    _check(run_driver([*args, "--pipelines-dir", str(cluster.pipelines_dir)], env, tmp_path))
-    assert _rows(tmp_path, "ons3") == (3000, 3000)
-    chunks = _trace(cluster, tmp_path, "ons3")["normalize"]["chunks"]
-    assert len({chunk["executor"] for chunk in chunks}) == 2
-    assert "driver" not in {chunk["executor"] for chunk in chunks}
-    assert not fs.find(f"{bucket}/packages")  # loaded packages leave no data behind
+def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(api: ApiRuns) -> None:
+    on_s3 = api.steps["s3"]
+    assert on_s3["error"] is None
+    assert _rows(api.work, "ons3") == (3000, 3000)
+    assert len(_executors(on_s3["normalize"])) == 2
+    assert "driver" not in _executors(on_s3["normalize"])
+    assert not api.bucket.find(f"{api.bucket_name}/packages")  # loaded packages leave no data
     # DataFrame input onto s3 (executors write it, mapInArrow): test_package_storage.py
 
 

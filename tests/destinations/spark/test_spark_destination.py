@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jvm_options
 import pytest
 
 TESTS = Path(__file__).resolve().parent
@@ -26,6 +27,7 @@ CASES = ("github_events", "github_issues", "ethereum_blocks", "weird_rows")
 
 
 def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    jvm_options.refresh()  # the class archive, if it was built since the last application
     return subprocess.run(
         [*args],
         cwd=cwd,
