@@ -4,8 +4,8 @@
 warehouse under WORKDIR and writes what it saw as JSON to ``WORKDIR/<command>.json``. The
 test module runs these in child processes because the embedded Derby metastore admits one JVM
 at a time and the suite's own SparkSession has no Hive support. Starting a Spark application
-costs seconds, so the module needs only three loader applications: ``crash`` twice (each is
-killed with SIGKILL, so it must be a process of its own) and ``loads``, which does everything
+costs seconds, so the module needs only two loader applications: ``crash`` (killed with
+SIGKILL, so it must be a process of its own) and ``loads``, which does everything
 else in one application (the cases, the dispositions, the reruns of the crashed pipelines and
 ``loadstone run --destination spark`` through the CLI's ``main``). The *reader* is another
 program (``spark_catalog_reader.py``) that does not import loadstone at all.
@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -130,29 +131,46 @@ def dispositions(work: Path) -> dict[str, Any]:
     return out
 
 
-def crash(work: Path, disposition: str) -> dict[str, Any]:
-    """A pipeline whose process gets SIGKILL once the first table of its second load is in.
+def crash(work: Path) -> dict[str, Any]:
+    """Two pipelines, ``append`` and ``replace``, in a process that gets SIGKILL once the first
+    table of each one's second load is in.
 
-    At that point the root table's files are renamed in (for ``replace``, its old files and
-    its nested table's are set aside), the nested table's and ``_dlt_loads`` are not.
+    At that point each root table's files are renamed in (for ``replace``, its old files and
+    its nested table's are set aside), the nested tables' and ``_dlt_loads`` are not. The two
+    second loads run at once, in two threads, so that one Spark application (a process
+    killed once) leaves both pipelines half-loaded.
     """
     from loadstone.plugins.destinations.spark import table_files
 
-    p = pipeline(work, f"crashed_{disposition}")
     first, second = (
         [{"id": 1, "tags": ["a", "b"]}, {"id": 2}],
         [{"id": 3, "tags": ["c", "d"]}, {"id": 4, "tags": ["e"]}],
     )
-    p.run(first, table_name="items", write_disposition=disposition)
+    pipelines = {d: pipeline(work, f"crashed_{d}") for d in ("append", "replace")}
+    for disposition, each in pipelines.items():
+        each.run(first, table_name="items", write_disposition=disposition)
     original = table_files.TableFolder.publish
+    both_published = threading.Barrier(len(pipelines), timeout=300)
 
     def publish_then_die(self: Any, load_id: str) -> int:
         published = original(self, load_id)
+        both_published.wait()
         os.kill(os.getpid(), signal.SIGKILL)
         return published
 
     table_files.TableFolder.publish = publish_then_die  # type: ignore[method-assign]
-    p.run(second, table_name="items", write_disposition=disposition)
+    loads = [
+        threading.Thread(
+            target=each.run,
+            args=(second,),
+            kwargs={"table_name": "items", "write_disposition": disposition},
+        )
+        for disposition, each in pipelines.items()
+    ]
+    for load in loads:
+        load.start()
+    for load in loads:
+        load.join()
     return {"killed": False}
 
 
@@ -208,8 +226,6 @@ def main() -> None:
     args: list[Any] = []
     if command == "loads":
         args = [Path(sys.argv[3])]
-    elif command == "crash":
-        args = [sys.argv[3]]
     os.chdir(work)
     result = COMMANDS[command](work, *args)
     (work / f"{command}.json").write_text(json.dumps(result, default=str), encoding="utf-8")
