@@ -104,18 +104,23 @@ def _archive_path() -> Path:
 def start_archive_build() -> None:
     """Build the archive in the background when it is missing (once: a lock held by the
     builder). The tests do not wait for it: JVMs started before it exists run without it."""
-    archive = _archive_path()
-    if archive.exists():
-        return
-    archive.parent.mkdir(parents=True, exist_ok=True)
-    with open(archive.parent / "build.log", "ab") as log:
-        subprocess.Popen(
-            [sys.executable, __file__, str(archive)],
-            env=_plain_env(),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # it outlives a short pytest run and finishes anyway
-        )
+    try:
+        archive = _archive_path()
+        if archive.exists():
+            return
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        with open(archive.parent / "build.log", "ab") as log:
+            subprocess.Popen(
+                [sys.executable, __file__, str(archive)],
+                env=_plain_env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # it outlives a short pytest run and finishes anyway
+            )
+    except (OSError, subprocess.CalledProcessError) as error:
+        # no Java (the Spark tests then fail saying so) or no writable cache: no archive
+        os.environ[ARCHIVE_VARIABLE] = os.devnull + ".jsa"
+        print(f"tests run without the JVM class archive: {error}", file=sys.stderr)
 
 
 def enable() -> None:
