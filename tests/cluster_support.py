@@ -13,6 +13,7 @@ Missing set-up (Java, ``unshare``, root) is an error saying what to install, nev
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -29,6 +30,7 @@ import pyspark
 SPARK_HOME = Path(pyspark.__file__).parent
 SPARK_CLASS = SPARK_HOME / "bin" / "spark-class"
 CONNECT_SERVER = "org.apache.spark.sql.connect.service.SparkConnectServer"
+CONNECT_SERVICE = "org.apache.spark.sql.connect.service.SparkConnectService"
 
 
 class ClusterSetupError(RuntimeError):
@@ -63,17 +65,24 @@ def _spark_env(base: Path) -> dict[str, str]:
     return env
 
 
-def _wait_port(port: int, process: subprocess.Popen[bytes], log: Path, timeout: float) -> None:
+def _started_port(service: str, process: subprocess.Popen[bytes], log: Path, timeout: float) -> int:
+    """The port a Spark process's ``service`` bound, read from its own log.
+
+    A port picked free beforehand can be taken by another process before Spark binds it
+    (the pytest workers start Spark applications at the same time), and Spark then retries
+    the next ports; a connection to the port would succeed against the other process. The
+    log line is the process's own word for where it listens.
+    """
+    found = re.compile(rf"Successfully started service '{re.escape(service)}' on port (\d+)")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        match = found.search(log.read_text(errors="replace")) if log.exists() else None
+        if match:
+            return int(match.group(1))
         if process.poll() is not None:
             raise ClusterSetupError(f"a Spark process exited early; see {log}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.3)
-    raise ClusterSetupError(f"nothing listens on 127.0.0.1:{port} after {timeout:g} s; see {log}")
+        time.sleep(0.3)
+    raise ClusterSetupError(f"{service} did not start after {timeout:g} s; see {log}")
 
 
 @attrs.define
@@ -199,12 +208,14 @@ def start_cluster(base: Path, connect: bool = True) -> Cluster:
             log,
         )
         cluster.processes.append(master)
-        _wait_port(port, master, log, 120)
+        cluster.master_url = f"spark://127.0.0.1:{_started_port('sparkMaster', master, log, 120)}"
         for index in range(2):
             cluster.workers.append(_start_worker(cluster, env, index))
         cluster.processes.extend(cluster.workers)
         if connect:
-            cluster.processes.append(_start_connect(base, env, connect_port))
+            connect_process, bound = _start_connect(base, env, connect_port)
+            cluster.processes.append(connect_process)
+            cluster.connect_url = f"sc://127.0.0.1:{bound}"
     except BaseException:
         cluster.stop()
         raise
@@ -227,7 +238,9 @@ def _start_worker(cluster: Cluster, env: Mapping[str, str], index: int) -> subpr
     )
 
 
-def _start_connect(base: Path, env: Mapping[str, str], port: int) -> subprocess.Popen[bytes]:
+def _start_connect(
+    base: Path, env: Mapping[str, str], port: int
+) -> tuple[subprocess.Popen[bytes], int]:
     log = base / "logs" / "connect.log"
     process = _spawn(
         [
@@ -239,6 +252,8 @@ def _start_connect(base: Path, env: Mapping[str, str], port: int) -> subprocess.
             CONNECT_SERVER,
             "--conf",
             f"spark.connect.grpc.binding.port={port}",
+            "--conf",
+            "spark.connect.grpc.port.maxRetries=16",
             "--conf",
             "spark.connect.grpc.binding.address=127.0.0.1",
             "--conf",
@@ -254,8 +269,7 @@ def _start_connect(base: Path, env: Mapping[str, str], port: int) -> subprocess.
         env,
         log,
     )
-    _wait_port(port, process, log, 180)
-    return process
+    return process, _started_port(CONNECT_SERVICE, process, log, 180)
 
 
 def write_events(path: Path, count: int, start: int = 0) -> Path:

@@ -36,7 +36,8 @@ def main() -> None:
         spark = (
             SparkSession.builder.master("local[1]")
             .config(
-                "spark.driver.extraJavaOptions", f"-XX:ArchiveClassesAtExit={sys.argv[1]} {LOGS}"
+                "spark.driver.extraJavaOptions",
+                f"-XX:TieredStopAtLevel=1 -XX:ArchiveClassesAtExit={sys.argv[1]} {LOGS}",
             )
             .config("spark.ui.enabled", "false")
             .config("spark.sql.warehouse.dir", str(folder / "warehouse"))

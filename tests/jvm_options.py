@@ -101,6 +101,12 @@ def _archive_path() -> Path:
     return Path(known)
 
 
+def _background_priority() -> None:
+    """The build takes the CPU the tests leave: on 2 cores it would otherwise slow the first
+    Spark applications as much as the archive speeds up the later ones."""
+    os.nice(10)
+
+
 def start_archive_build() -> None:
     """Build the archive in the background when it is missing (once: a lock held by the
     builder). The tests do not wait for it: JVMs started before it exists run without it."""
@@ -116,6 +122,7 @@ def start_archive_build() -> None:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # it outlives a short pytest run and finishes anyway
+                preexec_fn=_background_priority,
             )
     except (OSError, subprocess.CalledProcessError) as error:
         # no Java (the Spark tests then fail saying so) or no writable cache: no archive
