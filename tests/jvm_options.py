@@ -143,8 +143,9 @@ def refresh() -> None:
     archive once it exists (options found by :func:`enable` stay first). Does nothing
     outside the test suite."""
     base = os.environ.get(BASE_VARIABLE)
-    if base is None:
-        return
+    ours = f"-XX:SharedArchiveFile={os.environ.get(ARCHIVE_VARIABLE)}"
+    if base is None or ours in os.environ.get("JAVA_TOOL_OPTIONS", ""):
+        return  # outside the suite, or already final (this runs before every test)
     archive = _archive_path()
     shared = f"-XX:SharedArchiveFile={archive}" if archive.exists() else ""
     options = " ".join(part for part in (base, QUICK_JIT, shared, QUIET_LOGS) if part)
