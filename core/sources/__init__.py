@@ -1,5 +1,7 @@
 """``loadstone.sources``: what dlt users reach as ``dlt.sources``.
 
+Its subpackages are dlt's built-in sources (``filesystem``, ``sql_database``, ``rest_api``).
+
 ``loadstone.sources.incremental(...)`` declares an incremental cursor
 (:mod:`loadstone.extract.incremental`); ``Resource`` and ``Source`` are the classes
 ``@loadstone.resource`` and ``@loadstone.source`` make.
