@@ -20,10 +20,13 @@ from loadstone.errors import LoadstoneError
 from loadstone.storage import package_storage
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
+#: tables read through the Arrow path (pyarrow's Parquet and CSV readers)
+TABLE_SUFFIXES = (".parquet", ".csv", ".csv.gz")
+INPUT_SUFFIXES = JSON_SUFFIXES + TABLE_SUFFIXES
 
 
 class InputError(LoadstoneError):
-    """A path given to ``loadstone run`` is missing or holds no JSON files."""
+    """A path given to ``loadstone run`` is missing or holds no input files."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,6 +61,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="where normalize runs (normalize.engine): auto (default), local or spark",
     )
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="load inputs again that this pipeline already loaded unchanged (skipped otherwise)",
+    )
     add_lock_timeout(parser)
     parser.set_defaults(handler=run_command)
 
@@ -81,7 +89,7 @@ def print_notice(event: Any) -> None:
 
 
 def input_files(paths: list[str]) -> list[Path | str]:
-    """The JSON files named by ``paths`` (folders expanded, sorted).
+    """The input files named by ``paths`` (folders expanded, sorted).
 
     An object-store URL (``s3://bucket/events.jsonl``) stays a URL: the package storage reads
     it where it is (see README "Running on a cluster").
@@ -89,21 +97,23 @@ def input_files(paths: list[str]) -> list[Path | str]:
     files: list[Path | str] = []
     for raw in paths:
         if package_storage.is_remote_url(raw):
-            check_json_input(Path(raw))
+            check_input(Path(raw), JSON_SUFFIXES)
             files.append(raw)
             continue
         path = Path(raw)
         if path.is_dir():
             found = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(JSON_SUFFIXES)
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.name.lower().endswith(INPUT_SUFFIXES)
             )
             if not found:
                 raise InputError(
-                    f"folder {path} holds no JSON/JSONL files ({', '.join(JSON_SUFFIXES)})"
+                    f"folder {path} holds no input files ({', '.join(INPUT_SUFFIXES)})"
                 )
             files.extend(found)
         elif path.is_file():
-            check_json_input(path)
+            check_input(path, INPUT_SUFFIXES)
             files.append(path)
         else:
             raise InputError(f"input {path} does not exist")
@@ -123,17 +133,18 @@ OTHER_FORMATS = {
 }
 
 
-def check_json_input(path: Path) -> None:
-    """A file given by name must be JSON/JSONL (maybe gzipped): say so before reading it."""
+def check_input(path: Path, accepted: tuple[str, ...]) -> None:
+    """A file given by name must be of a kind ``run`` reads: say so before reading it.
+
+    An object-store URL is read where it is, which only JSON lines allow (``accepted``).
+    """
     name = path.name.lower()
-    if name.endswith(JSON_SUFFIXES):
+    if name.endswith(accepted):
         return
     stem = name[:-3] if name.endswith(".gz") else name
     kind = OTHER_FORMATS.get(Path(stem).suffix)
-    what = f"{kind} is not a supported input" if kind else "not a JSON/JSONL file"
-    raise InputError(
-        f"{path}: {what}; loadstone run reads JSON and JSONL files ({', '.join(JSON_SUFFIXES)})"
-    )
+    what = f"{kind} is not a supported input here" if kind else "not a supported input file"
+    raise InputError(f"{path}: {what}; loadstone run reads {', '.join(accepted)}")
 
 
 def parse_write_disposition(value: str | None) -> Any:
@@ -260,6 +271,7 @@ def run_command(args: argparse.Namespace) -> int:
             table_name=args.table,
             write_disposition=parse_write_disposition(args.write_disposition),
             primary_key=args.primary_key,
+            reload=args.reload,
         )
     finally:
         if isinstance(progress, ProgressDisplay):

@@ -33,6 +33,13 @@ import attrs
 import orjson
 
 from loadstone.errors import LoadstoneError
+from loadstone.extract.arrow_items import (
+    PARQUET_SUFFIX,
+    ArrowItemError,
+    ArrowTableWriter,
+    as_arrow_table,
+    is_arrow_item,
+)
 from loadstone.extract.mark import (
     DataItemWithMeta,
     HintsMeta,
@@ -45,6 +52,13 @@ from loadstone.extract.sources import (
     TableHints,
     is_source_factory,
     merge_hints,
+)
+from loadstone.extract.tabular_files import (
+    TABULAR_SUFFIXES,
+    TabularFileError,
+    copy_parquet,
+    read_csv_batches,
+    tabular_kind,
 )
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
@@ -118,6 +132,10 @@ def _default(value: Any) -> Any:
         return str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, tuple) and callable(
+        getattr(value, "_asdict", None) or getattr(value, "asDict", None)
+    ):
+        return plain_value(value)  # a named tuple or a Spark Row: its fields by name
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     if isinstance(value, Mapping):
@@ -126,7 +144,40 @@ def _default(value: Any) -> Any:
         return str(value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
-    return str(value)
+    return plain_value(value)
+
+
+def plain_value(value: Any) -> Any:
+    """A value of a type JSON has no form for, as dlt stores it, or :class:`ItemError`.
+
+    Never the value's printed text: that would load ``<object at 0x...>`` as data and report
+    success. numpy scalars are their Python value; pydantic models and objects with
+    ``_asdict`` (named tuples) are their dicts; everything else is refused by type.
+    """
+    item = getattr(value, "item", None)
+    if type(value).__module__ == "numpy" and callable(item) and getattr(value, "ndim", 1) == 0:
+        return item()
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump()
+    as_dict = getattr(value, "asDict", None) or getattr(value, "_asdict", None)
+    if callable(as_dict):
+        return as_dict()
+    raise ItemError(refusal(value))
+
+
+def refusal(value: Any) -> str:
+    """Why ``value`` is refused and what to yield instead (one line, the type named)."""
+    kind = type(value)
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    if kind.__module__ == "numpy":
+        hint = "convert it with .tolist(), or yield a pyarrow.Table or pandas.DataFrame"
+    else:
+        hint = (
+            "yield dicts, lists, scalars, pyarrow.Table/RecordBatch or pandas.DataFrame "
+            "(or map the object to a dict with add_map)"
+        )
+    return f"it holds a value of type {name}, which loadstone does not load as text: {hint}"
 
 
 _DECIMAL_MARK = "\x00dec:"
@@ -247,6 +298,7 @@ class PackageWriter:
         self._writers: dict[str, _TableWriter] = {}
         self.hints: dict[str, dict[str, Any]] = {}
         self._extra_files: list[ExtractedFile] = []
+        self._arrow_writers: dict[str, ArrowTableWriter] = {}
         self._stats: dict[str, list[int]] = {}
         self._rows = 0
         self._bytes = 0
@@ -263,15 +315,20 @@ class PackageWriter:
             self._writers[table_name] = writer
         return writer
 
-    def write_item(self, table_name: str, item: Any) -> None:
+    def write_item(self, table_name: str, item: Any, resource: str | None = None) -> None:
+        """One item of ``table_name``: a JSON line, or Arrow data into the table's Parquet."""
+        if is_arrow_item(item):
+            self.write_arrow(table_name, item, resource)
+            return
         writer = self._writer(table_name)
         chunk_before = writer.chunk
         try:
             line = encode_item(item)
         except ItemError as error:
+            of = f" of resource {resource!r}" if resource and resource != table_name else ""
             raise ExtractError(
-                f"item {writer.items + 1} of table {table_name!r} cannot be extracted: {error}; "
-                "nothing was loaded"
+                f"item {writer.items + 1} of table {table_name!r}{of} cannot be extracted: "
+                f"{error}; nothing was loaded"
             ) from None
         self._bytes += writer.write(line)
         self._rows += 1
@@ -280,6 +337,27 @@ class PackageWriter:
         self._since_report += 1
         if self.progress is not None and self._since_report >= 10_000:
             self._since_report = 0
+            self.progress(self._rows, self._bytes, self._files)
+
+    def write_arrow(self, table_name: str, item: Any, resource: str | None = None) -> None:
+        """A pyarrow Table/RecordBatch or pandas DataFrame, written columnar (no row loop)."""
+        try:
+            table = as_arrow_table(item)
+        except ArrowItemError as error:
+            of = f" of resource {resource!r}" if resource and resource != table_name else ""
+            raise ExtractError(
+                f"an item of table {table_name!r}{of} cannot be extracted: {error}; "
+                "nothing was loaded"
+            ) from None
+        writer = self._arrow_writers.get(table_name)
+        if writer is None:
+            index = 3000 + len(self._arrow_writers)
+            writer = ArrowTableWriter(self.package.extracted_dir, table_name, index)
+            self._arrow_writers[table_name] = writer
+        files_before = writer.chunk
+        self._rows += writer.write(table)
+        self._files += writer.chunk - files_before
+        if self.progress is not None:
             self.progress(self._rows, self._bytes, self._files)
 
     def add_files(self, files: list[ExtractedFile]) -> None:
@@ -308,6 +386,13 @@ class PackageWriter:
             written = writer.close()
             files.extend(written)
             tables[name] = ExtractedTable(name, writer.items, len(written), writer.bytes)
+        for name, arrow in self._arrow_writers.items():
+            written = arrow.close()
+            files.extend(written)
+            stat = self._stats.setdefault(name, [0, 0, 0])
+            stat[0] += arrow.rows
+            stat[1] += len(written)
+            stat[2] += arrow.bytes
         files.extend(self._extra_files)
         for name, (items, nfiles, nbytes) in self._stats.items():
             prev = tables.get(name)
@@ -336,6 +421,31 @@ def is_json_path(value: Any) -> bool:
             lowered = lowered[:-3]
         return lowered.endswith(JSON_SUFFIXES)
     return False
+
+
+def is_file_input(value: Any) -> bool:
+    """A str/Path naming a file ``run`` reads: JSON/JSONL, Parquet or CSV (maybe .gz)."""
+    return tabular_kind(value) is not None or is_json_path(value)
+
+
+def _extract_tabular(writer: PackageWriter, path: Path, table_name: str, kind: str) -> None:
+    """A Parquet or CSV file into the package's Arrow files (see ``tabular_files``)."""
+    if not path.is_file():
+        raise ExtractError(f"input file {path} does not exist")
+    try:
+        if kind == "parquet":
+            index = 4000 + len(writer._extra_files)
+            target = writer.package.extracted_dir / f"p{index:04d}.00000{PARQUET_SUFFIX}"
+            writer.add_files([copy_parquet(path, target, table_name)])
+        else:
+            read_csv_batches(path, lambda table: _write_arrow_rows(writer, table_name, table))
+    except TabularFileError as error:
+        raise ExtractError(f"{error}; nothing was loaded") from None
+
+
+def _write_arrow_rows(writer: PackageWriter, table_name: str, table: Any) -> int:
+    writer.write_arrow(table_name, table)
+    return int(table.num_rows)
 
 
 def _open_binary(path: Path) -> Any:
@@ -776,6 +886,10 @@ def extract_resource(
         writer.add_hints(target, hints)
         extract_dataframe(writer, data, target)
         return
+    if tabular_kind(data) is not None and isinstance(target, str):
+        writer.add_hints(target, hints)
+        _extract_tabular(writer, Path(data), target, str(tabular_kind(data)))
+        return
     if is_json_path(data) and isinstance(target, str):
         writer.add_hints(target, hints)
         if isinstance(data, str) and package_storage.is_remote_url(data):
@@ -797,7 +911,7 @@ def extract_resource(
                 if name not in filled:
                     writer.add_hints(name, hints)
                     filled.add(name)
-                writer.write_item(name, item)
+                writer.write_item(name, item, res.name)
     if isinstance(target, str) and target not in filled:
         writer.add_hints(target, hints)
         writer._writer(target)  # a table with no items still gets hints, and no file
@@ -865,9 +979,16 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
     if is_source_factory(data):
         src = data()
         return src.name, list(src.selected_resources.values())
-    if is_spark_dataframe(data) or is_json_path(data):
+    if is_arrow_item(data):
         if table_name is None:
-            if is_json_path(data):
+            raise ExtractError(
+                f"a {type(data).__module__}.{type(data).__name__} needs table_name= to name "
+                "its table"
+            )
+        return None, [Resource([data], table_name, args_bound=True)]
+    if is_spark_dataframe(data) or is_file_input(data):
+        if table_name is None:
+            if is_file_input(data):
                 table_name = _table_from_path(Path(data))
             else:
                 raise ExtractError("a Spark DataFrame needs table_name= to name its table")
@@ -880,7 +1001,7 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
     if isinstance(data, (str, bytes)):
         raise ExtractError(
             f"cannot load {data!r}: a str is read as a file only when it ends with "
-            f"{', '.join(JSON_SUFFIXES)} (optionally .gz)"
+            f"{', '.join(JSON_SUFFIXES)} (optionally .gz), .parquet, .csv or .csv.gz"
         )
     found: str | None = table_name or getattr(data, "__name__", None)
     if not found or found == "<lambda>":
@@ -910,7 +1031,7 @@ def input_files_of(data: Any) -> list[Path | str]:
         if not data or not all(_is_file_name(d) for d in data):
             return []
         items = list(data)
-    elif is_json_path(data):
+    elif is_file_input(data):
         items = [data]
     else:
         return []
@@ -925,7 +1046,7 @@ def input_files_of(data: Any) -> list[Path | str]:
 
 def _table_from_path(path: Path) -> str:
     name = path.name
-    for suffix in (".gz", *JSON_SUFFIXES):
+    for suffix in (".gz", *JSON_SUFFIXES, *TABULAR_SUFFIXES):
         if name.lower().endswith(suffix):
             name = name[: -len(suffix)]
     return name or "data"

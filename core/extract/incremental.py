@@ -103,6 +103,15 @@ def item_hash(item: Any, primary_key: Sequence[str] | None) -> str:
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")[:12]
 
 
+def _row_hash(table: Any, index: int, key: Any) -> Callable[[], str]:
+    """The identity of row ``index`` of an Arrow table, computed when asked for."""
+    return lambda: item_hash(table.slice(index, 1).to_pylist()[0], key)
+
+
+def _resolved(hashes: Sequence[str | Callable[[], str]]) -> list[str]:
+    return [h if isinstance(h, str) else h() for h in hashes]
+
+
 class Incremental:
     """A cursor over the items of one resource (see the module docstring)."""
 
@@ -148,7 +157,8 @@ class Incremental:
         self.last_value: Any = initial_value
         self._state: dict[str, Any] | None = None
         self._seen_hashes: frozenset[str] = frozenset()
-        self._new_hashes: list[str] = []
+        #: identities of the items at the last value; an Arrow row's is computed at commit
+        self._new_hashes: list[str | Callable[[], str]] = []
         self._kept = 0
         #: the key that identifies rows at the start value; () turns deduplication off
         self._key: list[str] | tuple[()] | None = None
@@ -201,7 +211,7 @@ class Incremental:
         incremental[self.cursor_path] = {
             "initial_value": _jsonable(self.initial_value),
             "last_value": _jsonable(self.last_value),
-            "unique_hashes": list(dict.fromkeys(self._new_hashes)),
+            "unique_hashes": list(dict.fromkeys(_resolved(self._new_hashes))),
             "start_value": _jsonable(self.start_value),
         }
 
@@ -256,7 +266,14 @@ class Incremental:
 
     def _keep(self, item: Any) -> bool | None:
         """True keep, False drop, None drop and stop reading."""
-        value = self.cursor_value(item)
+        return self._verdict(self.cursor_value(item), item, lambda: item_hash(item, self._key))
+
+    def _verdict(self, value: Any, item: Any, hash_of: Callable[[], str]) -> bool | None:
+        """The one rule for an item whose cursor holds ``value`` (dict or Arrow row alike).
+
+        ``hash_of`` computes the item's identity only where it is needed (at the start or
+        last value), so an Arrow row is not turned into a dict unless it is compared.
+        """
         if value is _MISSING or value is None:
             if self.on_cursor_value_missing == "raise":
                 error = (
@@ -269,21 +286,21 @@ class Incremental:
         boundary = self._out_of_range(value)
         if boundary is not _MISSING:
             return None if self._stops(value, boundary) else False
-        hashed = None
+        hashed: str | None = None
         dedup = self._key != ()
         if (
             dedup
             and self.start_value is not None
             and _coerce_pair(self.start_value, value)[0] == value
         ):
-            hashed = item_hash(item, self._key)
+            hashed = hash_of()
             if hashed in self._seen_hashes:
                 return False
-        self._advance(value, item, hashed)
+        self._advance(value, hashed if hashed is not None else hash_of)
         self._kept += 1
         return True
 
-    def _advance(self, value: Any, item: Any, hashed: str | None) -> None:
+    def _advance(self, value: Any, hashed: str | Callable[[], str]) -> None:
         if self._key == ():  # no deduplication: only the last value is kept
             if self.last_value is None or self._is_after(self.last_value, value):
                 self.last_value = value
@@ -294,23 +311,69 @@ class Incremental:
             self._new_hashes = []
         elif _coerce_pair(last, value)[0] != value:
             return
-        self._new_hashes.append(hashed or item_hash(item, self._key))
+        self._new_hashes.append(hashed)
+
+    def _filter_arrow(self, item: Any) -> tuple[Any, bool]:
+        """(the rows of an Arrow/pandas item that pass, or None; whether reading stops).
+
+        The cursor column is read once as Python values and each value meets the same rule
+        as a dict's (:meth:`_verdict`); the kept rows are taken from the table with one
+        Arrow ``take``, so the other columns are never converted.
+        """
+        from loadstone.extract.arrow_items import as_arrow_table
+
+        table = as_arrow_table(item)
+        name = self._segments[0] if len(self._segments) == 1 else None
+        if name is None or name not in table.column_names:
+            raise IncrementalCursorPathMissing(
+                self.resource_name, self.cursor_path, f"<Arrow table: {table.column_names}>"
+            )
+        kept: list[int] = []
+        stopped = False
+        for index, value in enumerate(table.column(name).to_pylist()):
+            verdict = self._verdict(value, item, _row_hash(table, index, self._key))
+            if verdict is None:
+                stopped = True
+                break
+            if verdict:
+                kept.append(index)
+        if not kept:
+            return None, stopped
+        return (table if len(kept) == table.num_rows else table.take(kept)), stopped
+
+    def _filter_list(self, items: list[Any]) -> tuple[list[Any], bool]:
+        """(the entries of a list page that pass, whether reading stops)."""
+        from loadstone.extract.arrow_items import is_arrow_item
+
+        kept: list[Any] = []
+        for item in items:
+            if is_arrow_item(item):
+                rows, stop = self._filter_arrow(item)
+                if rows is not None:
+                    kept.append(rows)
+            else:
+                verdict = self._keep(item)
+                stop = verdict is None
+                if verdict:
+                    kept.append(item)
+            if stop:
+                return kept, True
+        return kept, False
 
     def filter_pages(self, pages: Iterator[Any], unwrap: Callable[[Any], Any]) -> Iterator[Any]:
         """Pages with out-of-range and already loaded items removed; commits at the end."""
+        from loadstone.extract.arrow_items import is_arrow_item
+
         stopped = False
         try:
             for page in pages:
                 inner, rewrap = unwrap(page)
-                if isinstance(inner, list):
-                    kept = []
-                    for item in inner:
-                        verdict = self._keep(item)
-                        if verdict is None:
-                            stopped = True
-                            break
-                        if verdict:
-                            kept.append(item)
+                if is_arrow_item(inner):
+                    rows, stopped = self._filter_arrow(inner)
+                    if rows is not None:
+                        yield rewrap(rows)
+                elif isinstance(inner, list):
+                    kept, stopped = self._filter_list(inner)
                     if kept:
                         yield rewrap(kept)
                 else:

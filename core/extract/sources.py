@@ -23,6 +23,7 @@ from typing import Any
 import attrs
 
 from loadstone.errors import LoadstoneError
+from loadstone.extract.arrow_items import is_arrow_item
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.injection import inject
 from loadstone.extract.mark import DataItemWithMeta, unwrap
@@ -574,8 +575,8 @@ def iterate_data(data: Any) -> Iterator[Any]:
         return _sync_async(data)
     if inspect.iscoroutine(data):
         return iterate_data(asyncio.run(data))
-    if isinstance(data, (Mapping, DataItemWithMeta)):
-        return iter([data])
+    if isinstance(data, (Mapping, DataItemWithMeta)) or is_arrow_item(data):
+        return iter([data])  # an Arrow table or DataFrame is one page, not its columns
     if isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
         return iter([data])
     return iter(data)
@@ -599,7 +600,7 @@ def _flatten(data: Any) -> Iterator[Any]:
     """Items one by one: a dict is one item; a yielded list (a page) counts as its items."""
     if data is None:
         return
-    if isinstance(data, Mapping):
+    if isinstance(data, Mapping) or is_arrow_item(data):
         yield data
         return
     for item in data:
@@ -701,8 +702,9 @@ def _resource_from(
     section: str | None,
     cursor: Incremental | None,
 ) -> Resource:
-    res_name = name or (table_name if isinstance(table_name, str) else None)
-    res_name = res_name or _data_name(target) or _current_source_name.get()
+    # as dlt: a function or generator names its resource; table_name only names the data's
+    res_name = name or _data_name(target) or (table_name if isinstance(table_name, str) else None)
+    res_name = res_name or _current_source_name.get()
     if res_name is None:
         raise ResourceError(
             "cannot infer the resource name from the data: pass name= or table_name="

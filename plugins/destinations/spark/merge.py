@@ -51,7 +51,9 @@ def merged_chain(
     staged_root = package.get(root)
     if staged_root is None:  # only nested rows arrived: nothing to match, keep them
         return {t: _union(existing.get(t), package.get(t)) for t in chain if t in package}
-    row_key = _row_key(model, root, load_id)
+    # a root alone (Arrow data, loaded without _dlt_id as dlt does) merges by its keys only
+    alone = len(chain) == 1 and model.row_key(root) is None
+    row_key = "" if alone else _row_key(model, root, load_id)
     current = existing.get(root)
     out: dict[str, DataFrame] = {}
     doomed_ids = None
@@ -59,11 +61,16 @@ def merged_chain(
         pairs = [_same(k) for k in pk] if pk else []
         merged = [_same(k) for k in mk] if mk else []
         condition = _any([_all(pairs), _all(merged)])
-        doomed = current.alias("d").join(staged_root.alias("s"), condition, "left_semi")
-        doomed_ids = doomed.select(_col(row_key).alias(_ID))
-        kept_current = _without(current, row_key, doomed_ids)
+        if alone:
+            kept_current = current.alias("d").join(staged_root.alias("s"), condition, "left_anti")
+        else:
+            doomed = current.alias("d").join(staged_root.alias("s"), condition, "left_semi")
+            doomed_ids = doomed.select(_col(row_key).alias(_ID))
+            kept_current = _without(current, row_key, doomed_ids)
     kept_staged = _dedup(model, root, staged_root, pk) if pk else staged_root
     out[root] = _union(kept_current if current is not None else None, kept_staged)
+    if alone:
+        return out
     kept_ids = kept_staged.select(_col(row_key).alias(_ID))
     for table in chain[1:]:
         old = existing.get(table)

@@ -43,7 +43,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from loadstone.destinations.contract import LoadFailed, load_id_timestamp
+from loadstone.destinations.contract import LoadFailed, LoadRefused, load_id_timestamp
 from loadstone.plugins.destinations.sql.dialect import quote, timestamp_literal
 
 if TYPE_CHECKING:
@@ -354,8 +354,7 @@ class _Loader:
         kept = self._live(self._dedup(staged, pk) if pk else f"SELECT * FROM {staged}")
         self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept}) AS k")
         filtered = pk or self.model.hard_delete(root)
-        kept_ids = f"SELECT {quote(self._row_key(root))} FROM ({kept}) AS k" if filtered else None
-        self._insert_nested(kept_ids)
+        self._insert_nested(self._kept_ids(kept) if filtered else None)
 
     def _deleted(self, alias: str = "") -> str | None:
         """Predicate: the staged row asks to be deleted (``hard_delete`` column), or None."""
@@ -374,7 +373,7 @@ class _Loader:
         root, staged = self.root, self.staged[self.root]
         pk = self.model.primary_key(root)
         if not pk:
-            raise LoadFailed(self.load_id, root, "the upsert strategy needs a primary_key")
+            raise LoadRefused(self.load_id, root, "the upsert strategy needs a primary_key")
         final = self._final(root)
         match = self._match([pk])
         kept = self._dedup(staged, pk)
@@ -403,14 +402,14 @@ class _Loader:
             f"INSERT INTO {final} ({names}) SELECT {select} FROM ({kept}) AS s "
             f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {match})",
         )
-        self._insert_nested(f"SELECT {quote(self._row_key(root))} FROM ({kept}) AS k")
+        self._insert_nested(self._kept_ids(kept))
 
     def _insert_only(self) -> None:
         """Insert staged rows whose primary key is not in the table yet; existing rows stay."""
         root, staged = self.root, self.staged[self.root]
         pk = self.model.primary_key(root)
         if not pk:
-            raise LoadFailed(self.load_id, root, "the insert-only strategy needs a primary_key")
+            raise LoadRefused(self.load_id, root, "the insert-only strategy needs a primary_key")
         final = self._final(root)
         kept = (
             f"SELECT * FROM ({self._live(self._dedup(staged, pk))}) AS s "
@@ -418,7 +417,17 @@ class _Loader:
         )
         names = self._names(root)
         self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept}) AS k")
-        self._insert_nested(f"SELECT {quote(self._row_key(root))} FROM ({kept}) AS k")
+        self._insert_nested(self._kept_ids(kept))
+
+    def _kept_ids(self, kept: str) -> str:
+        """The row keys of the kept root rows, which select their nested rows.
+
+        Only a chain with nested tables needs them: a root alone (Arrow data, which dlt
+        loads without ``_dlt_id``) merges by its keys without a row key.
+        """
+        if len(self.chain) == 1:
+            return "SELECT NULL WHERE FALSE"
+        return f"SELECT {quote(self._row_key(self.root))} FROM ({kept}) AS k"
 
     def _scd2(self) -> None:
         root, staged = self.root, self.staged[self.root]

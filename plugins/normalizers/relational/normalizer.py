@@ -32,6 +32,7 @@ import attrs
 
 from loadstone import config as loadstone_config
 from loadstone import spark_session
+from loadstone.extract.arrow_items import is_arrow_file
 from loadstone.normalize.contract import (
     BAD_RECORDS_TABLE,
     BadRecordError,
@@ -45,6 +46,10 @@ from loadstone.normalize.contract import (
     TableOutput,
 )
 from loadstone.plugins.normalizers.relational import spark_tasks
+from loadstone.plugins.normalizers.relational.arrow_tables import (
+    normalize_arrow,
+    with_arrow_outcome,
+)
 from loadstone.plugins.normalizers.relational.engine import (
     NATIVE_AVAILABLE,
     Chunk,
@@ -343,11 +348,13 @@ class RelationalNormalizer:
         hints_by_source: Mapping[str, Any] = (
             hints_source() if callable(hints_source) else (hints_source or {})
         )
-        files = list(package.extracted_files())
+        every_file = list(package.extracted_files())
+        arrow_files = [f for f in every_file if is_arrow_file(f.path)]
+        files = [f for f in every_file if not is_arrow_file(f.path)]
         existing_before = frozenset(schema.tables)
         # a table asked for with materialize_table_schema() exists even without data
         materialize = [n for n, h in hints_by_source.items() if (h or {}).get("x-materialize")]
-        sources = dict.fromkeys([*(f.table_name for f in files), *materialize])
+        sources = dict.fromkeys([*(f.table_name for f in every_file), *materialize])
         plans = {
             source: plan_root(schema, source, hints_by_source.get(source) or {}, context.naming)
             for source in sources
@@ -379,7 +386,11 @@ class RelationalNormalizer:
             "reruns": reruns,
             "workers": self._pool.workers if self._pool.used else 1,
         }
-        return self._finish(schema, context, facts, chunks, plans, out_dir)
+        result = self._finish(schema, context, facts, chunks, plans, out_dir)
+        if not arrow_files:
+            return result
+        arrow = normalize_arrow(schema, arrow_files, plans, context, str(package.load_id), out_dir)
+        return with_arrow_outcome(result, arrow)
 
     def _run(
         self,

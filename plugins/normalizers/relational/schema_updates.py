@@ -293,7 +293,7 @@ def hinted_by_table(plans: Sequence[RootPlan]) -> dict[str, dict[str, Column]]:
     return hinted
 
 
-def _with_root_hints(table: Table, plan: RootPlan) -> Table:
+def with_root_hints(table: Table, plan: RootPlan) -> Table:
     """The root table with what code says about it; marks it as having seen data."""
     changes: dict[str, Any] = {}
     extra = dict(table.extra)
@@ -386,7 +386,7 @@ def apply_facts(
             schema.update_table(Table(name, parent=summary.parents[name], columns=typed))
             new_tables.append(name)
         if plan is not None:
-            schema.replace_table(_with_root_hints(schema.tables[name], plan))
+            schema.replace_table(with_root_hints(schema.tables[name], plan))
         elif summary.rows.get(name, 0) > 0:
             # dlt marks every table that received data, nested ones too
             schema.replace_table(schema.tables[name].with_normalizer_hint("seen-data", True))

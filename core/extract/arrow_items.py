@@ -1,0 +1,169 @@
+"""Arrow tables, record batches and pandas DataFrames as items: kept columnar, never per row.
+
+A resource may yield ``pyarrow.Table``, ``pyarrow.RecordBatch`` or ``pandas.DataFrame``
+items (dlt's fastest path: its SQL and file sources yield Arrow). Each is written as it is
+into Arrow IPC files of the package (``extracted/a<table>.<chunk>.arrow``): IPC keeps every
+Arrow type exactly (Parquet would turn ``timestamp[s]`` into milliseconds) and costs no
+encoding. The normalizer reads those, and Parquet inputs, with Arrow and writes the table's
+output with Arrow compute (``plugins/normalizers/relational/arrow_tables.py``). Nothing here
+looks at a row.
+
+pandas is never imported here: a DataFrame is recognized by its class, so loadstone works
+without pandas installed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loadstone.storage.load_package import ExtractedFile
+
+if TYPE_CHECKING:  # pyarrow is imported when Arrow data first arrives, not with loadstone
+    import pyarrow as pa
+
+#: An Arrow file of a package is closed once it holds this many rows.
+ARROW_CHUNK_ROWS = 1_000_000
+
+#: Suffix of Parquet inputs copied into a package.
+PARQUET_SUFFIX = ".parquet"
+#: Suffix of the package files that hold Arrow items (Arrow IPC file format).
+ARROW_SUFFIX = ".arrow"
+
+
+def is_pandas_frame(value: Any) -> bool:
+    """A ``pandas.DataFrame`` (told by its class: pandas need not be installed)."""
+    cls = type(value)
+    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pandas.")
+
+
+def is_arrow_item(value: Any) -> bool:
+    """An item the Arrow path takes: a pyarrow Table or RecordBatch, or a pandas DataFrame."""
+    cls = type(value)
+    if cls.__module__.startswith("pyarrow") and cls.__name__ in ("Table", "RecordBatch"):
+        return True
+    return is_pandas_frame(value)
+
+
+def is_arrow_file(path: Path | str) -> bool:
+    """An extracted file of the Arrow path (Arrow IPC or Parquet), not JSON lines."""
+    return str(path).lower().endswith((ARROW_SUFFIX, PARQUET_SUFFIX))
+
+
+def read_schema(path: Path | str) -> pa.Schema:
+    """The Arrow schema of an extracted Arrow file (IPC or Parquet)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if str(path).lower().endswith(PARQUET_SUFFIX):
+        return pq.read_schema(path)
+    with pa.memory_map(str(path)) as source:
+        return pa.ipc.open_file(source).schema
+
+
+def iter_batches(path: Path | str, batch_rows: int) -> Iterator[pa.RecordBatch]:
+    """The record batches of an extracted Arrow file (IPC batches as written)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if str(path).lower().endswith(PARQUET_SUFFIX):
+        yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows)
+        return
+    with pa.memory_map(str(path)) as source:
+        reader = pa.ipc.open_file(source)
+        for index in range(reader.num_record_batches):
+            yield reader.get_batch(index)
+
+
+class ArrowItemError(ValueError):
+    """An Arrow or pandas item cannot be turned into an Arrow table (cause in one line)."""
+
+
+def as_arrow_table(item: Any) -> pa.Table:
+    """``item`` as a ``pyarrow.Table``; a DataFrame's index is not a column (as in dlt)."""
+    import pyarrow as pa
+
+    if isinstance(item, pa.Table):
+        return item
+    if isinstance(item, pa.RecordBatch):
+        return pa.Table.from_batches([item])
+    try:
+        return pa.Table.from_pandas(item, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+        cause = str(error).splitlines()[0]
+        raise ArrowItemError(f"the pandas DataFrame cannot be read as Arrow: {cause}") from None
+
+
+def _plain_schema(table: pa.Table) -> pa.Schema:
+    """The schema without pandas' metadata (it differs between frames of equal columns)."""
+    return table.schema.remove_metadata()
+
+
+class ArrowTableWriter:
+    """Writes the Arrow items of one table into rotating Arrow IPC files of a package.
+
+    Items of one schema share a file; an item with other columns or types starts a new file
+    (the normalizer reads each file's own schema). A file is closed at
+    :data:`ARROW_CHUNK_ROWS` rows.
+    """
+
+    def __init__(self, extracted_dir: Path, table_name: str, index: int) -> None:
+        self.extracted_dir = extracted_dir
+        self.table_name = table_name
+        self.index = index
+        self.chunk = 0
+        self.rows = 0
+        self.files: list[ExtractedFile] = []
+        self._writer: pa.ipc.RecordBatchFileWriter | None = None
+        self._schema: pa.Schema | None = None
+        self._path: Path | None = None
+        self._chunk_rows = 0
+
+    def write(self, table: pa.Table) -> int:
+        """Append ``table``; returns the rows written."""
+        table = table.replace_schema_metadata(None)
+        schema = _plain_schema(table)
+        if self._writer is not None and (self._schema is None or not schema.equals(self._schema)):
+            self._close()
+        if self._writer is None:
+            self._open(schema)
+        assert self._writer is not None
+        self._writer.write_table(table)
+        self._chunk_rows += table.num_rows
+        self.rows += table.num_rows
+        if self._chunk_rows >= ARROW_CHUNK_ROWS:
+            self._close()
+        return table.num_rows
+
+    def _open(self, schema: pa.Schema) -> None:
+        import pyarrow as pa
+
+        self._path = self.extracted_dir / f"a{self.index:04d}.{self.chunk:05d}{ARROW_SUFFIX}"
+        self._writer = pa.ipc.new_file(str(self._path), schema)
+        self._schema = schema
+        self._chunk_rows = 0
+        self.chunk += 1
+
+    def _close(self) -> None:
+        if self._writer is None:
+            return
+        self._writer.close()
+        assert self._path is not None
+        with open(self._path, "rb") as handle:
+            os.fsync(handle.fileno())
+        size = self._path.stat().st_size
+        self.files.append(
+            ExtractedFile(self._path, self.table_name, items=self._chunk_rows, size=size)
+        )
+        self._writer = None
+        self._schema = None
+
+    @property
+    def bytes(self) -> int:
+        return sum(f.size or 0 for f in self.files)
+
+    def close(self) -> list[ExtractedFile]:
+        self._close()
+        return self.files

@@ -1,0 +1,417 @@
+"""The Arrow path of normalize: a package's Parquet files (Arrow items, Parquet and CSV inputs)
+become root tables column by column, with Arrow compute; no row is visited in Python.
+
+dlt 1.31 is the specification (recorded in ``tests/fixtures/arrow/``):
+
+* column names go through the naming convention; two source names that normalize to one are
+  an error naming both;
+* types come from the Arrow schema (:func:`loadstone.schema.arrow_types.column_from_arrow`);
+  a column the schema or a hint already types is cast to that type (a cast that fails names
+  table, column and cause); struct, list and map columns are stored as JSON text; a
+  ``null``-typed column is not created;
+* Arrow data is not unpacked into nested tables (``max_table_nesting`` does not apply);
+* ``_dlt_load_id`` and ``_dlt_id`` are added only when
+  ``normalize.parquet_normalizer.add_dlt_load_id`` / ``add_dlt_id`` say so, or when the table
+  already has them (dict rows went there too: dlt would then fail the load on their NOT NULL;
+  loadstone fills them); scd2 tables get their row hash in ``_dlt_id`` and the load time in
+  the validity column, as dict rows do.
+
+Output files use the Parquet types every loader reads (``normalize.contract.arrow_type``).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import attrs
+import orjson
+
+from loadstone import config as loadstone_config
+from loadstone.extract.arrow_items import iter_batches, read_schema
+from loadstone.normalize.contract import (
+    ExtractedInput,
+    NormalizeContext,
+    NormalizeError,
+    NormalizeResult,
+    TableOutput,
+    arrow_type,
+)
+from loadstone.plugins.normalizers.relational.engine import LOAD_ID, ROW_ID, digest_id
+from loadstone.plugins.normalizers.relational.folders import safe_folder
+from loadstone.plugins.normalizers.relational.schema_updates import (
+    RootPlan,
+    system_column,
+    with_root_hints,
+)
+from loadstone.schema import Column, Schema, Table
+from loadstone.schema.arrow_types import column_from_arrow
+from loadstone.schema.contracts import decide, is_new_table
+
+#: rows read from an input file at a time
+BATCH_ROWS = 128 * 1024
+
+
+@attrs.frozen
+class ArrowOutcome:
+    """What the Arrow path wrote: outputs per table, and what it changed in the schema."""
+
+    tables: Mapping[str, TableOutput]
+    new_tables: tuple[str, ...]
+    new_columns: Mapping[str, tuple[str, ...]]
+
+
+@attrs.frozen
+class _Settings:
+    add_load_id: bool
+    add_row_id: bool
+
+    @classmethod
+    def configured(cls) -> _Settings:
+        return cls(
+            loadstone_config.get_bool("normalize.parquet_normalizer.add_dlt_load_id", False),
+            loadstone_config.get_bool("normalize.parquet_normalizer.add_dlt_id", False),
+        )
+
+
+@attrs.frozen
+class _FileColumn:
+    """One input column: its source name, its schema column, and whether it is kept."""
+
+    source: str
+    column: Column
+    keep: bool = True
+
+
+def with_arrow_outcome(result: NormalizeResult, arrow: ArrowOutcome) -> NormalizeResult:
+    """The JSON path's result joined with the Arrow path's (a table may get both)."""
+    tables = dict(result.tables)
+    for name, output in arrow.tables.items():
+        before = tables.get(name)
+        if before is not None:
+            output = TableOutput(
+                output.folder, before.row_count + output.row_count, before.files + output.files
+            )
+        tables[name] = output
+    new_columns = dict(result.new_columns)
+    for name, columns in arrow.new_columns.items():
+        new_columns[name] = tuple(dict.fromkeys([*new_columns.get(name, ()), *columns]))
+    new_tables = tuple(dict.fromkeys([*result.new_tables, *arrow.new_tables]))
+    return attrs.evolve(result, tables=tables, new_tables=new_tables, new_columns=new_columns)
+
+
+def normalize_arrow(
+    schema: Schema,
+    files: Sequence[ExtractedInput],
+    plans: Mapping[str, RootPlan],
+    context: NormalizeContext,
+    load_id: str,
+    out_dir: Path,
+) -> ArrowOutcome:
+    """Every Arrow file of a package into its root table (schema evolved in place)."""
+    settings = _Settings.configured()
+    outputs: dict[str, list[Path]] = {}
+    rows: dict[str, int] = {}
+    new_tables: list[str] = []
+    new_columns: dict[str, list[str]] = {}
+    for number, file in enumerate(files):
+        plan = plans[file.table_name]
+        root = plan.spec.root
+        columns, added = _evolve(schema, plan, file, context, settings, new_tables)
+        known = new_columns.setdefault(root, [])
+        known.extend(c for c in added if c not in known)
+        if columns is None:
+            continue  # a contract discards the table's rows
+        target = out_dir / safe_folder(root) / f"arrow-{number:05d}.parquet"
+        written = _write(file, columns, schema.tables[root], plan, load_id, target, settings)
+        if written:
+            outputs.setdefault(root, []).append(target)
+            rows[root] = rows.get(root, 0) + written
+        else:
+            target.unlink(missing_ok=True)
+    tables = {
+        name: TableOutput(out_dir / safe_folder(name), rows[name], tuple(paths))
+        for name, paths in outputs.items()
+    }
+    return ArrowOutcome(
+        tables, tuple(new_tables), {t: tuple(c) for t, c in new_columns.items() if c}
+    )
+
+
+def _source_names(file: ExtractedInput) -> list[tuple[str, Any]]:
+    return [(f.name, f.type) for f in read_schema(file.path)]
+
+
+def _evolve(
+    schema: Schema,
+    plan: RootPlan,
+    file: ExtractedInput,
+    context: NormalizeContext,
+    settings: _Settings,
+    new_tables: list[str],
+) -> tuple[list[_FileColumn] | None, list[str]]:
+    """The file's columns in schema terms; the table and new columns added to ``schema``.
+
+    Returns None for the columns when a ``tables`` contract discards the rows.
+    """
+    root = plan.spec.root
+    fields = _named_fields(file, context, root)
+    table_is_new = is_new_table(schema, root)
+    if table_is_new and not decide(plan.spec.contract, "tables", table=root).keep:
+        return None, []
+    if root not in schema.tables:
+        schema.update_table(Table(root))
+        new_tables.append(root)
+    schema.replace_table(with_root_hints(schema.tables[root], plan))
+    known = schema.tables[root].columns
+    file_columns: list[_FileColumn] = []
+    added: list[Column] = []
+    for source, name, field_type in fields:
+        column = _column_for(schema, plan, root, name, field_type, known)
+        if column is None:
+            continue
+        keep = True
+        if name not in known:
+            decision = decide(
+                plan.spec.contract, "columns", table=root, column=name, table_is_new=table_is_new
+            )
+            keep = decision.keep
+            if keep:
+                added.append(column)
+        file_columns.append(_FileColumn(source, column, keep))
+    names = {c.name for c in added}
+    added += [
+        c for n, c in plan.columns.items() if c.data_type and n not in known and n not in names
+    ]
+    for name in _system_columns(schema.tables[root], plan, settings):
+        if name not in known and name not in {c.name for c in added}:
+            added.append(system_column(name))
+    schema.update_table(Table(root, columns=added))
+    return file_columns, [c.name for c in added]
+
+
+def _named_fields(
+    file: ExtractedInput, context: NormalizeContext, root: str
+) -> list[tuple[str, str, Any]]:
+    """(source name, normalized name, Arrow type) per field; a collision is an error."""
+    seen: dict[str, str] = {}
+    fields = []
+    for source, field_type in _source_names(file):
+        name = context.naming.normalize_identifier(source)
+        if name in seen:
+            raise NormalizeError(
+                f"table {root!r}: the Arrow columns {seen[name]!r} and {source!r} both "
+                f"normalize to {name!r}; rename one of them"
+            )
+        seen[name] = source
+        fields.append((source, name, field_type))
+    return fields
+
+
+def _column_for(
+    schema: Schema,
+    plan: RootPlan,
+    root: str,
+    name: str,
+    field_type: Any,
+    known: Mapping[str, Column],
+) -> Column | None:
+    """The schema column data of ``field_type`` goes to: the table's, a hint's, or inferred."""
+    existing = known.get(name)
+    if existing is not None and existing.data_type:
+        return existing
+    hinted = plan.columns.get(name)
+    if hinted is not None and hinted.data_type:
+        return schema.new_column(root, name, hinted.data_type).merge(hinted)
+    inferred = column_from_arrow(name, field_type)
+    if inferred is None:
+        return None
+    column = schema.new_column(root, name, inferred.data_type).merge(inferred)
+    return column if hinted is None else column.merge(attrs.evolve(hinted, data_type=None))
+
+
+def _system_columns(table: Table, plan: RootPlan, settings: _Settings) -> list[str]:
+    """The dlt columns rows of this table get (see the module docstring)."""
+    names = []
+    if settings.add_load_id or LOAD_ID in table.columns:
+        names.append(LOAD_ID)
+    if settings.add_row_id or ROW_ID in table.columns or plan.spec.row_hash:
+        names.append(ROW_ID)
+    return names
+
+
+# ------------------------------------------------------------------------------------ output
+def _write(
+    file: ExtractedInput,
+    columns: list[_FileColumn],
+    table: Table,
+    plan: RootPlan,
+    load_id: str,
+    target: Path,
+    settings: _Settings,
+) -> int:
+    """The file's rows as the table's output file; returns the rows written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    system = _system_columns(table, plan, settings)
+    valid_from = plan.spec.valid_from if plan.spec.row_hash else None
+    kept = [c for c in columns if c.keep]
+    fields = [pa.field(c.column.name, _output_type(c.column)) for c in kept]
+    fields += [pa.field(name, pa.string()) for name in system]
+    if valid_from is not None and valid_from not in {f.name for f in fields}:
+        fields.append(pa.field(valid_from, arrow_type("timestamp")))
+    out_schema = pa.schema(fields)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    dropped = [c for c in columns if not c.keep]
+    with pq.ParquetWriter(target, out_schema) as writer:
+        for batch in iter_batches(file.path, BATCH_ROWS):
+            batch = _drop_discarded_rows(batch, dropped, plan)
+            if batch.num_rows == 0:
+                continue
+            arrays = [_converted(batch.column(c.source), c.column, table.name) for c in kept]
+            arrays += _system_arrays(batch, system, plan, load_id)
+            if valid_from is not None and valid_from not in {c.column.name for c in kept}:
+                arrays.append(_load_time_array(load_id, batch.num_rows))
+            writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=out_schema))
+            written += batch.num_rows
+    return written
+
+
+def _drop_discarded_rows(batch: Any, dropped: list[_FileColumn], plan: RootPlan) -> Any:
+    """``discard_row`` on new columns: rows holding a value there are not loaded."""
+    import pyarrow.compute as pc
+
+    if plan.spec.contract.mode("columns") != "discard_row":
+        return batch
+    for column in dropped:
+        batch = batch.filter(pc.is_null(batch.column(column.source)))
+    return batch
+
+
+def _output_type(column: Column) -> Any:
+    assert column.data_type is not None
+    return arrow_type(column.data_type, column.precision, column.scale)
+
+
+def _converted(array: Any, column: Column, table: str) -> Any:
+    """``array`` in the column's output type (cast, JSON text, UTC timestamps)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    target = _output_type(column)
+    if column.data_type in ("json", "text") and pa.types.is_nested(array.type):
+        return _json_texts(array)
+    if pa.types.is_timestamp(array.type) and array.type.tz is None:
+        array = array.cast(pa.timestamp(array.type.unit, tz="UTC"))
+    if array.type.equals(target):
+        return array
+    try:
+        return array.cast(target, safe=not pa.types.is_timestamp(target))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        cause = str(error).strip().splitlines()[0]
+        raise NormalizeError(
+            f"table {table!r} column {column.name!r}: {array.type} values cannot be stored as "
+            f"{column.data_type} ({cause}); nothing was loaded"
+        ) from None
+
+
+def _json_texts(array: Any) -> Any:
+    """Struct/list/map values as compact JSON text (maps as objects), nulls kept."""
+    import pyarrow as pa
+
+    values = array.to_pylist()
+    if _has_map(array.type):
+        values = [_plain(v, array.type) for v in values]
+    texts = [
+        None if v is None else orjson.dumps(v, default=_json_default).decode("utf-8")
+        for v in values
+    ]
+    return pa.array(texts, pa.string())
+
+
+def _has_map(arrow_type: Any) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_map(arrow_type):
+        return True
+    if pa.types.is_struct(arrow_type):
+        return any(_has_map(arrow_type.field(i).type) for i in range(arrow_type.num_fields))
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return _has_map(arrow_type.value_type)
+    return False
+
+
+def _plain(value: Any, arrow_type: Any) -> Any:
+    """A value read with ``to_pylist`` with its maps (lists of pairs) as dicts."""
+    import pyarrow as pa
+
+    if value is None:
+        return None
+    if pa.types.is_map(arrow_type):
+        return {str(k): _plain(v, arrow_type.item_type) for k, v in value}
+    if pa.types.is_struct(arrow_type):
+        return {f.name: _plain(value.get(f.name), f.type) for f in arrow_type}
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return [_plain(v, arrow_type.value_type) for v in value]
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
+
+
+def _system_arrays(batch: Any, system: list[str], plan: RootPlan, load_id: str) -> list[Any]:
+    import pyarrow as pa
+
+    arrays = []
+    for name in system:
+        if name == LOAD_ID:
+            arrays.append(pa.array([load_id] * batch.num_rows, pa.string()))
+        elif plan.spec.row_hash:
+            arrays.append(pa.array(_row_hashes(batch), pa.string()))
+        else:
+            arrays.append(pa.array(_random_ids(batch.num_rows), pa.string()))
+    return arrays
+
+
+def _random_ids(count: int) -> list[str]:
+    """dlt's row keys: base64 of 10 random bytes, without padding (one read of urandom)."""
+    block = os.urandom(10 * count)
+    return [
+        base64.b64encode(block[i : i + 10]).decode("ascii")[:-2] for i in range(0, 10 * count, 10)
+    ]
+
+
+def _row_hashes(batch: Any) -> list[str]:
+    """scd2's version key of each row: a digest of its values (dlt columns left out)."""
+    rows = batch.to_pylist()
+    return [
+        digest_id(
+            orjson.dumps(
+                {k: v for k, v in row.items() if not k.startswith("_dlt")},
+                option=orjson.OPT_SORT_KEYS,
+                default=_json_default,
+            ).decode("utf-8")
+        )
+        for row in rows
+    ]
+
+
+def _load_time_array(load_id: str, count: int) -> Any:
+    import datetime as _dt
+
+    import pyarrow as pa
+
+    instant = _dt.datetime.fromtimestamp(float(load_id), _dt.timezone.utc)
+    return pa.array([instant] * count, arrow_type("timestamp"))
