@@ -108,6 +108,16 @@ def _row_hash(table: Any, index: int, key: Any) -> Callable[[], str]:
     return lambda: item_hash(table.slice(index, 1).to_pylist()[0], key)
 
 
+def _cursor_values(column: Any) -> list[Any]:
+    """A cursor column as Python values; nanosecond timestamps as ``datetime`` (to the
+    microsecond), not pandas' ``Timestamp``, so they compare with values kept in state."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
+        column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
+    return list(column.to_pylist())
+
+
 def _resolved(hashes: Sequence[str | Callable[[], str]]) -> list[str]:
     return [h if isinstance(h, str) else h() for h in hashes]
 
@@ -330,7 +340,7 @@ class Incremental:
             )
         kept: list[int] = []
         stopped = False
-        for index, value in enumerate(table.column(name).to_pylist()):
+        for index, value in enumerate(_cursor_values(table.column(name))):
             verdict = self._verdict(value, item, _row_hash(table, index, self._key))
             if verdict is None:
                 stopped = True

@@ -741,3 +741,7 @@ def hints_changed_between_runs(ctx: Context) -> Any:
     res3.write_disposition = "replace"
     pipe.run(res3)
     return {"after_merge_then_replace": ctx.tables(pipe)}
+
+
+# Arrow and pandas scenarios live in their own module and register here.
+from tests.compat import arrow_scenarios  # noqa: E402, F401  # registers its scenarios

@@ -1,0 +1,91 @@
+"""Arrow data into PostgreSQL: dlt 1.31's column types and rows, every write disposition.
+
+The types are compared with what dlt 1.31 made of the same table on the same server
+(``tests/fixtures/arrow/postgres_every_type.json``, recorded by ``tests/fixtures/arrow/record.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from postgres_support import connection, drop_datasets, pipeline, rows, unique_dataset
+
+from tests.compat.arrow_scenarios import every_arrow_type
+from tests.compat.harness import plain
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "arrow" / "postgres_every_type.json"
+TYPES_SQL = (
+    "SELECT a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull "
+    "FROM pg_attribute a JOIN pg_class c ON a.attrelid = c.oid "
+    "JOIN pg_namespace n ON c.relnamespace = n.oid "
+    "WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped "
+    "ORDER BY a.attnum"
+)
+
+
+@pytest.fixture
+def dataset(postgres_url: str) -> Iterator[str]:
+    name = unique_dataset("arrow")
+    yield name
+    drop_datasets(postgres_url, name)
+
+
+def _types(url: str, dataset: str, table: str) -> list[list[Any]]:
+    with connection(url) as conn:
+        return [list(r) for r in conn.execute(TYPES_SQL, (dataset, table)).fetchall()]
+
+
+def test_every_arrow_type_gets_dlts_postgres_type_and_values(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    expected = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    pipeline(postgres_url, dataset, tmp_path).run(
+        every_arrow_type(nested=False), table_name="Readings"
+    )
+    assert _types(postgres_url, dataset, "readings") == expected["types"]
+    names = ", ".join(f'"{n}"' for n, _, _ in expected["types"])
+    loaded = rows(postgres_url, f'SELECT {names} FROM "{dataset}"."readings"')
+    assert sorted((plain(list(r)) for r in loaded), key=json.dumps) == expected["rows"]
+
+
+def test_struct_list_and_map_columns_load_as_jsonb(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """dlt 1.31 cannot load these into PostgreSQL at all (its CSV writer refuses them)."""
+    pipeline(postgres_url, dataset, tmp_path).run(every_arrow_type(), table_name="readings")
+    types = dict((n, t) for n, t, _ in _types(postgres_url, dataset, "readings"))
+    assert [types[c] for c in ("point", "tags", "attrs")] == ["jsonb"] * 3
+    got = rows(postgres_url, f'SELECT point, tags, attrs FROM "{dataset}"."readings" ORDER BY i8')
+    assert got == [
+        (None, [], None),
+        ({"a": 1, "b": "x"}, [1, 2], {"k": 1}),
+        ({"a": 2, "b": None}, None, {}),
+    ]
+
+
+def test_pandas_merge_then_upsert_keep_one_row_per_key(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    pipe = pipeline(postgres_url, dataset, tmp_path)
+    merge = {"write_disposition": "merge", "primary_key": "station"}
+    pipe.run(pd.DataFrame({"station": ["a", "b", "a"], "v": [1, 2, 3]}), table_name="s", **merge)
+    pipe.run(pd.DataFrame({"station": ["b", "c"], "v": [20, 30]}), table_name="s", **merge)
+    assert sorted(rows(postgres_url, f'SELECT station, v FROM "{dataset}"."s"')) == [
+        ("a", 1),
+        ("b", 20),
+        ("c", 30),
+    ]
+    upsert = {"write_disposition": {"disposition": "merge", "strategy": "upsert"}}
+    pipe.run(pa.table({"station": ["c", "d"], "v": [300, 4]}), table_name="s", **upsert)
+    assert sorted(rows(postgres_url, f'SELECT station, v FROM "{dataset}"."s"')) == [
+        ("a", 1),
+        ("b", 20),
+        ("c", 300),
+        ("d", 4),
+    ]
