@@ -1,0 +1,282 @@
+"""Paginators: how to ask an API for the next page, as dlt's ``rest_client.paginators``.
+
+A paginator sees each response (``update_state``) and then rewrites the request for the next
+page (``update_request``): a page number or offset in the query, a cursor from the body, or a
+whole next URL from the body or the ``Link`` header. ``init_request`` sets up the first
+request. The classes, their arguments and their stopping rules are dlt 1.31's, so a
+paginator written for dlt (a subclass of :class:`BasePaginator`) ports unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from typing import Any
+from urllib.parse import urljoin
+
+from requests import Request, Response
+
+from loadstone.errors import LoadstoneError
+from loadstone.sources.helpers.rest_client.jsonpath import find_first, set_value
+
+
+class PaginatorError(LoadstoneError, ValueError):
+    """A paginator is configured wrongly, or a response lacks what it needs (a total)."""
+
+
+class BasePaginator(ABC):
+    """The contract: ``init_request``, ``update_state``, ``update_request``, ``has_next_page``."""
+
+    def __init__(self) -> None:
+        self._has_next_page = True
+
+    @property
+    def has_next_page(self) -> bool:
+        """False once the last page was seen: the client stops asking."""
+        return self._has_next_page
+
+    def init_request(self, request: Request) -> None:  # noqa: B027 - optional hook, as dlt's
+        """Set up the first request (a page number or an offset in the query)."""
+
+    @abstractmethod
+    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+        """Read where the next page is from ``response`` (and the page's ``data``)."""
+
+    @abstractmethod
+    def update_request(self, request: Request) -> None:
+        """Point ``request`` at the next page."""
+
+    def fresh(self) -> BasePaginator:
+        """A copy at the first page: one configured paginator serves many endpoint calls."""
+        return copy.deepcopy(self)
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in vars(self).items() if not k.startswith("_")}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+
+class SinglePagePaginator(BasePaginator):
+    """The endpoint answers everything at once."""
+
+    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+        self._has_next_page = False
+
+    def update_request(self, request: Request) -> None:
+        return
+
+
+class RangePaginator(BasePaginator):
+    """A number in the query that moves by a step: pages and offsets.
+
+    It stops after an empty page (``stop_after_empty_page``), when the number reaches the
+    ``total`` found at ``total_path`` (plus ``base_index``), when it reaches
+    ``maximum_value``, or when ``has_more_path`` reads false.
+    """
+
+    def __init__(
+        self,
+        param_name: str,
+        initial_value: int,
+        value_step: int,
+        base_index: int = 0,
+        maximum_value: int | None = None,
+        total_path: str | None = None,
+        error_message_items: str = "items",
+        stop_after_empty_page: bool = True,
+        has_more_path: str | None = None,
+    ) -> None:
+        super().__init__()
+        if total_path is None and maximum_value is None and not stop_after_empty_page:
+            if has_more_path is None:
+                raise PaginatorError(
+                    f"{type(self).__name__} never stops: give a total path, a maximum, "
+                    "has_more_path or stop_after_empty_page=True"
+                )
+        self.param_name = param_name
+        self.current_value = initial_value
+        self.value_step = value_step
+        self.base_index = base_index
+        self.maximum_value = maximum_value
+        self.total_path = total_path
+        self.error_message_items = error_message_items
+        self.stop_after_empty_page = stop_after_empty_page
+        self.has_more_path = has_more_path
+
+    def init_request(self, request: Request) -> None:
+        request.params = {**query_of(request), self.param_name: self.current_value}
+
+    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+        if self.stop_after_empty_page and not data:
+            self._has_next_page = False
+            return
+        body = _json_or_none(response)
+        total = None
+        if self.total_path is not None:
+            total = find_first(self.total_path, body)
+            if total is None:
+                raise PaginatorError(
+                    f"{type(self).__name__}: total {self.error_message_items} not found at "
+                    f"{self.total_path!r} in the response of {response.url}"
+                )
+        self.current_value += self.value_step
+        if total is not None and self.current_value >= int(total) + self.base_index:
+            self._has_next_page = False
+        if self.maximum_value is not None and self.current_value >= self.maximum_value:
+            self._has_next_page = False
+        if self.has_more_path is not None and not find_first(self.has_more_path, body):
+            self._has_next_page = False
+
+    def update_request(self, request: Request) -> None:
+        request.params = {**query_of(request), self.param_name: self.current_value}
+
+
+class PageNumberPaginator(RangePaginator):
+    """``?page=N``, from ``page`` (default: ``base_page``) up; pages below ``maximum_page``."""
+
+    def __init__(
+        self,
+        base_page: int = 0,
+        page: int | None = None,
+        page_param: str = "page",
+        total_path: str | None = "total",
+        maximum_page: int | None = None,
+        stop_after_empty_page: bool = True,
+        has_more_path: str | None = None,
+    ) -> None:
+        super().__init__(
+            param_name=page_param,
+            initial_value=base_page if page is None else page,
+            value_step=1,
+            base_index=base_page,
+            maximum_value=maximum_page,
+            total_path=total_path,
+            error_message_items="pages",
+            stop_after_empty_page=stop_after_empty_page,
+            has_more_path=has_more_path,
+        )
+
+
+class OffsetPaginator(RangePaginator):
+    """``?offset=N&limit=L``, the offset moving by ``limit``; offsets below ``maximum_offset``."""
+
+    def __init__(
+        self,
+        limit: int,
+        offset: int = 0,
+        offset_param: str = "offset",
+        limit_param: str = "limit",
+        total_path: str | None = "total",
+        maximum_offset: int | None = None,
+        stop_after_empty_page: bool = True,
+        has_more_path: str | None = None,
+    ) -> None:
+        super().__init__(
+            param_name=offset_param,
+            initial_value=offset,
+            value_step=limit,
+            maximum_value=maximum_offset,
+            total_path=total_path,
+            error_message_items="items",
+            stop_after_empty_page=stop_after_empty_page,
+            has_more_path=has_more_path,
+        )
+        self.limit = limit
+        self.limit_param = limit_param
+
+    def init_request(self, request: Request) -> None:
+        super().init_request(request)
+        request.params = {**query_of(request), self.limit_param: self.limit}
+
+    def update_request(self, request: Request) -> None:
+        super().update_request(request)
+        request.params = {**query_of(request), self.limit_param: self.limit}
+
+
+class BaseReferencePaginator(BasePaginator):
+    """The response names the next page (a URL or a cursor); none means the last page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next_reference: Any = None
+
+    def _set_reference(self, reference: Any) -> None:
+        self._next_reference = reference
+        self._has_next_page = reference not in (None, "")
+
+
+class BaseNextUrlPaginator(BaseReferencePaginator):
+    """The reference is a URL (relative ones are resolved against the current one)."""
+
+    def update_request(self, request: Request) -> None:
+        request.url = urljoin(str(request.url), str(self._next_reference))
+        request.params = {}  # the next URL carries the whole query
+
+
+class HeaderLinkPaginator(BaseNextUrlPaginator):
+    """The ``Link: <url>; rel="next"`` header (GitHub and many others)."""
+
+    def __init__(self, links_next_key: str = "next") -> None:
+        super().__init__()
+        self.links_next_key = links_next_key
+
+    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+        self._set_reference(response.links.get(self.links_next_key, {}).get("url"))
+
+
+class JSONLinkPaginator(BaseNextUrlPaginator):
+    """A next URL in the body, at ``next_url_path``."""
+
+    def __init__(self, next_url_path: str = "next") -> None:
+        super().__init__()
+        self.next_url_path = next_url_path
+
+    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+        self._set_reference(find_first(self.next_url_path, _json_or_none(response)))
+
+
+#: dlt's older name of :class:`JSONLinkPaginator`
+JSONResponsePaginator = JSONLinkPaginator
+
+
+class JSONResponseCursorPaginator(BaseReferencePaginator):
+    """A cursor in the body at ``cursor_path``, sent back as ``cursor_param`` (or in the JSON
+    body at ``cursor_body_path``)."""
+
+    def __init__(
+        self,
+        cursor_path: str = "cursors.next",
+        cursor_param: str | None = None,
+        cursor_body_path: str | None = None,
+    ) -> None:
+        super().__init__()
+        if cursor_param is not None and cursor_body_path is not None:
+            raise PaginatorError("give cursor_param or cursor_body_path, not both")
+        self.cursor_path = cursor_path
+        self.cursor_param = (
+            cursor_param if cursor_body_path is not None else cursor_param or "cursor"
+        )
+        self.cursor_body_path = cursor_body_path
+
+    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+        self._set_reference(find_first(self.cursor_path, _json_or_none(response)))
+
+    def update_request(self, request: Request) -> None:
+        if self.cursor_body_path is not None:
+            body: dict[str, Any] = dict(request.json) if isinstance(request.json, dict) else {}
+            set_value(self.cursor_body_path, body, self._next_reference)
+            request.json = body
+        else:
+            request.params = {**query_of(request), str(self.cursor_param): self._next_reference}
+
+
+def query_of(request: Request) -> dict[str, Any]:
+    """The request's query parameters as a dict (the client always builds them as one)."""
+    params = request.params
+    return dict(params) if isinstance(params, dict) else {}
+
+
+def _json_or_none(response: Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None

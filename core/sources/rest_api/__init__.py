@@ -1,0 +1,74 @@
+"""``loadstone.sources.rest_api``: dlt's declarative REST API source.
+
+A config dict names the client (``base_url``, ``headers``, ``auth``, ``paginator``), defaults
+for every resource and the resources (endpoints, parents, incremental cursors, hints);
+``rest_api_source(config)`` makes a source of them, ``rest_api_resources(config)`` the list
+of resources for a ``@loadstone.source`` of one's own (the way to read secrets from
+configuration: ``def github(token=loadstone.secrets.value)``). See docs/sources/rest_api.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from loadstone.extract.sources import Resource, Source, reject_unsupported, source
+from loadstone.sources.rest_api.resources import build_resources
+from loadstone.sources.rest_api.typing import (
+    ClientConfig,
+    Endpoint,
+    EndpointResource,
+    EndpointResourceBase,
+    IncrementalConfig,
+    ResolveParamConfig,
+    RESTAPIConfig,
+)
+
+
+def rest_api_resources(config: RESTAPIConfig | Mapping[str, Any]) -> list[Resource]:
+    """The resources of ``config``, in its order (children are transformers of parents)."""
+    return build_resources(config)
+
+
+def rest_api_source(
+    config: RESTAPIConfig | Mapping[str, Any],
+    name: str | None = None,
+    section: str | None = None,
+    max_table_nesting: int | None = None,
+    root_key: bool | None = None,
+    schema_contract: Any = None,
+    parallelized: bool = False,
+    spec: Any = None,
+) -> Source:
+    """A source named ``name`` (default ``rest_api``) of the config's resources.
+
+    ``parallelized`` changes how dlt schedules requests, not what is loaded: accepted.
+    """
+    reject_unsupported("rest_api_source", spec=spec)
+    resources = build_resources(config)
+
+    def rest_api() -> list[Resource]:
+        return resources
+
+    factory = source(
+        name=name or "rest_api",
+        section=section,
+        max_table_nesting=max_table_nesting,
+        root_key=root_key,
+        schema_contract=schema_contract,
+    )(rest_api)
+    made: Source = factory()
+    return made
+
+
+__all__ = [
+    "ClientConfig",
+    "Endpoint",
+    "EndpointResource",
+    "EndpointResourceBase",
+    "IncrementalConfig",
+    "RESTAPIConfig",
+    "ResolveParamConfig",
+    "rest_api_resources",
+    "rest_api_source",
+]

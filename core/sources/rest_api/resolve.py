@@ -1,0 +1,157 @@
+"""Values a request takes from elsewhere: a parent record's fields and the incremental cursor.
+
+A child endpoint names its parent in two ways dlt accepts::
+
+    "path": "posts/{post_id}/comments",
+    "params": {"post_id": {"type": "resolve", "resource": "posts", "field": "id"}}
+
+    "path": "posts/{resources.posts.id}/comments"      (also in params and json values)
+
+Both become :class:`ParentField` references; :func:`bind_parent` fills them in from one
+parent record (a resolve param not in the path stays a query parameter). The placeholders
+``{incremental.start_value}`` / ``{incremental.end_value}`` / ``{incremental.last_value}`` are
+filled in from the run's cursor by :func:`bind_incremental`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from loadstone.errors import LoadstoneError
+from loadstone.sources.helpers.rest_client.jsonpath import find_values
+
+PLACEHOLDER = re.compile(r"\{resources\.([^.{}]+)\.([^{}]+)\}")
+INCREMENTAL_PLACEHOLDER = re.compile(r"\{incremental\.(start_value|end_value|last_value)\}")
+
+
+class ParentFieldMissing(LoadstoneError, KeyError):
+    """A parent record lacks the field a child request needs."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@attrs.frozen
+class ParentField:
+    """One value a child request takes from its parent record."""
+
+    resource: str
+    field: str
+    #: the resolve param's name (legacy form), None for a ``{resources...}`` placeholder
+    param: str | None = None
+
+
+def parent_fields(endpoint: Mapping[str, Any]) -> list[ParentField]:
+    """Every parent reference of an endpoint (resolve params, then placeholders)."""
+    found: list[ParentField] = []
+    for name, value in (endpoint.get("params") or {}).items():
+        if isinstance(value, Mapping) and value.get("type") == "resolve":
+            unknown = set(value) - {"type", "resource", "field"}
+            if unknown or not value.get("resource") or not value.get("field"):
+                raise TypeError(
+                    f"rest_api resolve param {name!r} takes resource and field"
+                    + (f"; option {sorted(unknown)[0]!r} is not supported" if unknown else "")
+                )
+            found.append(ParentField(value["resource"], value["field"], name))
+    for text in _strings(endpoint.get("path"), endpoint.get("params"), endpoint.get("json")):
+        for resource, field in PLACEHOLDER.findall(text):
+            found.append(ParentField(resource, field))
+    return found
+
+
+def parent_name(resource: str, fields: list[ParentField]) -> str | None:
+    """The one parent of a resource (dlt allows one)."""
+    parents = sorted({f.resource for f in fields})
+    if len(parents) > 1:
+        raise TypeError(
+            f"rest_api resource {resource!r} takes values from several parents "
+            f"({', '.join(parents)}): only one parent is supported"
+        )
+    return parents[0] if parents else None
+
+
+def _strings(*values: Any) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, Mapping):
+            out.extend(_strings(*value.values()))
+        elif isinstance(value, list):
+            out.extend(_strings(*value))
+    return out
+
+
+def field_value(item: Any, field: str, child: str, parent: str) -> Any:
+    """``item``'s value at ``field``; missing is an error naming both resources."""
+    values = find_values(field, item) if isinstance(item, Mapping) else []
+    if not values:
+        fields = ", ".join(item) if isinstance(item, Mapping) else type(item).__name__
+        raise ParentFieldMissing(
+            f"rest_api resource {child!r} needs field {field!r} of its parent {parent!r}, "
+            f"which has: {fields}"
+        )
+    return values[0]
+
+
+def bind_parent(
+    endpoint: Mapping[str, Any], item: Any, fields: list[ParentField], child: str
+) -> dict[str, Any]:
+    """The endpoint with every parent reference filled in from ``item``."""
+    values = {(f.resource, f.field): field_value(item, f.field, child, f.resource) for f in fields}
+    bound = dict(endpoint)
+    path = str(bound.get("path", ""))
+    params = dict(bound.get("params") or {})
+    for f in fields:
+        if f.param is None:
+            continue
+        value = values[(f.resource, f.field)]
+        if "{" + f.param + "}" in path:
+            path = path.replace("{" + f.param + "}", str(value))
+            params.pop(f.param)
+        else:
+            params[f.param] = value
+    bound["path"] = path
+    bound["params"] = params
+    return _substitute(bound, lambda m: values.get((m.group(1), m.group(2))), PLACEHOLDER)
+
+
+def bind_incremental(endpoint: dict[str, Any], cursor: Any) -> dict[str, Any]:
+    """``{incremental.start_value}`` ... filled in from the bound cursor."""
+    if cursor is None:
+        return endpoint
+    values = {
+        "start_value": cursor.start_value,
+        "end_value": cursor.end_value,
+        "last_value": cursor.last_value,
+    }
+    return _substitute(endpoint, lambda m: values[m.group(1)], INCREMENTAL_PLACEHOLDER)
+
+
+def _substitute(
+    endpoint: dict[str, Any], value_of: Any, pattern: re.Pattern[str]
+) -> dict[str, Any]:
+    out = dict(endpoint)
+    for key in ("path", "params", "json"):
+        if key in out:
+            out[key] = _fill(out[key], value_of, pattern)
+    return out
+
+
+def _fill(value: Any, value_of: Any, pattern: re.Pattern[str]) -> Any:
+    """Strings with placeholders filled; a string that is one placeholder takes the value as
+    it is (a number stays a number in a JSON body)."""
+    if isinstance(value, str):
+        whole = pattern.fullmatch(value)
+        if whole:
+            return value_of(whole)
+        return pattern.sub(lambda m: str(value_of(m)), value)
+    if isinstance(value, Mapping):
+        return {k: _fill(v, value_of, pattern) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, value_of, pattern) for v in value]
+    return value
