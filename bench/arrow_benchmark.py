@@ -26,14 +26,13 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmark import run_measured  # noqa: E402  # the process-tree sampler of the main benchmark
+from benchmark import run_measured  # the process-tree sampler of the main benchmark
 
 
 def build_table(rows: int, nested: bool = True) -> Any:
