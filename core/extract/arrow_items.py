@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # pyarrow is imported when Arrow data first arrives, not with
 
 #: An Arrow file of a package is closed once it holds this many rows.
 ARROW_CHUNK_ROWS = 1_000_000
+#: Rows per record batch written (the unit the normalizer reads and splits work by).
+ARROW_BATCH_ROWS = 128 * 1024
 
 #: Suffix of Parquet inputs copied into a package.
 PARQUET_SUFFIX = ".parquet"
@@ -63,18 +65,49 @@ def read_schema(path: Path | str) -> pa.Schema:
         return pa.ipc.open_file(source).schema
 
 
-def iter_batches(path: Path | str, batch_rows: int) -> Iterator[pa.RecordBatch]:
-    """The record batches of an extracted Arrow file (IPC batches as written)."""
+def iter_batches(
+    path: Path | str, batch_rows: int, part: tuple[int, int] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """The record batches of an extracted Arrow file, or of its ``part`` (units ``[a, b)``:
+    row groups of a Parquet file, record batches of an IPC file; see :func:`parts`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if str(path).lower().endswith(PARQUET_SUFFIX):
-        yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows)
+        handle = pq.ParquetFile(path)
+        groups = None if part is None else list(range(*part))
+        yield from handle.iter_batches(batch_size=batch_rows, row_groups=groups)
         return
     with pa.memory_map(str(path)) as source:
         reader = pa.ipc.open_file(source)
-        for index in range(reader.num_record_batches):
+        first, stop = part if part is not None else (0, reader.num_record_batches)
+        for index in range(first, stop):
             yield reader.get_batch(index)
+
+
+def parts(path: Path | str, part_rows: int) -> list[tuple[int, int]]:
+    """The file cut into parts of about ``part_rows`` rows, along its row groups (Parquet)
+    or record batches (IPC), so that parts can be normalized side by side."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if str(path).lower().endswith(PARQUET_SUFFIX):
+        meta = pq.ParquetFile(path).metadata
+        sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    else:
+        with pa.memory_map(str(path)) as source:
+            reader = pa.ipc.open_file(source)
+            sizes = [reader.get_batch(i).num_rows for i in range(reader.num_record_batches)]
+    cut: list[tuple[int, int]] = []
+    start, rows = 0, 0
+    for index, size in enumerate(sizes):
+        rows += size
+        if rows >= part_rows:
+            cut.append((start, index + 1))
+            start, rows = index + 1, 0
+    if start < len(sizes) or not cut:
+        cut.append((start, len(sizes)))
+    return cut
 
 
 class ArrowItemError(ValueError):
@@ -130,7 +163,7 @@ class ArrowTableWriter:
         if self._writer is None:
             self._open(schema)
         assert self._writer is not None
-        self._writer.write_table(table)
+        self._writer.write_table(table, max_chunksize=ARROW_BATCH_ROWS)
         self._chunk_rows += table.num_rows
         self.rows += table.num_rows
         if self._chunk_rows >= ARROW_CHUNK_ROWS:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ import attrs
 import orjson
 
 from loadstone import config as loadstone_config
-from loadstone.extract.arrow_items import iter_batches, read_schema
+from loadstone.extract.arrow_items import iter_batches, parts, read_schema
 from loadstone.normalize.contract import (
     ExtractedInput,
     NormalizeContext,
@@ -54,6 +55,8 @@ from loadstone.schema.contracts import decide, is_new_table
 
 #: rows read from an input file at a time
 BATCH_ROWS = 128 * 1024
+#: rows of an input file normalized as one part (parts run side by side)
+PART_ROWS = 512 * 1024
 
 
 @attrs.frozen
@@ -118,6 +121,7 @@ def normalize_arrow(
     rows: dict[str, int] = {}
     new_tables: list[str] = []
     new_columns: dict[str, list[str]] = {}
+    jobs: list[_Job] = []
     for number, file in enumerate(files):
         plan = plans[file.table_name]
         root = plan.spec.root
@@ -126,13 +130,16 @@ def normalize_arrow(
         known.extend(c for c in added if c not in known)
         if columns is None:
             continue  # a contract discards the table's rows
-        target = out_dir / safe_folder(root) / f"arrow-{number:05d}.parquet"
-        written = _write(file, columns, schema.tables[root], plan, load_id, target, settings)
+        for index, part in enumerate(parts(file.path, PART_ROWS)):
+            target = out_dir / safe_folder(root) / f"arrow-{number:05d}-{index:04d}.parquet"
+            jobs.append(_Job(file, part, columns, plan, target))
+    for job, written in zip(jobs, _run_jobs(jobs, schema, load_id, settings), strict=True):
+        root = job.plan.spec.root
         if written:
-            outputs.setdefault(root, []).append(target)
+            outputs.setdefault(root, []).append(job.target)
             rows[root] = rows.get(root, 0) + written
         else:
-            target.unlink(missing_ok=True)
+            job.target.unlink(missing_ok=True)
     tables = {
         name: TableOutput(out_dir / safe_folder(name), rows[name], tuple(paths))
         for name, paths in outputs.items()
@@ -140,6 +147,30 @@ def normalize_arrow(
     return ArrowOutcome(
         tables, tuple(new_tables), {t: tuple(c) for t, c in new_columns.items() if c}
     )
+
+
+@attrs.frozen
+class _Job:
+    """One part of one input file, to be written as one output file of its table."""
+
+    file: ExtractedInput
+    part: tuple[int, int]
+    columns: list[_FileColumn]
+    plan: RootPlan
+    target: Path
+
+
+def _run_jobs(jobs: Sequence[_Job], schema: Schema, load_id: str, settings: _Settings) -> list[int]:
+    """Rows written per job, the jobs side by side on threads (Arrow, Parquet and DuckDB
+    release the GIL); the schema is final by now, so every part sees the same table."""
+    if len(jobs) <= 1:
+        return [_write(job, schema.tables[job.plan.spec.root], load_id, settings) for job in jobs]
+    with ThreadPoolExecutor(max_workers=min(len(jobs), os.cpu_count() or 1)) as pool:
+        futures = [
+            pool.submit(_write, job, schema.tables[job.plan.spec.root], load_id, settings)
+            for job in jobs
+        ]
+        return [future.result() for future in futures]
 
 
 def _source_names(file: ExtractedInput) -> list[tuple[str, Any]]:
@@ -245,19 +276,12 @@ def _system_columns(table: Table, plan: RootPlan, settings: _Settings) -> list[s
 
 
 # ------------------------------------------------------------------------------------ output
-def _write(
-    file: ExtractedInput,
-    columns: list[_FileColumn],
-    table: Table,
-    plan: RootPlan,
-    load_id: str,
-    target: Path,
-    settings: _Settings,
-) -> int:
-    """The file's rows as the table's output file; returns the rows written."""
+def _write(job: _Job, table: Table, load_id: str, settings: _Settings) -> int:
+    """The rows of one part as an output file of the table; returns the rows written."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    plan, columns, target = job.plan, job.columns, job.target
     system = _system_columns(table, plan, settings)
     valid_from = plan.spec.valid_from if plan.spec.row_hash else None
     kept = [c for c in columns if c.keep]
@@ -270,7 +294,7 @@ def _write(
     written = 0
     dropped = [c for c in columns if not c.keep]
     with pq.ParquetWriter(target, out_schema) as writer:
-        for batch in iter_batches(file.path, BATCH_ROWS):
+        for batch in iter_batches(job.file.path, BATCH_ROWS, job.part):
             batch = _drop_discarded_rows(batch, dropped, plan)
             if batch.num_rows == 0:
                 continue
