@@ -1,0 +1,339 @@
+"""``loadstone.sources.sql_database``: dlt's built-in ``sql_database`` source over SQLAlchemy.
+
+A dlt program ports by changing its import::
+
+    from loadstone.sources.sql_database import sql_database, sql_table
+
+    source = sql_database("postgresql://user:pw@host/db", schema="shop", backend="pyarrow")
+    pipeline.run(source)
+
+:func:`sql_database` reflects the tables (and views, with ``include_views``) of one schema
+and makes a resource per table; :func:`sql_table` makes the resource of one table. Column
+types are reflected as dlt reflects them (:mod:`.schema_types`); rows are read in chunks by
+the chosen backend with an incremental cursor pushed into the query (:mod:`.table_rows`).
+SQLAlchemy comes with the ``sql_database`` extra. docs/sources/sql_database.md documents
+every argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from loadstone import config
+from loadstone.extract.incremental import Incremental
+from loadstone.extract.mark import with_hints
+from loadstone.extract.sources import Resource, Source, reject_unsupported, resource
+from loadstone.sources.sql_database.errors import SqlDatabaseError, describe, scrub, secret_parts
+from loadstone.sources.sql_database.schema_types import (
+    REFLECTION_LEVELS,
+    ReflectionLevel,
+    TableBackend,
+    TypeAdapter,
+    table_hints,
+)
+from loadstone.sources.sql_database.table_rows import QueryAdapter, build_query, rows_of
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+__all__ = [
+    "ReflectionLevel",
+    "SqlDatabaseError",
+    "TableBackend",
+    "engine_from_credentials",
+    "remove_nullability_adapter",
+    "sql_database",
+    "sql_table",
+]
+
+BACKENDS = ("sqlalchemy", "pyarrow", "pandas")
+TableAdapter = Callable[[Any], Any]
+
+
+def engine_from_credentials(
+    credentials: Any, engine_kwargs: Mapping[str, Any] | None = None
+) -> sa.Engine:
+    """An SQLAlchemy engine from a connection string, an ``sa.URL``, an engine (as it is),
+    or a dict of URL parts (``drivername``, ``username``, ``password``, ``host``...)."""
+    import sqlalchemy as sa
+
+    if isinstance(credentials, sa.Engine):
+        return credentials
+    if isinstance(credentials, Mapping):
+        credentials = sa.URL.create(**credentials)
+    try:
+        return sa.create_engine(credentials, **dict(engine_kwargs or {}))
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ValueError) as error:
+        message = scrub(str(error).splitlines()[0], secret_parts(credentials))
+        raise SqlDatabaseError(f"sql_database: cannot use the credentials: {message}") from None
+
+
+def remove_nullability_adapter(table: sa.Table) -> sa.Table:
+    """A ``table_adapter_callback`` that makes every column nullable (as dlt's)."""
+    for column in table.columns:
+        column.nullable = True
+    return table
+
+
+def _credentials(credentials: Any) -> Any:
+    if credentials is not None and credentials is not config.value:
+        return credentials
+    found = config.resolve(
+        ("sources", "sql_database", "credentials"), ("sources", "credentials"), default=None
+    )
+    if found is None:
+        raise TypeError(
+            "sql_database needs credentials: pass them, or set sources.sql_database.credentials "
+            "(env SOURCES__SQL_DATABASE__CREDENTIALS)"
+        )
+    return found
+
+
+def _level(reflection_level: Any, detect_precision_hints: bool | None) -> ReflectionLevel:
+    if detect_precision_hints:
+        return "full_with_precision"
+    level = reflection_level or "full"
+    if level not in REFLECTION_LEVELS:
+        raise ValueError(f"reflection_level must be one of {REFLECTION_LEVELS}, got {level!r}")
+    return cast(ReflectionLevel, level)  # checked against the literal's values above
+
+
+def _check_backend(backend: str, backend_kwargs: Any) -> None:
+    if backend == "connectorx":
+        raise TypeError("sql_database(backend='connectorx') is not supported by loadstone")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    reject_unsupported("sql_database", backend_kwargs=backend_kwargs or None)
+
+
+def _reflect(
+    engine: sa.Engine,
+    name: str,
+    metadata: sa.MetaData,
+    table_adapter: TableAdapter | None,
+) -> sa.Table:
+    """One table reflected from the database, then passed to ``table_adapter_callback``."""
+    import sqlalchemy as sa
+
+    try:
+        table = sa.Table(name, metadata, autoload_with=engine, extend_existing=True)
+    except sa.exc.NoSuchTableError:
+        where = f" in schema {metadata.schema!r}" if metadata.schema else ""
+        raise SqlDatabaseError(f"sql_database: table {name!r} not found{where}") from None
+    except sa.exc.SQLAlchemyError as error:
+        raise SqlDatabaseError(
+            f"sql_database: cannot reflect table {name!r}: {describe(error, engine)}"
+        ) from None
+    if table_adapter is not None:
+        adapted = table_adapter(table)
+        if isinstance(adapted, sa.Table):
+            table = adapted
+    return table
+
+
+def _selected(
+    table: sa.Table, included: Sequence[str] | None, excluded: Sequence[str] | None
+) -> sa.Table:
+    """``table`` with only ``included_columns`` / without ``excluded_columns`` (a copy)."""
+    if not included and not excluded:
+        return table
+    import sqlalchemy as sa
+
+    keep = [
+        c
+        for c in table.columns
+        if (not included or c.name in included) and (not excluded or c.name not in excluded)
+    ]
+    return sa.Table(
+        table.name,
+        sa.MetaData(schema=table.schema),
+        *[c._copy() for c in keep],
+    )
+
+
+class _TableReader:
+    """How the tables of one source are reflected and read (the arguments they share)."""
+
+    def __init__(
+        self,
+        engine: sa.Engine,
+        metadata: sa.MetaData,
+        *,
+        chunk_size: int,
+        backend: str,
+        level: ReflectionLevel,
+        defer: bool,
+        table_adapter: TableAdapter | None,
+        type_adapter: TypeAdapter | None,
+        query_adapter: QueryAdapter | None,
+        included: Sequence[str] | None = None,
+        excluded: Sequence[str] | None = None,
+    ) -> None:
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+        self.engine, self.metadata = engine, metadata
+        self.chunk_size, self.backend, self.level, self.defer = chunk_size, backend, level, defer
+        self.table_adapter, self.type_adapter = table_adapter, type_adapter
+        self.query_adapter = query_adapter
+        self.included, self.excluded = included, excluded
+
+    def table(self, name: str) -> sa.Table:
+        reflected = _reflect(self.engine, name, self.metadata, self.table_adapter)
+        return _selected(reflected, self.included, self.excluded)
+
+    def columns(self, table: sa.Table) -> dict[str, dict[str, Any]]:
+        return table_hints(table, self.level, self.backend, self.type_adapter)
+
+    def resource(
+        self, name: str, incremental: Incremental | None, hints: Mapping[str, Any]
+    ) -> Resource:
+        """The resource of table ``name``: reflected now, or when first read (``defer``)."""
+        table = None if self.defer else self.table(name)
+        columns = None if table is None else self.columns(table)
+        reader = self
+
+        def table_rows(incremental: Incremental | None = incremental) -> Iterator[Any]:
+            read = table if table is not None else reader.table(name)
+            hinted = columns if columns is not None else reader.columns(read)
+            query = build_query(read, incremental, reader.engine, reader.query_adapter)
+            pages = rows_of(reader.engine, query, name, reader.chunk_size, reader.backend, hinted)
+            if columns is None:  # deferred: the reflected columns travel with the first page
+                yield with_hints(next(pages, []), {"columns": hinted})
+            yield from pages
+
+        made: Resource = resource(table_rows, name=name, columns=columns, **hints)
+        made.section = "sql_database"
+        return made
+
+
+def sql_database(
+    credentials: Any = config.value,
+    schema: str | None = None,
+    metadata: sa.MetaData | None = None,
+    table_names: Sequence[str] | None = None,
+    chunk_size: int = 50000,
+    backend: TableBackend = "sqlalchemy",
+    detect_precision_hints: bool | None = False,
+    reflection_level: ReflectionLevel | None = "full",
+    defer_table_reflect: bool | None = None,
+    table_adapter_callback: TableAdapter | None = None,
+    backend_kwargs: dict[str, Any] | None = None,
+    include_views: bool = False,
+    type_adapter_callback: TypeAdapter | None = None,
+    query_adapter_callback: QueryAdapter | None = None,
+    resolve_foreign_keys: bool = False,
+    engine_adapter_callback: Callable[[sa.Engine], sa.Engine] | None = None,
+    engine_kwargs: dict[str, Any] | None = None,
+    table_loader_class: Any = None,
+) -> Source:
+    """A source named ``sql_database`` with one resource per table of ``schema``.
+
+    Every argument is dlt's (docs/sources/sql_database.md says what each does).
+    ``backend="connectorx"``, ``backend_kwargs``, ``resolve_foreign_keys=True`` and
+    ``table_loader_class`` raise ``TypeError``.
+    """
+    reject_unsupported(
+        "sql_database",
+        resolve_foreign_keys=resolve_foreign_keys,
+        table_loader_class=table_loader_class,
+    )
+    _check_backend(backend, backend_kwargs)
+    engine = engine_from_credentials(_credentials(credentials), engine_kwargs)
+    if engine_adapter_callback is not None:
+        engine = engine_adapter_callback(engine)
+    import sqlalchemy as sa
+
+    metadata = metadata if metadata is not None else sa.MetaData(schema=schema)
+    reader = _TableReader(
+        engine,
+        metadata,
+        chunk_size=chunk_size,
+        backend=backend,
+        level=_level(reflection_level, detect_precision_hints),
+        defer=bool(defer_table_reflect),
+        table_adapter=table_adapter_callback,
+        type_adapter=type_adapter_callback,
+        query_adapter=query_adapter_callback,
+    )
+    names = list(table_names) if table_names else _table_names(engine, metadata, include_views)
+    resources = [reader.resource(name, None, {}) for name in names]
+    from loadstone.schema.schema import Schema
+
+    return Source("sql_database", Schema("sql_database"), resources, section="sql_database")
+
+
+def _table_names(engine: sa.Engine, metadata: sa.MetaData, include_views: bool) -> list[str]:
+    """The tables (and views) of the schema, in the order the database lists them."""
+    import sqlalchemy as sa
+
+    try:
+        inspector = sa.inspect(engine)
+        names = list(inspector.get_table_names(schema=metadata.schema))
+        if include_views:
+            names += inspector.get_view_names(schema=metadata.schema)
+    except sa.exc.SQLAlchemyError as error:
+        where = f" {metadata.schema!r}" if metadata.schema else ""
+        raise SqlDatabaseError(
+            f"sql_database: cannot list the tables of schema{where}: {describe(error, engine)}"
+        ) from None
+    return names
+
+
+def sql_table(
+    credentials: Any = config.value,
+    table: str | None = None,
+    schema: str | None = None,
+    metadata: sa.MetaData | None = None,
+    incremental: Incremental | None = None,
+    chunk_size: int = 50000,
+    backend: TableBackend = "sqlalchemy",
+    detect_precision_hints: bool | None = None,
+    reflection_level: ReflectionLevel | None = "full",
+    defer_table_reflect: bool | None = None,
+    table_adapter_callback: TableAdapter | None = None,
+    backend_kwargs: dict[str, Any] | None = None,
+    type_adapter_callback: TypeAdapter | None = None,
+    included_columns: Sequence[str] | None = None,
+    excluded_columns: Sequence[str] | None = None,
+    query_adapter_callback: QueryAdapter | None = None,
+    resolve_foreign_keys: bool = False,
+    engine_adapter_callback: Callable[[sa.Engine], sa.Engine] | None = None,
+    write_disposition: Any = "append",
+    primary_key: str | Sequence[str] | None = None,
+    merge_key: str | Sequence[str] | None = None,
+    engine_kwargs: dict[str, Any] | None = None,
+    table_loader_class: Any = None,
+) -> Resource:
+    """The resource of one table (or view), named like it; arguments as :func:`sql_database`
+    plus ``table``, ``incremental``, ``included_columns`` / ``excluded_columns`` and the
+    hints ``write_disposition``, ``primary_key``, ``merge_key``."""
+    reject_unsupported(
+        "sql_table",
+        resolve_foreign_keys=resolve_foreign_keys,
+        table_loader_class=table_loader_class,
+    )
+    _check_backend(backend, backend_kwargs)
+    if not table:
+        raise TypeError("sql_table() needs table= (the name of the table or view to read)")
+    engine = engine_from_credentials(_credentials(credentials), engine_kwargs)
+    if engine_adapter_callback is not None:
+        engine = engine_adapter_callback(engine)
+    import sqlalchemy as sa
+
+    reader = _TableReader(
+        engine,
+        metadata if metadata is not None else sa.MetaData(schema=schema),
+        chunk_size=chunk_size,
+        backend=backend,
+        level=_level(reflection_level, detect_precision_hints),
+        defer=bool(defer_table_reflect),
+        table_adapter=table_adapter_callback,
+        type_adapter=type_adapter_callback,
+        query_adapter=query_adapter_callback,
+        included=included_columns,
+        excluded=excluded_columns,
+    )
+    hints = {"write_disposition": write_disposition, "primary_key": primary_key}
+    hints["merge_key"] = merge_key
+    return reader.resource(table, incremental, hints)

@@ -1,0 +1,143 @@
+"""Reflected SQLAlchemy columns -> dlt column hints, as dlt 1.31 reflects them.
+
+What dlt makes of a column depends on ``reflection_level`` (observed on PostgreSQL and
+SQLite, recorded in tests/fixtures/sources/sql_database.json):
+
+* ``minimal``: name, nullability and the primary key only; types come from the data.
+* ``full`` (default): also the data type; ``decimal`` keeps precision and scale;
+  ``timestamp`` says whether it has a time zone.
+* ``full_with_precision``: also a text or binary column's length and ``precision: 32`` on a
+  SMALLINT.
+
+Types: integers -> ``bigint``; NUMERIC -> ``decimal``; FLOAT / REAL / DOUBLE -> ``double``
+for the Arrow backends, but no type for the ``sqlalchemy`` backend (dlt 1.31 with
+SQLAlchemy 2.x does not map them: the type comes from the data, and the column lands after
+the typed ones); strings and UUIDs -> ``text``; DATETIME -> ``timestamp``; DATE, TIME;
+binaries -> ``binary``; JSON/JSONB -> ``json``; anything else: no type (from the data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import sqlalchemy as sa
+
+ReflectionLevel = Literal["minimal", "full", "full_with_precision"]
+REFLECTION_LEVELS = ("minimal", "full", "full_with_precision")
+TableBackend = Literal["sqlalchemy", "pyarrow", "pandas", "connectorx"]
+ARROW_BACKENDS = ("pyarrow", "pandas")
+
+#: ``type_adapter_callback(sql_type) -> new type | None`` (None keeps the reflected type)
+TypeAdapter = Callable[[Any], Any]
+
+
+def _adapted(sql_type: Any, type_adapter: TypeAdapter | None) -> Any:
+    if type_adapter is None:
+        return sql_type
+    new = type_adapter(sql_type)
+    if new is None:
+        return sql_type
+    return new() if isinstance(new, type) else new
+
+
+def _type_hints(sql_type: Any, with_precision: bool, arrow: bool) -> dict[str, Any]:
+    """``data_type`` (+ precision, scale, timezone) of one SQLAlchemy type; {} when unknown.
+
+    Long because it is the table of types; each branch is one line of it.
+    """
+    import sqlalchemy as sa
+
+    if isinstance(sql_type, sa.Boolean):
+        return {"data_type": "bool"}
+    if isinstance(sql_type, sa.Integer):
+        hints: dict[str, Any] = {"data_type": "bigint"}
+        if with_precision and isinstance(sql_type, sa.SmallInteger):
+            hints["precision"] = 32
+        return hints
+    if isinstance(sql_type, sa.Float):
+        return {"data_type": "double"} if arrow else {}
+    if isinstance(sql_type, sa.Numeric):
+        hints = {"data_type": "decimal"}
+        if sql_type.precision is not None:
+            hints["precision"] = sql_type.precision
+            if sql_type.scale is not None:
+                hints["scale"] = sql_type.scale
+        return hints
+    if isinstance(sql_type, (sa.String, sa.Enum)):
+        hints = {"data_type": "text"}
+        length = getattr(sql_type, "length", None)
+        if with_precision and length:
+            hints["precision"] = length
+        return hints
+    if isinstance(sql_type, sa.Uuid):
+        return {"data_type": "text"}
+    if isinstance(sql_type, sa.DateTime):
+        return {"data_type": "timestamp", "timezone": bool(sql_type.timezone)}
+    if isinstance(sql_type, sa.Date):
+        return {"data_type": "date"}
+    if isinstance(sql_type, sa.Time):
+        return {"data_type": "time"}
+    if isinstance(sql_type, sa.LargeBinary):
+        hints = {"data_type": "binary"}
+        if with_precision and getattr(sql_type, "length", None):
+            hints["precision"] = sql_type.length
+        return hints
+    if isinstance(sql_type, sa.JSON):
+        return {"data_type": "json"}
+    return {}
+
+
+def column_hints(
+    column: sa.Column[Any],
+    level: ReflectionLevel,
+    backend: str,
+    type_adapter: TypeAdapter | None = None,
+) -> dict[str, Any]:
+    """The dlt column hint of one reflected column at ``level`` (see the module docstring)."""
+    hints: dict[str, Any] = {"name": column.name, "nullable": bool(column.nullable)}
+    if column.primary_key:
+        hints["primary_key"] = True
+    if level != "minimal":
+        sql_type = _adapted(column.type, type_adapter)
+        hints.update(
+            _type_hints(sql_type, level == "full_with_precision", backend in ARROW_BACKENDS)
+        )
+    return hints
+
+
+def table_hints(
+    table: sa.Table,
+    level: ReflectionLevel,
+    backend: str,
+    type_adapter: TypeAdapter | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Column hints of every column of ``table``, in the table's order."""
+    return {c.name: column_hints(c, level, backend, type_adapter) for c in table.columns}
+
+
+def arrow_type(hints: Mapping[str, Any]) -> pa.DataType | None:
+    """The Arrow type a column with these hints is built with (None: Arrow infers it)."""
+    import pyarrow as pa
+
+    data_type = hints.get("data_type")
+    if data_type == "decimal":
+        precision = hints.get("precision")
+        if precision is None or precision > 38:
+            return None  # NUMERIC without a declared size: Arrow infers from the values
+        return pa.decimal128(precision, hints.get("scale") or 0)
+    if data_type == "timestamp":
+        return pa.timestamp("us", tz="UTC" if hints.get("timezone") else None)
+    simple: dict[str, pa.DataType] = {
+        "bool": pa.bool_(),
+        "bigint": pa.int64(),
+        "double": pa.float64(),
+        "text": pa.string(),
+        "date": pa.date32(),
+        "time": pa.time64("us"),
+        "binary": pa.binary(),
+        "json": pa.string(),
+    }
+    return simple.get(str(data_type)) if data_type else None

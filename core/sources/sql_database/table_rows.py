@@ -1,0 +1,152 @@
+"""Reading one table: the SELECT (incremental pushed into WHERE / ORDER BY) and the backends.
+
+The query is ``SELECT <columns> FROM <table>``; with an incremental cursor whose start is
+known (from state or ``initial_value``) it gets ``WHERE cursor >= start`` (``>`` for an
+open range, ``<=`` / ``<`` for ``last_value_func=min``), ``cursor < end_value`` for a
+backfill range, and ``ORDER BY cursor`` when ``row_order`` is given, so the database sends
+only new rows. The incremental filter of the resource still runs on what comes back: it
+drops the rows at the start value that were loaded before.
+
+Rows are fetched ``chunk_size`` at a time on a streaming cursor, and each chunk becomes one
+page: a list of dicts (``sqlalchemy``), a ``pyarrow.Table`` built with the reflected types
+(``pyarrow``) or a ``pandas.DataFrame`` of it (``pandas``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from loadstone.extract.incremental import Incremental
+from loadstone.sources.sql_database.errors import SqlDatabaseError, describe
+from loadstone.sources.sql_database.schema_types import arrow_type
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import sqlalchemy as sa
+
+QueryAdapter = Callable[..., Any]
+
+
+def _cursor_column(table: sa.Table, incremental: Incremental) -> sa.Column[Any]:
+    name = incremental.cursor_path
+    if name not in table.columns:
+        raise SqlDatabaseError(
+            f"sql_database: table {table.name!r} has no column {name!r} for the incremental "
+            f"cursor; columns: {', '.join(table.columns.keys())}"
+        )
+    return table.columns[name]
+
+
+def _is_min(incremental: Incremental) -> bool:
+    return incremental.last_value_func in (min, "min")
+
+
+def incremental_query(query: sa.Select[Any], table: sa.Table, incremental: Incremental) -> Any:
+    """``query`` restricted to the cursor's range (see the module docstring)."""
+    column = _cursor_column(table, incremental)
+    descending = _is_min(incremental)
+    start = incremental.start_value
+    if start is not None and incremental.last_value_func in (max, min, "max", "min"):
+        if incremental.range_start == "open":
+            query = query.where(column < start if descending else column > start)
+        else:
+            query = query.where(column <= start if descending else column >= start)
+    end = incremental.end_value
+    if end is not None:
+        if incremental.range_end == "closed":
+            query = query.where(column >= end if descending else column <= end)
+        else:
+            query = query.where(column > end if descending else column < end)
+    if incremental.row_order == "asc":
+        query = query.order_by(column.asc())
+    elif incremental.row_order == "desc":
+        query = query.order_by(column.desc())
+    return query
+
+
+def build_query(
+    table: sa.Table,
+    incremental: Incremental | None,
+    engine: sa.Engine,
+    query_adapter: QueryAdapter | None,
+) -> Any:
+    """The SELECT of ``table``, restricted by ``incremental``, passed to the adapter."""
+    query: Any = table.select()
+    if incremental is not None:
+        query = incremental_query(query, table, incremental)
+    if query_adapter is not None:
+        params = len(inspect.signature(query_adapter).parameters)
+        if params >= 4:
+            query = query_adapter(query, table, incremental, engine)
+        elif params == 3:
+            query = query_adapter(query, table, incremental)
+        else:
+            query = query_adapter(query, table)
+    return query
+
+
+def _plain(value: Any) -> Any:
+    """A value Arrow can hold: JSON documents as text, UUIDs as text."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
+
+
+def _arrow_column(name: str, values: list[Any], hints: Mapping[str, Any]) -> pa.Array:
+    import pyarrow as pa
+
+    wanted = arrow_type(hints)
+    values = [_plain(v) for v in values]
+    if wanted is not None:
+        try:
+            return pa.array(values, type=wanted)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            pass  # a value the declared type cannot hold: let Arrow pick the type
+    return pa.array(values)
+
+
+def arrow_page(
+    names: Sequence[str], rows: Sequence[Any], columns: Mapping[str, Mapping[str, Any]]
+) -> pa.Table:
+    """One chunk of rows as an Arrow table with the reflected column types."""
+    import pyarrow as pa
+
+    arrays = [
+        _arrow_column(name, [row[i] for row in rows], columns.get(name, {}))
+        for i, name in enumerate(names)
+    ]
+    return pa.Table.from_arrays(arrays, names=list(names))
+
+
+def rows_of(
+    engine: sa.Engine,
+    query: Any,
+    table_name: str,
+    chunk_size: int,
+    backend: str,
+    columns: Mapping[str, Mapping[str, Any]],
+) -> Iterator[Any]:
+    """The pages of ``query``: ``chunk_size`` rows each, in the form of ``backend``."""
+    import sqlalchemy as sa
+
+    try:
+        with engine.connect() as conn:
+            result = conn.execution_options(stream_results=True).execute(query)
+            names = list(result.keys())
+            for chunk in result.partitions(chunk_size):
+                if backend == "sqlalchemy":
+                    yield [dict(zip(names, row, strict=True)) for row in chunk]
+                elif backend == "pandas":
+                    yield arrow_page(names, chunk, columns).to_pandas()
+                else:
+                    yield arrow_page(names, chunk, columns)
+    except sa.exc.SQLAlchemyError as error:
+        raise SqlDatabaseError(
+            f"sql_database: table {table_name!r}: {describe(error, engine)}"
+        ) from None
