@@ -54,13 +54,17 @@ def required_columns(
     """Per table, the non-nullable columns: from the schema and from the package's key hints
     (a key column that never received data is not in the schema yet, but is required)."""
     required: dict[str, set[str]] = {}
-    for table in schema.data_tables():
+    for table in schema.data_tables(include_incomplete=True):
         required[table.name] = {
             column.name
             for column in table.columns.values()
             if column.nullable is False and not column.name.startswith("_dlt")
         }
-    roots = {t.resource: t.name for t in schema.data_tables() if t.parent is None and t.resource}
+    roots = {
+        t.resource: t.name
+        for t in schema.data_tables(include_incomplete=True)
+        if t.parent is None and t.resource
+    }
     for source_name, table_hints in hints.items():
         table_name = roots.get(source_name)
         if table_name is None:

@@ -207,7 +207,7 @@ def _schema_naming_name(schema: Schema) -> str | None:
     the destination's preference.
     """
     name = schema.naming_name
-    if schema.data_tables() or name != "snake_case":
+    if schema.data_tables(include_incomplete=True) or name != "snake_case":
         return name
     return None
 
@@ -269,7 +269,9 @@ def _switch_naming(schema: Schema, naming: NamingConvention) -> None:
         return
     from loadstone.schema.naming_change import apply_naming_change
 
-    with_data = [table.name for table in schema.data_tables(seen_data_only=True)]
+    with_data = [
+        table.name for table in schema.data_tables(seen_data_only=True, include_incomplete=True)
+    ]
     apply_naming_change(schema, naming, with_data)
 
 
@@ -526,7 +528,9 @@ class Pipeline:
         """The schema a new package of ``name`` uses: stored, imported or from code."""
         stored = self.schemas.get(name)
         imported = self._imported_schema(name)
-        if imported is not None and (stored is None or not stored.data_tables()):
+        if imported is not None and (
+            stored is None or not stored.data_tables(include_incomplete=True)
+        ):
             stored = imported
         if stored is None:
             schema = provided if provided is not None else _new_schema(name, None)
@@ -1374,7 +1378,9 @@ class Pipeline:
         if resources is None:
             plan = plan_refresh("drop_sources", schema, [], [])
         else:
-            known = {t.resource for t in schema.data_tables() if t.parent is None}
+            known = {
+                t.resource for t in schema.data_tables(include_incomplete=True) if t.parent is None
+            }
             unknown = [r for r in resources if r not in known]
             if unknown:
                 raise PipelineConfigError(

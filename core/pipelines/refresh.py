@@ -46,7 +46,7 @@ def plan_refresh(
 ) -> RefreshPlan:
     """The plan for ``mode`` on ``schema``, given the resources run and their source tables."""
     if mode == "drop_sources":
-        names = tuple(table.name for table in schema.data_tables())
+        names = tuple(table.name for table in schema.data_tables(include_incomplete=True))
         return RefreshPlan(mode, drop_tables=names, reset_resources=None)
     naming = schema.naming_convention()
     roots = []
@@ -65,7 +65,11 @@ def plan_refresh(
 
 def resource_tables(schema: Any, resource_name: str) -> list[Any]:
     """The root tables a resource filled (by the ``resource`` the schema records)."""
-    return [t for t in schema.data_tables() if t.parent is None and t.resource == resource_name]
+    return [
+        t
+        for t in schema.data_tables(include_incomplete=True)
+        if t.parent is None and t.resource == resource_name
+    ]
 
 
 def reset_state(plan: RefreshPlan, source_state: dict[str, Any]) -> None:

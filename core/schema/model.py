@@ -110,7 +110,7 @@ def _check_data_type(instance: Column, attribute: attrs.Attribute[Any], value: A
         raise InvalidSchemaError(f"unknown data_type {value!r}", column=instance.name)
 
 
-class _StoredFormView:
+class StoredFormView:
     """Read access in dlt's stored form: ``table["columns"]["id"]["data_type"]``.
 
     dlt's schema API hands out plain dicts (``schema.get_table("users")["columns"]``); code
@@ -133,9 +133,24 @@ class _StoredFormView:
     def items(self) -> Any:
         return self.to_dict().items()
 
+    def values(self) -> Any:
+        return self.to_dict().values()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.to_dict()
+
+    def __iter__(self) -> Any:
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())
+
+    def __bool__(self) -> bool:  # never empty: skips building the dict in ``if table:``
+        return True
+
 
 @attrs.frozen(kw_only=True, repr=False)
-class Column(_StoredFormView):
+class Column(StoredFormView):
     """One column of a table.
 
     Hints are tri-state: ``None`` means "not set" (the key is absent from the stored form),
@@ -254,7 +269,7 @@ def _columns_dict(value: Mapping[str, Column] | Iterable[Column] | None) -> dict
 
 
 @attrs.frozen(kw_only=True)
-class Table(_StoredFormView):
+class Table(StoredFormView):
     """One table: ordered columns plus table hints.
 
     ``columns`` keeps insertion order, which is the column order at the destination (and is

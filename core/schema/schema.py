@@ -20,7 +20,7 @@ import copy
 import json
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, overload
 
 import attrs
 import yaml
@@ -30,7 +30,7 @@ from loadstone.schema.data_types import py_type_to_data_type, variant_column_nam
 from loadstone.schema.detections import detect_type
 from loadstone.schema.model import Column, InvalidSchemaError, Table
 from loadstone.schema.settings import SchemaSettings, hints_for_column, preferred_type_for
-from loadstone.schema.stored import TNormalizers, TStoredSchema
+from loadstone.schema.stored import TColumnSchema, TNormalizers, TStoredSchema, TTableSchema
 from loadstone.schema.versioning import (
     ENGINE_VERSION,
     MAX_PREVIOUS_HASHES,
@@ -56,6 +56,9 @@ __all__ = [
 DLT_JSON_NORMALIZER_MODULE: Final = "dlt.common.normalizers.json.relational"
 #: stored module names that mean loadstone's relational normalizer plugin.
 _RELATIONAL_ALIASES: Final = frozenset({DLT_JSON_NORMALIZER_MODULE, "relational"})
+
+#: table hints that record processing, not data (``clone(remove_processing_hints=True)``)
+PROCESSING_HINTS: Final = ("x-normalizer", "x-loader", "x-extractor")
 
 VERSION_TABLE_NAME: Final = "_dlt_version"
 LOADS_TABLE_NAME: Final = "_dlt_loads"
@@ -171,6 +174,25 @@ def _sys(data_type: str, description: str, nullable: bool = False) -> dict[str, 
     return {"data_type": data_type, "nullable": nullable, "description": description}
 
 
+def _is_complete(table: Table) -> bool:
+    """A table with at least one typed column (dlt's "complete" table)."""
+    return any(column.is_complete for column in table.columns.values())
+
+
+def _normalized_table(table: Table, naming: NamingConvention) -> Table:
+    """``table`` with its own, its parent's and its columns' names normalized."""
+    columns = {}
+    for column in table.columns.values():
+        name = naming.normalize_identifier(column.name)
+        columns[name] = attrs.evolve(column, name=name)
+    return attrs.evolve(
+        table,
+        name=naming.normalize_tables_path(table.name),
+        parent=None if table.parent is None else naming.normalize_tables_path(table.parent),
+        columns=columns,
+    )
+
+
 def _default_normalizers(naming: str) -> dict[str, Any]:
     return {"names": naming, "json": {"module": DLT_JSON_NORMALIZER_MODULE}}
 
@@ -180,7 +202,11 @@ class Schema:
 
     ``Schema(name)`` is a new schema as dlt makes one: the ``_dlt_version`` and ``_dlt_loads``
     tables, ``iso_timestamp`` detection and the relational normalizer's default hints.
+    dlt's public members are here with dlt's signatures; tables, columns and settings are
+    frozen values that read like dlt's dicts (``schema.tables["users"]["columns"]``).
     """
+
+    ENGINE_VERSION: ClassVar[int] = ENGINE_VERSION
 
     def __init__(
         self,
@@ -271,6 +297,16 @@ class Schema:
 
         return naming_convention(self.naming_name, max_length)
 
+    @property
+    def naming(self) -> NamingConvention:
+        """The naming convention object (dlt's ``schema.naming``): ``normalize_identifier``,
+        ``normalize_table_identifier``, ``normalize_path``, ``make_path``, ``break_path``."""
+        cached = self.__dict__.get("_naming")
+        if cached is None or cached[0] != self.naming_name:
+            cached = (self.naming_name, self.naming_convention())
+            self.__dict__["_naming"] = cached
+        return cast("NamingConvention", cached[1])
+
     def set_naming(self, naming: str) -> None:
         """Record a new naming convention. Check first with
         :func:`loadstone.schema.naming_change.check_naming_change` when tables hold data."""
@@ -342,20 +378,46 @@ class Schema:
             self.state_table_name,
         )
 
-    def data_tables(self, *, seen_data_only: bool = False) -> list[Table]:
-        """Tables holding user data (not ``_dlt_*``); with ``seen_data_only`` only those the
+    def get_table_columns(
+        self, table_name: str, include_incomplete: bool = False
+    ) -> dict[str, TColumnSchema]:
+        """The columns of ``table_name`` as dlt's dicts; columns with no data type only with
+        ``include_incomplete`` (dlt creates no column it could not type)."""
+        return {
+            name: column.to_dict()
+            for name, column in self.get_table(table_name).columns.items()
+            if include_incomplete or column.is_complete
+        }
+
+    def is_new_table(self, table_name: str) -> bool:
+        """True for a table the schema lacks or that has no typed column yet (as dlt)."""
+        table = self._tables.get(table_name)
+        return table is None or not _is_complete(table)
+
+    def data_tables(
+        self, seen_data_only: bool = False, include_incomplete: bool = False
+    ) -> list[Table]:
+        """Tables holding user data (not ``_dlt_*``), as dlt lists them: only those with a
+        typed column unless ``include_incomplete``; with ``seen_data_only`` only those the
         normalizer wrote rows to."""
         return [
             table
             for name, table in self._tables.items()
-            if not self.is_system_table(name) and (table.seen_data or not seen_data_only)
+            if not self.is_system_table(name)
+            and (table.seen_data or not seen_data_only)
+            and (include_incomplete or _is_complete(table))
         ]
 
-    def data_table_names(self, *, seen_data_only: bool = False) -> list[str]:
-        return [table.name for table in self.data_tables(seen_data_only=seen_data_only)]
+    def data_table_names(
+        self, seen_data_only: bool = False, include_incomplete: bool = False
+    ) -> list[str]:
+        return [table.name for table in self.data_tables(seen_data_only, include_incomplete)]
 
     def dlt_tables(self) -> list[Table]:
         return [table for name, table in self._tables.items() if self.is_system_table(name)]
+
+    def dlt_table_names(self) -> list[str]:
+        return [table.name for table in self.dlt_tables()]
 
     def nested_tables(self, table_name: str) -> list[Table]:
         """Every table nested (at any depth) under ``table_name``, parents before children."""
@@ -380,12 +442,31 @@ class Schema:
             seen.add(table.name)
         return table
 
-    def update_table(self, partial: Table) -> Table:
+    @overload
+    def update_table(self, partial: Table) -> Table: ...
+    @overload
+    def update_table(
+        self, partial: Mapping[str, Any], normalize_identifiers: bool = True
+    ) -> TTableSchema: ...
+    def update_table(
+        self, partial: Table | Mapping[str, Any], normalize_identifiers: bool = True
+    ) -> Table | TTableSchema:
         """Merge ``partial`` into the table of its name (or add it); returns the result.
 
         A nested table's parent must already be in the schema (it is created first, both by
-        the normalizer and when hints arrive from code).
+        the normalizer and when hints arrive from code). A dict (dlt's partial table) has its
+        names normalized by the schema's naming convention and comes back normalized, as
+        dlt's ``update_table`` returns it.
         """
+        if not isinstance(partial, Table):
+            table = Table.from_dict(partial)
+            if normalize_identifiers:
+                table = _normalized_table(table, self.naming)
+            self._merge_table(table)
+            return table.to_dict()
+        return self._merge_table(partial)
+
+    def _merge_table(self, partial: Table) -> Table:
         if partial.parent is not None and partial.parent not in self._tables:
             raise InvalidSchemaError(
                 f"parent table {partial.parent!r} is not in schema {self._name!r}",
@@ -444,6 +525,7 @@ class Schema:
         twin._extra = copy.deepcopy(self._extra)
         twin.previous_hashes = list(self.previous_hashes)
         twin.__dict__.pop("_system_names", None)
+        twin.__dict__.pop("_naming", None)
         return twin
 
     def set_json_normalizer_config(self, config: Mapping[str, Any]) -> None:
@@ -472,13 +554,29 @@ class Schema:
     def remove_type_detection(self, detection: str) -> None:
         self._settings = self._settings.remove_type_detection(detection)
 
-    def merge_hints(self, new_hints: Mapping[str, Iterable[str]], *, replace: bool = False) -> None:
+    def merge_hints(
+        self,
+        new_hints: Mapping[str, Iterable[str]],
+        replace: bool = False,
+        normalize_identifiers: bool = True,
+    ) -> None:
+        """Add default-hint rules (``{"not_null": ["name", "re:^id"]}``). The rules are
+        patterns kept as written (``normalize_identifiers`` is accepted for dlt's signature:
+        dlt 1.31 keeps them as written too)."""
         self._settings = self._settings.merge_hints(new_hints, replace=replace)
 
     def update_preferred_types(
-        self, new_preferred_types: Mapping[str, str], *, replace: bool = False
+        self,
+        new_preferred_types: Mapping[str, str],
+        normalize_identifiers: bool = True,
+        *,
+        replace: bool = False,
     ) -> None:
         self._settings = self._settings.update_preferred_types(new_preferred_types, replace=replace)
+
+    def get_preferred_type(self, col_name: str) -> str | None:
+        """The data type the preferred-type rules give ``col_name`` (None: no rule matches)."""
+        return preferred_type_for(self._settings, col_name)
 
     def set_schema_contract(self, contract: Any) -> None:
         """Schema-wide contract: a mode string or ``{"tables": ..., "columns": ..., "data_type": ...}``."""
@@ -606,16 +704,28 @@ class Schema:
         out.update(copy.deepcopy(self._extra))
         return out
 
-    def to_dict(self, *, bump_version: bool = True, remove_names: bool = False) -> TStoredSchema:
+    def to_dict(
+        self,
+        remove_defaults: bool = False,
+        remove_processing_hints: bool = False,
+        bump_version: bool = True,
+        *,
+        remove_names: bool = False,
+    ) -> TStoredSchema:
         """The stored document (dlt engine_version 11 layout and key order).
 
         ``bump_version`` first records a save (so the document carries its final version and
-        hash); ``remove_names`` drops the redundant ``name`` keys inside tables and columns,
-        as dlt's exported YAML does.
+        hash); ``remove_defaults`` (or ``remove_names``) drops the redundant ``name`` keys
+        inside tables and columns, as dlt's exported YAML does; ``remove_processing_hints``
+        drops the ``x-normalizer`` / ``x-loader`` / ``x-extractor`` table hints.
         """
         if bump_version:
             self.bump_version()
-        content = self._content_dict(with_names=not remove_names)
+        content = self._content_dict(with_names=not (remove_names or remove_defaults))
+        if remove_processing_hints:
+            for table in content["tables"].values():
+                for hint in PROCESSING_HINTS:
+                    table.pop(hint, None)
         out: dict[str, Any] = {
             "version": self.version,
             "version_hash": self.version_hash,
@@ -629,19 +739,42 @@ class Schema:
         out["previous_hashes"] = list(self.previous_hashes)
         return cast(TStoredSchema, out)
 
-    def to_pretty_yaml(self, *, bump_version: bool = True, remove_names: bool = True) -> str:
+    def to_pretty_yaml(
+        self,
+        remove_defaults: bool = True,
+        remove_processing_hints: bool = False,
+        *,
+        bump_version: bool = True,
+        remove_names: bool = True,
+    ) -> str:
         """YAML as dlt exports it (key order kept, no ``name`` repeats)."""
         return yaml.safe_dump(
-            self.to_dict(bump_version=bump_version, remove_names=remove_names),
+            self.to_dict(
+                remove_processing_hints=remove_processing_hints,
+                bump_version=bump_version,
+                remove_names=remove_names and remove_defaults,
+            ),
             sort_keys=False,
             allow_unicode=True,
             default_flow_style=False,
             width=120,
         )
 
-    def to_pretty_json(self, *, bump_version: bool = True, remove_names: bool = False) -> str:
+    def to_pretty_json(
+        self,
+        remove_defaults: bool = True,
+        remove_processing_hints: bool = False,
+        *,
+        bump_version: bool = True,
+        remove_names: bool = False,
+    ) -> str:
         return json.dumps(
-            self.to_dict(bump_version=bump_version, remove_names=remove_names),
+            self.to_dict(
+                remove_defaults,
+                remove_processing_hints,
+                bump_version=bump_version,
+                remove_names=remove_names,
+            ),
             indent=2,
             ensure_ascii=False,
             default=str,
@@ -721,14 +854,24 @@ class Schema:
             self.stored_version_hash = current
             self.was_modified_on_load = True
 
-    def clone(self, *, name: str | None = None) -> Schema:
-        """A deep copy (optionally renamed); version state is kept."""
-        copy_ = Schema.from_dict(self.to_dict(bump_version=False), bump_version=False)
+    def clone(
+        self,
+        with_name: str | None = None,
+        remove_processing_hints: bool = False,
+        update_normalizers: bool = False,
+    ) -> Schema:
+        """A deep copy (optionally renamed, without processing hints); version state is kept.
+        ``update_normalizers`` is accepted for dlt's signature (normalizers are read from
+        the schema itself, so there is nothing to refresh)."""
+        copy_ = Schema.from_dict(
+            self.to_dict(remove_processing_hints=remove_processing_hints, bump_version=False),
+            bump_version=False,
+        )
         copy_.version = self.version
         copy_.previous_hashes = list(self.previous_hashes)
         copy_.stored_version_hash = self.stored_version_hash
-        if name is not None:
-            copy_._name = name
+        if with_name is not None:
+            copy_._name = with_name
         return copy_
 
     # ------------------------------------------------------------------ misc
@@ -748,4 +891,5 @@ class Schema:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_system_names", None)
+        state.pop("_naming", None)
         return state

@@ -20,7 +20,7 @@ import attrs
 
 from loadstone.schema.data_types import is_data_type
 from loadstone.schema.detections import DEFAULT_DETECTIONS, check_detections
-from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError
+from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError, StoredFormView
 from loadstone.schema.stored import TSchemaSettings
 
 __all__ = [
@@ -108,8 +108,8 @@ def _check_detections(instance: Any, attribute: Any, value: Sequence[str]) -> No
 
 
 @attrs.frozen(kw_only=True)
-class SchemaSettings:
-    """The ``settings`` section of a stored schema.
+class SchemaSettings(StoredFormView):
+    """The ``settings`` section of a stored schema (read like dlt's dict: ``["default_hints"]``).
 
     ``schema_contract`` is the schema-wide contract (``str`` mode or a dict per entity);
     ``extra`` keeps unknown keys for round trips.

@@ -743,5 +743,6 @@ def hints_changed_between_runs(ctx: Context) -> Any:
     return {"after_merge_then_replace": ctx.tables(pipe)}
 
 
-# Arrow and pandas scenarios live in their own module and register here.
-from tests.compat import arrow_scenarios  # noqa: E402, F401  # registers its scenarios
+# Arrow and pandas scenarios, and the rest of dlt's public API, live in their own modules and
+# register here.
+from tests.compat import arrow_scenarios, parity_scenarios  # noqa: E402, F401  # they register

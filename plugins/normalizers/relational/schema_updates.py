@@ -392,15 +392,27 @@ def apply_facts(
             schema.replace_table(schema.tables[name].with_normalizer_hint("seen-data", True))
         known = schema.tables[name].columns
         retyped = [attrs.evolve(c, data_type=None) for n, c in hinted.items() if n in known]
+        # a column the schema declares without a type (``update_table``) is new to the data:
+        # typed now, it moves after the typed columns, in data order (as dlt 1.31)
         added = [
             _new_column(schema, name, column, decision, hinted.get(column))
             for column, decision in grouped.get(name, [])
-            if column not in known
+            if column not in known or not known[column].is_complete
         ]
+        _drop_untyped(schema, name, [column.name for column in added])
         schema.update_table(Table(name, columns=[*retyped, *added]))
         if added:
             new_columns[name] = tuple(column.name for column in added)
     return new_tables, new_columns
+
+
+def _drop_untyped(schema: Schema, table_name: str, names: Sequence[str]) -> None:
+    """Take the untyped declarations of ``names`` out of the table (they come back typed)."""
+    table = schema.tables[table_name]
+    untyped = {n for n in names if n in table.columns and not table.columns[n].is_complete}
+    if untyped:
+        kept = {n: c for n, c in table.columns.items() if n not in untyped}
+        schema.replace_table(attrs.evolve(table, columns=kept))
 
 
 #: first position of a table asked for by materialize_table_schema() that got no data: last

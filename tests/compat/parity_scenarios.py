@@ -1,0 +1,122 @@
+"""Compatibility scenarios for the rest of dlt's public API a ported program touches: the
+Schema object, types inferred from Python values, traces, resource hints, cursors, loads that
+leave different data, configuration accessors and LoadInfo.
+
+They register in :data:`tests.compat.scenarios.SCENARIOS` (``scenarios.py`` imports this
+module), so ``tests/compat/record.py`` records them and ``tests/pipelines/test_compat_dlt.py``
+compares them like every other scenario.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from tests.compat.harness import Context
+from tests.compat.scenarios import scenario
+
+USERS = [
+    {"id": 1, "name": "ann", "kids": [{"age": 3}], "nothing": None},
+    {"id": 2, "name": "bo", "kids": [], "nothing": None},
+]
+
+
+def _snap(value: Any) -> Any:
+    """A copy of what a call returned, as it was then (dlt hands out its live dicts)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _names(tables: list[Any]) -> list[str]:
+    return [table["name"] for table in tables]
+
+
+def _caught(action: Any) -> Any:
+    """What a program sees: the result, or whether the error is a KeyError / ValueError."""
+    try:
+        return {"ok": action()}
+    except Exception as exc:  # the outcome is what we compare
+        return {"key_error": isinstance(exc, KeyError), "value_error": isinstance(exc, ValueError)}
+
+
+# -- the Schema object ---------------------------------------------------------------------------
+@scenario
+def schema_object_reads(ctx: Context) -> Any:
+    """What a program reads from ``pipeline.default_schema`` after a load."""
+    pipe = ctx.pipeline("schema_reads")
+    pipe.run(USERS, table_name="users", primary_key="id")
+    schema = pipe.default_schema
+    naming = schema.naming
+    users = schema.get_table("users")
+    return {
+        "tables": sorted(schema.tables),
+        "users_columns": users["columns"],
+        "users_hints": {k: users.get(k) for k in ("write_disposition", "resource", "parent")},
+        "nested_parent": schema.tables["users__kids"]["parent"],
+        "get_table_columns": schema.get_table_columns("users"),
+        "missing": _caught(lambda: schema.get_table_columns("nope")),
+        "data_tables": _names(schema.data_tables()),
+        "data_table_names": schema.data_table_names(),
+        "seen_data": schema.data_table_names(seen_data_only=True),
+        "dlt_tables": _names(schema.dlt_tables()),
+        "dlt_table_names": schema.dlt_table_names(),
+        "naming": [
+            naming.normalize_identifier("Hello World"),
+            naming.normalize_table_identifier("Orders Table"),
+            naming.normalize_path("Parent__Child Name"),
+            naming.make_path("a", "b"),
+            naming.break_path("a__b"),
+            naming.is_case_sensitive,
+        ],
+        "name": schema.name,
+        "version": schema.version,
+        "hash_is_text": isinstance(schema.version_hash, str),
+        "stored_hash_is_current": schema.stored_version_hash == schema.version_hash,
+        "to_dict_keys": list(schema.to_dict()),
+        "to_dict_users": schema.to_dict()["tables"]["users"],
+        "yaml_users": yaml.safe_load(schema.to_pretty_yaml())["tables"]["users"],
+        "json_users": json.loads(schema.to_pretty_json())["tables"]["users"],
+        "settings": schema.settings["default_hints"],
+        "is_new_table": [schema.is_new_table("users"), schema.is_new_table("nope")],
+    }
+
+
+@scenario
+def schema_object_changes(ctx: Context) -> Any:
+    """A program that changes a schema through dlt's Schema methods, then loads with it."""
+    dlt = ctx.dlt
+    schema = dlt.Schema("shop")
+    fresh = {"tables": list(schema.tables), "data": schema.data_table_names()}
+    partial = schema.update_table(
+        {"name": "Order Lines", "columns": {"Line No": {"name": "Line No", "nullable": False}}}
+    )
+    hinted_only = {
+        "returned": _snap(partial),
+        "data": schema.data_table_names(),
+        "incomplete": schema.data_table_names(include_incomplete=True),
+        "is_new": schema.is_new_table("order_lines"),
+        "columns": _snap(schema.get_table_columns("order_lines")),
+        "all_columns": _snap(schema.get_table_columns("order_lines", include_incomplete=True)),
+    }
+    schema.update_table(
+        {"name": "order_lines", "columns": {"qty": {"name": "qty", "data_type": "bigint"}}}
+    )
+    schema.merge_hints({"partition": ["qty"]})
+    schema.update_preferred_types({"price": "decimal"})
+    copy = schema.clone(with_name="shop_copy")
+    dumped = _snap(schema.to_dict(remove_defaults=True))
+    pipe = ctx.pipeline("schema_changes")
+    pipe.run([{"line_no": 1, "qty": 2, "price": 1.5}], table_name="order_lines", schema=schema)
+    return {
+        "fresh": fresh,
+        "hinted_only": hinted_only,
+        "typed": schema.get_table("order_lines")["columns"],
+        "is_new": schema.is_new_table("order_lines"),
+        "preferred": schema.get_preferred_type("price"),
+        "clone": [copy.name, copy.version, sorted(copy.tables)],
+        "removed_defaults": dumped["tables"]["order_lines"],
+        "settings": dumped["settings"],
+        "loaded_columns": pipe.default_schema.get_table_columns("order_lines"),
+        "tables": ctx.tables(pipe),
+    }
