@@ -96,6 +96,9 @@ def input_files(paths: list[str]) -> list[Path | str]:
     """
     files: list[Path | str] = []
     for raw in paths:
+        if package_storage.is_object_pattern(raw):
+            files.append(raw)  # a glob or folder of objects: listed when extracted
+            continue
         if package_storage.is_remote_url(raw):
             check_input(Path(raw), JSON_SUFFIXES)
             files.append(raw)

@@ -40,6 +40,7 @@ from loadstone.extract.arrow_items import (
     as_arrow_table,
     is_arrow_item,
 )
+from loadstone.extract.file_pipes import extract_in_place, reads_in_place
 from loadstone.extract.mark import (
     DataItemWithMeta,
     HintsMeta,
@@ -424,7 +425,10 @@ def is_json_path(value: Any) -> bool:
 
 
 def is_file_input(value: Any) -> bool:
-    """A str/Path naming a file ``run`` reads: JSON/JSONL, Parquet or CSV (maybe .gz)."""
+    """A str/Path naming a file ``run`` reads: JSON/JSONL, Parquet or CSV (maybe .gz), or
+    objects of an object store by glob or folder URL (read in place)."""
+    if isinstance(value, str) and package_storage.is_object_pattern(value):
+        return True
     return tabular_kind(value) is not None or is_json_path(value)
 
 
@@ -559,6 +563,14 @@ def _in_place(path: Path, table_name: str) -> ExtractedFile:
     )
 
 
+def _objects(url: str) -> list[str]:
+    """The object URLs of a URL, a glob or a folder (each read in place)."""
+    try:
+        return package_storage.expand_objects(url)
+    except package_storage.PackageStorageError as error:
+        raise ExtractError(f"{error}; nothing was loaded") from None
+
+
 def _object_in_place(package: LoadPackage, url: str, table_name: str) -> ExtractedFile:
     """A JSON-lines object on the package storage's object store, read where it is.
 
@@ -572,10 +584,11 @@ def _object_in_place(package: LoadPackage, url: str, table_name: str) -> Extract
             f"so {package_storage.STORAGE_URL_KEY} must name that object store "
             "(with its credentials under [packages.credentials])"
         )
-    if not url.lower().endswith((".jsonl", ".ndjson")):
+    if not url.lower().endswith(package_storage.IN_PLACE_SUFFIXES):
         raise ExtractError(
-            f"cannot read {url} where it is: only JSON lines (.jsonl, .ndjson, not gzipped) "
-            "are read in place from an object store"
+            f"cannot read {url} where it is: only JSON lines "
+            f"({', '.join(package_storage.IN_PLACE_SUFFIXES)}) are read in place from an "
+            "object store"
         )
     name = remote.name_of(url)
     try:
@@ -890,13 +903,40 @@ def extract_resource(
         writer.add_hints(target, hints)
         _extract_tabular(writer, Path(data), target, str(tabular_kind(data)))
         return
-    if is_json_path(data) and isinstance(target, str):
+    if is_file_input(data) and isinstance(target, str):
         writer.add_hints(target, hints)
         if isinstance(data, str) and package_storage.is_remote_url(data):
-            writer.add_files([_object_in_place(writer.package, data, target)])
+            writer.add_files(
+                [_object_in_place(writer.package, url, target) for url in _objects(data)]
+            )
         else:
             extract_file(writer, Path(data), target)
         return
+    kind = reads_in_place(res) if isinstance(target, str) else None
+    if kind is not None and isinstance(target, str):
+        writer.add_hints(target, hints)
+        with current.resource_context(res.name), _user_errors(res.name):
+            extract_in_place(
+                writer,
+                res,
+                kind,
+                target,
+                lambda r: _extract_pages(writer, r, hints, target, run_hints),
+            )
+        return
+    _extract_pages(writer, res, hints, target, run_hints)
+
+
+def _extract_pages(
+    writer: PackageWriter,
+    res: Resource,
+    hints: dict[str, Any],
+    target: Any,
+    run_hints: Mapping[str, Any],
+) -> None:
+    """The pages a resource yields, item by item, into the tables they name."""
+    from loadstone import current
+
     filled: set[str] = set()
     with current.resource_context(res.name), _user_errors(res.name):
         for page in res.pages():
@@ -986,6 +1026,8 @@ def as_resources(data: Any, table_name: str | None) -> tuple[str | None, list[Re
                 "its table"
             )
         return None, [Resource([data], table_name, args_bound=True)]
+    if isinstance(data, str) and package_storage.is_object_pattern(data) and not table_name:
+        raise ExtractError(f"objects named by a glob or folder ({data}) need table_name=")
     if is_spark_dataframe(data) or is_file_input(data):
         if table_name is None:
             if is_file_input(data):
@@ -1018,7 +1060,9 @@ def _is_file_name(value: Any) -> bool:
     """A Path, or an object-store URL of a JSON file (read where it is)."""
     if isinstance(value, Path):
         return True
-    return isinstance(value, str) and is_json_path(value) and package_storage.is_remote_url(value)
+    if not isinstance(value, str) or not package_storage.is_remote_url(value):
+        return False
+    return is_json_path(value) or package_storage.is_object_pattern(value)
 
 
 def input_files_of(data: Any) -> list[Path | str]:
@@ -1037,7 +1081,12 @@ def input_files_of(data: Any) -> list[Path | str]:
         return []
     found: list[Path | str] = []
     for item in items:
-        if isinstance(item, str) and package_storage.is_remote_url(item):
+        if isinstance(item, str) and package_storage.is_object_pattern(item):
+            try:
+                found.extend(package_storage.expand_objects(item))  # each an input of its own
+            except package_storage.PackageStorageError:
+                found.append(item)  # the extract step names what is wrong, inside the step
+        elif isinstance(item, str) and package_storage.is_remote_url(item):
             found.append(item)
         elif Path(item).is_file():
             found.append(Path(item))

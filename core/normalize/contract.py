@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.errors import LoadstoneError, PackageDataError
 
 # normalizers raise the schema's collision error: one class for the whole product
 from loadstone.schema.collisions import IdentifierCollisionError as IdentifierCollisionError
@@ -119,7 +119,7 @@ class NormalizeError(LoadstoneError):
     details: str = ""
 
 
-class BadRecordError(NormalizeError):
+class BadRecordError(NormalizeError, PackageDataError):
     """A line of an extracted file is not a JSON document (``on_bad_record="fail"``)."""
 
     def __init__(self, file: str, line: int, error: str) -> None:
@@ -181,6 +181,8 @@ class ChunkRun:
     #: Unix times the Spark task began and ended (None outside Spark)
     started_at: float | None = None
     ended_at: float | None = None
+    #: the input the chunk read: the user's file or object, or the package file
+    input: str | None = None
 
 
 @attrs.frozen

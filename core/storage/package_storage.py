@@ -107,6 +107,43 @@ def object_fingerprint(pipeline_name: str, url: str) -> tuple[int, str | None]:
     return remote.fingerprint(remote.name_of(url))
 
 
+#: objects a glob or folder URL picks to be read in place (JSON lines, gzipped too)
+IN_PLACE_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
+_GLOB_CHARS = ("*", "?", "[")
+
+
+def is_object_pattern(url: str) -> bool:
+    """An object-store URL naming many objects: a glob (``s3://b/e/2024-*/*.jsonl.gz``) or a
+    folder (``s3://b/events/``)."""
+    if not isinstance(url, str) or not is_remote_url(url):
+        return False
+    path = filesystem.split_url(url)[1]
+    return url.endswith("/") or any(char in path for char in _GLOB_CHARS)
+
+
+def expand_objects(url: str) -> list[str]:
+    """The JSON-lines object URLs a glob or folder URL names, sorted; another URL as is.
+
+    Listed with the package storage's credentials (``[packages.credentials]``): objects read
+    in place are read by the executors with those. No match is an error naming the URL.
+    """
+    if not is_object_pattern(url):
+        return [url]
+    protocol, path = filesystem.split_url(url)
+    fs = filesystem.open_filesystem(url, configured_credentials().as_dict())[0]
+    fs.invalidate_cache()
+    try:
+        keys = fs.glob(path) if any(c in path for c in _GLOB_CHARS) else fs.find(path)
+    except Exception as exc:
+        raise PackageStorageError(f"listing {url} failed: {exc}") from exc
+    found = sorted(f"{protocol}://{key}" for key in keys if key.lower().endswith(IN_PLACE_SUFFIXES))
+    if not found:
+        raise PackageStorageError(
+            f"{url} names no JSON-lines objects ({', '.join(IN_PLACE_SUFFIXES)})"
+        )
+    return found
+
+
 def configured_credentials() -> filesystem.FilesystemCredentials:
     """dlt's credential keys under ``[packages.credentials]`` (env ``PACKAGES__CREDENTIALS__*``)."""
     return filesystem.configured_credentials(CREDENTIALS_SECTION)

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from loadstone import config
+from loadstone.extract.file_pipes import LISTS_FILES, READS_FILES
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.sources import Resource, Source, reject_unsupported, resource, transformer
 from loadstone.sources.filesystem.files import (
@@ -138,6 +139,7 @@ def filesystem(
         if page:
             yield page
 
+    setattr(list_files, LISTS_FILES, True)  # a marker read by file_pipes
     made: Resource = resource(
         list_files, name="filesystem", primary_key="file_url", incremental=incremental
     )
@@ -176,6 +178,11 @@ def _read_csv_duckdb(
     ``chunk_size``-row pages: dicts, or Arrow tables with ``use_pyarrow=True``."""
     yield from read_csv_duckdb_items(items, chunk_size, use_pyarrow, **duckdb_kwargs)
 
+
+# JSON lines and Arrow-read Parquet piped straight from a listing are recorded in the package
+# and read where they lie (loadstone.extract.file_pipes), not parsed here row by row
+setattr(_read_jsonl, READS_FILES, "jsonl")  # a marker read by file_pipes
+setattr(_read_parquet, READS_FILES, "parquet")  # a marker read by file_pipes
 
 #: the reader transformers, named as dlt names them (``filesystem() | read_csv()`` makes a
 #: table ``_read_csv`` unless renamed with ``.with_name(...)``)

@@ -493,6 +493,7 @@ class RelationalNormalizer:
             fault=loadstone_config.get("normalize.fault", None),
         )
         reports = spark_tasks.run_on_spark(spark, config, chunks, forced, attempt, options, on_done)
+        inputs = {chunk.index: chunk.display for chunk in chunks}
         for task in reports:
             if context.on_chunk is not None:
                 context.on_chunk(
@@ -506,6 +507,7 @@ class RelationalNormalizer:
                         attempt,
                         task.started_at,
                         task.ended_at,
+                        inputs.get(task.chunk),
                     )
                 )
         return [task.facts for task in reports]
@@ -694,7 +696,9 @@ class _ChunkDispatch:
         self.report(self.done)
         if self.context.on_chunk is not None:
             native = _native_ran(self.config)
-            run = ChunkRun(chunk.index, "driver", native, None, cpu, wall, self.attempt)
+            run = ChunkRun(
+                chunk.index, "driver", native, None, cpu, wall, self.attempt, input=chunk.display
+            )
             self.context.on_chunk(run)
         return fact
 
@@ -728,6 +732,7 @@ class _ChunkDispatch:
                         run.cpu_seconds,
                         run.wall_seconds,
                         self.attempt,
+                        input=chunk.display,
                     )
                 )
         return [run.facts for run in runs]
