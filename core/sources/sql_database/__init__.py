@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+import orjson
+
 from loadstone import config
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.mark import with_hints
@@ -62,8 +64,11 @@ def engine_from_credentials(
         return credentials
     if isinstance(credentials, Mapping):
         credentials = sa.URL.create(**credentials)
+    options = dict(engine_kwargs or {})
+    # JSON documents are decoded by orjson, several times faster than the stdlib on wide tables
+    options.setdefault("json_deserializer", orjson.loads)
     try:
-        return sa.create_engine(credentials, **dict(engine_kwargs or {}))
+        return sa.create_engine(credentials, **options)
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ValueError) as error:
         message = scrub(str(error).splitlines()[0], secret_parts(credentials))
         raise SqlDatabaseError(f"sql_database: cannot use the credentials: {message}") from None

@@ -15,13 +15,15 @@ page: a list of dicts (``sqlalchemy``), a ``pyarrow.Table`` built with the refle
 from __future__ import annotations
 
 import inspect
-import json
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from loadstone.extract.incremental import Incremental
 from loadstone.sources.sql_database.errors import SqlDatabaseError, describe
+from loadstone.sources.sql_database.postgres_copy import copy_pages, copy_plan
 from loadstone.sources.sql_database.schema_types import arrow_type
 
 if TYPE_CHECKING:
@@ -92,17 +94,25 @@ def build_query(
 def _plain(value: Any) -> Any:
     """A value Arrow can hold: JSON documents as text, UUIDs as text."""
     if isinstance(value, (dict, list)):
-        return json.dumps(value, separators=(",", ":"))
+        return orjson.dumps(value, default=str).decode("utf-8")
     if isinstance(value, uuid.UUID):
         return str(value)
     return value
+
+
+def _needs_plain(values: list[Any]) -> bool:
+    """Whether a column holds documents or UUIDs (told by its first value that is not null:
+    a database column holds one type), so that other columns skip the per-value call."""
+    first = next((v for v in values if v is not None), None)
+    return isinstance(first, (dict, list, uuid.UUID))
 
 
 def _arrow_column(name: str, values: list[Any], hints: Mapping[str, Any]) -> pa.Array:
     import pyarrow as pa
 
     wanted = arrow_type(hints)
-    values = [_plain(v) for v in values]
+    if _needs_plain(values):
+        values = [_plain(v) for v in values]
     if wanted is not None:
         try:
             return pa.array(values, type=wanted)
@@ -132,21 +142,51 @@ def rows_of(
     backend: str,
     columns: Mapping[str, Mapping[str, Any]],
 ) -> Iterator[Any]:
-    """The pages of ``query``: ``chunk_size`` rows each, in the form of ``backend``."""
+    """The pages of ``query``: ``chunk_size`` rows each, in the form of ``backend``.
+
+    Arrow backends on PostgreSQL copy the table as CSV where its types allow
+    (:mod:`.postgres_copy`); everything else fetches rows through SQLAlchemy.
+    """
     import sqlalchemy as sa
 
+    plan = copy_plan(engine, query, columns) if backend in ("pyarrow", "pandas") else None
     try:
-        with engine.connect() as conn:
-            result = conn.execution_options(stream_results=True).execute(query)
-            names = list(result.keys())
-            for chunk in result.partitions(chunk_size):
-                if backend == "sqlalchemy":
-                    yield [dict(zip(names, row, strict=True)) for row in chunk]
-                elif backend == "pandas":
-                    yield arrow_page(names, chunk, columns).to_pandas()
-                else:
-                    yield arrow_page(names, chunk, columns)
-    except sa.exc.SQLAlchemyError as error:
+        if plan is None:
+            yield from fetched_pages(engine, query, chunk_size, backend, columns)
+            return
+        for table in copy_pages(engine, plan, chunk_size):
+            yield table if backend == "pyarrow" else table.to_pandas()
+    except (sa.exc.SQLAlchemyError, *_driver_errors()) as error:
         raise SqlDatabaseError(
             f"sql_database: table {table_name!r}: {describe(error, engine)}"
         ) from None
+
+
+def fetched_pages(
+    engine: sa.Engine,
+    query: Any,
+    chunk_size: int,
+    backend: str,
+    columns: Mapping[str, Mapping[str, Any]],
+) -> Iterator[Any]:
+    """The row path: rows fetched through SQLAlchemy, ``chunk_size`` at a time."""
+    with engine.connect() as conn:
+        # yield_per: rows come in chunk_size batches (not the growing 1..1000 buffer)
+        result = conn.execution_options(yield_per=chunk_size).execute(query)
+        names = list(result.keys())
+        for chunk in result.partitions(chunk_size):
+            if backend == "sqlalchemy":
+                yield [dict(zip(names, row, strict=True)) for row in chunk]
+            elif backend == "pandas":
+                yield arrow_page(names, chunk, columns).to_pandas()
+            else:
+                yield arrow_page(names, chunk, columns)
+
+
+def _driver_errors() -> tuple[type[BaseException], ...]:
+    """The COPY path talks to psycopg directly: its errors are the database's too."""
+    try:
+        import psycopg
+    except ImportError:
+        return ()
+    return (psycopg.Error,)
