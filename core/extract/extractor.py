@@ -13,13 +13,11 @@ does not normalize names: naming is the normalizer's job, done once, on the sche
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import datetime as _dt
 import gzip
 import json
 import os
-import re
 import shutil
 import threading
 import uuid
@@ -27,7 +25,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import attrs
 import orjson
@@ -61,6 +59,7 @@ from loadstone.extract.tabular_files import (
     read_csv_batches,
     tabular_kind,
 )
+from loadstone.extract.typed_json import mark
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
@@ -126,13 +125,16 @@ class ExtractResult:
 # item serialization
 # --------------------------------------------------------------------------------------
 def _default(value: Any) -> Any:
-    """JSON for values orjson does not know; keeps their meaning as far as JSON can."""
-    if isinstance(value, Decimal):
-        if value.is_finite():
-            raise TypeError("exact decimal: use the stdlib path")  # see encode_item
-        return str(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return base64.b64encode(bytes(value)).decode("ascii")
+    """JSON for values orjson does not know; keeps their meaning as far as JSON can.
+
+    ``Decimal``, ``date``, ``time`` and bytes become marked strings that normalize reads
+    back as those values (:mod:`loadstone.extract.typed_json`), so they are typed as dlt does.
+    """
+    marked = mark(value)
+    if marked is not None:
+        return marked
+    if isinstance(value, (_dt.datetime, Decimal)):
+        return str(value) if isinstance(value, Decimal) else value.isoformat()
     if isinstance(value, tuple) and callable(
         getattr(value, "_asdict", None) or getattr(value, "asDict", None)
     ):
@@ -181,14 +183,12 @@ def refusal(value: Any) -> str:
     return f"it holds a value of type {name}, which loadstone does not load as text: {hint}"
 
 
-_DECIMAL_MARK = "\x00dec:"
-_DECIMAL_RE = re.compile(r'"\\u0000dec:([-+0-9.eE]+)"')
+#: dates and times reach :func:`_default` (orjson would write them as plain ISO text)
+_ORJSON_OPTIONS: Final = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 def _prepare(value: Any) -> Any:
-    """Replace exact decimals by marked strings that become bare JSON numbers afterwards."""
-    if isinstance(value, Decimal):
-        return f"{_DECIMAL_MARK}{value}" if value.is_finite() else str(value)
+    """The item for the stdlib encoder: non-finite floats as null (as orjson writes them)."""
     if isinstance(value, Mapping):
         return {str(k): _prepare(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -198,29 +198,24 @@ def _prepare(value: Any) -> Any:
     return value
 
 
-def _stdlib_default(value: Any) -> Any:
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
-    return _default(value)
-
-
 def encode_item(item: Any) -> bytes:
     """One item as one line of JSON (without the newline).
 
-    orjson is the fast path; integers beyond 64 bits and exact decimals go through the
-    stdlib encoder so that no digit is lost (both become bare JSON numbers, which the
-    normalizer types). NaN and infinities become null on both paths (as dlt 1.31 stores
-    them from Python objects). An item nested too deep for JSON, or holding a string with an
-    unpaired surrogate, raises :class:`ItemError` with the cause in one line.
+    orjson is the fast path; integers beyond 64 bits go through the stdlib encoder so that
+    no digit is lost (a bare JSON number, which the normalizer types). Values JSON has no
+    type for are marked strings (:func:`_default`). NaN and infinities become null on both
+    paths (as dlt 1.31 stores them from Python objects). An item nested too deep for JSON,
+    or holding a string with an unpaired surrogate, raises :class:`ItemError` with the
+    cause in one line.
     """
     try:
-        return orjson.dumps(item, default=_default, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(item, default=_default, option=_ORJSON_OPTIONS)
     except TypeError:
         try:
             text = json.dumps(
-                _prepare(item), default=_stdlib_default, ensure_ascii=False, separators=(",", ":")
+                _prepare(item), default=_default, ensure_ascii=False, separators=(",", ":")
             )
-            return _DECIMAL_RE.sub(r"\1", text).encode("utf-8")
+            return text.encode("utf-8")
         except RecursionError:
             raise ItemError("it is nested too deep to be written as JSON") from None
         except UnicodeEncodeError as error:

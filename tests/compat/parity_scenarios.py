@@ -120,3 +120,49 @@ def schema_object_changes(ctx: Context) -> Any:
         "loaded_columns": pipe.default_schema.get_table_columns("order_lines"),
         "tables": ctx.tables(pipe),
     }
+
+
+# -- types inferred from Python values -----------------------------------------------------------
+@scenario
+def python_value_types(ctx: Context) -> Any:
+    """Decimal, date, time, bytes and a wei-sized int: the column types and values loaded."""
+    import datetime as dt
+    import decimal
+
+    rows = [
+        {
+            "id": 1,
+            "amount": decimal.Decimal("12.50"),
+            "day": dt.date(2024, 2, 29),
+            "at": dt.time(13, 45, 1),
+            "blob": b"\x00\x01hi",
+            "stamp": dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+            "wei": 10**18,
+        },
+        {
+            "id": 2,
+            "amount": decimal.Decimal("-0.001"),
+            "day": dt.date(1999, 12, 31),
+            "at": dt.time(0, 0),
+            "blob": b"\xff",
+            "stamp": dt.datetime(2024, 1, 2, 3, 4, 5, 123456),
+            "wei": decimal.Decimal(2**70),
+        },
+    ]
+    pipe = ctx.pipeline("py_types")
+    pipe.run(rows, table_name="values", columns={"wei": {"data_type": "wei"}})
+    columns = pipe.default_schema.get_table_columns("values")
+    db_types = ctx.sql(
+        pipe,
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = "
+        f"'values' AND table_schema = '{pipe.dataset_name}' ORDER BY column_name",
+    )
+    return {
+        "schema": {name: column.get("data_type") for name, column in columns.items()},
+        "precision": {n: [c.get("precision"), c.get("scale")] for n, c in columns.items()},
+        "db_types": db_types,
+        "tables": ctx.tables(pipe),
+        "blob_hex": ctx.sql(
+            pipe, f'SELECT hex(blob) FROM {pipe.dataset_name}."values" ORDER BY id'
+        ),
+    }

@@ -113,6 +113,36 @@ def test_upsert_keys_and_scd2_hashes_are_the_same() -> None:
     assert _run(records, True, hints=scd2) == _run(records, False, hints=scd2)
 
 
+def test_values_json_has_no_type_for_are_typed_the_same() -> None:
+    """Decimal, date, time and bytes reach the engine as extract writes them (marked
+    strings) and come out typed decimal, date, time and binary on both paths; later values
+    of another type are coerced or go to variants alike."""
+    import datetime as dt
+    import decimal
+
+    from loadstone.extract.extractor import encode_item
+
+    typed = {
+        "amount": decimal.Decimal("12.3456789012"),
+        "day": dt.date(2024, 2, 29),
+        "at": dt.time(13, 45, 1, 250),
+        "blob": b"\x00\xff",
+        "nested": {"price": decimal.Decimal("-1.5"), "days": [dt.date(2020, 1, 1)]},
+    }
+    mixed = {"amount": 7, "day": "2024-03-01", "at": "x", "blob": "text", "nested": {"price": 2}}
+    records = [json.loads(encode_item(item)) for item in (typed, mixed)]
+    native, reference = _both(records)
+    assert native == reference
+    columns = native["schema"]["items"]["columns"]
+    assert {name: columns[name]["data_type"] for name in ("amount", "day", "at", "blob")} == {
+        "amount": "decimal",
+        "day": "date",
+        "at": "time",
+        "blob": "binary",
+    }
+    assert columns["nested__price"]["data_type"] == "decimal"
+
+
 # -- hostile data -------------------------------------------------------------------------
 SCALARS = st.one_of(
     st.none(),

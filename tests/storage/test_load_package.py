@@ -203,11 +203,28 @@ def test_gzipped_jsonl_and_json_array_files_are_read(tmp_path: Path) -> None:
     assert sorted(ids) == [1, 2, 3, 4]
 
 
-def test_big_integers_and_decimals_keep_every_digit() -> None:
+def test_big_integers_and_typed_values_keep_every_digit_and_their_type() -> None:
+    import datetime as dt
     from decimal import Decimal
 
-    line = encode_item({"big": 2**80, "dec": Decimal("12345678901234567890.123456789")})
-    assert line == b'{"big":1208925819614629174706176,"dec":12345678901234567890.123456789}'
+    from loadstone.extract.typed_json import decode_item
+
+    item = {
+        "big": 2**80,
+        "dec": Decimal("12345678901234567890.123456789"),
+        "day": dt.date(2024, 2, 29),
+        "at": dt.time(1, 2, 3),
+        "blob": b"\x00\xff",
+        "stamp": dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.timezone.utc),
+    }
+    line = encode_item(item)
+    assert line.startswith(b'{"big":1208925819614629174706176,')
+    assert decode_item(json.loads(line)) == {**item, "stamp": "2024-01-01T12:00:00+00:00"}
+    assert decode_item(orjson.loads(encode_item({**item, "big": 1}))) == {
+        **item,
+        "big": 1,
+        "stamp": "2024-01-01T12:00:00+00:00",
+    }
 
 
 json_values = st.recursive(

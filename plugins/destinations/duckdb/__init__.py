@@ -8,8 +8,8 @@ A dataset is a DuckDB schema; every name is quoted and fully qualified.
 Type mapping (``sql.duckdb_type``): text VARCHAR, double DOUBLE, bool BOOLEAN, bigint by
 precision bits TINYINT/SMALLINT/INTEGER/BIGINT/HUGEINT, timestamp TIMESTAMP WITH TIME ZONE
 (naive by precision: TIMESTAMP_S/_MS/TIMESTAMP/_NS), date DATE, time TIME, binary BLOB, json
-JSON, decimal DECIMAL(p,s) default (38,9), and **wei VARCHAR**: 256-bit values exceed both
-DECIMAL(38) and HUGEINT, and only text keeps every digit.
+JSON, decimal DECIMAL(p,s) default (38,9), and wei DECIMAL(38,0) as dlt 1.31 (a wider value
+goes to the column's ``__v_text`` variant).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ CAPABILITIES = Capabilities(
     supported_merge_strategies=("delete-insert", "upsert", "scd2", "insert-only"),
     timestamp_precision=6,
     decimal_precision=(38, 9),
-    wei_precision=(76, 0),
+    wei_precision=(38, 0),
     supports_transactions=True,
     supports_ddl_transactions=True,
 )

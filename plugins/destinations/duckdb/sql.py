@@ -51,9 +51,8 @@ def _timestamp_type(precision: int | None, timezone: bool) -> str:
 def duckdb_type(column: Column, table: str = "?") -> str:
     """The DuckDB type of a schema column .
 
-    * ``wei`` → ``VARCHAR`` (decimal text): Ethereum values are 256-bit; DuckDB's DECIMAL
-      stops at 38 digits and HUGEINT at 128 bits, and a column's type is fixed when created
-      while later rows may be larger, so only text is lossless for every value.
+    * ``wei`` → ``DECIMAL(38,0)`` as dlt 1.31: the normalizer puts a wider value into the
+      column's ``__v_text`` variant (the profile's ``wei_precision``), so no digit is lost.
     * ``decimal`` with a precision above 38 → ``VARCHAR`` for the same reason (lossless).
     * ``timestamp``: ``timezone`` false → naive ``TIMESTAMP`` by precision (0 → _S, 3 → _MS,
       6 → plain, 9 → _NS); time-zone aware is always ``TIMESTAMP WITH TIME ZONE``.
@@ -63,8 +62,10 @@ def duckdb_type(column: Column, table: str = "?") -> str:
     data_type = column.data_type
     precision = column.precision
     name = column.name
-    if data_type == "text" or data_type == "wei":
+    if data_type == "text":
         return "VARCHAR"
+    if data_type == "wei":
+        return "DECIMAL(38,0)"
     if data_type == "double":
         return "DOUBLE"
     if data_type == "bool":

@@ -32,6 +32,7 @@ from typing import Any
 import attrs
 import orjson
 
+from loadstone.extract.typed_json import MARK_BYTES, decode_item
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.facts import (
     ChunkFacts,
@@ -86,6 +87,9 @@ if _speedups is not None:
     _EXACT["timestamp"] = _speedups.ISO_TIMESTAMP_TEXT
 
 _FAST_TYPES = {str: "text", bool: "bool", float: "double", dict: "json", list: "json"}
+#: types whose values are converted even into a column of their own type (JSON text, the
+#: wei and decimal storage: 38 digits, scale 9)
+_SLOW_TYPES = frozenset(("json", "wei", "decimal"))
 _I64_MIN = type_rules.INT64_MIN
 _I64_MAX = type_rules.INT64_MAX
 
@@ -599,7 +603,7 @@ class ChunkEngine:
                 return True
             if t == "":
                 return False
-        if t != vt or vt == "json" or vt == "wei":
+        if t != vt or vt in _SLOW_TYPES:
             return self.place_slow(table, col, t, vt, value, spec, types, columns, n) is not None
         self.put(columns, n, col, value)
         return True
@@ -921,6 +925,8 @@ def parse_line(raw: bytes, scan: Callable[[bytes], tuple[int, int, bool]] = scan
             item = orjson.loads(raw)
         except orjson.JSONDecodeError as error:
             item = _parse_strict(raw, str(error))
+    if MARK_BYTES in raw:  # Decimal, date, time or bytes written by extract
+        item = decode_item(item)
     if brackets > MAX_DEPTH and _depth(item) > MAX_DEPTH:
         raise BadLine(f"nested deeper than {MAX_DEPTH} levels")
     if keys > MAX_WIDTH and (width := _widest_row(item)) > MAX_WIDTH:

@@ -51,7 +51,7 @@ def coerce(to_type: str, from_type: str, value: Any) -> Any:
     adds the storage limits: ``wei`` holds at most 38 digits (the Parquet column) and
     ``decimal`` is rounded to the column's scale 9, both as ``Decimal``.
     """
-    if to_type == from_type:
+    if to_type == from_type and to_type != "decimal":
         return value
     try:
         result = _data_types.coerce_value(to_type, from_type, value)
