@@ -225,6 +225,14 @@ def pipeline_command(args: argparse.Namespace) -> int:
     return 0
 
 
+#: what the MB figure of each step measures (the size of what the step wrote or loaded)
+_STEP_BYTES = {
+    "extract": "MB extracted (JSON lines / files written)",
+    "normalize": "MB normalized (Parquet written)",
+    "load": "MB loaded (the normalized files)",
+}
+
+
 def trace_text(trace: dict[str, Any]) -> str:
     lines = [f"last run of pipeline {trace.get('pipeline_name')}"]
     if trace.get("error"):
@@ -235,7 +243,7 @@ def trace_text(trace: dict[str, Any]) -> str:
         if step:
             lines.append(
                 f"  {name:<9} {step['elapsed']:>8.2f} s  {step['rows']:>10} rows  "
-                f"{step['bytes'] / 1_000_000:>8.2f} MB  {step['files']:>4} files  "
+                f"{step['bytes'] / 1_000_000:>8.2f} {_STEP_BYTES[name]}  {step['files']:>4} files  "
                 f"started {step['started_at']}"
             )
     for load_id in trace.get("loads_ids") or []:

@@ -260,6 +260,24 @@ class PipelineTrace(dict[str, Any]):
         )
 
     @property
+    def steps(self) -> list[StepTrace]:
+        """The steps in the order they ran; a trace of ``run()`` ends with a ``run`` step,
+        as dlt's does (the extract, normalize and load steps of ``run`` come first)."""
+        found = [self._step(name) for name in (self.get("steps") or {})]
+        steps = [step for step in found if step is not None]
+        if self.get("kind", "run") == "run":
+            steps.append(
+                StepTrace(
+                    step="run",
+                    row_counts={},
+                    load_ids=list(self.get("loads_ids") or []),
+                    started_at=_iso(self.get("started_at")),
+                    finished_at=_iso(self.get("finished_at")),
+                )
+            )
+        return steps
+
+    @property
     def last_extract_info(self) -> StepTrace | None:
         return self._step("extract")
 

@@ -258,6 +258,23 @@ def _naming_configured(source_name: str | None) -> bool:
     return config.resolve(*candidates, default=None) is not None
 
 
+def _replaces_a_table(package: LoadPackage) -> bool:
+    from loadstone.schema.hints import disposition_of
+
+    return any(disposition_of(h)[0] == "replace" for h in package.table_hints().values())
+
+
+def _row_counts(tables: Mapping[str, Any]) -> dict[str, int]:
+    return {name: info["row_count"] for name, info in tables.items()}
+
+
+def _state_row_count(package: LoadPackage, schema: Any) -> dict[str, int]:
+    """The state row a package carries, counted as dlt counts it (one row, or none)."""
+    if not package.meta.get("carries_state", True):
+        return {}
+    return {schema.state_table_name: 1}
+
+
 def _switch_naming(schema: Schema, naming: NamingConvention) -> None:
     """Move a schema to a newly configured naming convention.
 
@@ -489,6 +506,21 @@ class Pipeline:
             self._state.pop("sources", None)
         state_module.bump_version(self._state)
 
+    def _stamp_extracted_state(self, package: LoadPackage, state_key: str) -> None:
+        """Stamp the state an extract reached. dlt resets a replaced resource's state, so its
+        source has a state (maybe empty) from the first replace on."""
+        if _replaces_a_table(package):
+            self._state.setdefault("sources", {}).setdefault(state_key, {})
+        self._stamp_state()
+
+    def _state_changed_since_extract(self) -> bool:
+        """Whether a new package carries the state to the destination: as dlt, only when it
+        changed since the last package that did (``_local._last_extracted_hash``)."""
+        local = self._state.setdefault("_local", {})
+        changed = local.get("_last_extracted_hash") != self._state.get("_version_hash")
+        local["_last_extracted_hash"] = self._state.get("_version_hash")
+        return changed
+
     def _register_schema(self, schema: Any) -> None:
         """Name a schema in the state (before the state is stamped: one version per run)."""
         name = schema.name
@@ -655,7 +687,12 @@ class Pipeline:
             file_format=loader_file_format,
             table_format=table_format,
         )
-        return self._extract_hinted(data, table_name, hints, schema, refresh)
+        with self._traced("extract"):
+            return self._extract_hinted(data, table_name, hints, schema, refresh)
+
+    def _traced(self, step: str) -> contextlib.AbstractContextManager[None]:
+        """A step called on its own is traced (``last_trace``), as dlt traces it."""
+        return self.recorder.standalone(step, self.working_dir / TRACE_FILE, self.pipeline_name)
 
     def _extract_hinted(
         self,
@@ -707,7 +744,7 @@ class Pipeline:
         self._publish_extracted(package)
         package.write_schema(package_schema)
         self._register_schema(package_schema)
-        self._stamp_state()
+        self._stamp_extracted_state(package, state_key)
         # the state the sources reached travels with the package, in the same atomic switch:
         # a crash before the local state is saved cannot lose it (see _adopt_package_state)
         package.set_state(
@@ -715,6 +752,7 @@ class Pipeline:
             extracted_rows=result.items,
             extracted_bytes=result.bytes,
             pipeline_state=self._state,
+            carries_state=self._state_changed_since_extract(),
             inputs=[i.asdict() for i in inputs],
         )
         self._save_schema(package_schema)
@@ -772,6 +810,7 @@ class Pipeline:
             )
 
         sources_state = self._state.setdefault("sources", {})
+        existed = state_key in sources_state  # an empty one kept since a replace (as dlt)
         source_state = sources_state.setdefault(state_key, {})
         try:
             with current.extract_context(self, source_state):
@@ -787,7 +826,7 @@ class Pipeline:
                     f"{os_error_text(error)}; nothing was extracted or loaded"
                 ) from error
             raise
-        if not source_state:
+        if not source_state and not existed:
             sources_state.pop(state_key, None)
         return result
 
@@ -817,7 +856,7 @@ class Pipeline:
     @step_boundary("normalize")
     def normalize(self) -> list[str]:
         """Normalize every extracted package (oldest first); returns their load ids."""
-        with self._locked():
+        with self._traced("normalize"), self._locked():
             return self._normalize_pending()
 
     def _normalize_pending(self) -> list[str]:
@@ -927,6 +966,7 @@ class Pipeline:
         package.set_state(
             NORMALIZED,
             normalized_tables=tables,
+            normalized_bytes=figures[2],
             bad_records=int(result.bad_records),
             new_tables=list(result.new_tables),
             new_columns={k: list(v) for k, v in result.new_columns.items()},
@@ -939,7 +979,7 @@ class Pipeline:
             rows=rows,
             size=size,
             files=files,
-            row_counts={name: info["row_count"] for name, info in tables.items()},
+            row_counts={**_state_row_count(package, evolved), **_row_counts(tables)},
         )
 
     @property
@@ -986,7 +1026,7 @@ class Pipeline:
         extracted copy first, so that it is never loaded in part.
         """
         self.destination.require_loader()
-        with self._locked():
+        with self._traced("load"), self._locked():
             self._renormalize_damaged()
             return self._load_pending()
 
@@ -1042,7 +1082,8 @@ class Pipeline:
             step,
             package.load_id,
             rows=sum(package_info.row_counts.values()),
-            size=int(meta.get("extracted_bytes") or 0),
+            # what was loaded: the normalized files (a package of an older version: its input)
+            size=int(meta.get("normalized_bytes", meta.get("extracted_bytes")) or 0),
             files=len(package_info.files),
             row_counts=package_info.row_counts,
         )
@@ -1076,7 +1117,9 @@ class Pipeline:
                 else []
                 for name, t in package.normalized_tables().items()
             },
-            pipeline_state=PipelineStateRow(
+            pipeline_state=None
+            if not package.meta.get("carries_state", True)
+            else PipelineStateRow(
                 pipeline_name=self.pipeline_name,
                 state=state_module.shareable(self._state),
                 version=int(self._state.get("_state_version", 1)),

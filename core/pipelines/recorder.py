@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +34,34 @@ class StepRecorder:
         self.last_trace: PipelineTrace | None = None
         #: where normalize ran: engine, Spark master or remote, each chunk's executor
         self.normalize: dict[str, Any] = {}
+        #: start of the trace of steps called one by one (``pipeline.extract()`` ...), if open
+        self._opened: float | None = None
 
     def reset(self) -> None:
         """A new run: forget the steps of the previous one."""
         self.steps = {}
         self.normalize = {}
+        self._opened = None
+
+    @contextlib.contextmanager
+    def standalone(self, name: str, path: Path, pipeline_name: str) -> Iterator[None]:
+        """Trace a step called on its own, as dlt does: ``extract`` starts a new trace,
+        ``normalize`` and ``load`` add to the open one (or start one), ``load`` closes it;
+        the trace is saved after every step, so ``last_trace`` shows the steps so far."""
+        if name == "extract" or self._opened is None:
+            self.reset()
+            self._opened = time.time()
+        started = self._opened
+        try:
+            yield
+        except BaseException as error:
+            self.save_trace(path, pipeline_name, started, error=error, kind="steps")
+            raise
+        else:
+            self.save_trace(path, pipeline_name, started, kind="steps")
+        finally:
+            if name == "load":
+                self._opened = None
 
     # -- where normalize ran (``pipeline P trace --json``) ------------------------------------
     def record_engine(self, choice: EngineChoice) -> None:
@@ -115,12 +138,15 @@ class StepRecorder:
         *,
         info: LoadInfo | None = None,
         error: BaseException | None = None,
+        kind: str = "run",
     ) -> None:
-        """Write ``trace.json`` for the run that started at ``started``."""
+        """Write ``trace.json`` for the run that started at ``started``; ``kind`` is ``run``
+        for ``run()`` and ``steps`` for steps called one by one."""
         trace: dict[str, Any] = {"pipeline_name": pipeline_name, "started_at": started}
+        trace["kind"] = kind
+        trace["steps"] = {name: step.asdict() for name, step in self.steps.items()}
         if error is not None:
             trace["error"] = f"{type(error).__name__}: {error}"
-            trace["steps"] = {name: step.asdict() for name, step in self.steps.items()}
         if info is not None:
             trace.update(info.asdict())
         trace["normalize"] = dict(self.normalize) or None

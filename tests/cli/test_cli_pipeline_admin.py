@@ -111,3 +111,14 @@ def test_normalize_progress_moves_before_the_first_part_finishes() -> None:
     first, second = display._line(started, 1.0), display._line(started, 2.0)
     assert "1,200 rows" in first and "3.00 MB" in first
     assert first != second  # the spinner and the clock move
+
+
+def test_trace_says_what_each_mb_figure_measures(loaded: Path, capsys: Any) -> None:
+    """extract: what it wrote; normalize: the Parquet it wrote; load: those files, loaded."""
+    assert main(["pipeline", "adm", "trace"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:4]}
+    assert "MB extracted" in lines["extract"]
+    assert "MB normalized (Parquet written)" in lines["normalize"]
+    assert "MB loaded (the normalized files)" in lines["load"]
+    normalized = lines["normalize"].split(" MB ")[0].split()[-1]
+    assert lines["load"].split(" MB ")[0].split()[-1] == normalized

@@ -166,3 +166,38 @@ def python_value_types(ctx: Context) -> Any:
             pipe, f'SELECT hex(blob) FROM {pipe.dataset_name}."values" ORDER BY id'
         ),
     }
+
+
+# -- traces --------------------------------------------------------------------------------------
+def _trace_view(trace: Any) -> Any:
+    """What a program reads from a trace: its steps and each step's row counts."""
+    if trace is None:
+        return None
+    return {
+        "steps": [step.step for step in trace.steps],
+        "extract": trace.last_extract_info is not None,
+        "normalize_rows": None
+        if trace.last_normalize_info is None
+        else trace.last_normalize_info.row_counts,
+        "load": trace.last_load_info is not None,
+    }
+
+
+@scenario
+def trace_of_steps_called_one_by_one(ctx: Context) -> Any:
+    pipe = ctx.pipeline("trace_steps")
+    before = pipe.last_trace
+    pipe.extract([{"id": 1, "kids": [{"k": 1}, {"k": 2}]}], table_name="items")
+    after_extract = _trace_view(pipe.last_trace)
+    pipe.normalize()
+    after_normalize = _trace_view(pipe.last_trace)
+    pipe.load()
+    after_load = _trace_view(pipe.last_trace)
+    pipe.run([{"id": 2}], table_name="items")
+    return {
+        "before": before,
+        "after_extract": after_extract,
+        "after_normalize": after_normalize,
+        "after_load": after_load,
+        "after_run": _trace_view(pipe.last_trace),
+    }
