@@ -83,21 +83,10 @@ def _destination(db: Path) -> dict[str, Any]:
 
 
 def _known_differences(case: str) -> dict[str, Any]:
-    """dlt's outcome, with the known differences: without reflected types (``minimal``) dlt
-    types Python ``Decimal``, ``date``, ``time`` and ``bytes`` values natively; loadstone's
-    extract writes them as JSON numbers / text, typed ``double`` / ``text`` (a core/extract
-    matter, reported on issue 23; the other levels give these columns their types)."""
-    expected = json.loads(json.dumps(DLT[case]))
-    if case.endswith("_minimal"):
-        sql = {"DECIMAL(38,9)": "DOUBLE", "DATE": "VARCHAR", "TIME": "VARCHAR", "BLOB": "VARCHAR"}
-        types = {"decimal": "double", "date": "text", "time": "text", "binary": "text"}
-        for table in expected["destination"].values():
-            for column in table["columns"]:
-                column[1] = sql.get(column[1], column[1])
-        for table in expected["schema"].values():
-            for column in table["columns"]:
-                if "data_type" in column:
-                    column["data_type"] = types.get(column["data_type"], column["data_type"])
+    """dlt's outcome: without reflected types (``minimal``) Python ``Decimal``, ``date``,
+    ``time`` and ``bytes`` values are typed from the values, as dlt types them (no known
+    difference is left)."""
+    expected: dict[str, Any] = json.loads(json.dumps(DLT[case]))
     return expected
 
 
