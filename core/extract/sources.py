@@ -91,13 +91,16 @@ def nested_hint_list(nested_hints: Mapping[Any, Any]) -> list[dict[str, Any]]:
     out = []
     for path, hint in nested_hints.items():
         parts = [path] if isinstance(path, str) else [str(p) for p in path]
-        unknown = set(hint or {}) - {"columns"}
+        unknown = set(hint or {}) - {"columns", "schema_contract"}
         if unknown:
             raise TypeError(
                 f"nested_hints {', '.join(sorted(unknown))} are not supported by loadstone "
-                f"(only columns)"
+                f"(only columns and schema_contract)"
             )
-        out.append({"path": parts, "columns": normalize_columns(hint.get("columns"))})
+        entry = {"path": parts, "columns": normalize_columns(hint.get("columns"))}
+        if hint.get("schema_contract") is not None:
+            entry["schema_contract"] = hint["schema_contract"]
+        out.append(entry)
     return out
 
 
@@ -363,11 +366,21 @@ class Resource:
         if not callable(self._data) or (self._args_bound and not self._from_function):
             raise ResourceError(f"resource {self.name!r} is not a function and cannot be called")
         bound = self._clone()
+        if callable(self.name):  # dlt: name=lambda args: ... names the resource by its arguments
+            bound.name = self.name(self._arguments(args, kwargs))
         bound._call_args = args
-        bound._call_kwargs = inject(self._data, self.name, self._skip_item(args), kwargs)
+        bound._call_kwargs = inject(self._data, bound.name, self._skip_item(args), kwargs)
         bound._args_bound = True
         bound._from_function = False
         return bound
+
+    def _arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The call's arguments by parameter name, defaults included (what dlt hands a
+        ``name=`` callable)."""
+        signature = inspect.signature(self._data)
+        bound = signature.bind_partial(*self._skip_item(args), **kwargs)
+        bound.apply_defaults()
+        return dict(bound.arguments)
 
     def _skip_item(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
         """For a transformer the first parameter is the item: bind past it."""
@@ -388,9 +401,36 @@ class Resource:
                 return param.name, value
         return None, None
 
+    def _incremental_parameter(self) -> tuple[str | None, bool]:
+        """(the parameter annotated as an incremental cursor, whether the call passed it).
+
+        dlt hands the cursor of ``apply_hints(incremental=...)`` to that parameter, so a
+        resource can push it into its query (``sql_table`` does) even when its default is
+        None.
+        """
+        try:
+            signature = inspect.signature(self._data)
+        except (TypeError, ValueError):
+            return None, False
+        bound = signature.bind_partial(*self._skip_item(self._call_args), **self._call_kwargs)
+        for param in signature.parameters.values():
+            if "Incremental" in str(param.annotation) or "incremental" in str(param.annotation):
+                return param.name, param.name in bound.arguments
+        return None, False
+
     def _bind_incremental(self) -> tuple[str | None, Incremental | None]:
-        """The cursor for this run, its start read from the resource's state."""
+        """The cursor for this run, its start read from the resource's state.
+
+        A cursor the call passed wins; then one from ``apply_hints`` (or the decorator);
+        then the parameter's default.
+        """
         param, template = self._incremental_argument()
+        if callable(self._data) and not isinstance(self._data, Resource):
+            annotated, passed = self._incremental_parameter()
+            if param is None:
+                param = annotated
+            if self._incremental is not None and not (passed and param == annotated):
+                template = self._incremental
         if template is None:
             template = self._incremental
         if template is None:
@@ -848,6 +888,16 @@ class Resources(dict[str, "Resource"]):
         for name, res in self.items():
             res.selected = name in names
         return self
+
+    def add(self, *resources: Resource) -> None:
+        """Add resources (a transformer piped from a resource of the source, ...) to the
+        source, selected, as dlt's ``source.resources.add``."""
+        for res in resources:
+            if not isinstance(res, Resource):
+                raise ResourceError(f"source.resources.add takes resources, got {type(res)!r}")
+            if res.name in self and self[res.name] is not res:
+                raise ResourceError(f"source already has a resource named {res.name!r}")
+            self[res.name] = res
 
 
 class Source:
