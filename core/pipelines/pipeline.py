@@ -47,7 +47,7 @@ from loadstone.pipelines.refresh import (
     reset_state,
     resource_tables,
 )
-from loadstone.schema import Schema
+from loadstone.schema import Schema, Table
 from loadstone.storage import package_storage
 from loadstone.storage import state as state_module
 from loadstone.storage.json_files import (
@@ -494,6 +494,27 @@ class Pipeline:
             self.export_schema_path.mkdir(parents=True, exist_ok=True)
             export_schema(schema, self.export_schema_path)
 
+    def _seed_import_schema(self, package: LoadPackage, schema: Schema) -> None:
+        """An empty import folder gets the schema of the first extract, as dlt writes it for
+        the user to edit: the tables the package fills, with their resource and disposition
+        (no columns yet). It is read back only while the pipeline has no tables."""
+        from loadstone.schema.files import export_schema
+        from loadstone.schema.hints import disposition_of
+
+        folder = self.import_schema_path
+        if folder is None or self._imported_schema(schema.name) is not None:
+            return
+        seed = schema.copy()
+        naming = seed.naming
+        for source_name, hints in package.table_hints().items():
+            name = naming.normalize_tables_path(source_name)
+            if not seed.has_table(name):
+                disposition = disposition_of(hints)[0] or "append"
+                seed.update_table(Table(name, write_disposition=disposition, resource=source_name))
+        _add_state_table(seed)
+        folder.mkdir(parents=True, exist_ok=True)
+        export_schema(seed, folder)
+
     def _stamp_state(self) -> None:
         """Name the pipeline, destination and dataset in the state as dlt does (the destination
         by its type, ``dlt.destinations.<name>``; ``destination_name`` is a custom name, None
@@ -506,12 +527,13 @@ class Pipeline:
             self._state.pop("sources", None)
         state_module.bump_version(self._state)
 
-    def _stamp_extracted_state(self, package: LoadPackage, state_key: str) -> None:
-        """Stamp the state an extract reached. dlt resets a replaced resource's state, so its
-        source has a state (maybe empty) from the first replace on."""
+    def _after_extract(self, package: LoadPackage, schema: Schema, state_key: str) -> None:
+        """Stamp the state an extract reached (dlt resets a replaced resource's state, so its
+        source has a state, maybe empty, from the first replace on); seed the import folder."""
         if _replaces_a_table(package):
             self._state.setdefault("sources", {}).setdefault(state_key, {})
         self._stamp_state()
+        self._seed_import_schema(package, schema)
 
     def _state_changed_since_extract(self) -> bool:
         """Whether a new package carries the state to the destination: as dlt, only when it
@@ -744,7 +766,7 @@ class Pipeline:
         self._publish_extracted(package)
         package.write_schema(package_schema)
         self._register_schema(package_schema)
-        self._stamp_extracted_state(package, state_key)
+        self._after_extract(package, package_schema, state_key)
         # the state the sources reached travels with the package, in the same atomic switch:
         # a crash before the local state is saved cannot lose it (see _adopt_package_state)
         package.set_state(
