@@ -126,15 +126,23 @@ def make_hints(
     return hints
 
 
-def make_nested_hints(columns: Any = None, **others: Any) -> dict[str, Any]:
+def make_nested_hints(
+    columns: Any = None, schema_contract: Any = None, **others: Any
+) -> dict[str, Any]:
     """Hints for one nested table, for ``nested_hints={"field": make_nested_hints(...)}``:
-    ``columns`` only (other hints raise ``TypeError`` rather than be ignored)."""
+    ``columns`` and ``schema_contract`` (other hints raise ``TypeError`` rather than be
+    ignored)."""
     for name, value in others.items():
         if value is not None:
             raise TypeError(f"make_nested_hints({name}=...) is not supported by loadstone")
     from loadstone.extract.sources import normalize_columns
+    from loadstone.schema.contracts import SchemaContract
 
-    return {"columns": normalize_columns(columns)}
+    hints: dict[str, Any] = {"columns": normalize_columns(columns)}
+    if schema_contract is not None:
+        SchemaContract.parse(schema_contract)  # a bad contract fails where it is given
+        hints["schema_contract"] = schema_contract
+    return hints
 
 
 def unwrap(page: Any) -> tuple[Any, Callable[[Any], Any]]:

@@ -140,6 +140,13 @@ def columns_from_hint(
 
 
 def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
+    """Mark the key ``names``; a resource-level key replaces the columns' own (as dlt 1.31:
+    ``primary_key="a"`` with a column hint ``{"b": {"primary_key": True}}`` keys on ``a``)."""
+    names = list(names)
+    if names:
+        for name, column in list(columns.items()):
+            if name not in names and column.hint(hint):
+                columns[name] = column.evolve(**{hint: None})
     for name in names:
         existing = columns.get(name) or Column(name)
         changes: dict[str, Any] = {hint: True}

@@ -201,3 +201,109 @@ def trace_of_steps_called_one_by_one(ctx: Context) -> Any:
         "after_load": after_load,
         "after_run": _trace_view(pipe.last_trace),
     }
+
+
+# -- resource and hint details -------------------------------------------------------------------
+@scenario
+def resource_name_from_arguments(ctx: Context) -> Any:
+    dlt = ctx.dlt
+
+    @dlt.resource(name=lambda args: args["feed"])
+    def feed_items(feed: str, n: int = 2) -> Any:
+        yield from ({"feed": feed, "i": i} for i in range(n))
+
+    pipe = ctx.pipeline("named_by_args")
+    res = feed_items("news")
+    pipe.run([res, feed_items("sport", n=1)])
+    return {"name": res.name, "tables": ctx.tables(pipe)}
+
+
+@scenario
+def resource_key_wins_over_column_key(ctx: Context) -> Any:
+    dlt = ctx.dlt
+    res = dlt.resource(
+        [{"sensor": "a", "batch": 1, "v": 1.5}],
+        name="readings",
+        primary_key="sensor",
+        columns={"batch": {"primary_key": True}},
+    )
+    pipe = ctx.pipeline("keys")
+    pipe.run(res)
+    columns = pipe.default_schema.get_table_columns("readings")
+    return {n: c.get("primary_key") for n, c in columns.items() if not n.startswith("_dlt")}
+
+
+@scenario
+def nested_hints_schema_contract(ctx: Context) -> Any:
+    dlt = ctx.dlt
+    rows = [{"id": 1, "items": [{"sku": "a", "qty": 1}]}]
+    hints = {"items": dlt.mark.make_nested_hints(schema_contract={"columns": "freeze"})}
+    pipe = ctx.pipeline("nested_contract")
+    first = ctx.attempt(lambda: pipe.run(dlt.resource(rows, name="orders", nested_hints=hints)))
+    more = [{"id": 2, "items": [{"sku": "b", "qty": 2, "extra": True}]}]
+    second = ctx.attempt(lambda: pipe.run(dlt.resource(more, name="orders", nested_hints=hints)))
+    nested = pipe.default_schema.get_table("orders__items")
+    return {
+        "first": {"error": first.get("error")},
+        "second": {k: second.get(k) for k in ("error", "step")},
+        "contract": nested.get("schema_contract"),
+        "tables": ctx.tables(pipe),
+    }
+
+
+@scenario
+def materialize_table_with_key(ctx: Context) -> Any:
+    dlt = ctx.dlt
+
+    @dlt.resource(
+        name="empty_keyed",
+        primary_key="id",
+        columns={"id": {"data_type": "bigint"}, "name": {"data_type": "text"}},
+    )
+    def empty_keyed() -> Any:
+        yield dlt.mark.materialize_table_schema()
+
+    pipe = ctx.pipeline("materialize_keyed")
+    run = ctx.attempt(lambda: pipe.run(empty_keyed()) and None)
+    return {"run": run, "tables": ctx.tables(pipe)}
+
+
+@scenario
+def resources_add_transformer(ctx: Context) -> Any:
+    dlt = ctx.dlt
+
+    @dlt.resource(name="users")
+    def users() -> Any:
+        yield [{"id": 1}, {"id": 2}]
+
+    @dlt.transformer(name="details")
+    def details(page: Any) -> Any:
+        yield [{"user_id": user["id"], "detail": user["id"] * 10} for user in page]
+
+    @dlt.source(name="crm")
+    def crm() -> Any:
+        return users()
+
+    source = crm()
+    source.resources.add(users | details)
+    pipe = ctx.pipeline("add_transformer")
+    pipe.run(source)
+    return {"resources": sorted(source.resources), "tables": ctx.tables(pipe)}
+
+
+@scenario
+def import_schema_path_first_run(ctx: Context) -> Any:
+    import os
+
+    pipe = ctx.pipeline("imp_first", import_schema_path="schemas/import")
+    pipe.run([{"id": 1, "name": "a"}], table_name="people")
+    files = sorted(os.listdir("schemas/import")) if os.path.isdir("schemas/import") else None
+    written = None
+    if files:
+        with open(os.path.join("schemas/import", files[0]), encoding="utf-8") as handle:
+            written = yaml.safe_load(handle)
+    return {
+        "files": files,
+        "tables": None if written is None else sorted(written.get("tables") or {}),
+        "people": None if written is None else written["tables"].get("people"),
+    }

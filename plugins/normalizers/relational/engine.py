@@ -130,6 +130,8 @@ class RootSpec:
     valid_from: str = VALID_FROM
     contract: SchemaContract = attrs.field(factory=SchemaContract, converter=_as_contract)
     existing_table: bool = False
+    #: contracts nested tables declare (``make_nested_hints(schema_contract=...)``), by table
+    table_contracts: Mapping[str, SchemaContract] = attrs.field(factory=dict, hash=False)
 
 
 def _as_preferred(value: PreferredTypes | Mapping[str, str]) -> PreferredTypes:
@@ -201,7 +203,7 @@ def contract_action(
     """
     try:
         return decide(
-            spec.contract,
+            spec.table_contracts.get(table, spec.contract),
             entity,  # type: ignore[arg-type]  # one of the three entity names
             table=table,
             column=column,

@@ -41,6 +41,7 @@ from loadstone.plugins.normalizers.relational.facts import (
 )
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import IdentifierCollisionError, find_identifier_collisions
+from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
 from loadstone.schema.settings import SchemaSettings, hints_for_column
 
@@ -94,6 +95,8 @@ class RootPlan:
     nested: Mapping[str, Mapping[str, Column]] = attrs.field(factory=dict)
     #: ``materialize_table_schema()``: the table exists even without data
     materialize: bool = False
+    #: contracts of nested tables (``make_nested_hints(schema_contract=...)``), by table
+    nested_contracts: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 def _as_tuple(value: Any) -> tuple[str, ...]:
@@ -175,6 +178,20 @@ def _nested_columns(
     return nested
 
 
+def _nested_contracts(
+    root: str, hints: Mapping[str, Any], naming: NamingConvention
+) -> dict[str, Any]:
+    """Contracts ``nested_hints=`` declares, per nested table (as the user wrote them)."""
+    contracts: dict[str, Any] = {}
+    for entry in hints.get("x-nested-hints") or ():
+        if entry.get("schema_contract") is not None:
+            parts = (naming.normalize_path(part) for part in entry["path"])
+            table = naming.shorten_fragments(root, *parts)
+            assert table is not None
+            contracts[table] = entry["schema_contract"]
+    return contracts
+
+
 def _hinted_columns(
     root: str,
     hints: Mapping[str, Any],
@@ -238,6 +255,7 @@ def plan_root(
     scd2 = _scd2_options(hints, naming) if strategy == "scd2" else {}
     columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path, scd2)
     propagate = _propagates_root_key(schema, root, hints, disposition, strategy)
+    nested_contracts = _nested_contracts(root, hints, naming)
     max_nesting = _max_nesting(schema, hints, existing)
     primary_key = tuple(c for c, col in columns.items() if col.primary_key)
     spec = RootSpec(
@@ -251,6 +269,9 @@ def plan_root(
         contract=hints.get("schema_contract")
         or (existing.schema_contract if existing is not None else None),
         existing_table=existing is not None,
+        table_contracts={
+            table: SchemaContract.parse(contract) for table, contract in nested_contracts.items()
+        },
     )
     nesting_hinted = (
         hints.get("max_nesting") is not None or hints.get("max_table_nesting") is not None
@@ -267,6 +288,7 @@ def plan_root(
         },
         nested=_nested_columns(root, hints, naming),
         materialize=bool(hints.get("x-materialize")),
+        nested_contracts=nested_contracts,
     )
 
 
@@ -378,6 +400,7 @@ def apply_facts(
     new_columns: dict[str, tuple[str, ...]] = {}
     grouped = _by_table(decisions)
     hinted_tables = hinted_by_table(list(plans.values()))
+    contracts = {t: c for plan in plans.values() for t, c in plan.nested_contracts.items()}
     for name in summary.order:
         plan = plans.get(name)
         hinted = hinted_tables.get(name, {})
@@ -390,6 +413,8 @@ def apply_facts(
         elif summary.rows.get(name, 0) > 0:
             # dlt marks every table that received data, nested ones too
             schema.replace_table(schema.tables[name].with_normalizer_hint("seen-data", True))
+        if name in contracts:
+            schema.replace_table(schema.tables[name].evolve(schema_contract=contracts[name]))
         known = schema.tables[name].columns
         retyped = [attrs.evolve(c, data_type=None) for n, c in hinted.items() if n in known]
         # a column the schema declares without a type (``update_table``) is new to the data:
