@@ -387,18 +387,29 @@ class Dataset:
 
 
 class _Cursor:
+    """A DB-API style cursor over one result: every fetch continues where the last stopped."""
+
     def __init__(self, result: _Result) -> None:
         self._result = result
+        self._at = 0  # the next row to hand out
         self.description = [(c,) for c in result.columns]
 
+    def _take(self, size: int | None) -> list[tuple[Any, ...]]:
+        rows = self._result.rows
+        end = len(rows) if size is None else min(len(rows), self._at + max(size, 0))
+        taken = rows[self._at : end]
+        self._at = end
+        return taken
+
     def fetchall(self) -> list[tuple[Any, ...]]:
-        return self._result.rows
+        return self._take(None)
 
     def fetchone(self) -> tuple[Any, ...] | None:
-        return self._result.rows[0] if self._result.rows else None
+        taken = self._take(1)
+        return taken[0] if taken else None
 
-    def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
-        return self._result.rows[:size]
+    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]:
+        return self._take(size)
 
     def arrow(self) -> Any:
         return self._result.to_arrow()
@@ -407,9 +418,8 @@ class _Cursor:
         return self.arrow().to_pandas()
 
     def iter_fetch(self, chunk_size: int) -> Iterator[list[tuple[Any, ...]]]:
-        rows = self._result.rows
-        for start in range(0, len(rows), chunk_size):
-            yield rows[start : start + chunk_size]
+        while chunk := self._take(chunk_size):
+            yield chunk
 
     def iter_arrow(self, chunk_size: int) -> Iterator[Any]:
         table = self.arrow()

@@ -307,3 +307,20 @@ def import_schema_path_first_run(ctx: Context) -> Any:
         "tables": None if written is None else sorted(written.get("tables") or {}),
         "people": None if written is None else written["tables"].get("people"),
     }
+
+
+# -- cursors -------------------------------------------------------------------------------------
+@scenario
+def cursor_fetches_continue(ctx: Context) -> Any:
+    pipe = ctx.pipeline("cursor")
+    pipe.run([{"n": n} for n in range(6)], table_name="numbers")
+    with pipe.sql_client() as client:
+        with client.execute_query("SELECT n FROM numbers ORDER BY n") as cursor:
+            one = cursor.fetchone()
+            two = cursor.fetchmany(2)
+            rest = cursor.fetchall()
+            after = cursor.fetchone()
+        with client.execute_query("SELECT n FROM numbers ORDER BY n") as cursor:
+            cursor.fetchone()
+            chunks = list(cursor.iter_fetch(2))
+    return {"one": one, "two": two, "rest": rest, "after": after, "chunks": chunks}
