@@ -61,6 +61,7 @@ from loadstone.extract.tabular_files import (
 )
 from loadstone.extract.typed_json import mark
 from loadstone.storage import package_storage
+from loadstone.storage.content_check import head_tail_digest
 from loadstone.storage.load_package import ExtractedFile, LoadPackage
 
 #: A chunk file is closed once it holds this many bytes ...
@@ -531,7 +532,8 @@ def _extract_file(writer: PackageWriter, path: Path, table_name: str, chunk_byte
 
     package = writer.package
     index = len(writer._writers) + len(writer._stats) + len(writer._extra_files) + 1000
-    if package_storage.is_shared(path) and path.suffix.lower() != ".gz":
+    plain = path.suffix.lower() != ".gz"
+    if plain and (package_storage.is_shared(path) or _reads_local_in_place(package)):
         writer.add_files([_in_place(path, table_name)])
     elif path.suffix.lower() == ".gz":
         writer.add_files(_rechunk(package, index, path, table_name, chunk_bytes))
@@ -539,12 +541,28 @@ def _extract_file(writer: PackageWriter, path: Path, table_name: str, chunk_byte
         writer.add_files([_copy_whole(package, index, path, table_name)])
 
 
-def _in_place(path: Path, table_name: str) -> ExtractedFile:
-    """A JSONL file already on the package storage: the executors read it where it is.
+def _reads_local_in_place(package: LoadPackage) -> bool:
+    """Whether a plain local JSONL file is read where it lies instead of copied.
 
-    Nothing is copied or read here; its size and modification time are recorded, and
-    normalize refuses the file if either changed (``LoadPackage.check_inputs``). Its line
-    count is only known once normalized.
+    Yes when the package's data stays on this machine (no ``packages.storage_url``: the
+    normalize workers, or a local Spark master, see the user's file) unless
+    ``extract.copy_inputs`` asks for a copy (an input that may change or vanish before the
+    load ends). Copying was most of extract's time: 30 s of a 127 s run at 13.5 GB.
+    """
+    from loadstone import config
+
+    if package.remote is not None or package.data_root != package.root:
+        return False
+    return not config.get_bool("extract.copy_inputs", False)
+
+
+def _in_place(path: Path, table_name: str) -> ExtractedFile:
+    """A JSONL file the normalize step reads where it is (on this machine or the package
+    storage).
+
+    Nothing is copied; its size, modification time and a hash of its first and last 64 KiB
+    are recorded, and normalize refuses the file if any changed (``LoadPackage.check_inputs``).
+    Its line count is only known once normalized.
     """
     stat = path.stat()
     return ExtractedFile(
@@ -555,6 +573,7 @@ def _in_place(path: Path, table_name: str) -> ExtractedFile:
         items=None,
         size=stat.st_size,
         mtime=stat.st_mtime,
+        etag=head_tail_digest(path),
     )
 
 

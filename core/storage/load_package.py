@@ -20,6 +20,8 @@ Layout::
 from __future__ import annotations
 
 import contextlib
+import gzip
+import itertools
 import shutil
 import threading
 import time
@@ -31,6 +33,7 @@ import attrs
 
 from loadstone.errors import LoadstoneError
 from loadstone.schema import Schema
+from loadstone.storage.content_check import head_tail_digest, is_head_tail
 from loadstone.storage.json_files import (
     CorruptFileError,
     read_json_object,
@@ -78,6 +81,10 @@ class LoadPackageError(LoadstoneError):
 
 class PackageIntegrityError(LoadPackageError):
     """An extracted file is not what ``package.json`` recorded when extract wrote it."""
+
+
+class DamagedCopyError(LoadPackageError):
+    """A line of a package's extracted copy differs from the same line of its intact source."""
 
 
 def repair_advice(pipeline_hint: str = "P") -> str:
@@ -406,7 +413,7 @@ class LoadPackage:
         """
         remote = self.remote
         for file in self.extracted_files():
-            if file.etag is not None and remote is not None:
+            if file.etag is not None and remote is not None and not is_head_tail(file.etag):
                 self._check_object(remote, file)
             if file.mtime is None:
                 continue
@@ -416,7 +423,10 @@ class LoadPackage:
                 raise LoadPackageError(
                     f"input {file.path} of package {self.load_id} is gone: {exc}"
                 ) from None
-            if stat.st_size != file.size or stat.st_mtime != file.mtime:
+            changed = stat.st_size != file.size or stat.st_mtime != file.mtime
+            if not changed and is_head_tail(file.etag):
+                changed = head_tail_digest(file.path) != file.etag
+            if changed:
                 raise LoadPackageError(
                     f"input {file.path} of package {self.load_id} changed after extract "
                     f"(size {file.size} -> {stat.st_size}, mtime {file.mtime} -> "
@@ -439,6 +449,49 @@ class LoadPackage:
                 f"{file.size} -> {size}, etag {file.etag} -> {etag}): restore it, or drop the "
                 "package (loadstone pipeline NAME drop-pending-packages)"
             )
+
+    def check_copy_line(self, source: str, line: int) -> None:
+        """Blame the package's copy, not the user's file, for a bad line it alone holds.
+
+        Normalize reports a bad line by its place in the user's file. When bytes inside the
+        package's extracted copy were damaged (its size unchanged), that file is intact, and
+        "fix the line" would send the user to look for nothing: compare the two lines and
+        raise :class:`DamagedCopyError` naming the copy and the repair when they differ.
+        Only a JSONL input still as extract saw it can be compared; otherwise nothing is said.
+        """
+        found = self._copy_of(source, line)
+        original = self._unchanged_input(source)
+        if found is None or original is None or not _is_jsonl(original):
+            return
+        copy, copy_line = found
+        if _line(copy, copy_line) == _line(original, line):
+            return
+        raise DamagedCopyError(
+            f"line {copy_line} of extracted file {copy} of package {self.load_id} differs from "
+            f"line {line} of its source {original}, which is unchanged: the package's copy is "
+            f"damaged, not the input; {repair_advice(self.pipeline_hint)}"
+        )
+
+    def _copy_of(self, source: str, line: int) -> tuple[Path, int] | None:
+        """The extracted file holding ``source`` line ``line``, and its line number there."""
+        for file in self.extracted_files():
+            if file.source != source or file.items is None or self.remote is not None:
+                continue
+            if file.first_line <= line < file.first_line + file.items:
+                return file.path, line - file.first_line + 1
+        return None
+
+    def _unchanged_input(self, source: str) -> Path | None:
+        """The local input ``source`` names, when it is as extract recorded it."""
+        for fingerprint in self.inputs():
+            path = Path(fingerprint.path)
+            if path != Path(source).absolute() and not fingerprint.path.endswith(source):
+                continue
+            try:
+                return path if InputFingerprint.of(path) == fingerprint else None
+            except OSError:
+                return None
+        return None
 
     def extracted_tables(self) -> list[str]:
         """Source table names in the order they were first extracted."""
@@ -561,6 +614,19 @@ class LoadPackage:
 
     def __repr__(self) -> str:
         return f"LoadPackage({self.root}, state={self.state})"
+
+
+def _is_jsonl(path: Path) -> bool:
+    name = path.name.lower().removesuffix(".gz")
+    return name.endswith((".jsonl", ".ndjson"))
+
+
+def _line(path: Path, number: int) -> bytes:
+    """Line ``number`` (1-based) of a maybe gzipped file, without its end or a BOM."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        found = next(itertools.islice(handle, number - 1, None), b"")
+    return bytes(found).removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
 
 
 def _size(path: Path) -> int | None:

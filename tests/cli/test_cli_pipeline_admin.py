@@ -45,11 +45,13 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: Any) -> None:
     assert bad_flag.value.code == 2
 
 
-def test_run_on_a_csv_says_csv_is_not_a_supported_input(tmp_path: Path, capsys: Any) -> None:
-    csv = tmp_path / "rows.csv"
-    csv.write_text("a,b\n1,2\n", encoding="utf-8")
-    assert main(["run", str(csv), "-t", "t"]) == 2
-    assert "CSV is not a supported input" in capsys.readouterr().err
+def test_run_on_a_spreadsheet_says_excel_is_not_a_supported_input(
+    tmp_path: Path, capsys: Any
+) -> None:
+    sheet = tmp_path / "rows.xlsx"
+    sheet.write_bytes(b"PK")
+    assert main(["run", str(sheet), "-t", "t"]) == 2
+    assert "Excel is not a supported input" in capsys.readouterr().err
 
 
 def test_list_pipelines_names_each_pipeline(loaded: Path, capsys: Any) -> None:

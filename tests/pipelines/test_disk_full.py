@@ -31,7 +31,9 @@ folder, size = sys.argv[1], sys.argv[2]
 subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", folder], check=True)
 command = [sys.executable, "-m", "loadstone.cli", "run", "blocks.jsonl", "-t", "blocks", "-p", "full",
            "--pipelines-dir", "pipes", "--dataset", "ds", "-q"]
-env = dict(os.environ, DESTINATION__DUCKDB__CREDENTIALS="db/full.duckdb")
+# the input is copied into the package (not read in place) so extract writes, and the sizes
+# below fill the disk at the step they name
+env = dict(os.environ, DESTINATION__DUCKDB__CREDENTIALS="db/full.duckdb", EXTRACT__COPY_INPUTS="true")
 first = subprocess.run(command, env=env, capture_output=True, text=True)
 leftovers = [str(p) for p in Path(folder).rglob("*.tmp")]
 subprocess.run(["mount", "-o", "remount,size=200M", folder], check=True)

@@ -100,7 +100,10 @@ def test_a_damaged_trace_is_named(capsys: Any) -> None:
 
 
 @pytest.mark.parametrize("keep", ["line_boundary", "mid_line"])
-def test_a_cut_extracted_copy_is_never_loaded_in_part(keep: str) -> None:
+def test_a_cut_extracted_copy_is_never_loaded_in_part(
+    keep: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXTRACT__COPY_INPUTS", "true")  # the input is copied into the package
     pipe = pipeline()
     pipe.extract(write_input(), table_name="items")
     (package,) = pipe.list_pending_packages()
@@ -113,6 +116,24 @@ def test_a_cut_extracted_copy_is_never_loaded_in_part(keep: str) -> None:
     assert not Path("dmg.duckdb").exists() or counts() == (0, 0)
     pipeline().run(Path("items.jsonl"), table_name="items")
     assert counts() == (ROWS, ROWS)
+
+
+def test_an_input_read_in_place_that_changed_with_its_size_and_time_is_refused() -> None:
+    """Read in place (the default), the user's file is the package's data: a rewrite that
+    keeps size and modification time is caught by the hash of its first and last 64 KiB."""
+    pipe = pipeline()
+    source = write_input()
+    pipe.extract(source, table_name="items")
+    (package,) = pipe.list_pending_packages()
+    (extracted,) = package.extracted_files()
+    assert extracted.path == Path(source).absolute()  # nothing copied
+    stat = Path(source).stat()
+    data = Path(source).read_bytes()
+    Path(source).write_bytes(data.replace(b'"id": 1,', b'"id": 7,', 1))
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with pytest.raises(LoadstoneError, match=r"items\.jsonl of package .* changed after extract"):
+        pipeline().run()
+    assert not Path("dmg.duckdb").exists() or counts() == (0, 0)
 
 
 @pytest.mark.parametrize("damage", ["missing", "cut"])

@@ -127,7 +127,10 @@ def test_dynamic_table_name_sends_items_to_their_tables(tmp_path: Path) -> None:
     assert sorted(package.extracted_tables()) == ["a", "b"]
 
 
-def test_plain_jsonl_file_is_copied_whole_with_its_line_count(tmp_path: Path) -> None:
+def test_plain_jsonl_file_is_copied_whole_with_its_line_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXTRACT__COPY_INPUTS", "true")
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps({"n": i}) + "\n" for i in range(100)))
     package = LoadPackage.create(tmp_path / "packages", "s")
@@ -140,7 +143,10 @@ def test_plain_jsonl_file_is_copied_whole_with_its_line_count(tmp_path: Path) ->
     assert tables["t"].items == 100
 
 
-def test_copied_file_without_final_newline_gets_one(tmp_path: Path) -> None:
+def test_copied_file_without_final_newline_gets_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXTRACT__COPY_INPUTS", "true")
     source = tmp_path / "in.jsonl"
     source.write_bytes(b'{"n": 1}\n{"n": 2}')
     package = LoadPackage.create(tmp_path / "packages", "s")
