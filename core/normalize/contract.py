@@ -119,6 +119,11 @@ class NormalizeError(LoadstoneError):
     details: str = ""
 
 
+class ArrowDataError(NormalizeError, PackageDataError):
+    """Arrow data that cannot go into its table: values its column's type cannot hold, or two
+    columns whose names normalize to one. Running the package again fails the same way."""
+
+
 class BadRecordError(NormalizeError, PackageDataError):
     """A line of an extracted file is not a JSON document (``on_bad_record="fail"``)."""
 
@@ -178,7 +183,8 @@ class ChunkRun:
     wall_seconds: float | None = None
     #: 0 for a chunk's first run, 1 for a re-run with the settled column types
     round: int = 0
-    #: Unix times the Spark task began and ended (None outside Spark)
+    #: Unix times the chunk began and ended where it ran (a Spark task, a local worker or
+    #: the driver; None in traces written before they were recorded)
     started_at: float | None = None
     ended_at: float | None = None
     #: the input the chunk read: the user's file or object, or the package file

@@ -256,3 +256,15 @@ def test_any_flat_table_round_trips_its_values(
     got = _rows(folder, f"SELECT {quoted} FROM d.t")
     expected = [tuple(columns.values())] * rows + [(None,) * len(columns)]
     assert sorted(got, key=repr) == sorted(expected, key=repr)
+
+
+def test_arrow_values_the_column_cannot_hold_set_the_package_aside_and_the_next_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    pipe = _pipeline(tmp_path)
+    pipe.run(pa.table({"x": [1, 2]}), table_name="t")
+    with pytest.raises(PipelineStepFailed, match=r"table 't' column 'x': string values"):
+        pipe.run(pa.table({"x": ["a", "3"]}), table_name="t")
+    pipe.run(pa.table({"x": [4]}), table_name="t")
+    assert sorted(_rows(tmp_path, "SELECT x FROM d.t")) == [(1,), (2,), (4,)]
+    assert pipe.list_pending_packages() == []

@@ -35,9 +35,9 @@ import orjson
 from loadstone import config as loadstone_config
 from loadstone.extract.arrow_items import iter_batches, parts, read_schema
 from loadstone.normalize.contract import (
+    ArrowDataError,
     ExtractedInput,
     NormalizeContext,
-    NormalizeError,
     NormalizeResult,
     TableOutput,
     arrow_type,
@@ -234,7 +234,7 @@ def _named_fields(
     for source, field_type in _source_names(file):
         name = context.naming.normalize_identifier(source)
         if name in seen:
-            raise NormalizeError(
+            raise ArrowDataError(
                 f"table {root!r}: the Arrow columns {seen[name]!r} and {source!r} both "
                 f"normalize to {name!r}; rename one of them"
             )
@@ -340,7 +340,7 @@ def _converted(array: Any, column: Column, table: str) -> Any:
         return array.cast(target, safe=not pa.types.is_timestamp(target))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         cause = str(error).strip().splitlines()[0]
-        raise NormalizeError(
+        raise ArrowDataError(
             f"table {table!r} column {column.name!r}: {array.type} values cannot be stored as "
             f"{column.data_type} ({cause}); nothing was loaded"
         ) from None
