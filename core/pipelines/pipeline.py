@@ -258,6 +258,30 @@ def _naming_configured(source_name: str | None) -> bool:
     return config.resolve(*candidates, default=None) is not None
 
 
+#: what a run that found pending packages says (it loads them and returns, as dlt's run)
+PENDING_FIRST = (
+    "pending load packages were loaded first and the run stopped there, as dlt's run does: "
+    "the data given to this run was not extracted; run again to load it"
+)
+
+
+def _replaced_without_data(package: LoadPackage, schema: Any) -> dict[str, list[str]]:
+    """Root tables a ``replace`` resource of the package fills that got no rows this time:
+    loaded with no files, so they are emptied, as dlt empties them."""
+    from loadstone.schema.hints import disposition_of
+
+    naming = schema.naming
+    empty: dict[str, list[str]] = {}
+    for source_name, hints in package.table_hints().items():
+        name = naming.normalize_tables_path(source_name)
+        table = schema.tables.get(name)
+        if table is None or table.parent is not None:
+            continue
+        if (disposition_of(hints)[0] or table.write_disposition) == "replace":
+            empty[name] = []
+    return empty
+
+
 def _replaces_a_table(package: LoadPackage) -> bool:
     from loadstone.schema.hints import disposition_of
 
@@ -1134,10 +1158,13 @@ class Pipeline:
             load_id=package.load_id,
             schema=schema,
             tables={
-                name: (list(t.files) if t.files else str(t.folder))
-                if t.row_count or t.files
-                else []
-                for name, t in package.normalized_tables().items()
+                **_replaced_without_data(package, schema),
+                **{
+                    name: (list(t.files) if t.files else str(t.folder))
+                    if t.row_count or t.files
+                    else []
+                    for name, t in package.normalized_tables().items()
+                },
             },
             pipeline_state=None
             if not package.meta.get("carries_state", True)
@@ -1258,10 +1285,14 @@ class Pipeline:
         self._drop_incomplete_extracts()
         self._adopt_package_state()
         data = self._without_extracted_inputs(data)
-        # a crash left work behind: finish it before adding more
+        # work left behind (a crash, or extract()/normalize() called alone) is finished and the
+        # run returns, as dlt's does: the data it was given is not extracted (run again)
         self._step("normalize", self._renormalize_damaged)
-        pending_info = self._step("load", self._load_pending) if self._has_normalized() else None
-        if data is not None:
+        if self._has_normalized():
+            info = self._step("load", self._load_pending)
+            if data is not None:
+                self.recorder.notice("load", PENDING_FIRST)
+        elif data is not None:
             self._step(
                 "extract", lambda: self._extract_hinted(data, table_name, hints, schema, refresh)
             )
@@ -1269,8 +1300,6 @@ class Pipeline:
             info = self._step("load", self._load_pending)
         else:
             info = self._new_info()
-        if pending_info is not None:
-            info.packages[:0] = pending_info.packages
         info.steps = dict(self.recorder.steps)
         return info
 

@@ -324,3 +324,68 @@ def cursor_fetches_continue(ctx: Context) -> Any:
             cursor.fetchone()
             chunks = list(cursor.iter_fetch(2))
     return {"one": one, "two": two, "rest": rest, "after": after, "chunks": chunks}
+
+
+# -- loads that leave different data -------------------------------------------------------------
+@scenario
+def replace_with_nothing_empties_table(ctx: Context) -> Any:
+    dlt = ctx.dlt
+
+    @dlt.resource(name="stock", write_disposition="replace")
+    def stock(rows: Any) -> Any:
+        yield from rows
+
+    pipe = ctx.pipeline("replace_empty")
+    pipe.run(stock([{"sku": "a", "n": 1}, {"sku": "b", "n": 2}]))
+    before = ctx.tables(pipe)
+    pipe.run(stock([]))
+    return {"before": before, "after": ctx.tables(pipe)}
+
+
+@scenario
+def run_with_a_pending_package(ctx: Context) -> Any:
+    """A run that finds a pending package finishes it and returns: its own data waits."""
+    pipe = ctx.pipeline("pending_then_new")
+    pipe.run([{"id": 0}], table_name="first")
+    pipe.extract([{"id": 1}], table_name="old_rows")
+    pipe.normalize()
+    normalized = pipe.run([{"id": 2}], table_name="new_rows")
+    after_normalized = ctx.tables(pipe)
+    pipe.extract([{"id": 5}], table_name="extracted_only")
+    extracted = pipe.run([{"id": 3}], table_name="new_rows")
+    after_extracted = ctx.tables(pipe)
+    pipe.run([{"id": 4}], table_name="new_rows")
+    return {
+        "packages": [len(normalized.loads_ids), len(extracted.loads_ids)],
+        "steps": [step.step for step in pipe.last_trace.steps],
+        "after_normalized": sorted(after_normalized),
+        "after_extracted": sorted(after_extracted),
+        "tables": ctx.tables(pipe),
+    }
+
+
+@scenario
+def run_with_a_pending_package_on_first_run(ctx: Context) -> Any:
+    pipe = ctx.pipeline("pending_first_run")
+    pipe.extract([{"id": 1}], table_name="old_rows")
+    pipe.normalize()
+    pipe.run([{"id": 2}], table_name="new_rows")
+    return {"tables": ctx.tables(pipe)}
+
+
+@scenario
+def failed_load_job_leaves_table(ctx: Context) -> Any:
+    pipe = ctx.pipeline("failed_job")
+    pipe.run([{"id": 1, "v": "x"}], table_name="things")
+    # DECIMAL(3,0) cannot hold 12345: the table is created, its load job fails
+    outcome = ctx.attempt(
+        lambda: (
+            pipe.run(
+                [{"id": 2, "amount": 12345}],
+                table_name="fresh",
+                columns={"amount": {"data_type": "decimal", "precision": 3, "scale": 0}},
+            )
+            and None
+        )
+    )
+    return {"outcome": outcome, "tables": ctx.tables(pipe)}

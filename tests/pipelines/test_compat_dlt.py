@@ -31,6 +31,31 @@ DLT_PYTHON_ENV = "LOADSTONE_COMPAT_DLT_PYTHON"
 
 #: scenario -> (path in the outcome, loadstone's value, reason): deliberate differences
 DELIBERATE: dict[str, list[tuple[tuple[str, ...], Any, str]]] = {
+    "failed_load_job_leaves_table": [
+        (
+            ("outcome",),
+            {"cause": "LoadRefused", "error": "PipelineStepFailed", "step": "load"},
+            "the package loads in one transaction: its failure leaves nothing behind",
+        ),
+        (
+            ("tables",),
+            {
+                "things": {
+                    "columns": ["_dlt_id", "_dlt_load_id", "id", "v"],
+                    "rows": [[1, "x"]],
+                }
+            },
+            "the tables a failed package created are rolled back with it; a rerun makes them",
+        ),
+    ],
+    "run_with_a_pending_package_on_first_run": [
+        (
+            ("tables",),
+            {"old_rows": {"columns": ["_dlt_id", "_dlt_load_id", "id"], "rows": [[1]]}},
+            "a pending package of a pipeline that never loaded is finished and the run "
+            "returns (dlt discards the package and loads the new data)",
+        ),
+    ],
     "schema_object_changes": [
         (
             ("typed",),

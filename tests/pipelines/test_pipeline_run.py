@@ -160,13 +160,17 @@ def test_drop_pending_packages_removes_unloaded_work() -> None:
     assert pipe.list_pending_packages() == []
 
 
-def test_next_run_finishes_pending_packages_first() -> None:
+def test_next_run_finishes_pending_packages_and_returns() -> None:
+    """As dlt's run: pending work first, and the run stops there (its data waits)."""
+    events: list[Any] = []
     pipe = dlt.pipeline("pending", destination="duckdb", dataset_name="d")
     pipe.extract([{"id": 1}], table_name="t")
-    info = dlt.pipeline("pending", destination="duckdb", dataset_name="d").run(
-        [{"id": 2}], table_name="t"
-    )
-    assert len(info.loads_ids) == 2
+    again = dlt.pipeline("pending", destination="duckdb", dataset_name="d", progress=events.append)
+    info = again.run([{"id": 2}], table_name="t")
+    assert len(info.loads_ids) == 1
+    assert rows("pending.duckdb", "SELECT id FROM d.t ORDER BY id") == [(1,)]
+    assert any("run again" in str(getattr(e, "message", "")) for e in events)
+    again.run([{"id": 2}], table_name="t")
     assert rows("pending.duckdb", "SELECT id FROM d.t ORDER BY id") == [(1,), (2,)]
 
 
