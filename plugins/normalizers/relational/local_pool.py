@@ -12,6 +12,10 @@ only run the engine, never the parent's threads (DuckDB, Spark's gateway), so no
 inherit is used. Where ``fork`` does not exist the pool uses ``spawn``.
 
 Memory stays bounded as in the driver: a worker holds the rows of one chunk at a time.
+
+A worker never outlives its driver (:func:`loadstone.parent_watch.exit_with_parent`): a
+driver killed mid-package leaves no orphan behind, and a forked worker holds no copy of the
+pipeline's lock (the lock closes its descriptor in every forked child).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import attrs
 import pyarrow as pa
 
 from loadstone.normalize.contract import NormalizeError
+from loadstone.parent_watch import exit_with_parent
 from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced
 
@@ -42,13 +47,24 @@ class WorkerRun:
     pid: int
     cpu_seconds: float
     wall_seconds: float
+    #: Unix times the chunk began and ended in the worker (the run report's timeline)
+    started_at: float | None = None
+    ended_at: float | None = None
 
 
 def run_in_worker(config: EngineConfig, chunk: Chunk, forced: Forced, attempt: int) -> WorkerRun:
     """:func:`run_chunk` in a worker process, timed there (its CPU is not the driver's)."""
+    started_at = time.time()
     cpu, wall = time.process_time(), time.perf_counter()
     facts = run_chunk(config, chunk, forced, attempt)
-    return WorkerRun(facts, os.getpid(), time.process_time() - cpu, time.perf_counter() - wall)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return WorkerRun(facts, os.getpid(), cpu, wall, started_at, time.time())
+
+
+def start_worker(driver_pid: int) -> None:
+    """A worker's first act: die with its driver, then skip pyarrow's pandas probe."""
+    exit_with_parent(driver_pid)
+    skip_pandas_probe()
 
 
 def skip_pandas_probe() -> None:
@@ -115,7 +131,8 @@ class LocalPool:
             self._executor = ProcessPoolExecutor(
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context(method),
-                initializer=skip_pandas_probe,
+                initializer=start_worker,
+                initargs=(os.getpid(),),
             )
         return self._executor
 
