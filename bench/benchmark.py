@@ -25,6 +25,8 @@ with fresh ids, then runs, each in its own cold process (so JVM start and import
   (extract, normalize on Spark, load);
 * ``dlt`` (optional, needs ``--dlt-python``): dlt 1.31 end to end into DuckDB with
   ``loader_file_format="parquet"``, items read from the same file;
+* ``duckdb``: DuckDB's own ``read_json_auto`` into one table (``CREATE TABLE AS``), the
+  tool a user would reach for instead (no child tables, nested values left as STRUCTs);
 * ``spark_floor``: ``spark.read.json(path).write.parquet(...)``: Spark reading and writing
   the data with no normalization at all, the floor a Spark-based loader cannot beat.
 
@@ -381,10 +383,21 @@ def child_spark_floor(path: str, work: str) -> None:
     _report("spark.read.json + write.parquet")
 
 
+def child_duckdb(path: str, work: str) -> None:
+    """DuckDB's own JSON reader into one table: what a user reaches for instead (nested
+    values stay STRUCTs, no child tables, dlt's names not applied; default sampling)."""
+    import duckdb
+
+    with duckdb.connect(os.path.join(work, "duckdb_own.duckdb")) as conn:
+        conn.execute(f"CREATE TABLE events AS SELECT * FROM read_json_auto('{path}')")
+    _report("duckdb read_json_auto")
+
+
 CHILDREN = {
     "loadstone": child_loadstone,
     "dlt": child_dlt,
     "spark_floor": child_spark_floor,
+    "duckdb": child_duckdb,
 }
 
 
@@ -636,7 +649,7 @@ def main() -> int:
     kinds = args.only or (
         ["loadstone", "dlt"]
         if args.destination == "postgres"
-        else ["loadstone", "dlt", "spark_floor"]
+        else ["loadstone", "dlt", "duckdb", "spark_floor"]
     )
     if args.dlt_python is None and "dlt" in kinds:
         kinds.remove("dlt")
@@ -732,6 +745,10 @@ def main() -> int:
             if ours in by_kind and "dlt" in by_kind:
                 line.append(
                     f"dlt/{ours} = {by_kind['dlt'] / by_kind[ours]:.2f}x (>1: {ours} faster)"
+                )
+            if ours in by_kind and "duckdb" in by_kind:
+                line.append(
+                    f"duckdb/{ours} = {by_kind['duckdb'] / by_kind[ours]:.2f}x (>1: {ours} faster)"
                 )
             if ours in by_kind and "spark_floor" in by_kind:
                 line.append(f"{ours}/spark_floor = {by_kind[ours] / by_kind['spark_floor']:.2f}x")
