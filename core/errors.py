@@ -12,3 +12,15 @@ from __future__ import annotations
 
 class LoadstoneError(Exception):
     """Base class of every loadstone error."""
+
+
+class PackageDataError(LoadstoneError):
+    """A package failed because of its own data or schema, not because of its surroundings.
+
+    A value the destination cannot convert, a primary key the data lacks, a column that
+    collides with another, a contract the data breaks: running the same package again fails
+    the same way, so keeping it pending would fail every later run of the pipeline (issue 22).
+    The pipeline sets such a package aside (``failed_packages/``, listed by ``info``) and
+    says why; the next run goes on. Failures outside the data (disk, network, a server that
+    is down) are not this class: their package stays pending and is retried.
+    """

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.errors import LoadstoneError, PackageDataError
 from loadstone.schema import Column, Schema
 from loadstone.schema.hints import write_disposition_hints
 
@@ -68,7 +68,7 @@ class DestinationNotSupported(DestinationError):
         )
 
 
-class DestinationSchemaMismatch(DestinationError):
+class DestinationSchemaMismatch(DestinationError, PackageDataError):
     """A table already in the destination has a column whose type differs from the schema's."""
 
     def __init__(self, table: str, column: str, existing_type: str, expected_type: str) -> None:
@@ -101,7 +101,14 @@ class LoadFailed(DestinationError):
         )
 
 
-class UnsupportedType(DestinationError):
+class LoadRefused(LoadFailed, PackageDataError):
+    """The destination refused the package's data or schema (a value it cannot convert, a
+    constraint the rows break, a key a merge needs): loading it again fails the same way, so
+    the pipeline sets the package aside instead of keeping it pending. Loaders raise this
+    where they can tell; any other :class:`LoadFailed` is retried."""
+
+
+class UnsupportedType(DestinationError, PackageDataError):
     """A column's data type (or its precision) cannot be represented in the destination."""
 
     def __init__(self, table: str, column: str, data_type: str, reason: str) -> None:

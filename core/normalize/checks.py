@@ -13,10 +13,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from loadstone.errors import PackageDataError
 from loadstone.normalize.contract import NormalizeError
 
 
-class UnboundColumnException(NormalizeError):
+class UnboundColumnException(NormalizeError, PackageDataError):
     """Non-nullable columns of a table received no data in a package."""
 
     def __init__(self, schema_name: str, table_name: str, columns: list[str]) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.errors import PackageDataError
 
 if TYPE_CHECKING:
     from loadstone.schema.schema import Schema
@@ -58,7 +58,7 @@ class Collision:
         return f"{self.kind}s {names}{where} collide as {self.folded!r}"
 
 
-class IdentifierCollisionError(LoadstoneError):
+class IdentifierCollisionError(PackageDataError):
     """Identifiers that a case-insensitive destination would merge; nothing was loaded."""
 
     def __init__(self, collisions: Iterable[Collision], schema_name: str | None = None) -> None:

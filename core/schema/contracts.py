@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.errors import PackageDataError
 from loadstone.schema.model import InvalidSchemaError
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ Entity = Literal["tables", "columns", "data_type"]
 Action = Literal["keep", "drop_row", "drop_value"]
 
 
-class ContractViolation(LoadstoneError):
+class ContractViolation(PackageDataError):
     """Data would change a schema whose contract freezes that change.
 
     Carries the schema, table, column (``None`` for a new table), entity and mode, and the

@@ -28,6 +28,7 @@ from loadstone.destinations.contract import (
     DestinationError,
     DestinationSchemaMismatch,
     LoadFailed,
+    LoadRefused,
     LoadRequest,
     SchemaVersionRow,
     as_schema,
@@ -386,7 +387,10 @@ class DuckDBClient(ClientNames, ClosesOnExit):
             table = current[0]
             source = sources.get(table) if table is not None else None
             files = [str(f) for f in source.files] if source is not None else []
-            raise LoadFailed(request.load_id, table, str(exc).splitlines()[0], files) from exc
+            # a value DuckDB cannot convert or a constraint the rows break: in the data
+            refused = isinstance(exc, duckdb.DataError | duckdb.IntegrityError)
+            error = LoadRefused if refused else LoadFailed
+            raise error(request.load_id, table, str(exc).splitlines()[0], files) from exc
         except BaseException:
             self._rollback()
             raise

@@ -28,6 +28,7 @@ from loadstone.destinations.contract import (
     DestinationError,
     DestinationSchemaMismatch,
     LoadFailed,
+    LoadRefused,
     LoadRequest,
     SchemaVersionRow,
     as_schema,
@@ -309,7 +310,10 @@ class PostgresClient(ClientNames, ClosesOnExit):
             table = current[0]
             files = [str(f) for f in sources[table].files] if table in sources else []
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise LoadFailed(request.load_id, table, reason, files) from exc
+            # SQLSTATE classes 22 (data exception) and 23 (integrity): in the data
+            refused = isinstance(exc, psycopg.DataError | psycopg.IntegrityError)
+            error = LoadRefused if refused else LoadFailed
+            raise error(request.load_id, table, reason, files) from exc
 
     def is_package_loaded(self, load_id: str) -> bool:
         return bookkeeping.is_package_loaded(self, load_id)
