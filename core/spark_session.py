@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from loadstone.errors import LoadstoneError
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -82,13 +84,36 @@ class SparkTarget:
         return {"master": self.master, "remote": self.remote}
 
 
+class SparkTargetError(LoadstoneError):
+    """``spark.master`` / ``spark.remote`` names no place Spark can run."""
+
+
+#: what ``spark-submit`` accepts as a master (anything else stops its JVM with a stack trace)
+MASTER_PREFIXES = ("local", "spark://", "k8s://")
+
+
 def configured_target(overrides: Mapping[str, Any] | None = None) -> SparkTarget:
-    """The master or Connect remote configuration names (``spark.remote`` wins)."""
+    """The master or Connect remote configuration names (``spark.remote`` wins).
+
+    Checked here, before any JVM starts: a master Spark does not know made its launcher
+    print a Java stack trace and pyspark say only ``[JAVA_GATEWAY_EXITED]`` (issue 22).
+    """
     options = configured_options(overrides)
     remote = options.get("spark.remote") or None
     if remote:
+        if not remote.startswith("sc://"):
+            raise SparkTargetError(
+                f"spark.remote {remote!r} is not a Spark Connect URL: it must look like "
+                "sc://host:port (config [spark] remote, or env SPARK__REMOTE)"
+            )
         return SparkTarget(remote=remote)
-    return SparkTarget(master=options["spark.master"])
+    master = options["spark.master"]
+    if master != "yarn" and not master.startswith(MASTER_PREFIXES):
+        raise SparkTargetError(
+            f"spark.master {master!r} is not a Spark master: use local[*], local[N], "
+            "spark://host:port, k8s://... or yarn (config [spark] master, or env SPARK__MASTER)"
+        )
+    return SparkTarget(master=master)
 
 
 def session_target(session: Any) -> SparkTarget:
@@ -132,8 +157,8 @@ def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSessio
     """
     from pyspark.sql import SparkSession
 
-    options = configured_options(overrides)
     target = configured_target(overrides)
+    options = configured_options(overrides)
     if target.remote is not None:
         builder = SparkSession.builder.remote(target.remote)
         for key, value in remote_options(options).items():
