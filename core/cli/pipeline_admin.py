@@ -5,7 +5,7 @@ the list of pipelines -- dlt's ``dlt pipeline`` commands of the same names.
   the destination and the schema and reset their state; the next run loads them anew.
 * ``load-package [LOAD_ID]``: one package (the newest by default): state, tables, rows, files.
 * ``failed-jobs``: packages a failed run left: pending ones with the error of the last run,
-  and packages set aside because their input could not be read.
+  and packages set aside because their own data, schema or copy failed (with the cause).
 * ``sync``: drop the local folder and restore state and schemas from the destination.
 * ``--list-pipelines``: the pipelines in the pipelines folder.
 """
@@ -87,11 +87,9 @@ def failed_jobs_text(pipe: Any) -> str:
         lines.append(f"pending package {package.load_id} ({package.state})")
         if error:
             lines.append(f"  last run failed: {error}")
-    aside = pipe.failed_packages_dir
-    if aside.is_dir():
-        for folder in sorted(p for p in aside.iterdir() if p.is_dir()):
-            lines.append(f"failed package {folder.name} (set aside: its input could not be read)")
-            lines.append(f"  kept in {folder}")
+    for load_id, cause in pipe.failed_packages():
+        lines.append(f"failed package {load_id} (set aside, not retried): {cause}")
+        lines.append(f"  kept in {pipe.failed_packages_dir / load_id}")
     return "\n".join(lines) if lines else f"pipeline {pipe.pipeline_name} has no failed jobs"
 
 

@@ -130,6 +130,11 @@ def info_text(pipe: Any) -> str:
     running = pipe.is_running_elsewhere
     if running:
         lines.append(f"running:         yes, {pipe.running_holder()}")
+    elif pipe.lock_status.holder_dead:
+        lines.append(
+            f"running:         no: {pipe.running_holder()} died; a process it left behind "
+            "still holds the lock, which the next run takes over"
+        )
     committed = [] if running else _committed(pipe)
     packages = pipe.list_packages()
     pending = [p for p in packages if p.is_pending and p.root.name not in committed]

@@ -27,7 +27,7 @@ import attrs
 
 from loadstone import config, current
 from loadstone.destinations.contract import Destination
-from loadstone.errors import LoadstoneError
+from loadstone.errors import LoadstoneError, PackageDataError
 from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.sources import Source, TableHints, is_source_factory
@@ -36,8 +36,10 @@ from loadstone.normalize.contract import (
     BadRecordError,
     NormalizeContext,
     NormalizeError,
+    NormalizeJobFailed,
     NormalizeResult,
 )
+from loadstone.pipelines import run_settings
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
 from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
 from loadstone.pipelines.refresh import (
@@ -48,6 +50,7 @@ from loadstone.pipelines.refresh import (
     resource_tables,
 )
 from loadstone.schema import Schema, Table
+from loadstone.schema.contracts import DataValidationError
 from loadstone.storage import package_storage
 from loadstone.storage import state as state_module
 from loadstone.storage.json_files import (
@@ -65,16 +68,24 @@ from loadstone.storage.load_package import (
     EXTRACTING,
     LOADED,
     NORMALIZED,
+    DamagedCopyError,
     InputFingerprint,
     LoadPackage,
     PackageIntegrityError,
     iter_pending,
     list_packages,
 )
-from loadstone.storage.pipeline_lock import DEFAULT_TIMEOUT, PipelineLock, is_held, read_holder
+from loadstone.storage.loaded_inputs import LoadedInputs
+from loadstone.storage.pipeline_lock import (
+    LockStatus,
+    PipelineLock,
+    configured_timeout,
+    lock_status,
+    read_holder,
+)
 
 DEFAULT_DESTINATION = "duckdb"
-DEFAULT_NORMALIZER = "relational"
+DEFAULT_NORMALIZER = run_settings.DEFAULT_NORMALIZER
 TRACE_FILE = "trace.json"
 #: ``package.json`` key of a package set aside: why it could not be normalized
 FAILURE_KEY = "failure"
@@ -133,11 +144,14 @@ class PipelineStepFailed(LoadstoneError):
             if load_id and step != "extract"
             else ""
         )
-        if isinstance(cause, BadRecordError | PackageIntegrityError):
+        if isinstance(cause, DamagedCopyError):
+            advice = ""  # its message says how to repair the package
+        if isinstance(cause, PackageDataError | PackageIntegrityError) and load_id:
             # these packages were set aside (failed_packages/): nothing of them is pending
             advice = (
-                f". Nothing was loaded; the package was set aside (`loadstone pipeline "
-                f"{pipeline_name} info` lists it): run again with the input fixed"
+                f". Nothing of it was loaded; the package was set aside (`loadstone pipeline "
+                f"{pipeline_name} info` lists it) and the next run goes on: run the input "
+                "again once the data, hints or schema are fixed"
             )
         LoadstoneError.__init__(
             self,
@@ -158,6 +172,9 @@ class PipelineStepFailed(LoadstoneError):
         except TypeError:  # a builtin exception whose layout does not mix (OSError ...)
             error = cls.__new__(cls)
         error._init(pipeline_name, step, load_id, cause, None)
+        if step == "normalize" and isinstance(cause, DataValidationError):
+            # dlt reports the failed normalize job, caused by the contract violation
+            error.exception = NormalizeJobFailed(load_id, cause)
         return error
 
 
@@ -629,12 +646,7 @@ class Pipeline:
         return self.recorder.progress
 
     def _lock_timeout(self) -> float:
-        return config.get_float(
-            "pipeline.lock_timeout",
-            DEFAULT_TIMEOUT,
-            explicit=self.lock_timeout,
-            expected="a number of seconds",
-        )
+        return configured_timeout(self.lock_timeout)
 
     @contextlib.contextmanager
     def _locked(self, timeout: float | None = None) -> Iterator[None]:
@@ -680,7 +692,12 @@ class Pipeline:
     @property
     def is_running_elsewhere(self) -> bool:
         """Whether another process holds this pipeline's lock right now."""
-        return not self._lock.held and is_held(self._lock.path)
+        return not self._lock.held and self.lock_status.running
+
+    @property
+    def lock_status(self) -> LockStatus:
+        """Whether the lock is held, and whether its recorded holder is alive."""
+        return lock_status(self._lock.path)
 
     def running_holder(self) -> str:
         holder = read_holder(self._lock.path)
@@ -896,6 +913,7 @@ class Pipeline:
         plan = plan_refresh(mode, schema, [res.name for res in resources], tables)  # type: ignore[arg-type]
         with self._client(schema) as client:
             apply_to_destination(client, plan)
+        LoadedInputs(self.working_dir).forget_tables((*plan.drop_tables, *plan.truncate_tables))
         schema.drop_tables(plan.drop_tables)
         reset_state(plan, source_state)
 
@@ -922,7 +940,7 @@ class Pipeline:
         return done
 
     def _normalize_context(self, load_id: str, naming: Any, step: StepInfo) -> Any:
-        from loadstone.normalize.contract import ON_BAD_RECORD_VALUES, NormalizeContext
+        from loadstone.normalize.contract import NormalizeContext
         from loadstone.spark_session import get_spark_session
 
         def chunks_done(done: int, parts: int) -> None:
@@ -936,9 +954,7 @@ class Pipeline:
             spark=self.spark if self.spark is not None else get_spark_session,
             naming=naming,
             capabilities=self.capabilities,
-            on_bad_record=config.get_choice(
-                "normalize.on_bad_record", ON_BAD_RECORD_VALUES, "fail"
-            ),
+            on_bad_record=run_settings.on_bad_record(),
             progress=chunks_done,
             on_chunk=self.recorder.record_chunk,
             on_engine=self.recorder.record_engine,
@@ -962,13 +978,15 @@ class Pipeline:
         """The configured normalizer's result; its failures as the pipeline reports them."""
         from loadstone.plugin_manager import get_normalizer
 
-        normalizer = get_normalizer(config.get_str("normalize.normalizer", DEFAULT_NORMALIZER))
+        normalizer = get_normalizer(run_settings.normalizer_name())
         try:
             result = normalizer.normalize(package, schema, context)
             self._check_collisions(result.schema)
-        except BadRecordError as error:
-            # the package holds a copy of the bad input: set it aside (kept for a look), so
-            # that running again with the fixed input loads it and nothing else
+        except PackageDataError as error:
+            if isinstance(error, BadRecordError):  # the package's copy may be what is damaged
+                package.check_copy_line(error.file, error.line)
+            # the package's data fails the same way every time: set it aside (kept for a
+            # look), so that running again with the fixed input loads it and nothing else
             self._set_aside(package, str(error))
             raise
         except NormalizeError as error:
@@ -995,17 +1013,7 @@ class Pipeline:
         result = self._run_normalizer(package, schema, context)
         evolved = _evolved_schema(result)
         tables, figures = _normalized_records(package, result)
-        check_bound_columns(
-            evolved,
-            package.table_hints(),
-            naming,
-            {
-                name: [package.data_root / f for f in info["files"]]
-                for name, info in tables.items()
-                if info["row_count"]
-            },
-            package.remote,
-        )
+        self._check_bound_columns(package, evolved, naming, tables)
         _add_state_table(evolved)
         package.write_schema(evolved)
         self._save_schema(evolved)
@@ -1028,6 +1036,26 @@ class Pipeline:
             row_counts={**_state_row_count(package, evolved), **_row_counts(tables)},
         )
 
+    def _check_bound_columns(
+        self, package: LoadPackage, schema: Schema, naming: Any, tables: dict[str, Any]
+    ) -> None:
+        """Key columns the data never filled stop the package, which is then set aside."""
+        try:
+            check_bound_columns(
+                schema,
+                package.table_hints(),
+                naming,
+                {
+                    name: [package.data_root / f for f in info["files"]]
+                    for name, info in tables.items()
+                    if info["row_count"]
+                },
+                package.remote,
+            )
+        except PackageDataError as error:
+            self._set_aside(package, str(error))
+            raise
+
     @property
     def failed_packages_dir(self) -> Path:
         """Packages whose input could not be normalized, kept for inspection, never retried."""
@@ -1039,6 +1067,25 @@ class Pipeline:
             package.update(**{FAILURE_KEY: cause, "failed_at": time.time()})
         self.failed_packages_dir.mkdir(parents=True, exist_ok=True)
         shutil.move(str(package.root), str(self.failed_packages_dir / package.root.name))
+
+    def _forget_schema_changes(self, package: LoadPackage) -> None:
+        """Take back the tables and columns a package set aside at load added to the schema.
+
+        They exist nowhere else (the destination rolled the package back), and a column only
+        that package brought -- a user key named like dlt's non-nullable ``_dlt_list_idx`` --
+        would make every later package fail the same way.
+        """
+        schema = self.schemas.get(package.schema_name)
+        if schema is None:
+            return
+        meta = package.meta
+        schema.drop_tables(meta.get("new_tables") or [])
+        for name, added in (meta.get("new_columns") or {}).items():
+            if schema.has_table(name):
+                table = schema.get_table(name)
+                kept = {k: c for k, c in table.columns.items() if k not in added}
+                schema.replace_table(attrs.evolve(table, columns=kept))
+        self._save_schema(schema)
 
     def failed_packages(self) -> list[tuple[str, str]]:
         """(load id, cause) of every package set aside, oldest first."""
@@ -1114,16 +1161,19 @@ class Pipeline:
             new_tables=list(meta.get("new_tables", [])),
             new_columns={k: list(v) for k, v in (meta.get("new_columns") or {}).items()},
         )
+        keep = run_settings.keep_completed_packages()  # read before the commit, not after
         try:
             with package.local_copies():
                 package_info.skipped = self._load_into_destination(package, schema)
         except PipelineError:
             raise
+        except PackageDataError as exc:  # refused for its data: it would fail every run
+            self._set_aside(package, str(exc))
+            self._forget_schema_changes(package)
+            raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
         except Exception as exc:
             raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
-        package.set_state(LOADED, loaded_at=time.time(), skipped=package_info.skipped)
-        if not config.get_bool("load.keep_completed_packages", False):
-            package.delete_data()
+        self._complete(package, skipped=package_info.skipped, keep=keep)
         self.recorder.package_done(
             step,
             package.load_id,
@@ -1134,6 +1184,14 @@ class Pipeline:
             row_counts=package_info.row_counts,
         )
         return package_info
+
+    def _complete(self, package: LoadPackage, *, skipped: bool, keep: bool) -> None:
+        """After the destination's commit: remember the package's file inputs, then switch
+        it to loaded (a kill between the two leaves it pending: see ``loaded_inputs``)."""
+        LoadedInputs(self.working_dir).record(package)
+        package.set_state(LOADED, loaded_at=time.time(), skipped=skipped)
+        if not keep:
+            package.delete_data()
 
     def _load_into_destination(self, package: LoadPackage, schema: Any) -> bool:
         """Load the package in the destination's transaction; True when it was there already."""
@@ -1216,22 +1274,24 @@ class Pipeline:
         refresh: str | None = None,
         merge_key: Any = None,
         spark: Any = None,
+        reload: bool = False,
     ) -> LoadInfo:
         """Finish pending packages, then extract, normalize and load ``data``.
 
         ``spark``: a SparkSession (classic or Spark Connect) to normalize on, from now on.
 
-        Holds the pipeline's lock throughout. File inputs a pending package already holds
-        (same path, size and modification time) are not extracted again: that package is
-        finished instead, so running a crashed command again loads each row once. A failure
-        in a step raises :class:`PipelineStepFailed` naming the step and package.
+        Holds the pipeline's lock throughout. A file input a pending package holds (same
+        path, size and mtime) finishes that package; one loaded unchanged before is skipped
+        with a note unless ``reload=True`` (CLI ``--reload``), ``refresh`` or ``replace``:
+        running a killed command again loads each row once. Settings are parsed before any
+        work. A failure raises :class:`PipelineStepFailed` naming the step and package.
         """
         if staging is not None:
             raise TypeError("run(staging=...) is not supported by loadstone")
         check_refresh(refresh)
         self._configure_run(destination, credentials, dataset_name, spark)
         self.recorder.reset()
-        started = time.time()
+        started, trace = time.time(), self.working_dir / TRACE_FILE
         # parsed here, once: a bad hint fails the extract step before anything is touched
         hints: TableHints = self._step(
             "extract",
@@ -1247,21 +1307,19 @@ class Pipeline:
         )
         try:
             with self._locked():
-                info = self._run_locked(data, table_name, hints, schema, refresh)
+                info = self._run_locked(data, table_name, hints, schema, refresh, reload)
         except BaseException as error:
-            self.recorder.save_trace(
-                self.working_dir / TRACE_FILE, self.pipeline_name, started, error=error
-            )
+            self.recorder.save_trace(trace, self.pipeline_name, started, error=error)
             raise
-        self.recorder.save_trace(
-            self.working_dir / TRACE_FILE, self.pipeline_name, started, info=info
-        )
+        self.recorder.save_trace(trace, self.pipeline_name, started, info=info)
         return info
 
     def _configure_run(
         self, destination: Any, credentials: Any, dataset_name: str | None, spark: Any
     ) -> None:
-        """What ``run()`` arguments change for this and later runs; fails early without a loader."""
+        """What ``run()`` arguments change for this and later runs; fails early without a
+        loader or with a bad setting (all are parsed here, before any work)."""
+        self._step("extract", lambda: run_settings.check_all(self.lock_timeout))
         if spark is not None:
             self.spark = spark
         if destination is not None:
@@ -1280,11 +1338,14 @@ class Pipeline:
         hints: TableHints,
         schema: Any,
         refresh: str | None,
+        reload: bool = False,
     ) -> LoadInfo:
         self._step("sync", self._restore_from_destination)
         self._drop_incomplete_extracts()
         self._adopt_package_state()
         data = self._without_extracted_inputs(data)
+        if not (reload or self._replaces(table_name, hints, refresh)):
+            data = self._without_loaded_inputs(data)
         # work left behind (a crash, or extract()/normalize() called alone) is finished and the
         # run returns, as dlt's does: the data it was given is not extracted (run again)
         self._step("normalize", self._renormalize_damaged)
@@ -1327,6 +1388,47 @@ class Pipeline:
                 )
         if len(remaining) == len(files):
             return data
+        if not remaining:
+            return None
+        return remaining if len(remaining) > 1 else remaining[0]
+
+    def _replaces(self, table_name: str | None, hints: TableHints, refresh: str | None) -> bool:
+        """Whether the run replaces what its inputs loaded before (then they load again)."""
+        if refresh is not None or self.refresh is not None:
+            return True
+        disposition = hints.stored().get("write_disposition")
+        if disposition is None and table_name is not None and self.default_schema_name:
+            table = self.default_schema.tables.get(table_name)
+            disposition = table.write_disposition if table is not None else None
+        return disposition == "replace"
+
+    def _without_loaded_inputs(self, data: Any) -> Any:
+        """``data`` without the input files already loaded unchanged (None if all).
+
+        Running the same command again after it finished -- or after a kill in its last
+        instant, when the load had committed -- must not load the same rows twice.
+        """
+        files = input_files_of(data)
+        if not files:
+            return data
+        loaded = LoadedInputs(self.working_dir)
+        remaining: list[Path | str] = []
+        skipped: list[str] = []
+        for path in files:
+            fingerprint = self._held_fingerprint(path)
+            found = loaded.find(fingerprint) if fingerprint is not None else None
+            if found is None:
+                remaining.append(path)
+            else:
+                skipped.append(f"{path} (package {found.load_id})")
+        if not skipped:
+            return data
+        more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
+        self.recorder.notice(
+            "extract",
+            f"{skipped[0]}{more} already loaded unchanged: not loaded again (`--reload` or "
+            "run(reload=True) loads it again)",
+        )
         if not remaining:
             return None
         return remaining if len(remaining) > 1 else remaining[0]
@@ -1432,8 +1534,7 @@ class Pipeline:
         committed = set(self.committed_packages())
         for package in iter_pending(self.packages_dir):
             if package.load_id in committed:
-                package.set_state(LOADED, loaded_at=time.time(), skipped=True)
-                package.delete_data()
+                self._complete(package, skipped=True, keep=False)
         return sorted(committed)
 
     def _destination_reachable(self) -> bool:
@@ -1487,6 +1588,7 @@ class Pipeline:
             apply_to_destination(client, plan)
             schema.drop_tables(plan.drop_tables)
             client.update_stored_schema(schema)
+        LoadedInputs(self.working_dir).forget_tables((*plan.drop_tables, *plan.truncate_tables))
         source_state = (self._state.get("sources") or {}).get(schema.name, {})
         reset_state(plan, source_state)
         self._save_schema(schema)

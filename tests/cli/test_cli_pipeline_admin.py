@@ -81,13 +81,13 @@ def test_drop_removes_a_resources_tables_and_keeps_the_others(loaded: Path, caps
     assert main(["pipeline", "adm", "drop"]) == 1  # neither resources nor --all
 
 
-def test_failed_jobs_lists_a_package_left_by_a_failed_run(tmp_path: Path, capsys: Any) -> None:
+def test_failed_jobs_lists_a_package_set_aside_with_its_cause(tmp_path: Path, capsys: Any) -> None:
     data = write_jsonl(tmp_path / "o.jsonl", [{"a": 1}])
     assert main(["run", str(data), "-t", "t", "-p", "fj", "-q", "-w", "merge", "-k", "nope"]) == 1
     capsys.readouterr()
     assert main(["pipeline", "fj", "failed-jobs"]) == 0
     out = capsys.readouterr().out
-    assert "pending package" in out and "nope" in out
+    assert "failed package" in out and "nope" in out and "did not receive any data" in out
 
 
 def test_sync_restores_state_and_schema_from_the_destination(loaded: Path, capsys: Any) -> None:
