@@ -268,3 +268,27 @@ def test_arrow_values_the_column_cannot_hold_set_the_package_aside_and_the_next_
     pipe.run(pa.table({"x": [4]}), table_name="t")
     assert sorted(_rows(tmp_path, "SELECT x FROM d.t")) == [(1,), (2,), (4,)]
     assert pipe.list_pending_packages() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.decimals(allow_nan=False, allow_infinity=False),
+            st.decimals(min_value=-(10**12), max_value=10**12, allow_nan=False, places=3),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_decimal_columns_of_a_frame_get_arrows_own_type_and_values(values: list[Any]) -> None:
+    """The fast conversion of a pandas column of Decimals equals ``pyarrow.array``'s."""
+    from loadstone.extract.arrow_items import decimals_as_arrow
+
+    fast = decimals_as_arrow(values)
+    if fast is None:
+        return  # exponents or over 38 digits: Arrow's own conversion runs
+    slow = pa.array(values)
+    assert fast.type == slow.type
+    assert fast.to_pylist() == slow.to_pylist()
