@@ -10,6 +10,7 @@ the API cases share one application (the ``api`` fixture) and each test checks o
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -130,8 +131,12 @@ def api(
     faults = {**shared, "NORMALIZE__FAULT": f"raise:{raise_marker},kill:{kill_marker}"}
     bucket_name = s3_server.new_bucket()
     bucket, _ = open_filesystem(f"s3://{bucket_name}", s3_server.credentials)
-    events = str(write_events(work / "s3-events.jsonl", 3000))
-    bucket.put_file(events, f"{bucket_name}/inbox/events.jsonl")
+    for number, key in enumerate(("2024-01/a.jsonl", "2024-02/b.jsonl.gz", "2024-02/c.jsonl")):
+        part = write_events(work / f"s3-events-{number}.jsonl", 1000, start=number * 1000)
+        body = part.read_bytes()
+        bucket.pipe(
+            f"{bucket_name}/inbox/{key}", gzip.compress(body) if key.endswith(".gz") else body
+        )
     on_s3 = {
         "PACKAGES__STORAGE_URL": f"s3://{bucket_name}/packages",
         "NORMALIZE__ENGINE": "spark",
@@ -139,7 +144,7 @@ def api(
     }
     steps: list[Step] = [
         {"label": "s3", "mode": "jsonl", "pipeline": "ons3", "env": on_s3,
-         "source": f"s3://{bucket_name}/inbox/events.jsonl"},
+         "source": f"s3://{bucket_name}/inbox/2024-*/*.jsonl*"},
         {"label": "jsonl", "mode": "jsonl", "pipeline": "viaapi", "env": shared,
          "source": str(write_events(cluster.shared / "api-events.jsonl", 3000, start=10_000))},
         {"label": "dataframe", "mode": "dataframe", "pipeline": "viaapi", "rows": 5000,
@@ -230,6 +235,12 @@ def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(api: Ap
     assert _rows(api.work, "ons3") == (3000, 3000)
     assert len(_executors(on_s3["normalize"])) == 2
     assert "driver" not in _executors(on_s3["normalize"])
+    # a glob of three objects (one gzipped): every object's chunks ran on the executors
+    inputs = {chunk["input"] for chunk in on_s3["normalize"]["chunks"]}
+    assert inputs == {
+        f"s3://{api.bucket_name}/inbox/{key}"
+        for key in ("2024-01/a.jsonl", "2024-02/b.jsonl.gz", "2024-02/c.jsonl")
+    }
     assert not api.bucket.find(f"{api.bucket_name}/packages")  # loaded packages leave no data
     # DataFrame input onto s3 (executors write it, mapInArrow): test_package_storage.py
 
