@@ -309,3 +309,45 @@ def arrow_and_dicts_in_one_resource(ctx: Context) -> Any:
     pipe = ctx.pipeline("arrow_mixed")
     outcome = ctx.attempt(lambda: pipe.run(readings()) and None)
     return {"run": outcome, "tables": ctx.tables(pipe)}
+
+
+@scenario
+def arrow_scd2_and_merge_key(ctx: Context) -> Any:
+    dlt = ctx.dlt
+    scd2 = {"disposition": "merge", "strategy": "scd2"}
+
+    @dlt.resource(write_disposition=scd2)
+    def versions(table: Any) -> Any:
+        yield table
+
+    @dlt.resource(write_disposition="merge", merge_key="day")
+    def daily(table: Any) -> Any:
+        yield table
+
+    # dlt needs _dlt_id on Arrow rows for scd2 (its row version); loadstone adds it anyway
+    os.environ["NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_ID"] = "true"
+    try:
+        return _scd2_runs(ctx, versions, daily)
+    finally:
+        os.environ.pop("NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_ID", None)
+
+
+def _scd2_runs(ctx: Context, versions: Any, daily: Any) -> Any:
+    pipe = ctx.pipeline("arrow_scd2")
+    pipe.run(
+        [
+            versions(pa.table({"id": [1, 2], "v": ["a", "b"]})),
+            daily(pa.table({"day": [1, 1, 2], "n": [1, 2, 3]})),
+        ]
+    )
+    pipe.run(
+        [
+            versions(pa.table({"id": [1, 2], "v": ["a", "B"]})),
+            daily(pa.table({"day": [1], "n": [9]})),
+        ]
+    )
+    active = ctx.sql(
+        pipe,
+        "SELECT id, v, _dlt_valid_to IS NULL FROM arrow_scd2_dataset.versions ORDER BY id, v",
+    )
+    return {"versions": active, "daily": ctx.tables(pipe)["daily"]}
