@@ -85,8 +85,8 @@ def command(*extra: str) -> list[str]:
     return ["run", "events.jsonl", "--table", "events", "--pipeline", "kills", *extra]
 
 
-def run_killed(moment: str, env: dict[str, str], *extra: str) -> None:
-    """The command, killed at ``moment``; then its workers must be gone.
+def run_killed(moment: str, env: dict[str, str], *extra: str) -> list[int]:
+    """The command, killed at ``moment``; then its workers must be gone. Returns their pids.
 
     Its output goes to a file, not a pipe: a worker that outlived it would hold the pipe
     open, and reading it would wait for that worker instead of failing the test.
@@ -96,14 +96,16 @@ def run_killed(moment: str, env: dict[str, str], *extra: str) -> None:
     with open("killed.log", "w") as log:
         killed = subprocess.run(
             [sys.executable, "kill_cli.py", step, event, str(nth), *command(*extra)],
-            env=dict(os.environ, PYTHONPATH=os.getcwd(), **POOL, **env),
+            env={**os.environ, "PYTHONPATH": os.getcwd(), **POOL, **env},
             stdout=log,
             stderr=subprocess.STDOUT,
             timeout=300,
         )
     assert killed.returncode == -signal.SIGKILL, Path("killed.log").read_text()[-2000:]
-    for pid in Path("children.txt").read_text().split():
-        assert_exits(int(pid))
+    children = [int(pid) for pid in Path("children.txt").read_text().split()]
+    for pid in children:
+        assert_exits(pid)
+    return children
 
 
 def assert_exits(pid: int) -> None:
@@ -173,7 +175,9 @@ def finish_and_check(env: dict[str, str], counts: object, *extra: str) -> None:
 @pytest.mark.parametrize("moment", list(MOMENTS))
 def test_duckdb_run_killed_alone_is_finished_by_the_same_command(moment: str) -> None:
     write_input()
-    run_killed(moment, {})
+    children = run_killed(moment, {})
+    if moment.startswith("normalize_") and moment != "normalize_started":
+        assert len(children) == 2  # the pool's workers were running, and exited
     finish_and_check({}, duckdb_counts)
 
 
@@ -211,6 +215,15 @@ def test_a_changed_input_is_loaded_again() -> None:
         handle.write(json.dumps({"id": ROWS, "tags": []}) + "\n")
     assert rerun({}).returncode == 0
     assert duckdb_counts()[0] == 2 * ROWS + 1
+
+
+@pytest.mark.spark
+def test_a_run_killed_alone_while_spark_normalizes_is_finished_by_the_same_command() -> None:
+    # the killed run's Spark driver JVM is one of its children: it must exit too
+    write_input()
+    spark = {"NORMALIZE__ENGINE": "spark", "SPARK__MASTER": "local[1]"}
+    assert run_killed("normalize_first_chunk", spark)  # the JVM, which exited
+    finish_and_check({}, duckdb_counts)  # the rerun normalizes on the local pool
 
 
 @pytest.mark.parametrize("moment", LOAD_MOMENTS)
