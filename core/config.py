@@ -33,6 +33,7 @@ import datetime
 import os
 import re
 import sys
+import types
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -586,3 +587,19 @@ class _ConfigValue:
 
 #: ``def source(api_key=loadstone.secrets.value)``: the value comes from configuration
 value: Any = _ConfigValue()
+
+
+# --- dlt's item access: ``loadstone.config["sources.x.y"]`` -------------------------------------
+class _ConfigModule(types.ModuleType):
+    """This module, readable by key as ``dlt.config`` is: ``config["sources.shop.api_url"]``
+    (a missing key raises ``KeyError``, as in dlt)."""
+
+    def __getitem__(self, key: str) -> Any:
+        found = get(key, default=_ITEM_MISSING)
+        if found is _ITEM_MISSING:
+            raise KeyError(key)
+        return found
+
+
+_ITEM_MISSING = object()
+sys.modules[__name__].__class__ = _ConfigModule

@@ -546,6 +546,11 @@ class Destination:
     description: str = ""
 
     @property
+    def destination_name(self) -> str:
+        """dlt's name of the destination (its type's name unless configured otherwise)."""
+        return self.name
+
+    @property
     def has_loader(self) -> bool:
         """True when this destination can load data (not only describe itself)."""
         return self.client_class is not None

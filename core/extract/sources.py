@@ -150,8 +150,37 @@ class TableHints:
         if self.table_format is not None:
             hints["table_format"] = self.table_format
         if self.file_format is not None:
-            hints["file_format"] = self.file_format
+            hints["file_format"] = check_file_format(self.file_format)
         return hints
+
+
+#: dlt 1.31's loader file formats (``loader_file_format=`` / ``file_format=``)
+LOADER_FILE_FORMATS = (
+    "jsonl",
+    "typed-jsonl",
+    "insert_values",
+    "parquet",
+    "csv",
+    "reference",
+    "model",
+)
+
+
+class ValueErrorWithKnownValues(LoadstoneError, ValueError):
+    """A setting that takes one of a known set of values got another (dlt's name)."""
+
+    def __init__(self, key: str, value: Any, known: Sequence[str]) -> None:
+        self.key = key
+        self.value = value
+        self.known = tuple(known)
+        super().__init__(f"{key}={value!r} is not one of: {', '.join(known)}")
+
+
+def check_file_format(file_format: str | None) -> str | None:
+    """``file_format`` when dlt knows it (``xlsx`` is refused by name, as dlt refuses it)."""
+    if file_format is not None and file_format not in LOADER_FILE_FORMATS:
+        raise ValueErrorWithKnownValues("loader_file_format", file_format, LOADER_FILE_FORMATS)
+    return file_format
 
 
 def make_hints(**hints: Any) -> dict[str, Any]:

@@ -119,6 +119,33 @@ class NormalizeError(LoadstoneError):
     details: str = ""
 
 
+class NormalizeJobFailed(NormalizeError):
+    """dlt's wrapper of a normalize job that failed on its data: ``PipelineStepFailed``'s
+    ``exception`` for a contract violation, whose ``__cause__`` is the
+    :class:`~loadstone.schema.contracts.DataValidationError`."""
+
+    def __init__(self, load_id: str | None, cause: BaseException) -> None:
+        self.load_id = load_id
+        super().__init__(f"normalize job of package {load_id} failed: {cause}")
+        self.__cause__ = cause
+
+
+class CannotCoerceNullException(NormalizeError, PackageDataError):
+    """A row holds no value for a column that cannot be null (a key): dlt's name."""
+
+    def __init__(self, schema_name: str | None, table_name: str, column_name: str) -> None:
+        self.schema_name = schema_name
+        self.table_name = table_name
+        self.column_name = column_name
+        super().__init__(
+            f"table {table_name!r}: a row has no value for column {column_name!r}, which "
+            "cannot be null (a primary or merge key); give every row a value"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (CannotCoerceNullException, (self.schema_name, self.table_name, self.column_name))
+
+
 class ArrowDataError(NormalizeError, PackageDataError):
     """Arrow data that cannot go into its table: values its column's type cannot hold, or two
     columns whose names normalize to one. Running the package again fails the same way."""

@@ -89,9 +89,33 @@ class PackageInfo:
     new_tables: list[str] = attrs.field(factory=list)
     new_columns: dict[str, list[str]] = attrs.field(factory=dict)
     skipped: bool = False
+    #: ``_dlt_pipeline_state`` when the package carried the pipeline state (one row)
+    state_table: str | None = None
 
     def asdict(self) -> dict[str, Any]:
         return attrs.asdict(self)
+
+    @property
+    def jobs(self) -> dict[str, list[LoadJobInfo]]:
+        """dlt's jobs of a loaded package, one per table it wrote (all completed)."""
+        tables = [*self.row_counts, *([self.state_table] if self.state_table else [])]
+        completed = [LoadJobInfo(JobFileInfo(table), "completed_jobs") for table in tables]
+        return {"new_jobs": [], "started_jobs": [], "failed_jobs": [], "completed_jobs": completed}
+
+
+@attrs.frozen
+class JobFileInfo:
+    """What a job's file name says in dlt: the table it loads."""
+
+    table_name: str
+
+
+@attrs.frozen
+class LoadJobInfo:
+    """One job of a package, as dlt's ``LoadInfo.load_packages[i].jobs`` lists it."""
+
+    job_file_info: JobFileInfo
+    state: str
 
 
 @attrs.define
@@ -110,6 +134,11 @@ class LoadInfo:
     def loads_ids(self) -> list[str]:
         """The load ids loaded (dlt's attribute name)."""
         return [p.load_id for p in self.packages]
+
+    @property
+    def load_packages(self) -> list[PackageInfo]:
+        """dlt's name for the packages: each with ``load_id``, ``state``, ``jobs``."""
+        return self.packages
 
     @property
     def load_ids(self) -> list[str]:

@@ -30,10 +30,11 @@ from loadstone.destinations.contract import Destination
 from loadstone.errors import LoadstoneError, PackageDataError
 from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source, TableHints, is_source_factory
+from loadstone.extract.sources import Source, TableHints, check_file_format, is_source_factory
 from loadstone.normalize.checks import check_bound_columns
 from loadstone.normalize.contract import (
     BadRecordError,
+    CannotCoerceNullException,
     NormalizeContext,
     NormalizeError,
     NormalizeJobFailed,
@@ -172,7 +173,9 @@ class PipelineStepFailed(LoadstoneError):
         except TypeError:  # a builtin exception whose layout does not mix (OSError ...)
             error = cls.__new__(cls)
         error._init(pipeline_name, step, load_id, cause, None)
-        if step == "normalize" and isinstance(cause, DataValidationError):
+        if step == "normalize" and isinstance(
+            cause, DataValidationError | CannotCoerceNullException
+        ):
             # dlt reports the failed normalize job, caused by the contract violation
             error.exception = NormalizeJobFailed(load_id, cause)
         return error
@@ -1160,6 +1163,7 @@ class Pipeline:
             files=[str(f) for t in normalized.values() for f in t.files],
             new_tables=list(meta.get("new_tables", [])),
             new_columns={k: list(v) for k, v in (meta.get("new_columns") or {}).items()},
+            state_table=next(iter(_state_row_count(package, schema)), None),
         )
         keep = run_settings.keep_completed_packages()  # read before the commit, not after
         try:
@@ -1242,7 +1246,7 @@ class Pipeline:
             destination_name=self.destination.name,
             dataset_name=self.dataset_name,
             destination_location=self._destination_location(),
-            first_run=not self._had_local_state,
+            first_run=self.first_run,  # read before the load: True until a load succeeded
         )
 
     def _destination_location(self) -> str | None:
@@ -1289,6 +1293,7 @@ class Pipeline:
         if staging is not None:
             raise TypeError("run(staging=...) is not supported by loadstone")
         check_refresh(refresh)
+        check_file_format(loader_file_format)
         self._configure_run(destination, credentials, dataset_name, spark)
         self.recorder.reset()
         started, trace = time.time(), self.working_dir / TRACE_FILE
@@ -1510,6 +1515,14 @@ class Pipeline:
     @property
     def has_pending_data(self) -> bool:
         return bool(self.list_pending_packages())
+
+    def list_extracted_load_packages(self) -> list[str]:
+        """Load ids of packages extracted and not normalized yet (dlt's name)."""
+        return [p.load_id for p in self.list_pending_packages() if p.state == EXTRACTED]
+
+    def list_normalized_load_packages(self) -> list[str]:
+        """Load ids of packages normalized and not loaded yet (dlt's name)."""
+        return [p.load_id for p in self.list_pending_packages() if p.state == NORMALIZED]
 
     def list_packages(self) -> list[LoadPackage]:
         return list_packages(self.packages_dir)

@@ -61,11 +61,14 @@ Entity = Literal["tables", "columns", "data_type"]
 Action = Literal["keep", "drop_row", "drop_value"]
 
 
-class ContractViolation(PackageDataError):
-    """Data would change a schema whose contract freezes that change.
+class DataValidationError(PackageDataError):
+    """Data would change a schema whose contract freezes that change (dlt's name; also
+    importable as ``ContractViolation``).
 
     Carries the schema, table, column (``None`` for a new table), entity and mode, and the
-    offending value, so a user sees exactly which record broke which rule.
+    offending value, so a user sees exactly which record broke which rule; dlt's attribute
+    names (``table_name``, ``column_name``, ``schema_entity``, ``contract_mode``,
+    ``data_item``) read the same values.
     """
 
     def __init__(
@@ -102,11 +105,35 @@ class ContractViolation(PackageDataError):
             f"schema_contract or the data."
         )
 
+    @property
+    def table_name(self) -> str:
+        return self.table
+
+    @property
+    def column_name(self) -> str | None:
+        return self.column
+
+    @property
+    def schema_entity(self) -> str:
+        return self.entity
+
+    @property
+    def contract_mode(self) -> str:
+        return self.mode
+
+    @property
+    def data_item(self) -> Any:
+        return self.value
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             _rebuild_violation,
             (self.schema_name, self.table, self.column, self.entity, self.mode, self.value),
         )
+
+
+#: the name this error had before it took dlt's: kept for code that catches it
+ContractViolation = DataValidationError
 
 
 def _rebuild_violation(

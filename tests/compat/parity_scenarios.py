@@ -10,6 +10,7 @@ compares them like every other scenario.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import yaml
@@ -389,3 +390,74 @@ def failed_load_job_leaves_table(ctx: Context) -> Any:
         )
     )
     return {"outcome": outcome, "tables": ctx.tables(pipe)}
+
+
+# -- configuration, LoadInfo and errors ----------------------------------------------------------
+@scenario
+def config_and_secrets_item_access(ctx: Context) -> Any:
+    dlt = ctx.dlt
+    os.environ["SOURCES__SHOP__API_URL"] = "http://127.0.0.1:9/api"
+    os.environ["SOURCES__SHOP__API_KEY"] = "k-123"
+    try:
+        return {
+            "config": dlt.config["sources.shop.api_url"],
+            "secret": dlt.secrets["sources.shop.api_key"],
+            "missing": _caught(lambda: dlt.config["sources.shop.no_such"]),
+        }
+    finally:
+        del os.environ["SOURCES__SHOP__API_URL"], os.environ["SOURCES__SHOP__API_KEY"]
+
+
+@scenario
+def pipeline_and_load_info_members(ctx: Context) -> Any:
+    pipe = ctx.pipeline("Info Pipe", dataset_name="My Data")
+    first = pipe.run([{"id": 1, "tags": ["a"]}], table_name="items")
+    second = pipe.run([{"id": 2, "tags": []}], table_name="items")
+    package = first.load_packages[0]
+    return {
+        "dataset_name": pipe.dataset_name,
+        "destination_name": pipe.destination.destination_name,
+        "first_run": [first.first_run, second.first_run],
+        "package_state": package.state,
+        "package_jobs": sorted(j.job_file_info.table_name for j in package.jobs["completed_jobs"]),
+        "failed_jobs": len(package.jobs["failed_jobs"]),
+        "normalized_pending": pipe.list_normalized_load_packages(),
+        "tables": sorted(ctx.tables(pipe)),
+    }
+
+
+@scenario
+def errors_users_catch(ctx: Context) -> Any:
+    pipe = ctx.pipeline("errors")
+    pipe.run([{"id": 1, "name": "a"}], table_name="people")
+    contract: dict[str, Any] = {}
+    try:
+        pipe.run([{"id": 2, "extra": 1}], table_name="people", schema_contract="freeze")
+    except Exception as exc:
+        cause = getattr(exc, "exception", None)
+        inner = None if cause is None else (cause.__cause__ or cause.__context__)
+        contract = {
+            "error": type(exc).__name__,
+            "cause": type(cause).__name__,
+            "inner": type(inner).__name__,
+            **{
+                name: getattr(inner, name, None)
+                for name in ("table_name", "column_name", "schema_entity", "contract_mode")
+            },
+        }
+    null_key = ctx.attempt(
+        lambda: (
+            pipe.run(
+                [{"id": 1, "name": "x"}, {"id": None, "name": "y"}],
+                table_name="keyed",
+                primary_key="id",
+            )
+            and None
+        )
+    )
+    xlsx = ctx.attempt(
+        lambda: (
+            ctx.pipeline("xlsx").run([{"a": 1}], table_name="t", loader_file_format="xlsx") and None
+        )
+    )
+    return {"contract": contract, "null_key": null_key, "xlsx": xlsx, "tables": ctx.tables(pipe)}

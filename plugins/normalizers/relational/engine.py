@@ -132,6 +132,8 @@ class RootSpec:
     existing_table: bool = False
     #: contracts nested tables declare (``make_nested_hints(schema_contract=...)``), by table
     table_contracts: Mapping[str, SchemaContract] = attrs.field(factory=dict, hash=False)
+    #: root columns that may hold no null (keys): a row without a value fails the package
+    not_null: tuple[str, ...] = ()
 
 
 def _as_preferred(value: PreferredTypes | Mapping[str, str]) -> PreferredTypes:
@@ -746,6 +748,7 @@ class ChunkEngine:
         if not buffer or not buffer[0]:
             return
         n, columns = buffer
+        self._check_not_null(table, n, columns)
         self.buffers[table] = [0, {}]
         self.row_counts[table] = self.row_counts.get(table, 0) + n
         types = self.types[table]
@@ -765,6 +768,18 @@ class ChunkEngine:
         path = folder / f"c{self.chunk.index:05d}-a{self.attempt}-{self.file_counter:04d}.parquet"
         pq.write_table(data, path, compression=self.config.compression)
         self.files.setdefault(table, []).append(str(path))
+
+    def _check_not_null(self, table: str, n: int, columns: dict[str, Cell]) -> None:
+        """A key column that has values but not in every row: a null the column cannot hold
+        (dlt 1.31 fails the normalize job: ``CannotCoerceNullException``). A key with no
+        value at all is the package-level check's (``UnboundColumnException``)."""
+        spec = self.config.specs[self.chunk.table_name]
+        if table != spec.root:
+            return
+        for col in spec.not_null:
+            cell = columns.get(col)
+            if cell is not None and len(cell[0]) < n:
+                raise TaskFailure("not_null", table=table, column=col)
 
     def column_array(self, cell: Cell, n: int, arrow_type: Any) -> Any:
         """The Arrow array of ``n`` rows of one column from its sparse cell.

@@ -21,7 +21,7 @@ Position = tuple[int, int, int]
 #: A normalized (table, column) pair.
 ColumnKey = tuple[str, str]
 #: Why a task stopped: a line that is not JSON, a frozen contract, or a bug.
-FailureKind = Literal["bad_record", "contract", "internal"]
+FailureKind = Literal["bad_record", "contract", "not_null", "internal"]
 
 
 @attrs.frozen

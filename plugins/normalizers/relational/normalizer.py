@@ -36,6 +36,7 @@ from loadstone.extract.arrow_items import is_arrow_file
 from loadstone.normalize.contract import (
     BAD_RECORDS_TABLE,
     BadRecordError,
+    CannotCoerceNullException,
     ChunkRun,
     EngineChoice,
     ExtractedInput,
@@ -591,6 +592,9 @@ class RelationalNormalizer:
                 mode=error.mode,
                 value=error.value,
             )
+        if error.kind == "not_null":
+            assert error.table is not None and error.column is not None  # set by the engine
+            raise CannotCoerceNullException(None, error.table, error.column)
         first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
         line = first + (error.line or 1) - 1
         if error.kind == "bad_record":

@@ -178,6 +178,16 @@ def _nested_columns(
     return nested
 
 
+def _not_null(existing: Table | None, hinted: Mapping[str, Column]) -> tuple[str, ...]:
+    """Key columns of a root that hold no null: hinted or stored ``nullable: false``."""
+    columns = {**(existing.columns if existing is not None else {}), **hinted}
+    return tuple(
+        name
+        for name, column in columns.items()
+        if column.nullable is False and (column.primary_key or column.merge_key)
+    )
+
+
 def _nested_contracts(
     root: str, hints: Mapping[str, Any], naming: NamingConvention
 ) -> dict[str, Any]:
@@ -272,6 +282,7 @@ def plan_root(
         table_contracts={
             table: SchemaContract.parse(contract) for table, contract in nested_contracts.items()
         },
+        not_null=_not_null(existing, columns),
     )
     nesting_hinted = (
         hints.get("max_nesting") is not None or hints.get("max_table_nesting") is not None
