@@ -25,14 +25,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmark import run_measured  # the process-tree sampler of the main benchmark
+from benchmark import measure_child, rows_loaded  # the process-tree sampler of the main benchmark
 
 
 def build_table(rows: int, nested: bool = True) -> Any:
@@ -97,21 +96,7 @@ def child(tool: str, case: str, rows: int, work: str) -> None:
 
 
 def _measure(command: list[str], work: Path) -> dict[str, Any]:
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-    seconds, peak, out, cpu = run_measured(command, dict(os.environ), work)
-    lines = [line for line in out.splitlines() if line.startswith('{"run_seconds"')]
-    inner = json.loads(lines[-1]) if lines else {}
-    return {"wall": seconds, "peak_mb": peak / 2**20, "cpu": cpu, **inner}
-
-
-def _rows_in(work: Path, name: str) -> int:
-    import duckdb
-
-    found = sorted(work.rglob(f"{name}.duckdb"))
-    with duckdb.connect(str(found[0]), read_only=True) as conn:
-        return int(conn.execute("SELECT count(*) FROM bench.events").fetchone()[0])
+    return measure_child(command, dict(os.environ), work)
 
 
 def _line(tool: str, case: str, figures: dict[str, Any], rows: int) -> str:
@@ -119,7 +104,7 @@ def _line(tool: str, case: str, figures: dict[str, Any], rows: int) -> str:
     return (
         f"{case:8} {tool:10} wall {figures['wall']:7.2f} s  run() "
         f"{run if run is None else f'{run:7.2f}'} s  cpu {figures['cpu']:7.2f} s  "
-        f"peak {figures['peak_mb']:7.0f} MB  rows {rows}"
+        f"peak {figures['peak']:7.0f} MB  rows {rows}"
     )
 
 
@@ -148,13 +133,18 @@ def main() -> int:
             work = root / f"{case}_{tool}"
             command = [python, script, "--rows", str(args.rows), "--child", tool, case, str(work)]
             results[tool] = _measure(command, work)
-            print(_line(tool, case, results[tool], _rows_in(work, f"bench_{tool}")), flush=True)
+            print(
+                _line(
+                    tool, case, results[tool], rows_loaded(work, f"bench_{tool}"), "bench.events"
+                ),
+                flush=True,
+            )
         if len(results) == 2:
             a, b = results["loadstone"], results["dlt"]
             print(
                 f"{case:8} dlt/loadstone: wall {b['wall'] / a['wall']:.2f}x, run() "
                 f"{b['run_seconds'] / a['run_seconds']:.2f}x, peak memory "
-                f"{a['peak_mb'] / b['peak_mb']:.2f} of dlt's",
+                f"{a['peak'] / b['peak']:.2f} of dlt's",
                 flush=True,
             )
     if args.parquet_mb and "loadstone" in tools:
@@ -180,10 +170,10 @@ def parquet_case(root: Path, megabytes: int) -> None:
     command = [loadstone_cli, "run", str(path), "--table", "events", "--pipeline", "bench_pq"]
     command += ["--dataset", "bench", "--pipelines-dir", str(work), "-q"]
     figures = _measure(command, work)
-    loaded = _rows_in(work, "bench_pq")
+    loaded = rows_loaded(work, "bench_pq", "bench.events")
     print(
         f"parquet  loadstone  {size_mb:.0f} MB file, {rows} rows: wall {figures['wall']:.2f} s, "
-        f"cpu {figures['cpu']:.2f} s, peak {figures['peak_mb']:.0f} MB, "
+        f"cpu {figures['cpu']:.2f} s, peak {figures['peak']:.0f} MB, "
         f"{size_mb / figures['wall']:.0f} MB/s, rows loaded {loaded}"
     )
 

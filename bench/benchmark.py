@@ -189,6 +189,28 @@ def run_measured(
     return elapsed, peak, out, max(sampled, _children_cpu() - cpu_before)
 
 
+def measure_child(command: list[str], env: dict[str, str], work: Path) -> dict[str, Any]:
+    """Run a benchmark child in a fresh ``work`` folder: wall, CPU, peak tree RSS (MB) and
+    the ``{"run_seconds": ...}`` line the child printed (the other benchmarks' children)."""
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    seconds, peak, out, cpu = run_measured(command, env, work)
+    lines = [line for line in out.splitlines() if line.startswith('{"run_seconds"')]
+    inner = json.loads(lines[-1]) if lines else {}
+    return {"wall": seconds, "cpu": cpu, "peak": peak / 2**20, **inner}
+
+
+def rows_loaded(work: Path, database: str, table: str) -> int:
+    """Rows of ``table`` (``dataset.table``) in the DuckDB file ``<database>.duckdb`` under
+    ``work``: what a child loaded."""
+    import duckdb
+
+    found = sorted(work.rglob(f"{database}.duckdb"))
+    with duckdb.connect(str(found[0]), read_only=True) as conn:
+        row = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+    return int(row[0]) if row else 0
+
+
 # -- children (each runs in a cold process) ---------------------------------------------------
 def _report(
     info: str,

@@ -25,7 +25,6 @@ import argparse
 import gzip
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -33,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmark import EVENTS, run_measured
+from benchmark import EVENTS, measure_child, rows_loaded
 
 CREDENTIALS = {
     "aws_access_key_id": "testing",
@@ -93,14 +92,6 @@ def child(tool: str, bucket_url: str, work: str) -> None:
     print(json.dumps({"run_seconds": time.perf_counter() - started}))
 
 
-def _rows(work: Path, tool: str) -> int:
-    import duckdb
-
-    (found,) = sorted(work.rglob(f"fsbench_{tool}.duckdb"))
-    with duckdb.connect(str(found), read_only=True) as conn:
-        return int(conn.execute("SELECT count(*) FROM fs.events").fetchone()[0])
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--objects", type=int, default=200)
@@ -134,8 +125,6 @@ def main() -> int:
         results: dict[str, Any] = {}
         for tool, (python, tool_env) in tools.items():
             work = Path(args.workdir) / tool
-            shutil.rmtree(work, ignore_errors=True)
-            work.mkdir(parents=True)
             command = [
                 python,
                 str(Path(__file__).resolve()),
@@ -144,13 +133,10 @@ def main() -> int:
                 "s3://bench/events",
                 str(work),
             ]
-            seconds, peak, out, cpu = run_measured(command, tool_env, work)
-            lines = [line for line in out.splitlines() if line.startswith('{"run_seconds"')]
-            inner = json.loads(lines[-1]) if lines else {}
-            results[tool] = {"wall": seconds, "cpu": cpu, "peak": peak / 2**20, **inner}
+            got = results[tool] = measure_child(command, tool_env, work)
             print(
-                f"{tool:10} wall {seconds:7.2f} s  run() {inner.get('run_seconds', 0):7.2f} s  "
-                f"cpu {cpu:7.2f} s  peak {peak / 2**20:6.0f} MB  rows {_rows(work, tool)}",
+                f"{tool:10} wall {got['wall']:7.2f} s  run() {got.get('run_seconds', 0):7.2f} s  "
+                f"cpu {got['cpu']:7.2f} s  peak {got['peak']:6.0f} MB  rows {rows_loaded(work, f'fsbench_{tool}', 'fs.events')}",
                 flush=True,
             )
         if len(results) == 2:

@@ -17,14 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmark import run_measured  # the process-tree sampler of the main benchmark
+from benchmark import measure_child, rows_loaded  # the process-tree sampler of the main benchmark
 
 CREATE = """
 DROP SCHEMA IF EXISTS bench_src CASCADE;
@@ -79,14 +78,6 @@ def child(tool: str, url: str, backend: str, work: str) -> None:
     print(json.dumps({"run_seconds": time.perf_counter() - started}))
 
 
-def _rows(work: Path, tool: str) -> int:
-    import duckdb
-
-    (found,) = sorted(work.rglob(f"sqlbench_{tool}.duckdb"))
-    with duckdb.connect(str(found), read_only=True) as conn:
-        return int(conn.execute("SELECT count(*) FROM copy.orders").fetchone()[0])
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--postgres", required=True)
@@ -106,18 +97,14 @@ def main() -> int:
     results: dict[str, Any] = {}
     for tool, python in tools.items():
         work = Path(args.workdir) / tool
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
         command = [python, str(Path(__file__).resolve()), "--postgres", args.postgres]
         command += ["--backend", args.backend, "--child", tool, str(work)]
-        seconds, peak, out, cpu = run_measured(command, dict(os.environ), work)
-        lines = [line for line in out.splitlines() if line.startswith('{"run_seconds"')]
-        inner = json.loads(lines[-1]) if lines else {}
-        results[tool] = {"wall": seconds, "cpu": cpu, "peak": peak / 2**20, **inner}
+        got = results[tool] = measure_child(command, dict(os.environ), work)
+        loaded = rows_loaded(work, f"sqlbench_{tool}", "copy.orders")
         print(
-            f"{tool:10} {args.backend}: wall {seconds:7.2f} s  run() "
-            f"{inner.get('run_seconds', 0):7.2f} s  cpu {cpu:7.2f} s  peak {peak / 2**20:6.0f} MB"
-            f"  rows {_rows(work, tool)}",
+            f"{tool:10} {args.backend}: wall {got['wall']:7.2f} s  run() "
+            f"{got.get('run_seconds', 0):7.2f} s  cpu {got['cpu']:7.2f} s  peak {got['peak']:6.0f} MB"
+            f"  rows {loaded}",
             flush=True,
         )
     if len(results) == 2:

@@ -286,6 +286,14 @@ class _TableWriter:
         return self.files
 
 
+def _refused(which: str, table: str, resource: str | None, cause: Exception) -> ExtractError:
+    """The one line for an item that cannot be extracted: which, where, why."""
+    of = f" of resource {resource!r}" if resource and resource != table else ""
+    return ExtractError(
+        f"{which} of table {table!r}{of} cannot be extracted: {cause}; nothing was loaded"
+    )
+
+
 class PackageWriter:
     """All tables being written into one package, plus their hints."""
 
@@ -322,11 +330,7 @@ class PackageWriter:
         try:
             line = encode_item(item)
         except ItemError as error:
-            of = f" of resource {resource!r}" if resource and resource != table_name else ""
-            raise ExtractError(
-                f"item {writer.items + 1} of table {table_name!r}{of} cannot be extracted: "
-                f"{error}; nothing was loaded"
-            ) from None
+            raise _refused(f"item {writer.items + 1}", table_name, resource, error) from None
         self._bytes += writer.write(line)
         self._rows += 1
         if writer.chunk != chunk_before:
@@ -341,11 +345,7 @@ class PackageWriter:
         try:
             table = as_arrow_table(item)
         except ArrowItemError as error:
-            of = f" of resource {resource!r}" if resource and resource != table_name else ""
-            raise ExtractError(
-                f"an item of table {table_name!r}{of} cannot be extracted: {error}; "
-                "nothing was loaded"
-            ) from None
+            raise _refused("an item", table_name, resource, error) from None
         writer = self._arrow_writers.get(table_name)
         if writer is None:
             index = 3000 + len(self._arrow_writers)

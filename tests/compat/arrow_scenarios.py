@@ -22,6 +22,16 @@ from tests.compat.scenarios import _state, scenario
 
 UTC = dt.timezone.utc
 
+#: PostgreSQL's own spelling of each column's type (``tests/fixtures/arrow/record.py`` and
+#: ``tests/destinations/postgres/test_postgres_arrow.py`` both read the table with it)
+POSTGRES_TYPES_SQL = (
+    "SELECT a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull "
+    "FROM pg_attribute a JOIN pg_class c ON a.attrelid = c.oid "
+    "JOIN pg_namespace n ON c.relnamespace = n.oid "
+    "WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped "
+    "ORDER BY a.attnum"
+)
+
 
 def every_arrow_type(nested: bool = True) -> pa.Table:
     """One column per Arrow type a user hands a loader, with nulls where a type allows.

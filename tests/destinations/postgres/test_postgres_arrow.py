@@ -16,17 +16,10 @@ import pyarrow as pa
 import pytest
 from postgres_support import connection, drop_datasets, pipeline, rows, unique_dataset
 
-from tests.compat.arrow_scenarios import every_arrow_type
+from tests.compat.arrow_scenarios import POSTGRES_TYPES_SQL, every_arrow_type
 from tests.compat.harness import plain
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "arrow" / "postgres_every_type.json"
-TYPES_SQL = (
-    "SELECT a.attname, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull "
-    "FROM pg_attribute a JOIN pg_class c ON a.attrelid = c.oid "
-    "JOIN pg_namespace n ON c.relnamespace = n.oid "
-    "WHERE n.nspname = %s AND c.relname = %s AND a.attnum > 0 AND NOT a.attisdropped "
-    "ORDER BY a.attnum"
-)
 
 
 @pytest.fixture
@@ -38,7 +31,7 @@ def dataset(postgres_url: str) -> Iterator[str]:
 
 def _types(url: str, dataset: str, table: str) -> list[list[Any]]:
     with connection(url) as conn:
-        return [list(r) for r in conn.execute(TYPES_SQL, (dataset, table)).fetchall()]
+        return [list(r) for r in conn.execute(POSTGRES_TYPES_SQL, (dataset, table)).fetchall()]
 
 
 def test_every_arrow_type_gets_dlts_postgres_type_and_values(
