@@ -133,12 +133,8 @@ def main() -> int:
             work = root / f"{case}_{tool}"
             command = [python, script, "--rows", str(args.rows), "--child", tool, case, str(work)]
             results[tool] = _measure(command, work)
-            print(
-                _line(
-                    tool, case, results[tool], rows_loaded(work, f"bench_{tool}"), "bench.events"
-                ),
-                flush=True,
-            )
+            loaded = rows_loaded(work, f"bench_{tool}", "bench.events")
+            print(_line(tool, case, results[tool], loaded), flush=True)
         if len(results) == 2:
             a, b = results["loadstone"], results["dlt"]
             print(
