@@ -150,13 +150,14 @@ def rows_of(
     import sqlalchemy as sa
 
     plan = copy_plan(engine, query, columns) if backend in ("pyarrow", "pandas") else None
+    caught: tuple[type[BaseException], ...] = (sa.exc.SQLAlchemyError, *_driver_errors())
     try:
         if plan is None:
             yield from fetched_pages(engine, query, chunk_size, backend, columns)
             return
         for table in copy_pages(engine, plan, chunk_size):
             yield table if backend == "pyarrow" else table.to_pandas()
-    except (sa.exc.SQLAlchemyError, *_driver_errors()) as error:
+    except caught as error:
         raise SqlDatabaseError(
             f"sql_database: table {table_name!r}: {describe(error, engine)}"
         ) from None
