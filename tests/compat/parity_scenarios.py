@@ -461,3 +461,24 @@ def errors_users_catch(ctx: Context) -> Any:
         )
     )
     return {"contract": contract, "null_key": null_key, "xlsx": xlsx, "tables": ctx.tables(pipe)}
+
+
+@scenario
+def user_keys_named_like_dlt_columns(ctx: Context) -> Any:
+    """A root table keeps a user's ``_dlt_list_idx`` (text, not null); nested rows get dlt's
+    own ``_dlt_parent_id`` and ``_dlt_list_idx`` whatever the item holds."""
+    pipe = ctx.pipeline("dlt_keys")
+    item = {
+        "id": 1,
+        "_dlt_list_idx": "x",
+        "kids": [{"k": 1, "_dlt_parent_id": "m", "_dlt_list_idx": 7}],
+    }
+    pipe.run([item], table_name="t")
+    types = ctx.sql(
+        pipe,
+        "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns "
+        "WHERE table_schema = 'dlt_keys_dataset' AND column_name LIKE '_dlt_%' ORDER BY 1, 2",
+    )
+    kids = ctx.sql(pipe, "SELECT k, _dlt_list_idx FROM dlt_keys_dataset.t__kids")
+    root = ctx.sql(pipe, "SELECT id, _dlt_list_idx FROM dlt_keys_dataset.t")
+    return {"types": types, "kids": kids, "root": root}

@@ -385,13 +385,20 @@ def _by_table(decisions: Decisions) -> dict[str, list[tuple[str, ColumnDecision]
     return grouped
 
 
+#: dlt's link columns of nested rows: in a root table a user key of that name is user data
+_NESTED_ONLY: Final = (PARENT_ID, LIST_IDX)
+
+
 def _new_column(
     schema: Schema, table: str, name: str, decision: ColumnDecision, hinted: Column | None
 ) -> Column:
-    if name in _SYSTEM_TYPES:
+    is_root = schema.tables[table].parent is None
+    if name in _SYSTEM_TYPES and not (is_root and name in _NESTED_ONLY):
         column = system_column(name)
         return column if hinted is None else column.merge(hinted)
     column = schema.new_column(table, name, decision.data_type, variant=decision.variant)
+    if name in _NESTED_ONLY:  # typed by the user's values, not null by dlt's default hints
+        column = attrs.evolve(column, nullable=False)
     return column if hinted is None else column.merge(attrs.evolve(hinted, data_type=None))
 
 
