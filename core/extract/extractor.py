@@ -549,11 +549,16 @@ def _reads_local_in_place(package: LoadPackage) -> bool:
     ``extract.copy_inputs`` asks for a copy (an input that may change or vanish before the
     load ends). Copying was most of extract's time: 30 s of a 127 s run at 13.5 GB.
     """
-    from loadstone import config
-
     if package.remote is not None or package.data_root != package.root:
         return False
-    return not config.get_bool("extract.copy_inputs", False)
+    return not copy_inputs()
+
+
+def copy_inputs() -> bool:
+    """``extract.copy_inputs`` (default no): copy local JSONL inputs into the package."""
+    from loadstone import config
+
+    return config.get_bool("extract.copy_inputs", False)
 
 
 def _in_place(path: Path, table_name: str) -> ExtractedFile:

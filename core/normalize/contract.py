@@ -299,3 +299,11 @@ class Normalizer(Protocol):
     ) -> NormalizeResult:
         """Normalize ``package`` into Parquet under ``package.normalized_dir``."""
         ...
+
+
+def check_normalizer_settings(normalizer: Normalizer) -> None:
+    """A normalizer's own settings parsed before any work, where it offers
+    ``check_settings()`` (optional: a third-party normalizer may read none)."""
+    check = getattr(normalizer, "check_settings", None)
+    if callable(check):
+        check()

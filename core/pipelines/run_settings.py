@@ -55,12 +55,16 @@ def check_all(lock_timeout: float | None) -> None:
 
     ``lock_timeout`` is the pipeline's explicit value (``pipeline(lock_timeout=)``).
     """
+    from loadstone.extract.extractor import copy_inputs
+    from loadstone.normalize.contract import check_normalizer_settings
+    from loadstone.plugin_manager import get_normalizer
     from loadstone.spark_session import configured_target
     from loadstone.storage.pipeline_lock import configured_timeout
 
     configured_target()  # a master or remote Spark cannot use: said before any work
     keep_completed_packages()
     on_bad_record()
-    normalizer_name()
+    check_normalizer_settings(get_normalizer(normalizer_name()))
+    copy_inputs()
     configured_timeout(lock_timeout)
     logging.getLogger("loadstone").setLevel(log_level())

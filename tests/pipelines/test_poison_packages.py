@@ -131,6 +131,12 @@ def test_a_damaged_package_copy_is_named_with_its_repair_not_the_intact_input() 
         ("RUNTIME__LOG_LEVEL", "LOUD", "runtime.log_level"),
         ("SPARK__MASTER", "bogus://x", "spark.master 'bogus://x'"),
         ("SPARK__REMOTE", "bogus://x", "spark.remote 'bogus://x'"),
+        ("NORMALIZE__WORKERS", "zero", "normalize.workers"),
+        ("NORMALIZE__ENGINE", "warp", "normalize.engine"),
+        ("NORMALIZE__CHUNK_BYTES", "lots", "normalize.chunk_bytes"),
+        ("NORMALIZE__SPARK_MIN_BYTES", "big", "normalize.spark_min_bytes"),
+        ("NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_ID", "perhaps", "add_dlt_id"),
+        ("EXTRACT__COPY_INPUTS", "maybe", "extract.copy_inputs"),
     ],
 )
 def test_a_bad_setting_fails_in_one_line_before_any_work(key: str, value: str, named: str) -> None:

@@ -20,5 +20,5 @@ __all__ = ["RelationalNormalizer", "loadstone_normalizer"]
 def loadstone_normalizer() -> RelationalNormalizer:
     """The relational normalizer; ``normalize.chunk_bytes`` sizes its chunks (32 MiB)."""
     return RelationalNormalizer(
-        chunk_bytes=int(config.get("normalize.chunk_bytes", DEFAULT_CHUNK_BYTES))
+        chunk_bytes=config.get_size("normalize.chunk_bytes", DEFAULT_CHUNK_BYTES)
     )

@@ -90,6 +90,11 @@ class _FileColumn:
     keep: bool = True
 
 
+def arrow_settings() -> None:
+    """Parse the Arrow path's settings (``normalize.parquet_normalizer.*``)."""
+    _Settings.configured()
+
+
 def with_arrow_outcome(result: NormalizeResult, arrow: ArrowOutcome) -> NormalizeResult:
     """The JSON path's result joined with the Arrow path's (a table may get both)."""
     tables = dict(result.tables)

@@ -48,6 +48,7 @@ from loadstone.normalize.contract import (
 )
 from loadstone.plugins.normalizers.relational import spark_tasks
 from loadstone.plugins.normalizers.relational.arrow_tables import (
+    arrow_settings,
     normalize_arrow,
     with_arrow_outcome,
 )
@@ -309,6 +310,20 @@ class RelationalNormalizer:
         self.last_stats: dict[str, int] = {}
 
     # -- public -----------------------------------------------------------------------------
+    def check_settings(self) -> None:
+        """Parse every setting this normalizer reads; the pipeline calls it before a run does
+        any work, so a bad value fails in one line before anything is extracted (issue 22)."""
+        _engine_setting()
+        _native_setting()
+        _configured_workers()
+        self._spark_min_bytes()
+        loadstone_config.get_int("normalize.min_executors", 1, minimum=0)
+        arrow_settings()
+
+    def _spark_min_bytes(self) -> int:
+        """``normalize.spark_min_bytes``: below it a local session is not worth starting."""
+        return loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
+
     def normalize(
         self,
         package: PackageToNormalize,
@@ -431,7 +446,7 @@ class RelationalNormalizer:
             return on_spark(spark(), chunks)
         if len(chunks) == 1 and self.inline_single_chunk:
             return in_order(chunks)
-        min_bytes = loadstone_config.get_size("normalize.spark_min_bytes", self.lazy_spark_bytes)
+        min_bytes = self._spark_min_bytes()
         if sum(_chunk_size(c, config.remote) for c in chunks) < min_bytes:
             return on_every_core(chunks)
         return self._overlapped(spark, chunks, run.local, on_spark)
@@ -693,6 +708,7 @@ class _ChunkDispatch:
 
     def local(self, chunk: Chunk) -> ChunkFacts:
         """One chunk in this process, timed and reported."""
+        started_at = time.time()
         cpu, wall = time.process_time(), time.perf_counter()
         fact = run_chunk(self.config, chunk, self.forced.get(chunk.index, {}), self.attempt)
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -701,7 +717,16 @@ class _ChunkDispatch:
         if self.context.on_chunk is not None:
             native = _native_ran(self.config)
             run = ChunkRun(
-                chunk.index, "driver", native, None, cpu, wall, self.attempt, input=chunk.display
+                chunk.index,
+                "driver",
+                native,
+                None,
+                cpu,
+                wall,
+                self.attempt,
+                started_at,
+                started_at + wall,
+                chunk.display,
             )
             self.context.on_chunk(run)
         return fact
@@ -736,7 +761,9 @@ class _ChunkDispatch:
                         run.cpu_seconds,
                         run.wall_seconds,
                         self.attempt,
-                        input=chunk.display,
+                        run.started_at,
+                        run.ended_at,
+                        chunk.display,
                     )
                 )
         return [run.facts for run in runs]
