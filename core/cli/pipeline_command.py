@@ -1,8 +1,9 @@
-"""``loadstone pipeline NAME info|show|schema|trace|load|drop|load-package|failed-jobs|sync|...``.
+"""``loadstone pipeline NAME info|show|schema|trace|report|load|drop|load-package|...``.
 
 Inspect a pipeline from the command line: what it is and what is pending (``info``), what
 it loaded -- tables with row counts and the load history from ``_dlt_loads`` (``show``) --,
-its schema as YAML (``schema``), the steps of its last run (``trace``), finishing the
+its schema as YAML, JSON or a diagram (``schema --format mermaid|dbml|dot``), the steps of
+its last run (``trace``), all of it as one HTML page (``report``), finishing the
 packages a crashed or failed run left behind without extracting anything new (``load``), and
 dropping them instead (``drop-pending-packages``, refused while a run holds the pipeline).
 """
@@ -27,6 +28,7 @@ ACTIONS = (
     "show",
     "schema",
     "trace",
+    "report",
     "load",
     "drop-pending-packages",
     # dlt's managing commands (loadstone.cli.pipeline_admin)
@@ -41,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``pipeline`` to the ``loadstone`` parser."""
     parser = subparsers.add_parser(
         "pipeline",
-        help="inspect and manage a pipeline: info, show, schema, trace, load, drop, "
+        help="inspect and manage a pipeline: info, show, schema, trace, report, load, drop, "
         "load-package, failed-jobs, sync, drop-pending-packages",
         description="Inspect a pipeline and what it loaded.",
     )
@@ -59,7 +61,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--pipelines-dir", default=None, help="where pipelines keep their state")
     parser.add_argument(
-        "--format", choices=("yaml", "json"), default="yaml", help="schema output format"
+        "--format",
+        choices=("yaml", "json", "mermaid", "dbml", "dot"),
+        default="yaml",
+        help="schema: output format (a document, or a diagram: mermaid, dbml, dot)",
+    )
+    parser.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        metavar="FILE",
+        help="report: the HTML file to write (default: <pipeline>_report.html here)",
     )
     parser.add_argument("--limit", type=int, default=20, help="load history rows shown")
     parser.add_argument(
@@ -211,11 +223,12 @@ def pipeline_command(args: argparse.Namespace) -> int:
     elif args.action == "show":
         print(show_text(pipe, args.limit))
     elif args.action == "schema":
-        schema = pipe.default_schema
-        if args.format == "json":
-            print(json.dumps(schema.to_dict(), indent=2, default=str))
-        else:
-            print(schema.to_pretty_yaml())
+        print(schema_text(pipe.default_schema, args.format), end="")
+    elif args.action == "report":
+        from loadstone.report import write_report
+
+        path = write_report(pipe, args.output or f"{args.name}_report.html")
+        print(f"wrote {path}")
     elif args.action == "trace":
         trace = pipe.last_trace
         if trace is None:
@@ -228,6 +241,17 @@ def pipeline_command(args: argparse.Namespace) -> int:
         dropped = pipe.drop_pending_packages()
         print(f"dropped {len(dropped)} pending package(s)" + "".join(f"\n  {d}" for d in dropped))
     return 0
+
+
+def schema_text(schema: Any, fmt: str) -> str:
+    """The schema in ``fmt``: a document (yaml, json) or a diagram (mermaid, dbml, dot)."""
+    from loadstone.schema import diagram
+
+    if fmt == "json":
+        return json.dumps(schema.to_dict(), indent=2, default=str) + "\n"
+    if fmt in diagram.FORMATS:
+        return diagram.render(schema.to_dict(bump_version=False), fmt)
+    return str(schema.to_pretty_yaml())
 
 
 #: what the MB figure of each step measures (the size of what the step wrote or loaded)

@@ -780,6 +780,41 @@ class Schema:
             default=str,
         )
 
+    def to_mermaid(
+        self,
+        remove_processing_hints: bool = False,
+        hide_columns: bool = False,
+        hide_descriptions: bool = False,
+        include_dlt_tables: bool = True,
+    ) -> str:
+        """The tables as a Mermaid ``erDiagram``, as dlt's ``to_mermaid`` draws them."""
+        from loadstone.schema import diagram
+
+        return diagram.to_mermaid(
+            self.to_dict(bump_version=False),
+            hide_columns=hide_columns,
+            hide_descriptions=hide_descriptions,
+            include_dlt_tables=include_dlt_tables,
+        )
+
+    def to_dbml(
+        self, remove_processing_hints: bool = False, include_dlt_tables: bool = True
+    ) -> str:
+        """The tables as DBML (dbdiagram.io), as dlt's ``to_dbml`` writes them."""
+        from loadstone.schema import diagram
+
+        return diagram.to_dbml(
+            self.to_dict(bump_version=False), include_dlt_tables=include_dlt_tables
+        )
+
+    def to_dot(self, remove_processing_hints: bool = False, include_dlt_tables: bool = True) -> str:
+        """The tables as a Graphviz DOT graph, as dlt's ``to_dot``."""
+        from loadstone.schema import diagram
+
+        return diagram.to_dot(
+            self.to_dict(bump_version=False), include_dlt_tables=include_dlt_tables
+        )
+
     @classmethod
     def from_dict(
         cls, stored: TStoredSchema | Mapping[str, Any], *, bump_version: bool = True
