@@ -225,11 +225,8 @@ def test_an_object_input_run_again_after_a_failure_finishes_its_package_once(
     source = f"{url}/inbox/again.jsonl"
     fs.put_file(str(write_events(tmp_path / "e.jsonl", 50)), f"{root}/inbox/again.jsonl")
     pipe = loadstone.pipeline("s3again", destination="duckdb", pipelines_dir=tmp_path / "p")
-    monkeypatch.setenv("NORMALIZE__ENGINE", "bogus")  # normalize fails after the extract
-    with pytest.raises(LoadstoneError):
-        pipe.run(source, table_name="events")
+    pipe.extract(source, table_name="events")  # a run that stopped after its extract
     assert [p.state for p in pipe.list_pending_packages()] == ["extracted"]
-    monkeypatch.delenv("NORMALIZE__ENGINE")
     pipe.run(source, table_name="events")
     assert _events(pipe) == (50, 50)
     assert pipe.list_pending_packages() == []
