@@ -218,7 +218,12 @@ class FilesystemClient(ClosesOnExit):
                 write_bytes_atomic(
                     self.fs,
                     target,
-                    file_formats.render(source, plan.file_format, self.config.compress),
+                    file_formats.render(
+                        source,
+                        plan.file_format,
+                        self.config.compress,
+                        [c.name for c in plan.columns],
+                    ),
                 )
             written.add(relative)
         return written

@@ -56,11 +56,11 @@ def _setting(destination: Destination, key: str, default: Any = None) -> Any:
     )
 
 
-def _flag(destination: Destination, key: str, default: bool) -> bool:
+def _flag(destination: Destination, key: str, default: bool, *also: str) -> bool:
     """A boolean setting parsed by the config accessor (``"False"`` from the environment is
-    false)."""
+    false); ``also``: further keys tried after the destination's own."""
     return config.get_bool(
-        [f"destination.{destination.name}.{key}", f"destination.filesystem.{key}"],
+        [f"destination.{destination.name}.{key}", f"destination.filesystem.{key}", *also],
         default,
         explicit=destination.config.get(key),
     )
@@ -93,7 +93,14 @@ def resolve_configuration(destination: Destination) -> FilesystemConfiguration:
         extra_placeholders=dict(_setting(destination, "extra_placeholders", default={}) or {}),
         loader_file_format=file_format,
         table_format=table_format or None,
-        compress=not _flag(destination, "disable_compression", False),
+        # dlt's own keys for it: [normalize.data_writer] / DATA_WRITER__DISABLE_COMPRESSION
+        compress=not _flag(
+            destination,
+            "disable_compression",
+            False,
+            "normalize.data_writer.disable_compression",
+            "data_writer.disable_compression",
+        ),
         iceberg_catalog_name=str(_setting(destination, "iceberg_catalog_name", default="default")),
         iceberg_catalog=dict(
             _setting(destination, "iceberg_catalog", default=None) or DEFAULT_ICEBERG_CATALOG

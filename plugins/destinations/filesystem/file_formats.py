@@ -13,7 +13,7 @@ import base64
 import decimal
 import gzip
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,13 @@ def _batches(source: Path) -> Iterator[pa.RecordBatch]:
     yield from pq.ParquetFile(source).iter_batches(batch_size=10_000)
 
 
-def render(source: Path, file_format: str, compress: bool) -> bytes:
-    """The bytes of ``source`` in ``file_format`` (JSONL / CSV), gzipped when ``compress``."""
+def render(source: Path, file_format: str, compress: bool, columns: Sequence[str] = ()) -> bytes:
+    """The bytes of ``source`` in ``file_format`` (JSONL / CSV), gzipped when ``compress``.
+
+    A CSV file has every column of ``columns`` (the table's, in its order), empty where the
+    package had no value for it, as dlt writes them: a later load's file has the header of a
+    table that grew meanwhile.
+    """
     buffer = io.BytesIO()
     if file_format == "jsonl":
         for batch in _batches(source):
@@ -58,13 +63,27 @@ def render(source: Path, file_format: str, compress: bool) -> bytes:
                 buffer.write(orjson.dumps(row, default=_json_default))
                 buffer.write(b"\n")
     elif file_format == "csv":
-        table = pq.read_table(source)
+        table = _with_columns(pq.read_table(source), columns)
         table = table.cast(_csv_schema(table.schema))
         pa_csv.write_csv(table, buffer, pa_csv.WriteOptions(quoting_style="needed"))
     else:
         raise ValueError(f"render() writes jsonl or csv, not {file_format}")
     data = buffer.getvalue()
     return gzip.compress(data, mtime=0) if compress else data
+
+
+def _with_columns(table: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """``table`` with exactly ``columns`` in that order (nulls for the ones it lacks); as it
+    is when no columns are given."""
+    if not columns:
+        return table
+    arrays = [
+        table.column(name) if name in table.column_names else pa.nulls(table.num_rows, pa.string())
+        for name in columns
+    ]
+    extra = [name for name in table.column_names if name not in columns]
+    arrays += [table.column(name) for name in extra]
+    return pa.Table.from_arrays(arrays, names=[*columns, *extra])
 
 
 def _csv_schema(schema: pa.Schema) -> pa.Schema:

@@ -163,3 +163,18 @@ def test_loadstone_run_loads_into_the_filesystem_destination(
     assert main(argv) == 0, capsys.readouterr().err
     dataset_dir = tmp_path / "cli_bucket" / "shop"
     assert rows_per_table(dataset_dir) == {"orders": 2, "orders__items": 1}
+
+
+def test_dlts_data_writer_key_turns_compression_off_and_a_later_csv_has_every_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATA_WRITER__DISABLE_COMPRESSION", "true")
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, "csvs", str(bucket), loader_file_format="csv")
+    pipeline.run([{"a": 1, "b": "x"}], table_name="t")
+    pipeline.run([{"a": 2, "c": 1.5}], table_name="t")
+    files = sorted((bucket / DATASET / "t").iterdir())
+    assert [f.suffix for f in files] == [".csv", ".csv"]  # not .csv.gz
+    headers = [f.read_text().splitlines()[0] for f in files]
+    assert headers[1] == '"a","b","_dlt_load_id","_dlt_id","c"'  # b is in the later file too
+    assert files[1].read_text().splitlines()[1].startswith("2,,")  # empty where no value
