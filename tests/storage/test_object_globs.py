@@ -141,3 +141,18 @@ def test_a_reader_with_a_step_of_its_own_parses_the_rows_as_dlt_does(
     with pipe.sql_client() as client:
         got = client.execute_sql(f"SELECT count(*) FROM {pipe.dataset_name}._read_jsonl")
     assert got[0][0] == 15
+
+
+def test_arrow_data_and_a_parquet_file_load_with_packages_on_the_object_store(
+    inbox: tuple[str, Any, str], tmp_path: Path
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    _, fs, bucket = inbox
+    pipe = loadstone.pipeline("arrows3", destination="duckdb", pipelines_dir=tmp_path / "p")
+    pipe.run(pa.table({"id": [1, 2], "v": ["a", "b"]}), table_name="events")
+    pq.write_table(pa.table({"id": [3]}), tmp_path / "more.parquet")
+    pipe.run(tmp_path / "more.parquet", table_name="events")
+    assert _loaded(pipe) == 3
+    assert not fs.find(f"{bucket}/packages/arrows3")  # loaded: the package's data is gone

@@ -120,7 +120,26 @@ def normalize_arrow(
     load_id: str,
     out_dir: Path,
 ) -> ArrowOutcome:
-    """Every Arrow file of a package into its root table (schema evolved in place)."""
+    """Every Arrow file of a package into its root table (schema evolved in place).
+
+    With the package's data on an object store the files are read from local copies made
+    for the step (an Arrow file is read by random access; the outputs are published by the
+    normalizer like every other).
+    """
+    if context.storage is None:
+        return _normalize_arrow(schema, files, plans, context, load_id, out_dir)
+    with context.storage.local_copies([f.path for f in files]):
+        return _normalize_arrow(schema, files, plans, context, load_id, out_dir)
+
+
+def _normalize_arrow(
+    schema: Schema,
+    files: Sequence[ExtractedInput],
+    plans: Mapping[str, RootPlan],
+    context: NormalizeContext,
+    load_id: str,
+    out_dir: Path,
+) -> ArrowOutcome:
     settings = _Settings.configured()
     outputs: dict[str, list[Path]] = {}
     rows: dict[str, int] = {}
