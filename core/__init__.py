@@ -5,7 +5,7 @@ This module is the table of contents of the public API. Names are imported on fi
 not start a JVM. The API mirrors dlt's, so ``import loadstone as dlt`` runs dlt-style code.
 
 Pipelines
-    pipeline, attach, Pipeline, LoadInfo, PipelineStepFailed
+    pipeline, run, attach, Pipeline, LoadInfo, PipelineStepFailed
 Sources and resources
     resource, transformer, source, sources (``sources.incremental``), mark, current,
     secrets / config (``secrets.value`` arguments read from configuration)
@@ -35,6 +35,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "Pipeline": ("loadstone.pipelines.pipeline", "Pipeline"),
     "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
     "attach": ("loadstone.pipelines.pipeline", "attach"),
+    "run": ("loadstone.pipelines.pipeline", "run"),
     "PipelineStepFailed": ("loadstone.pipelines.pipeline", "PipelineStepFailed"),
     "resource": ("loadstone.extract.sources", "resource"),
     "transformer": ("loadstone.extract.sources", "transformer"),
@@ -71,7 +72,7 @@ if TYPE_CHECKING:
     from loadstone.hookspecs import hookimpl
     from loadstone.naming import NamingConvention
     from loadstone.pipelines.load_info import LoadInfo
-    from loadstone.pipelines.pipeline import Pipeline, PipelineStepFailed, attach, pipeline
+    from loadstone.pipelines.pipeline import Pipeline, PipelineStepFailed, attach, pipeline, run
     from loadstone.plugin_manager import UnknownPluginError, naming_convention
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract

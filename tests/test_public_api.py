@@ -17,6 +17,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "Pipeline": ("loadstone.pipelines.pipeline", "Pipeline"),
     "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
     "attach": ("loadstone.pipelines.pipeline", "attach"),
+    "run": ("loadstone.pipelines.pipeline", "run"),
     "PipelineStepFailed": ("loadstone.pipelines.pipeline", "PipelineStepFailed"),
     "resource": ("loadstone.extract.sources", "resource"),
     "transformer": ("loadstone.extract.sources", "transformer"),

@@ -1724,6 +1724,39 @@ def default_pipeline_name() -> str:
     return f"dlt_{script}"
 
 
+def run(
+    data: Any,
+    *,
+    destination: Any = None,
+    staging: Any = None,
+    dataset_name: str | None = None,
+    credentials: Any = None,
+    table_name: str | None = None,
+    write_disposition: Any = None,
+    columns: Any = None,
+    schema: Any = None,
+    loader_file_format: str | None = None,
+    schema_contract: Any = None,
+    refresh: str | None = None,
+) -> LoadInfo:
+    """``loadstone.run(data, destination=...)``: dlt's ``dlt.run``, the default pipeline's
+    :meth:`Pipeline.run` (the pipeline named after the running script)."""
+    return pipeline().run(
+        data,
+        destination=destination,
+        staging=staging,
+        dataset_name=dataset_name,
+        credentials=credentials,
+        table_name=table_name,
+        write_disposition=write_disposition,
+        columns=columns,
+        schema=schema,
+        loader_file_format=loader_file_format,
+        schema_contract=schema_contract,
+        refresh=refresh,
+    )
+
+
 def attach(
     pipeline_name: str | None = None,
     pipelines_dir: str | Path | None = None,

@@ -482,3 +482,16 @@ def user_keys_named_like_dlt_columns(ctx: Context) -> Any:
     kids = ctx.sql(pipe, "SELECT k, _dlt_list_idx FROM dlt_keys_dataset.t__kids")
     root = ctx.sql(pipe, "SELECT id, _dlt_list_idx FROM dlt_keys_dataset.t")
     return {"types": types, "kids": kids, "root": root}
+
+
+@scenario
+def module_level_run(ctx: Context) -> Any:
+    """``dlt.run(data, destination=...)`` loads through the default pipeline of the script."""
+    body = (
+        "import duckdb, json\n"
+        "dlt.run([{'id': 1}, {'id': 2}], destination='duckdb', dataset_name='d', table_name='t')\n"
+        "name = dlt.pipeline().pipeline_name\n"
+        "rows = duckdb.connect(name + '.duckdb').execute('select id from d.t order by id').fetchall()\n"
+        "print(json.dumps([name, rows]))\n"
+    )
+    return ctx.run_script(body)
