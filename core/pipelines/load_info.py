@@ -214,9 +214,9 @@ class LoadInfo:
             if step is not None:
                 # an input read where it lies is not read at extract: normalize counts its rows
                 unread = name == "extract" and step.rows == 0 and step.bytes > 0
-                rows = "rows counted by normalize" if unread else f"{step.rows} rows"
+                counted = "rows counted by normalize" if unread else f"{step.rows} rows"
                 lines.append(
-                    f"Step {name}: {_seconds(step.elapsed)}, {rows}, "
+                    f"Step {name}: {_seconds(step.elapsed)}, {counted}, "
                     f"{_megabytes(step.bytes)}, {step.files} files"
                 )
         changes = [
