@@ -154,6 +154,23 @@ class LoadInfo:
         return counts
 
     @property
+    def started_at(self) -> _dt.datetime | None:
+        """When the run's first step began (UTC), as dlt's ``LoadInfo.started_at``."""
+        starts = [step.started_at for step in self.steps.values()]
+        return _instant(min(starts)) if starts else None
+
+    @property
+    def finished_at(self) -> _dt.datetime | None:
+        """When the run's last step ended (UTC)."""
+        ends = [step.finished_at for step in self.steps.values() if step.finished_at]
+        return _instant(max(ends)) if ends else None
+
+    @property
+    def is_empty(self) -> bool:
+        """No package was loaded by this run, as dlt's ``LoadInfo.is_empty``."""
+        return not self.packages
+
+    @property
     def has_failed_jobs(self) -> bool:
         return False
 
@@ -277,6 +294,22 @@ class PipelineTrace(dict[str, Any]):
     stays what ``trace.json`` holds, for the CLI and for logs.
     """
 
+    @property
+    def started_at(self) -> _dt.datetime | None:
+        """When the traced run began (UTC), as dlt's ``PipelineTrace.started_at``."""
+        value = self.get("started_at")
+        return _instant(float(value)) if isinstance(value, (int, float)) else None
+
+    @property
+    def finished_at(self) -> _dt.datetime | None:
+        """When the traced run ended (UTC); None while it runs."""
+        value = self.get("finished_at")
+        return _instant(float(value)) if isinstance(value, (int, float)) else None
+
+    def asdict(self) -> dict[str, Any]:
+        """The trace as a plain dict (what ``trace.json`` holds)."""
+        return dict(self)
+
     def _step(self, name: str) -> StepTrace | None:
         step = (self.get("steps") or {}).get(name)
         if not step:
@@ -329,3 +362,8 @@ class PipelineTrace(dict[str, Any]):
     def error(self) -> str | None:
         """The run's failure (``None`` when it succeeded)."""
         return self.get("error")
+
+
+def _instant(seconds: float) -> _dt.datetime:
+    """Unix seconds as an aware UTC datetime."""
+    return _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc)

@@ -495,3 +495,23 @@ def module_level_run(ctx: Context) -> Any:
         "print(json.dumps([name, rows]))\n"
     )
     return ctx.run_script(body)
+
+
+@scenario
+def load_info_and_trace_times(ctx: Context) -> Any:
+    """``LoadInfo`` and ``PipelineTrace`` carry the run's start and end as aware datetimes."""
+    import datetime as dt
+
+    pipe = ctx.pipeline("times")
+    info = pipe.run([{"id": 1}], table_name="t")
+    trace = pipe.last_trace
+
+    def aware(value: Any) -> bool:
+        return isinstance(value, dt.datetime) and value.tzinfo is not None
+
+    return {
+        "info": [aware(info.started_at), aware(info.finished_at), info.is_empty],
+        "ordered": info.started_at <= info.finished_at,
+        "trace": [aware(trace.started_at), aware(trace.finished_at)],
+        "trace_dict": isinstance(trace.asdict(), dict) and "pipeline_name" in trace.asdict(),
+    }
