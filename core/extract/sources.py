@@ -959,6 +959,16 @@ class Source:
     def selected_resources(self) -> dict[str, Resource]:
         return self.resources.selected
 
+    def add_limit(
+        self, max_items: int | None = None, max_time: float | None = None, count_rows: bool = False
+    ) -> Source:
+        """``add_limit`` on every selected resource that is not a transformer (a transformer
+        follows its parent's pages), as dlt's ``DltSource.add_limit``; returns the source."""
+        for res in self.selected_resources.values():
+            if not res.is_transformer:
+                res.add_limit(max_items, max_time, count_rows)
+        return self
+
     def with_resources(self, *names: str) -> Source:
         """Select only the named resources (in place, like dlt) and return the source."""
         self.resources.select(*names)

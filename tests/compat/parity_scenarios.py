@@ -515,3 +515,27 @@ def load_info_and_trace_times(ctx: Context) -> Any:
         "trace": [aware(trace.started_at), aware(trace.finished_at)],
         "trace_dict": isinstance(trace.asdict(), dict) and "pipeline_name" in trace.asdict(),
     }
+
+
+@scenario
+def source_add_limit(ctx: Context) -> Any:
+    """``source.add_limit(n)`` limits each of its resources to n pages."""
+    dlt = ctx.dlt
+
+    @dlt.source
+    def pages() -> Any:
+        @dlt.resource
+        def numbers() -> Any:
+            for n in range(5):
+                yield [{"n": n}]
+
+        @dlt.resource
+        def letters() -> Any:
+            for c in "abcde":
+                yield {"c": c}
+
+        return numbers, letters
+
+    pipe = ctx.pipeline("limited")
+    pipe.run(pages().add_limit(2))
+    return ctx.tables(pipe)
