@@ -34,6 +34,12 @@ from loadstone.plugins.destinations.filesystem.configuration import (
     check_formats,
     resolve_configuration,
 )
+from loadstone.plugins.destinations.filesystem.delete_insert import (
+    Replacement,
+    chain_order,
+    is_delete_insert,
+    replacements,
+)
 from loadstone.plugins.destinations.filesystem.layout import Layout
 from loadstone.plugins.destinations.filesystem.records import DatasetRecords
 from loadstone.plugins.destinations.filesystem.tables import (
@@ -47,7 +53,7 @@ from loadstone.storage.filesystem import open_filesystem, put_file_atomic, write
 if TYPE_CHECKING:
     import duckdb
 
-    from loadstone.schema import Schema
+    from loadstone.plugins.destinations.tables import TableModel
 
 log = logging.getLogger(__name__)
 
@@ -130,10 +136,20 @@ class FilesystemClient(ClosesOnExit):
         digest = version.version_hash
         self.records.initialize()
         self.records.write_version(version)
-        for plan in self._plans(as_schema(request.schema), request.tables):
+        model = table_model(as_schema(request.schema))
+        decided: dict[str, dict[str, Replacement]] = {}
+        for plan in self._plans(model, request.tables):
             spec = request.tables.get(plan.name) or []
             files = file_formats.list_parquet(spec) if spec else []
             try:
+                if plan.table_format and is_delete_insert(model, plan.root):
+                    if plan.root not in decided:  # the chain's first table: root as it was
+                        decided[plan.root] = self._replacements(model, plan, request)
+                    replaced = decided[plan.root].get(plan.name)
+                    self.table_writer(plan.table_format).commit(
+                        plan, files, request.load_id, replaced
+                    )
+                    continue
                 self._load_table(plan, files, request.load_id, schema_name)
             except DestinationError:
                 raise
@@ -149,16 +165,18 @@ class FilesystemClient(ClosesOnExit):
         self.records.write_load(request.load_id, schema_name, digest)
         self.close()  # views made before this load would not show it
 
-    def _plans(self, schema: Schema | None, tables: Mapping[str, Any]) -> list[TablePlan]:
+    def _plans(self, model: TableModel, tables: Mapping[str, Any]) -> list[TablePlan]:
         """Plans of the package's tables, plus the nested tables of replaced roots that got
-        no rows this time (a replace empties them too, as in dlt)."""
-        model = table_model(schema)
+        no rows this time (a replace empties them too, as in dlt; a delete-insert removes the
+        rows of replaced parents from them). A delete-insert chain is committed nested tables
+        first, root last (``delete_insert.py``)."""
         plans = [
             plan_table(model, name, self.config.loader_file_format, self.config.table_format)
             for name in tables
             if not is_system_table(name)
         ]
         replaced = {p.root for p in plans if p.write_disposition == "replace"}
+        replaced |= {p.root for p in plans if p.table_format and is_delete_insert(model, p.root)}
         present = {p.name for p in plans}
         for name in model.tables:
             if name in present or is_system_table(name):
@@ -168,7 +186,31 @@ class FilesystemClient(ClosesOnExit):
                 plans.append(plan)
         for plan in plans:
             check_formats(plan.file_format, plan.table_format)
-        return plans
+        order = {
+            name: index
+            for root in {
+                p.root for p in plans if p.table_format and is_delete_insert(model, p.root)
+            }
+            for index, name in enumerate(chain_order(model, root))
+        }
+        return sorted(plans, key=lambda p: (p.root, order[p.name]) if p.name in order else ("", 0))
+
+    def _replacements(
+        self, model: TableModel, plan: TablePlan, request: LoadRequest
+    ) -> dict[str, Replacement]:
+        """What a delete-insert commits to each table of ``plan``'s chain, decided from the
+        package and the root table as it is before any of the chain's commits."""
+        from loadstone.plugins.destinations.filesystem.arrow_data import read_table
+
+        assert plan.table_format is not None
+        writer = self.table_writer(plan.table_format)
+        package = {}
+        for table in [plan.root, *model.nested_tables(plan.root)]:
+            spec = request.tables.get(table)
+            rows = read_table(file_formats.list_parquet(spec), plan.table_format) if spec else None
+            if rows is not None:
+                package[table] = rows
+        return replacements(model, plan.root, package, writer.read, request.load_id)
 
     def _load_table(
         self,

@@ -6,9 +6,11 @@ the commit carries ``(app_id="loadstone", version=<load id as an integer>)`` and
 never commits twice. The load id is also in the commit's metadata (``loadstone.load_id``).
 
 Dispositions: append; replace (an overwrite commit); merge as upsert (``MERGE`` on the root's
-primary key, on ``_dlt_id`` for nested tables, whose ids are derived from the root's key);
-delete-insert runs as upsert here. New columns are added by the commit that brings them
-(``schema_mode="merge"`` / ``merge_schema=True``).
+primary key, on ``_dlt_id`` for nested tables, whose ids are derived from the root's key: as
+in dlt, elements of a nested list that shrank stay); merge as ``delete-insert``: one
+overwrite commit whose predicate selects the rows to go (``delete_insert.py`` decides them,
+for nested tables through their root) and whose data are the rows that come. New columns are
+added by the commit that brings them (``schema_mode="merge"`` / ``merge_schema=True``).
 
 Appends and replaces of Parquet files whose columns the table already has in the same
 types are committed as they are: the files are copied into the table folder (a byte copy,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from deltalake import DeltaTable
 
     from loadstone.plugins.destinations.filesystem.client import FilesystemClient
+    from loadstone.plugins.destinations.filesystem.delete_insert import KeyMatch, Replacement
     from loadstone.plugins.destinations.filesystem.tables import TablePlan
 
 APP_ID = "loadstone"
@@ -89,11 +92,25 @@ class DeltaWriter:
             return None
         return DeltaTable(uri, storage_options=self.options)
 
-    def read(self, table: str) -> pa.Table | None:
+    def read(self, table: str, columns: Sequence[str] | None = None) -> pa.Table | None:
+        """The table's rows (only ``columns`` it has, when given), None without a table."""
         delta = self.open(table)
-        return None if delta is None else delta.to_pyarrow_table()
+        if delta is None:
+            return None
+        if columns is None:
+            return delta.to_pyarrow_table()
+        present = set(delta.schema().to_arrow().names)
+        return delta.to_pyarrow_table(columns=[c for c in columns if c in present])
 
-    def commit(self, plan: TablePlan, files: Sequence[Path], load_id: str) -> None:
+    def commit(
+        self,
+        plan: TablePlan,
+        files: Sequence[Path],
+        load_id: str,
+        replacement: Replacement | None = None,
+    ) -> None:
+        """One commit of the package's rows of ``plan``'s table (``replacement``: a
+        delete-insert's rows to remove and add, instead of ``files``)."""
         from deltalake import CommitProperties, Transaction
 
         existing = self.open(plan.name)
@@ -105,6 +122,9 @@ class DeltaWriter:
             app_transactions=[Transaction(APP_ID, version)],
         )
         disposition = plan.write_disposition
+        if replacement is not None:
+            self._replace_rows(plan.name, existing, replacement, properties)
+            return
         if disposition == "merge" and existing is not None and files:
             self._merge(existing, plan, read_table(files, "delta"), properties)
             return
@@ -152,6 +172,36 @@ class DeltaWriter:
             .when_matched_update_all()
             .when_not_matched_insert_all()
             .execute()
+        )
+
+    def _replace_rows(
+        self,
+        table: str,
+        existing: DeltaTable | None,
+        replacement: Replacement,
+        properties: Any,
+    ) -> None:
+        """Delete-insert in one commit: an overwrite of the rows the predicate selects."""
+        from deltalake import write_deltalake
+
+        rows = replacement.rows
+        predicate = _predicate(replacement.remove)
+        if existing is None:
+            if rows is not None and rows.num_rows:
+                self._write(table, rows, "append", properties)
+            return
+        if rows is None or rows.num_rows == 0:
+            if predicate is not None:
+                existing.delete(predicate, commit_properties=properties)
+            return
+        write_deltalake(
+            self.client.table_url(table),
+            rows,
+            mode="overwrite",
+            predicate=predicate,
+            schema_mode="merge",
+            storage_options=self.options,
+            commit_properties=properties,
         )
 
     def _commit_files(
@@ -206,6 +256,34 @@ class DeltaWriter:
             True,
             json.dumps({"numRecords": rows}),
         )
+
+
+def _predicate(matches: Sequence[KeyMatch]) -> str | None:
+    """Delta SQL selecting the rows whose keys are in any of ``matches`` (None: no row)."""
+    clauses = []
+    for match in matches:
+        rows = match.values.to_pylist()
+        if not rows:
+            continue
+        if len(match.columns) == 1:
+            (column,) = match.columns
+            values = ", ".join(_literal(r[column]) for r in rows)
+            clauses.append(f"{_quote(column)} IN ({values})")
+            continue
+        for row in rows:
+            pairs = " AND ".join(f"{_quote(c)} = {_literal(row[c])}" for c in match.columns)
+            clauses.append(f"({pairs})")
+    return " OR ".join(clauses) if clauses else None
+
+
+def _literal(value: Any) -> str:
+    """A SQL literal of a key value: numbers as they are, anything else as quoted text
+    (Delta's engine coerces text to the column's date or timestamp type)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
 
 
 def _nullable(schema: pa.Schema) -> pa.Schema:

@@ -10,9 +10,10 @@ namespace is the dataset name.
 One commit per table per package: every snapshot carries ``loadstone.load_id`` in its
 summary, and a table that already has a snapshot of the package's load id is skipped on a
 retry. Dispositions: append, replace (overwrite), merge as upsert (``Table.upsert`` on the
-root's primary key, on ``_dlt_id`` for nested tables) or delete-insert (a delete of the
-incoming keys and an append in one transaction, for a single-column key). New columns are
-added with ``union_by_name`` before the data commit.
+root's primary key, on ``_dlt_id`` for nested tables: as in dlt, elements of a nested list
+that shrank stay) or delete-insert (a delete of the rows ``delete_insert.py`` selects, for
+nested tables through their root, and an append of the rows that come, in one transaction).
+New columns are added with ``union_by_name`` before the data commit.
 
 Appends of Parquet files whose columns the table has in the same types (or adds, in the same
 commit, in the file's type) are registered with ``add_files`` after a byte copy into the
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from pyiceberg.table import Table, Transaction
 
     from loadstone.plugins.destinations.filesystem.client import FilesystemClient
+    from loadstone.plugins.destinations.filesystem.delete_insert import KeyMatch, Replacement
     from loadstone.plugins.destinations.filesystem.tables import TablePlan
 
 LOAD_ID_PROPERTY = "loadstone.load_id"
@@ -110,18 +112,34 @@ class IcebergWriter:
         location = self._location(table)
         return f"{location}/metadata/{Path(newest).name}"
 
-    def read(self, table: str) -> pa.Table | None:
+    def read(self, table: str, columns: Sequence[str] | None = None) -> pa.Table | None:
+        """The table's rows (only ``columns`` it has, when given), None without a table."""
         opened = self.open(table)
-        return None if opened is None else opened.scan().to_arrow()
+        if opened is None:
+            return None
+        if columns is None:
+            return opened.scan().to_arrow()
+        present = set(opened.schema().as_arrow().names)
+        return opened.scan(selected_fields=tuple(c for c in columns if c in present)).to_arrow()
 
-    def commit(self, plan: TablePlan, files: Sequence[Path], load_id: str) -> None:
-        """One catalog commit: schema evolution and the data of the package together.
+    def commit(
+        self,
+        plan: TablePlan,
+        files: Sequence[Path],
+        load_id: str,
+        replacement: Replacement | None = None,
+    ) -> None:
+        """One catalog commit: schema evolution and the data of the package together
+        (``replacement``: a delete-insert's rows to remove and add, instead of ``files``).
 
         Only the files' footers are read to decide; rows are read when they must be written.
         """
         table = self.open(plan.name)
         if table is not None and _has_load(table, load_id):
             return  # this package's snapshot is already in the table
+        if replacement is not None:
+            self._replace_rows(plan, table, replacement, {LOAD_ID_PROPERTY: load_id})
+            return
         if not files and (plan.write_disposition != "replace" or table is None):
             return
         properties = {LOAD_ID_PROPERTY: load_id}
@@ -152,19 +170,38 @@ class IcebergWriter:
         keys = list(plan.primary_key) if plan.is_root else ["_dlt_id"]
         if not keys:  # a merge without a key appends, as in dlt
             transaction.append(data, snapshot_properties=properties)
-        elif plan.merge_strategy == "delete-insert" and len(keys) == 1:
-            from pyiceberg.expressions import In
-
-            values = [v for v in data.column(keys[0]).to_pylist() if v is not None]
-            if values:
-                with warnings.catch_warnings():  # "did not match any records" is expected
-                    warnings.simplefilter("ignore", UserWarning)
-                    # pyiceberg's In takes (term, values) at run time; its annotations disagree
-                    condition = In(keys[0], values)  # type: ignore[call-arg, arg-type]
-                    transaction.delete(condition, snapshot_properties=properties)
-            transaction.append(data, snapshot_properties=properties)
         else:
             transaction.upsert(data, join_cols=keys, snapshot_properties=properties)
+
+    def _replace_rows(
+        self,
+        plan: TablePlan,
+        table: Table | None,
+        replacement: Replacement,
+        properties: dict[str, str],
+    ) -> None:
+        """Delete-insert in one transaction: delete the selected rows, append the new ones."""
+        rows = replacement.rows if replacement.rows is not None else None
+        condition = _condition(replacement.remove)
+        if (rows is None or rows.num_rows == 0) and (table is None or condition is None):
+            return
+        if table is None:
+            assert rows is not None
+            table = self.catalog.create_table(
+                (self.namespace, plan.name),
+                schema=format_schema(rows.schema, "iceberg"),
+                location=self._location(plan.name),
+            )
+        with table.transaction() as transaction:
+            if rows is not None:
+                with transaction.update_schema() as update:
+                    update.union_by_name(format_schema(rows.schema, "iceberg"))
+            if condition is not None:
+                with warnings.catch_warnings():  # "did not match any records" is expected
+                    warnings.simplefilter("ignore", UserWarning)
+                    transaction.delete(condition, snapshot_properties=properties)
+            if rows is not None and rows.num_rows:
+                transaction.append(rows, snapshot_properties=properties)
 
     def _files_fit(self, table: Table, files: Sequence[Path]) -> bool:
         """True when every file column is a table column of the same type, or a new column
@@ -192,6 +229,29 @@ class IcebergWriter:
             put_file_atomic(self.client.fs, str(source), target)
             paths.append(f"{location}/data/{name}")
         return paths
+
+
+def _condition(matches: Sequence[KeyMatch]) -> Any:
+    """A pyiceberg filter selecting the rows whose keys are in any of ``matches``."""
+    from pyiceberg.expressions import And, EqualTo, In, Or
+
+    clauses: list[Any] = []
+    for match in matches:
+        rows = match.values.to_pylist()
+        if not rows:
+            continue
+        if len(match.columns) == 1:
+            (column,) = match.columns
+            # pyiceberg's In takes (term, values) at run time; its annotations disagree
+            clauses.append(In(column, [r[column] for r in rows]))  # type: ignore[call-arg, arg-type]
+            continue
+        for row in rows:
+            # as In: EqualTo takes (term, value) at run time
+            pairs = [EqualTo(c, row[c]) for c in match.columns]  # type: ignore[call-arg, arg-type]
+            clauses.append(pairs[0] if len(pairs) == 1 else And(*pairs))
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else Or(*clauses)
 
 
 def _same_type(table_type: Any, file_type: pa.DataType) -> bool:

@@ -58,28 +58,40 @@ CHILD = textwrap.dedent(
     hints = spec["hints"]
     pipeline.run([{"id": 1, "tags": ["a", "b"]}], table_name="items", **hints)
     armed[0] = True
-    pipeline.run([{"id": 2, "tags": ["c"]}, {"id": 3, "tags": []}], table_name="items", **hints)
+    pipeline.run(spec["second"], table_name="items", **hints)
     print(events[0])
     """
 )
 
 EXPECTED = {"items": 3, "items__tags": 3}
+#: a delete-insert whose second package replaces row 1 and shrinks its list
+MERGED = {"items": 2, "items__tags": 2}
+SECOND = {
+    "append": [{"id": 2, "tags": ["c"]}, {"id": 3, "tags": []}],
+    "delete-insert": [{"id": 1, "tags": ["z"]}, {"id": 2, "tags": ["c"]}],
+}
 
 
-def _spec(tmp: Path, table_format: str | None) -> dict[str, object]:
+def _spec(tmp: Path, table_format: str | None, strategy: str) -> dict[str, object]:
+    hints: dict[str, object] = {"table_format": table_format} if table_format else {}
+    if strategy != "append":
+        hints["write_disposition"] = {"disposition": "merge", "strategy": strategy}
+        hints["primary_key"] = "id"
     return {
         "bucket": str(tmp / "bucket"),
         "dataset": DATASET,
         "pipelines": str(tmp / "pipelines"),
-        "hints": {"table_format": table_format} if table_format else {},
+        "hints": hints,
+        "second": SECOND[strategy],
     }
 
 
 def _child(
-    tmp: Path, kill_after: int, table_format: str | None
+    tmp: Path, kill_after: int, table_format: str | None, strategy: str
 ) -> subprocess.CompletedProcess[str]:
+    spec = json.dumps(_spec(tmp, table_format, strategy))
     return subprocess.run(
-        [sys.executable, "-c", CHILD, str(kill_after), json.dumps(_spec(tmp, table_format))],
+        [sys.executable, "-c", CHILD, str(kill_after), spec],
         capture_output=True,
         text=True,
         check=False,
@@ -99,23 +111,34 @@ def _rows(tmp: Path, table_format: str | None) -> dict[str, list[int]]:
     }
 
 
-@pytest.mark.parametrize("table_format", [None, "delta", "iceberg"])
+@pytest.mark.parametrize(
+    ("table_format", "strategy", "expected"),
+    [
+        (None, "append", EXPECTED),
+        ("delta", "append", EXPECTED),
+        ("iceberg", "append", EXPECTED),
+        ("delta", "delete-insert", MERGED),
+        ("iceberg", "delete-insert", MERGED),
+    ],
+)
 def test_kill_9_at_every_write_of_a_load_then_rerun_loads_exactly_once(
-    tmp_path: Path, table_format: str | None
+    tmp_path: Path, table_format: str | None, strategy: str, expected: dict[str, int]
 ) -> None:
+    """A delete-insert commits its nested table before its root, so a rerun after a kill
+    between the two removes the same old nested rows."""
     (tmp_path / "dry").mkdir()
-    dry = _child(tmp_path / "dry", 0, table_format)
+    dry = _child(tmp_path / "dry", 0, table_format, strategy)
     assert dry.returncode == 0, dry.stderr
     writes = int(dry.stdout.strip().splitlines()[-1])
     assert writes >= 3  # the two tables' data, then the _dlt_loads record
     for kill_after in range(1, writes + 1):
         work = tmp_path / f"k{kill_after}"
         work.mkdir()
-        killed = _child(work, kill_after, table_format)
+        killed = _child(work, kill_after, table_format, strategy)
         assert killed.returncode == -9, (kill_after, killed.stderr[-2000:])
         # the child's pipeline, on the working folder it left behind
         fs_pipeline(work, "crash", str(work / "bucket")).run()
         counts = {name: len(ids) for name, ids in _rows(work, table_format).items()}
-        assert counts == EXPECTED, kill_after
+        assert counts == expected, kill_after
         loads = list((work / "bucket" / DATASET / "_dlt_loads").iterdir())
         assert len(loads) == 2, kill_after

@@ -107,6 +107,82 @@ def test_delete_insert_replaces_the_rows_of_incoming_keys(
     ]
 
 
+def _delete_insert(table_format: str, **more: Any) -> dict[str, Any]:
+    return {
+        "table_format": table_format,
+        "write_disposition": {"disposition": "merge", "strategy": "delete-insert"},
+        **more,
+    }
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_delete_insert_replaces_the_nested_rows_of_a_replaced_parent(
+    tmp_path: Path, table_format: str
+) -> None:
+    """A list that shrank keeps none of its old elements (as DuckDB's and dlt's SQL merge);
+    duplicate package keys keep the first row and only its nested rows; nested tables two
+    levels down follow their root."""
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"shrink_{table_format}", str(bucket))
+    hints = _delete_insert(table_format, primary_key="id")
+    first = [
+        {"id": 1, "tags": ["a", "b", "c"], "parts": [{"n": 1, "subs": [1, 2]}, {"n": 2}]},
+        {"id": 2, "tags": ["q"], "parts": [{"n": 9, "subs": [9]}]},
+    ]
+    second = [
+        {"id": 1, "tags": ["z"], "parts": [{"n": 1, "subs": [7]}]},
+        {"id": 1, "tags": ["dropped", "too"]},
+    ]
+    pipeline.run(first, table_name="items", **hints)
+    pipeline.run(second, table_name="items", **hints)
+    assert _rows(read_table(table_format, bucket, "items"), "id") == [(1,), (2,)]
+    assert _rows(read_table(table_format, bucket, "items__tags"), "value") == [("q",), ("z",)]
+    assert _rows(read_table(table_format, bucket, "items__parts"), "n") == [(1,), (9,)]
+    subs = read_table(table_format, bucket, "items__parts__subs")
+    assert _rows(subs, "value") == [(7,), (9,)]
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_delete_insert_without_the_list_empties_it_and_a_merge_key_matches_too(
+    tmp_path: Path, table_format: str
+) -> None:
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"mk_{table_format}", str(bucket))
+    hints = _delete_insert(table_format, primary_key="id", merge_key="day")
+    pipeline.run(
+        [
+            {"id": 1, "day": "mon", "tags": ["a", "b"]},
+            {"id": 2, "day": "tue", "tags": ["c"]},
+            {"id": 3, "day": "wed", "tags": ["d"]},
+        ],
+        table_name="items",
+        **hints,
+    )
+    pipeline.run([{"id": 1, "day": "thu"}, {"id": 9, "day": "tue"}], table_name="items", **hints)
+    items = read_table(table_format, bucket, "items")
+    assert _rows(items, "id", "day") == [(1, "thu"), (3, "wed"), (9, "tue")]
+    assert _rows(read_table(table_format, bucket, "items__tags"), "value") == [("d",)]
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_upsert_keeps_the_old_elements_of_a_shrunk_list_as_dlt_does(
+    tmp_path: Path, table_format: str
+) -> None:
+    """dlt 1.31's upsert on Delta and Iceberg matches nested rows by ``_dlt_id`` only: the
+    elements past a shrunk list's new length stay (recorded by running the same program)."""
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"up_{table_format}", str(bucket))
+    hints: dict[str, Any] = {
+        "table_format": table_format,
+        "primary_key": "id",
+        "write_disposition": {"disposition": "merge", "strategy": "upsert"},
+    }
+    pipeline.run([{"id": 1, "tags": ["a", "b", "c"]}], table_name="items", **hints)
+    pipeline.run([{"id": 1, "tags": ["z"]}], table_name="items", **hints)
+    tags = read_table(table_format, bucket, "items__tags")
+    assert _rows(tags, "value") == [("b",), ("c",), ("z",)]
+
+
 @pytest.mark.parametrize("table_format", FORMATS)
 def test_replace_overwrites_the_table(tmp_path: Path, table_format: str) -> None:
     bucket = tmp_path / "bucket"

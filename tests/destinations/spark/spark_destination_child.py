@@ -100,6 +100,11 @@ def dispositions(work: Path) -> dict[str, Any]:
     for batch in (first, second):
         p.run(batch, table_name="items", write_disposition="merge", primary_key="id")
 
+    p = pipeline(work, "shrunk")  # a list of 3, then of 1 under the same key
+    first = [{"id": 1, "tags": ["a", "b", "c"]}, {"id": 2, "tags": ["q"]}]
+    for batch in (first, [{"id": 1, "tags": ["z"]}]):
+        p.run(batch, table_name="items", write_disposition="merge", primary_key="id")
+
     p = pipeline(work, "upserted")
     try:
         p.run(

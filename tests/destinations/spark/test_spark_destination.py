@@ -169,6 +169,15 @@ def test_merge_replaces_rows_by_primary_key_with_their_nested_rows(
 
 
 @pytest.mark.spark
+def test_merge_of_a_shrunk_list_keeps_none_of_its_old_elements(loaded: dict[str, Any]) -> None:
+    """Same rows as DuckDB's merge and dlt 1.31's on DuckDB: the new list only."""
+    tags = _read(loaded, "shrunk.items__tags")
+    names = [c.split(":")[0] for c in tags["columns"]]
+    assert sorted(row[names.index("value")] for row in tags["rows"]) == ["q", "z"]
+    assert _ids(loaded, "shrunk.items") == [1, 2]
+
+
+@pytest.mark.spark
 def test_upsert_is_refused_before_anything_is_created(loaded: dict[str, Any]) -> None:
     error = loaded["dispositions"]["merge_error"]
     assert error is not None
