@@ -22,6 +22,7 @@ Output files use the Parquet types every loader reads (``normalize.contract.arro
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -126,51 +127,45 @@ def normalize_arrow(
     for the step (an Arrow file is read by random access; the outputs are published by the
     normalizer like every other).
     """
+    with _read_locally(context, files):
+        settings = _Settings.configured()
+        outputs: dict[str, list[Path]] = {}
+        rows: dict[str, int] = {}
+        new_tables: list[str] = []
+        new_columns: dict[str, list[str]] = {}
+        jobs: list[_Job] = []
+        for number, file in enumerate(files):
+            plan = plans[file.table_name]
+            root = plan.spec.root
+            columns, added = _evolve(schema, plan, file, context, settings, new_tables)
+            known = new_columns.setdefault(root, [])
+            known.extend(c for c in added if c not in known)
+            if columns is None:
+                continue  # a contract discards the table's rows
+            for index, part in enumerate(parts(file.path, PART_ROWS)):
+                target = out_dir / safe_folder(root) / f"arrow-{number:05d}-{index:04d}.parquet"
+                jobs.append(_Job(file, part, columns, plan, target))
+        for job, written in zip(jobs, _run_jobs(jobs, schema, load_id, settings), strict=True):
+            root = job.plan.spec.root
+            if written:
+                outputs.setdefault(root, []).append(job.target)
+                rows[root] = rows.get(root, 0) + written
+            else:
+                job.target.unlink(missing_ok=True)
+        tables = {
+            name: TableOutput(out_dir / safe_folder(name), rows[name], tuple(paths))
+            for name, paths in outputs.items()
+        }
+        return ArrowOutcome(
+            tables, tuple(new_tables), {t: tuple(c) for t, c in new_columns.items() if c}
+        )
+
+
+def _read_locally(context: NormalizeContext, files: Sequence[ExtractedInput]) -> Any:
+    """Local copies of the files for the step when the package's data is on an object store."""
     if context.storage is None:
-        return _normalize_arrow(schema, files, plans, context, load_id, out_dir)
-    with context.storage.local_copies([f.path for f in files]):
-        return _normalize_arrow(schema, files, plans, context, load_id, out_dir)
-
-
-def _normalize_arrow(
-    schema: Schema,
-    files: Sequence[ExtractedInput],
-    plans: Mapping[str, RootPlan],
-    context: NormalizeContext,
-    load_id: str,
-    out_dir: Path,
-) -> ArrowOutcome:
-    settings = _Settings.configured()
-    outputs: dict[str, list[Path]] = {}
-    rows: dict[str, int] = {}
-    new_tables: list[str] = []
-    new_columns: dict[str, list[str]] = {}
-    jobs: list[_Job] = []
-    for number, file in enumerate(files):
-        plan = plans[file.table_name]
-        root = plan.spec.root
-        columns, added = _evolve(schema, plan, file, context, settings, new_tables)
-        known = new_columns.setdefault(root, [])
-        known.extend(c for c in added if c not in known)
-        if columns is None:
-            continue  # a contract discards the table's rows
-        for index, part in enumerate(parts(file.path, PART_ROWS)):
-            target = out_dir / safe_folder(root) / f"arrow-{number:05d}-{index:04d}.parquet"
-            jobs.append(_Job(file, part, columns, plan, target))
-    for job, written in zip(jobs, _run_jobs(jobs, schema, load_id, settings), strict=True):
-        root = job.plan.spec.root
-        if written:
-            outputs.setdefault(root, []).append(job.target)
-            rows[root] = rows.get(root, 0) + written
-        else:
-            job.target.unlink(missing_ok=True)
-    tables = {
-        name: TableOutput(out_dir / safe_folder(name), rows[name], tuple(paths))
-        for name, paths in outputs.items()
-    }
-    return ArrowOutcome(
-        tables, tuple(new_tables), {t: tuple(c) for t, c in new_columns.items() if c}
-    )
+        return contextlib.nullcontext()
+    return context.storage.local_copies([f.path for f in files])
 
 
 @attrs.frozen
