@@ -153,3 +153,27 @@ def run_scenario(scenario: Callable[[Context], Any], dlt: Any, library: str, wor
         return plain(scenario(Context(dlt, workdir, library)))
     finally:
         os.chdir(previous)
+
+
+def destination_tables(db: Path, dataset: str = "d") -> dict[str, Any]:
+    """Each data table of ``dataset`` in the DuckDB file ``db``: its columns as
+    ``[name, type, nullable]`` and its row count (what the source tests and their dlt
+    recorders compare)."""
+    import duckdb
+
+    out: dict[str, Any] = {}
+    with duckdb.connect(str(db)) as conn:
+        names = conn.execute(
+            "select table_name from information_schema.tables where table_schema = ? "
+            "and table_name not like '_dlt%' order by 1",
+            [dataset],
+        ).fetchall()
+        for (name,) in names:
+            columns = conn.execute(
+                "select column_name, data_type, is_nullable from information_schema.columns "
+                "where table_schema = ? and table_name = ? order by ordinal_position",
+                [dataset, name],
+            ).fetchall()
+            count = conn.execute(f'select count(*) from "{dataset}"."{name}"').fetchone()
+            out[name] = {"columns": [list(c) for c in columns], "rows": count[0] if count else 0}
+    return out

@@ -20,32 +20,18 @@ and ``normalize`` (the run's normalize trace).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from cluster_support import reveal
+from env_support import environment
 
 import loadstone
 from loadstone.spark_session import get_spark_session
-
-
-@contextlib.contextmanager
-def _environment(env: Mapping[str, str]) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def _frame(spark: Any, rows: int) -> Any:
@@ -78,7 +64,7 @@ def _run(step: Mapping[str, Any], pipelines_dir: str) -> dict[str, Any]:
 
 def main(pipelines_dir: str, steps_json: str) -> int:
     for step in json.loads(steps_json):
-        with _environment(step.get("env", {})):
+        with environment(step.get("env", {})):
             if step["mode"] == "reveal":
                 pids = [int(p) for p in os.environ["LOADSTONE_TEST_WORKER_PIDS"].split(",")]
                 reveal(pids, Path(step["folder"]))

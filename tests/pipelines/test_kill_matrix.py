@@ -28,6 +28,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from env_support import environment
 
 ROWS = 3_000
 
@@ -132,24 +133,10 @@ def rerun(env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
     from loadstone.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with _environment({**POOL, **env}), contextlib.redirect_stdout(out):
+    with environment({**POOL, **env}), contextlib.redirect_stdout(out):
         with contextlib.redirect_stderr(err):
             code = main([*command(*extra), "--quiet", "--lock-timeout", "0"])
     return subprocess.CompletedProcess([], code, out.getvalue(), err.getvalue())
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def duckdb_counts() -> tuple[int, int, int, int]:

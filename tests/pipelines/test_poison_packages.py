@@ -13,27 +13,13 @@ import gzip
 import io
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
+from env_support import environment
 
 from loadstone.cli import main
-
-
-@contextlib.contextmanager
-def environment(**values: str) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def run(path: str, *extra: str) -> tuple[int, str]:
@@ -140,7 +126,7 @@ def test_a_damaged_package_copy_is_named_with_its_repair_not_the_intact_input() 
     ],
 )
 def test_a_bad_setting_fails_in_one_line_before_any_work(key: str, value: str, named: str) -> None:
-    with environment(**{key: value}):
+    with environment({key: value}):
         code, err = run(write("good.jsonl", {"id": 1}))
     assert code == 1 and err.count("\n") == 1 and named in err
     assert not (Path(os.environ["LOADSTONE_HOME"]) / "pipelines" / "poison").exists()
@@ -148,7 +134,7 @@ def test_a_bad_setting_fails_in_one_line_before_any_work(key: str, value: str, n
 
 
 def test_log_level_names_are_taken_in_any_case() -> None:
-    with environment(RUNTIME__LOG_LEVEL="debug"):
+    with environment(dict(RUNTIME__LOG_LEVEL="debug")):
         code, err = run(write("good.jsonl", {"id": 1}))
     assert code == 0, err
     assert loaded_ids() == [1]

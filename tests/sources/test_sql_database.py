@@ -22,6 +22,7 @@ import pytest
 
 import loadstone
 from loadstone.sources.sql_database import SqlDatabaseError, sql_database, sql_table
+from tests.compat.harness import destination_tables
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
 DLT = json.loads((FIXTURES / "sql_database.json").read_text())
@@ -65,23 +66,6 @@ def _pipeline(tmp_path: Path, name: str = "sql") -> Any:
     )
 
 
-def _destination(db: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    with duckdb.connect(str(db)) as conn:
-        names = conn.execute(
-            "select table_name from information_schema.tables where table_schema='d' "
-            "and table_name not like '_dlt%' order by 1"
-        ).fetchall()
-        for (name,) in names:
-            columns = conn.execute(
-                "select column_name, data_type, is_nullable from information_schema.columns "
-                f"where table_schema='d' and table_name='{name}' order by ordinal_position"
-            ).fetchall()
-            count = conn.execute(f'select count(*) from d."{name}"').fetchone()
-            out[name] = {"columns": [list(c) for c in columns], "rows": count[0] if count else 0}
-    return out
-
-
 def _known_differences(case: str) -> dict[str, Any]:
     """dlt's outcome: without reflected types (``minimal``) Python ``Decimal``, ``date``,
     ``time`` and ``bytes`` values are typed from the values, as dlt types them (no known
@@ -92,7 +76,7 @@ def _known_differences(case: str) -> dict[str, Any]:
 
 def _assert_like_dlt(case: str, pipeline: Any, db: Path) -> None:
     expected = _known_differences(case)
-    assert _destination(db) == expected["destination"]
+    assert destination_tables(db) == expected["destination"]
     tables = pipeline.default_schema.to_dict()["tables"]
     for name, table in expected["schema"].items():
         assert list(tables[name]["columns"].values()) == table["columns"], name
@@ -181,7 +165,7 @@ def test_a_table_dropped_before_reading_fails_naming_it(sqlite_file: str, tmp_pa
     with pytest.raises(loadstone.LoadstoneError) as failed:
         pipeline.run(source)
     assert "sql_database: table 'kinds'" in str(failed.value)
-    assert _destination(tmp_path / "dropped.duckdb") == {}  # plain was not loaded either
+    assert destination_tables(tmp_path / "dropped.duckdb") == {}  # plain was not loaded either
 
 
 def test_credentials_never_appear_in_errors_or_files(postgres_url: str, tmp_path: Path) -> None:

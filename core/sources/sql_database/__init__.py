@@ -243,10 +243,7 @@ def sql_database(
         resolve_foreign_keys=resolve_foreign_keys,
         table_loader_class=table_loader_class,
     )
-    _check_backend(backend, backend_kwargs)
-    engine = engine_from_credentials(_credentials(credentials), engine_kwargs)
-    if engine_adapter_callback is not None:
-        engine = engine_adapter_callback(engine)
+    engine = _engine(credentials, backend, backend_kwargs, engine_kwargs, engine_adapter_callback)
     import sqlalchemy as sa
 
     metadata = metadata if metadata is not None else sa.MetaData(schema=schema)
@@ -266,6 +263,20 @@ def sql_database(
     from loadstone.schema.schema import Schema
 
     return Source("sql_database", Schema("sql_database"), resources, section="sql_database")
+
+
+def _engine(
+    credentials: Any,
+    backend: TableBackend,
+    backend_kwargs: dict[str, Any] | None,
+    engine_kwargs: dict[str, Any] | None,
+    adapter: Callable[[sa.Engine], sa.Engine] | None,
+) -> sa.Engine:
+    """The backend checked, then the engine of the credentials through the user's adapter
+    (``sql_database`` and ``sql_table`` alike)."""
+    _check_backend(backend, backend_kwargs)
+    engine = engine_from_credentials(_credentials(credentials), engine_kwargs)
+    return adapter(engine) if adapter is not None else engine
 
 
 def _table_names(engine: sa.Engine, metadata: sa.MetaData, include_views: bool) -> list[str]:
@@ -318,12 +329,9 @@ def sql_table(
         resolve_foreign_keys=resolve_foreign_keys,
         table_loader_class=table_loader_class,
     )
-    _check_backend(backend, backend_kwargs)
     if not table:
         raise TypeError("sql_table() needs table= (the name of the table or view to read)")
-    engine = engine_from_credentials(_credentials(credentials), engine_kwargs)
-    if engine_adapter_callback is not None:
-        engine = engine_adapter_callback(engine)
+    engine = _engine(credentials, backend, backend_kwargs, engine_kwargs, engine_adapter_callback)
     import sqlalchemy as sa
 
     reader = _TableReader(

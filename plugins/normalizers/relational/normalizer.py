@@ -228,7 +228,12 @@ def _cluster_slots() -> int:
     it waits for (``normalize.min_executors``); 1 on a local master or with ``local``."""
     if _engine_setting() == "local" or spark_session.configured_target().is_local:
         return 1
-    return max(1, loadstone_config.get_int("normalize.min_executors", 1, minimum=0))
+    return max(1, _min_executors())
+
+
+def _min_executors() -> int:
+    """``normalize.min_executors``: executors to wait for on a cluster (default 1)."""
+    return loadstone_config.get_int("normalize.min_executors", 1, minimum=0)
 
 
 def _file_size(path: str, remote: Any = None) -> int:
@@ -317,7 +322,7 @@ class RelationalNormalizer:
         _native_setting()
         _configured_workers()
         self._spark_min_bytes()
-        loadstone_config.get_int("normalize.min_executors", 1, minimum=0)
+        _min_executors()
         arrow_settings()
 
     def _spark_min_bytes(self) -> int:
@@ -500,7 +505,7 @@ class RelationalNormalizer:
         if not target.is_local and target.remote is None:
             spark_tasks.wait_for_executors(
                 spark,
-                loadstone_config.get_int("normalize.min_executors", 1, minimum=0),
+                _min_executors(),
                 float(loadstone_config.get("normalize.executor_wait_seconds", 120)),
                 target.url,
             )
