@@ -361,7 +361,7 @@ def _converted(array: Any, column: Column, table: str) -> Any:
         cause = str(error).strip().splitlines()[0]
         raise ArrowDataError(
             f"table {table!r} column {column.name!r}: {array.type} values cannot be stored as "
-            f"{column.data_type} ({cause}); nothing was loaded"
+            f"{column.data_type} ({cause})"
         ) from None
 
 
