@@ -40,7 +40,7 @@ from typing import Any, Final
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import ConfigFileError, ConfigValueError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -64,20 +64,6 @@ DEFAULT_NAMING = "snake_case"
 
 #: a key path: dotted text ("schema.naming") or its segments (("schema", "naming"))
 KeyPath = str | Sequence[str]
-
-
-class ConfigFileError(LoadstoneError):
-    """A configuration file is not valid TOML; says which file and which line."""
-
-    def __init__(self, path: Path, line: int | None, column: int | None, reason: str) -> None:
-        self.path = path
-        self.line = line
-        self.column = column
-        self.reason = reason
-        where = f"{path}, line {line}" if line is not None else str(path)
-        if column is not None:
-            where += f", column {column}"
-        super().__init__(f"invalid TOML in {where}: {reason}")
 
 
 class _Missing:
@@ -425,20 +411,6 @@ def spark_options() -> dict[str, str]:
 
 
 # --- typed accessors -------------------------------------------------------------------------
-
-
-class ConfigValueError(LoadstoneError, ValueError):
-    """A configured value that does not parse as its key needs; names the key and its source."""
-
-    def __init__(self, key: str, value: Any, origin: str, expected: str) -> None:
-        self.key = key
-        self.value = value
-        self.origin = origin
-        self.expected = expected
-        super().__init__(f"{key} must be {expected}, not {value!r} (from {origin})")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.key, self.value, self.origin, self.expected))
 
 
 _TRUE: Final = frozenset({"true", "1", "yes", "on"})

@@ -12,7 +12,7 @@ import contextvars
 from collections.abc import Iterator
 from typing import Any
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import NoActiveContext
 from loadstone.extract.sources import current_schema
 
 _state: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar(
@@ -24,10 +24,6 @@ _resource_name: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 _pipeline: contextvars.ContextVar[Any] = contextvars.ContextVar(
     "loadstone_current_pipeline", default=None
 )
-
-
-class NoActiveContext(LoadstoneError):
-    """``current.*`` was called outside of a source function or a pipeline run."""
 
 
 def source_schema() -> Any:

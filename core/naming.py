@@ -26,13 +26,11 @@ import math
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import InvalidIdentifierError, InvalidMaxLengthError
 
 __all__ = [
     "BUILTIN_MODULE_PREFIX",
     "DEFAULT_COLLISION_PROBABILITY",
-    "InvalidIdentifierError",
-    "InvalidMaxLengthError",
     "NamingConvention",
     "compute_tag",
     "tag_length",
@@ -44,30 +42,6 @@ BUILTIN_MODULE_PREFIX = "loadstone.plugins.naming."
 
 #: Accepted probability that two shortened identifiers with the same head and tail collide.
 DEFAULT_COLLISION_PROBABILITY = 0.001
-
-
-class InvalidIdentifierError(LoadstoneError, ValueError):
-    """An identifier that cannot be normalized: ``None``, or empty after stripping white space.
-
-    A ``ValueError`` too, so code written for dlt (which raises ``ValueError``) keeps working.
-    """
-
-    def __init__(self, identifier: object, convention: str | None = None) -> None:
-        self.identifier = identifier
-        self.convention = convention
-        reason = "is None" if identifier is None else "is empty or only white space"
-        where = f" (naming convention {convention})" if convention else ""
-        super().__init__(f"identifier {identifier!r} {reason}{where}: nothing to normalize")
-
-
-class InvalidMaxLengthError(LoadstoneError, ValueError):
-    """A ``max_length`` a convention cannot honour (negative, shorter than the tag, too long)."""
-
-    def __init__(self, max_length: object, reason: str, convention: str | None = None) -> None:
-        self.max_length = max_length
-        self.convention = convention
-        where = f" for naming convention {convention}" if convention else ""
-        super().__init__(f"max_length {max_length!r}{where}: {reason}")
 
 
 def tag_length(collision_probability: float = DEFAULT_COLLISION_PROBABILITY) -> int:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,31 +28,18 @@ import importlib_metadata
 import pluggy
 
 from loadstone import config, hookspecs
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import (
+    LoadstoneError,
+    PluginContractError,
+    PluginImportError,
+    UnknownPluginError,
+)
+from loadstone.plugin_kinds import GROUPS, HOOKS
 
 if TYPE_CHECKING:
     from loadstone.destinations.contract import Destination
     from loadstone.naming import NamingConvention
     from loadstone.normalize.contract import Normalizer
-
-#: plugin kind -> entry-point group
-GROUPS: dict[str, str] = {
-    "naming": "loadstone.naming",
-    "normalizers": "loadstone.normalizers",
-    "destinations": "loadstone.destinations",
-}
-#: plugin kind -> the hook its plugins implement
-HOOKS: dict[str, str] = {
-    "naming": "loadstone_naming_convention",
-    "normalizers": "loadstone_normalizer",
-    "destinations": "loadstone_destinations",
-}
-#: plugin kind -> what a user calls one plugin of that kind
-_LABELS: dict[str, str] = {
-    "naming": "naming convention",
-    "normalizers": "normalizer",
-    "destinations": "destination",
-}
 
 
 @attrs.frozen
@@ -64,58 +51,6 @@ class PluginInfo:
     module: str
     distribution: str | None
     version: str | None
-
-
-class UnknownPluginError(LoadstoneError, LookupError):
-    """No plugin of this kind has this name; lists the names there are and how to add one."""
-
-    def __init__(
-        self,
-        kind: str,
-        name: str,
-        available: Sequence[str],
-        broken: Iterable[BaseException] = (),
-    ) -> None:
-        self.kind = kind
-        self.name = name
-        self.available = tuple(available)
-        self.broken = tuple(broken)
-        label = _LABELS.get(kind, kind)
-        names = ", ".join(self.available) if self.available else "(none installed)"
-        message = (
-            f"unknown {label} {name!r}. Available: {names}. "
-            f"To add one, `pip install <package>` that exposes an entry point named {name!r} "
-            f"in group {GROUPS.get(kind, kind)!r}, or name a plugin by its fully qualified "
-            f"module name (for example 'my_package.my_{kind}')."
-        )
-        if self.broken:
-            message += " Plugins that failed to load: " + "; ".join(map(str, self.broken))
-        super().__init__(message)
-
-
-class PluginImportError(LoadstoneError, ImportError):
-    """A plugin module could not be imported; names the module and the import error."""
-
-    def __init__(self, kind: str, module: str, cause: BaseException) -> None:
-        self.kind = kind
-        self.module = module
-        self.cause = cause
-        label = _LABELS.get(kind, kind)
-        super().__init__(
-            f"{label} plugin module {module!r} could not be imported: "
-            f"{type(cause).__name__}: {cause}"
-        )
-
-
-class PluginContractError(LoadstoneError, TypeError):
-    """A plugin module was found but does not provide what its kind requires."""
-
-    def __init__(self, kind: str, module: str, problem: str) -> None:
-        self.kind = kind
-        self.module = module
-        self.problem = problem
-        label = _LABELS.get(kind, kind)
-        super().__init__(f"{label} plugin {module!r} {problem}")
 
 
 # --- entry points ----------------------------------------------------------------------------

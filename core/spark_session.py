@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import SparkTargetError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -82,10 +82,6 @@ class SparkTarget:
 
     def asdict(self) -> dict[str, str | None]:
         return {"master": self.master, "remote": self.remote}
-
-
-class SparkTargetError(LoadstoneError):
-    """``spark.master`` / ``spark.remote`` names no place Spark can run."""
 
 
 #: what ``spark-submit`` accepts as a master (anything else stops its JVM with a stack trace)

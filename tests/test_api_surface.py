@@ -57,7 +57,7 @@ def test_attach_without_a_local_pipeline_names_it() -> None:
 
 
 def test_step_failure_is_also_the_cause_class(tmp_path: Path) -> None:
-    from loadstone.normalize.contract import BadRecordError
+    from loadstone.exceptions import BadRecordError
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"a": 1}\n{not json\n', encoding="utf-8")

@@ -14,8 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loadstone import config
-from loadstone.config import ConfigFileError
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import ConfigFileError, LoadstoneError
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from loadstone import config
-from loadstone.config import ConfigValueError
+from loadstone.exceptions import ConfigValueError
 
 
 @pytest.mark.parametrize("raw", ["False", "false", "FALSE", "0", "no", "off"])

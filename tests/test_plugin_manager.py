@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from loadstone import plugin_manager
-from loadstone.errors import LoadstoneError
-from loadstone.naming import NamingConvention as BaseNamingConvention
-from loadstone.plugin_manager import (
+from loadstone.exceptions import (
+    LoadstoneError,
     PluginContractError,
     PluginImportError,
-    PluginInfo,
     UnknownPluginError,
 )
+from loadstone.naming import NamingConvention as BaseNamingConvention
+from loadstone.plugin_manager import PluginInfo
 
 BUILTIN_NAMING = ("direct", "duck_case", "s3_tables", "snake_case", "sql_ci_v1", "sql_cs_v1")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from loadstone import plugin_manager
-from loadstone.plugin_manager import UnknownPluginError
+from loadstone.exceptions import UnknownPluginError
 
 PYPROJECT = """
 [build-system]

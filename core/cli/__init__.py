@@ -12,7 +12,7 @@ Command modules import heavy parts (Spark, DuckDB) inside their handlers, so tha
 Exit status, so that a scheduler can tell a usage error from a failed load:
 
 * 0: success;
-* 1: the run or step failed (any :class:`~loadstone.errors.LoadstoneError`): one ``error:``
+* 1: the run or step failed (any :class:`~loadstone.exceptions.LoadstoneError`): one ``error:``
   line on stderr, no traceback;
 * 2: usage error: argparse's own, or the command line names something that does not exist
   (an input path, a pipeline, a plugin): one ``error:`` line.
@@ -27,7 +27,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import LoadstoneError
 from loadstone.spark_session import stopped_on_error
 
 #: the command modules, in the order their commands are listed by ``loadstone --help``
@@ -47,10 +47,13 @@ EXIT_ERROR = EXIT_USAGE
 
 def _is_usage_error(error: LoadstoneError) -> bool:
     """Errors that mean the command line names something missing (not a failed run)."""
-    from loadstone.cli.pipeline_command import PipelineNotFound
-    from loadstone.cli.run_command import InputError
-    from loadstone.pipelines.pipeline import PipelineStepFailed
-    from loadstone.plugin_manager import PluginImportError, UnknownPluginError
+    from loadstone.exceptions import (
+        InputError,
+        PipelineNotFound,
+        PipelineStepFailed,
+        PluginImportError,
+        UnknownPluginError,
+    )
 
     if isinstance(error, PipelineStepFailed):
         return False

@@ -16,11 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from loadstone.errors import LoadstoneError
-
-
-class PackageNotFound(LoadstoneError):
-    """``load-package`` was given a load id the pipeline does not have."""
+from loadstone.exceptions import LoadstoneError, PackageNotFound
 
 
 def list_pipelines_text(base: Path) -> str:

@@ -16,12 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from loadstone.cli.run_command import add_lock_timeout, print_notice
-from loadstone.errors import LoadstoneError
-
-
-class PipelineNotFound(LoadstoneError):
-    """No local folder for the named pipeline."""
-
+from loadstone.exceptions import LoadstoneError, PipelineNotFound
 
 ACTIONS = (
     "info",

@@ -16,17 +16,13 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import InputError
 from loadstone.storage import package_storage
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
 #: tables read through the Arrow path (pyarrow's Parquet and CSV readers)
 TABLE_SUFFIXES = (".parquet", ".csv", ".csv.gz")
 INPUT_SUFFIXES = JSON_SUFFIXES + TABLE_SUFFIXES
-
-
-class InputError(LoadstoneError):
-    """A path given to ``loadstone run`` is missing or holds no input files."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

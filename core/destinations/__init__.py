@@ -92,7 +92,7 @@ def postgres(
 def __getattr__(name: str) -> Callable[..., Destination]:
     if name.startswith("_"):
         raise AttributeError(name)
-    from loadstone.plugin_manager import UnknownPluginError
+    from loadstone.exceptions import UnknownPluginError
 
     try:
         return factory(name)

@@ -33,7 +33,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_check
 
 import attrs
 
-from loadstone.errors import LoadstoneError, PackageDataError
+from loadstone.exceptions import (
+    SUGGESTED_DESTINATION,
+    DestinationNotSupported,
+    LoadstoneError,
+    MissingLoadFile,
+)
 from loadstone.schema import Column, Schema
 from loadstone.schema.hints import write_disposition_hints
 
@@ -45,77 +50,6 @@ if TYPE_CHECKING:
 Casefold = Literal["keep", "lower", "upper"]
 
 #: names of the destinations that have a real loader; used in error messages only.
-_LOADER_HINT = "duckdb"
-
-
-class DestinationError(LoadstoneError):
-    """Base class of errors raised by destinations and their loaders."""
-
-
-class DestinationNotSupported(DestinationError):
-    """The destination has a capability profile but no loader.
-
-    Raised by :meth:`Destination.require_loader` (and ``client()``) so the pipeline stops
-    before extracting or normalizing anything.
-    """
-
-    def __init__(self, name: str, available: Sequence[str] = ()) -> None:
-        self.name = name
-        self.available = list(available) or [_LOADER_HINT]
-        super().__init__(
-            f"destination {name!r} has a capability profile but no loader yet; "
-            f"available loaders: {', '.join(self.available)}"
-        )
-
-
-class DestinationSchemaMismatch(DestinationError, PackageDataError):
-    """A table already in the destination has a column whose type differs from the schema's."""
-
-    def __init__(self, table: str, column: str, existing_type: str, expected_type: str) -> None:
-        self.table = table
-        self.column = column
-        self.existing_type = existing_type
-        self.expected_type = expected_type
-        super().__init__(
-            f"table {table!r} already exists with column {column!r} of type {existing_type}, "
-            f"but the schema needs {expected_type}; change the column in the destination or "
-            f"rename the incoming column"
-        )
-
-
-class LoadFailed(DestinationError):
-    """Loading a package failed; the destination was rolled back (nothing of it is visible)."""
-
-    def __init__(
-        self, load_id: str, table: str | None, reason: str, files: Sequence[str] = ()
-    ) -> None:
-        self.load_id = load_id
-        self.table = table
-        self.reason = reason
-        self.files = list(files)
-        where = f" table {table!r}" if table else ""
-        shown = f" (files: {', '.join(self.files[:3])}{' ...' if len(self.files) > 3 else ''})"
-        super().__init__(
-            f"load of package {load_id}{where} failed and was rolled back: {reason}"
-            + (shown if self.files else "")
-        )
-
-
-class LoadRefused(LoadFailed, PackageDataError):
-    """The destination refused the package's data or schema (a value it cannot convert, a
-    constraint the rows break, a key a merge needs): loading it again fails the same way, so
-    the pipeline sets the package aside instead of keeping it pending. Loaders raise this
-    where they can tell; any other :class:`LoadFailed` is retried."""
-
-
-class UnsupportedType(DestinationError, PackageDataError):
-    """A column's data type (or its precision) cannot be represented in the destination."""
-
-    def __init__(self, table: str, column: str, data_type: str, reason: str) -> None:
-        self.table = table
-        self.column = column
-        self.data_type = data_type
-        super().__init__(f"table {table!r} column {column!r} ({data_type}): {reason}")
 
 
 @attrs.frozen
@@ -298,10 +232,6 @@ class ClosesOnExit:
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-class MissingLoadFile(DestinationError):
-    """A file or folder named in a load request does not exist."""
 
 
 def load_files(spec: Sequence[str | os.PathLike[str]] | str | os.PathLike[str]) -> list[Path]:
@@ -591,7 +521,7 @@ def _loader_names() -> list[str]:
         names = plugin_manager.destination_names()
         return [n for n in names if plugin_manager.get_destination(n).has_loader]
     except Exception:  # the message must not fail because a plugin is broken
-        return [_LOADER_HINT]
+        return [SUGGESTED_DESTINATION]
 
 
 def as_schema(schema: Schema | Mapping[str, Any] | None) -> Schema | None:

@@ -14,15 +14,11 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from loadstone.destinations.contract import ColumnsQuery
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import DatasetError, LoadstoneError
 
 if TYPE_CHECKING:
     from loadstone.destinations.contract import DestinationClient
     from loadstone.pipelines.pipeline import Pipeline
-
-
-class DatasetError(LoadstoneError):
-    """A query on the loaded data failed (unknown table, bad SQL)."""
 
 
 def _quote(ident: str) -> str:

@@ -30,7 +30,7 @@ from typing import Any, Final
 import attrs
 import orjson
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import ExtractError, LoadstoneError, ResourceExtractionError
 from loadstone.extract.arrow_items import (
     PARQUET_SUFFIX,
     ArrowItemError,
@@ -73,10 +73,6 @@ COPY_BLOCK = 8 * 1024 * 1024
 
 #: File suffixes read as JSON input by ``run`` (gzipped variants too).
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
-
-
-class ExtractError(LoadstoneError):
-    """Input could not be turned into extracted files (unknown kind, unreadable file ...)."""
 
 
 class ItemError(ValueError):
@@ -974,17 +970,6 @@ def _extract_pages(
     if isinstance(target, str) and target not in filled:
         writer.add_hints(target, hints)
         writer._writer(target)  # a table with no items still gets hints, and no file
-
-
-class ResourceExtractionError(ExtractError):
-    """The code of a resource raised while its items were read (the cause is chained)."""
-
-    def __init__(self, resource_name: str, cause: BaseException) -> None:
-        self.resource_name = resource_name
-        self.cause = cause
-        super().__init__(
-            f"resource {resource_name!r} raised while extracting: {type(cause).__name__}: {cause}"
-        )
 
 
 @contextlib.contextmanager

@@ -24,36 +24,16 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import (
+    IncrementalCursorPathHasValueNone,
+    IncrementalCursorPathMissing,
+)
 
 ON_CURSOR_VALUE_MISSING = ("raise", "include", "exclude")
 ROW_ORDERS = ("asc", "desc")
 RANGES = ("open", "closed")
 
 _MISSING = object()
-
-
-class IncrementalCursorPathMissing(LoadstoneError):
-    """An item has no value at the cursor path (``on_cursor_value_missing="raise"``)."""
-
-    def __init__(self, resource_name: str, cursor_path: str, item: Any) -> None:
-        self.resource_name = resource_name
-        self.cursor_path = cursor_path
-        self.item = item
-        super().__init__(
-            f"resource {resource_name!r}: cursor path {cursor_path!r} was not found in item "
-            f"{_short(item)}; every item needs it, or pass on_cursor_value_missing="
-            f"'include'|'exclude'"
-        )
-
-
-class IncrementalCursorPathHasValueNone(IncrementalCursorPathMissing):
-    """The value at the cursor path is None (``on_cursor_value_missing="raise"``)."""
-
-
-def _short(item: Any) -> str:
-    text = repr(item)
-    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _path_segments(cursor_path: str) -> tuple[str, ...]:

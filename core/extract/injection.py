@@ -17,25 +17,12 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from loadstone import config
-from loadstone.errors import LoadstoneError
-
-
-class ConfigFieldMissingException(LoadstoneError):
-    """A ``secrets.value``/``config.value`` argument was not passed and is not configured."""
-
-    def __init__(self, function: str, missing: Mapping[str, list[str]]) -> None:
-        self.function = function
-        self.missing = dict(missing)
-        tried = "; ".join(f"{arg}: {', '.join(keys)}" for arg, keys in missing.items())
-        super().__init__(
-            f"{function}: missing configuration for {', '.join(missing)}; looked up {tried} "
-            f"(environment variables: keys upper-cased, '.' -> '__')"
-        )
+from loadstone.exceptions import ConfigFieldMissingException
 
 
 class _Secrets:

@@ -22,7 +22,11 @@ from typing import Any
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import (
+    InvalidSchemaError,
+    ResourceError,
+    ValueErrorWithKnownValues,
+)
 from loadstone.extract.arrow_items import is_arrow_item
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.injection import inject
@@ -30,12 +34,7 @@ from loadstone.extract.mark import DataItemWithMeta, unwrap
 from loadstone.schema.hints import MERGE_STRATEGIES as MERGE_STRATEGIES
 from loadstone.schema.hints import write_disposition_hints
 from loadstone.schema.model import WRITE_DISPOSITIONS as WRITE_DISPOSITIONS
-from loadstone.schema.model import InvalidSchemaError
 from loadstone.schema.schema import Schema
-
-
-class ResourceError(LoadstoneError):
-    """A resource or source is declared or used wrongly (name, hint, data)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -164,16 +163,6 @@ LOADER_FILE_FORMATS = (
     "reference",
     "model",
 )
-
-
-class ValueErrorWithKnownValues(LoadstoneError, ValueError):
-    """A setting that takes one of a known set of values got another (dlt's name)."""
-
-    def __init__(self, key: str, value: Any, known: Sequence[str]) -> None:
-        self.key = key
-        self.value = value
-        self.known = tuple(known)
-        super().__init__(f"{key}={value!r} is not one of: {', '.join(known)}")
 
 
 def check_file_format(file_format: str | None) -> str | None:

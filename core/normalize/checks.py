@@ -13,23 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from loadstone.errors import PackageDataError
-from loadstone.normalize.contract import NormalizeError
-
-
-class UnboundColumnException(NormalizeError, PackageDataError):
-    """Non-nullable columns of a table received no data in a package."""
-
-    def __init__(self, schema_name: str, table_name: str, columns: list[str]) -> None:
-        self.schema_name = schema_name
-        self.table_name = table_name
-        self.columns = columns
-        listed = ", ".join(columns)
-        super().__init__(
-            f"in schema {schema_name!r}: columns {listed} of table {table_name!r} did not "
-            f"receive any data in this load (they are non-nullable: a primary_key, merge_key or "
-            f"column hint names a field the data does not have)"
-        )
+from loadstone.exceptions import UnboundColumnException
 
 
 def file_columns(files: Iterable[Path], remote: Any = None) -> set[str]:

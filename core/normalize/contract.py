@@ -34,14 +34,8 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 import attrs
 
-from loadstone.errors import LoadstoneError, PackageDataError
-
 # normalizers raise the schema's collision error: one class for the whole product
-from loadstone.schema.collisions import IdentifierCollisionError as IdentifierCollisionError
-from loadstone.schema.contracts import ContractViolation
-
-#: a frozen schema contract broken by data: the schema's own error, under the normalizer's name
-SchemaContractError = ContractViolation
+from loadstone.exceptions import IdentifierCollisionError as IdentifierCollisionError
 
 # a normalizer raises the schema's collision error: one class for the whole product
 
@@ -108,60 +102,6 @@ def arrow_type(data_type: str, precision: int | None = None, scale: int | None =
     if data_type == "binary":
         return pa.binary()
     raise ValueError(f"unknown data type {data_type!r}")
-
-
-class NormalizeError(LoadstoneError):
-    """Normalizing a package failed; nothing of it was kept.
-
-    The message is one line; ``details`` may hold a worker's traceback for a bug report.
-    """
-
-    details: str = ""
-
-
-class NormalizeJobFailed(NormalizeError):
-    """dlt's wrapper of a normalize job that failed on its data: ``PipelineStepFailed``'s
-    ``exception`` for a contract violation, whose ``__cause__`` is the
-    :class:`~loadstone.schema.contracts.DataValidationError`."""
-
-    def __init__(self, load_id: str | None, cause: BaseException) -> None:
-        self.load_id = load_id
-        super().__init__(f"normalize job of package {load_id} failed: {cause}")
-        self.__cause__ = cause
-
-
-class CannotCoerceNullException(NormalizeError, PackageDataError):
-    """A row holds no value for a column that cannot be null (a key): dlt's name."""
-
-    def __init__(self, schema_name: str | None, table_name: str, column_name: str) -> None:
-        self.schema_name = schema_name
-        self.table_name = table_name
-        self.column_name = column_name
-        super().__init__(
-            f"table {table_name!r}: a row has no value for column {column_name!r}, which "
-            "cannot be null (a primary or merge key); give every row a value"
-        )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (CannotCoerceNullException, (self.schema_name, self.table_name, self.column_name))
-
-
-class ArrowDataError(NormalizeError, PackageDataError):
-    """Arrow data that cannot go into its table: values its column's type cannot hold, or two
-    columns whose names normalize to one. Running the package again fails the same way."""
-
-
-class BadRecordError(NormalizeError, PackageDataError):
-    """A line of an extracted file is not a JSON document (``on_bad_record="fail"``)."""
-
-    def __init__(self, file: str, line: int, error: str) -> None:
-        self.file = file
-        self.line = line
-        self.error = error
-        super().__init__(
-            f"bad record in {file} line {line}: {error}. Fix the line and run again, or set "
-            f"NORMALIZE__ON_BAD_RECORD=skip|quarantine to drop or quarantine such lines"
-        )
 
 
 def _check_on_bad_record(_instance: Any, _attribute: Any, value: str) -> None:

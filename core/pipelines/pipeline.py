@@ -27,19 +27,24 @@ import attrs
 
 from loadstone import config, current
 from loadstone.destinations.contract import Destination
-from loadstone.errors import LoadstoneError, PackageDataError
-from loadstone.extract.extractor import ExtractError, ExtractResult, input_files_of
+from loadstone.exceptions import (
+    BadRecordError,
+    CannotRestorePipelineException,
+    CorruptFileError,
+    ExtractError,
+    LoadstoneError,
+    NormalizeError,
+    PackageDataError,
+    PipelineConfigError,
+    PipelineStepFailed,
+    one_line,
+    os_error_text,
+)
+from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.sources import Source, TableHints, check_file_format, is_source_factory
 from loadstone.normalize.checks import check_bound_columns
-from loadstone.normalize.contract import (
-    BadRecordError,
-    CannotCoerceNullException,
-    NormalizeContext,
-    NormalizeError,
-    NormalizeJobFailed,
-    NormalizeResult,
-)
+from loadstone.normalize.contract import NormalizeContext, NormalizeResult
 from loadstone.pipelines import run_settings
 from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
 from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
@@ -51,28 +56,21 @@ from loadstone.pipelines.refresh import (
     resource_tables,
 )
 from loadstone.schema import Schema, Table
-from loadstone.schema.contracts import DataValidationError
 from loadstone.storage import package_storage
 from loadstone.storage import state as state_module
-from loadstone.storage.json_files import (
-    CorruptFileError,
-    os_error_text,
-    read_json_object,
-    write_json_atomic,
-)
+from loadstone.storage.json_files import read_json_object, write_json_atomic
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
 
+from loadstone.exceptions import PackageIntegrityError
 from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
     LOADED,
     NORMALIZED,
-    DamagedCopyError,
     InputFingerprint,
     LoadPackage,
-    PackageIntegrityError,
     iter_pending,
     list_packages,
 )
@@ -92,97 +90,12 @@ TRACE_FILE = "trace.json"
 FAILURE_KEY = "failure"
 
 __all__ = [
-    "CannotRestorePipelineException",
     "Pipeline",
-    "PipelineConfigError",
-    "PipelineError",
-    "PipelineStepFailed",
     "ProgressCallback",
     "attach",
     "pipeline",
 ]
 
-
-class PipelineStepFailed(LoadstoneError):
-    """A pipeline step failed; ``step``, ``load_id`` and ``exception`` say where and why.
-
-    What dlt users catch around ``run``. The package stays pending and the advice says how to
-    finish it without loading anything twice: ``loadstone pipeline P load`` (or the same
-    command again, which does not extract an input a pending package already holds).
-    :meth:`wrap` makes an instance that is *also* an instance of the cause's class, so
-    ``except BadRecordError`` keeps working beside ``except PipelineStepFailed``.
-    """
-
-    def __init__(
-        self,
-        pipeline_name: str,
-        step: str,
-        load_id: str | None,
-        cause: BaseException,
-        step_info: Any = None,
-    ):
-        self._init(pipeline_name, step, load_id, cause, step_info)
-
-    def _init(
-        self,
-        pipeline_name: str,
-        step: str,
-        load_id: str | None,
-        cause: BaseException,
-        step_info: Any,
-    ) -> None:
-        self.pipeline_name = pipeline_name
-        self.step = step
-        self.load_id = load_id
-        self.cause = cause
-        self.exception = cause
-        self.step_info = step_info
-        where = f" package {load_id}" if load_id else ""
-        advice = (
-            f". The package is kept: `loadstone pipeline {pipeline_name} load` finishes it once "
-            f"the cause is gone (running the same command again does too, without extracting "
-            f"its input twice; `drop-pending-packages` drops it)"
-            if load_id and step != "extract"
-            else ""
-        )
-        if isinstance(cause, DamagedCopyError):
-            advice = ""  # its message says how to repair the package
-        if isinstance(cause, PackageDataError | PackageIntegrityError) and load_id:
-            # these packages were set aside (failed_packages/): nothing of them is pending
-            advice = (
-                f". Nothing of it was loaded; the package was set aside (`loadstone pipeline "
-                f"{pipeline_name} info` lists it) and the next run goes on: run the input "
-                "again once the data, hints or schema are fixed"
-            )
-        LoadstoneError.__init__(
-            self,
-            f"pipeline {pipeline_name!r} step {step}{where} failed: {_one_line(cause)}{advice}",
-        )
-
-    @classmethod
-    def wrap(
-        cls, pipeline_name: str, step: str, load_id: str | None, cause: BaseException
-    ) -> PipelineStepFailed:
-        """A PipelineStepFailed that is also an instance of ``type(cause)``."""
-        if isinstance(cause, PipelineStepFailed):
-            return cause
-        try:
-            mixed = type(cls.__name__, (cls, type(cause)), {"__module__": cls.__module__})
-            error: PipelineStepFailed = cls.__new__(mixed)
-            error.__dict__.update(getattr(cause, "__dict__", {}))
-        except TypeError:  # a builtin exception whose layout does not mix (OSError ...)
-            error = cls.__new__(cls)
-        error._init(pipeline_name, step, load_id, cause, None)
-        if step == "normalize" and isinstance(
-            cause, DataValidationError | CannotCoerceNullException
-        ):
-            # dlt reports the failed normalize job, caused by the contract violation
-            error.exception = NormalizeJobFailed(load_id, cause)
-        return error
-
-
-#: the name this error had before it was dlt's: kept for code that catches it
-PipelineError = PipelineStepFailed
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
@@ -199,19 +112,6 @@ def step_boundary(step: str) -> Callable[[_Method], _Method]:
         return wrapped  # type: ignore[return-value]
 
     return decorate
-
-
-def _one_line(error: BaseException) -> str:
-    """The first line of an error's text; OS errors in plain words (disk full)."""
-    if isinstance(error, OSError) and error.errno is not None:
-        name = f"{error.filename}: " if error.filename else ""
-        return f"{name}{os_error_text(error)}"
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
-
-
-class PipelineConfigError(LoadstoneError):
-    """The pipeline's arguments cannot work together (name, dataset, destination)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -520,7 +420,7 @@ class Pipeline:
             try:
                 self.schemas[data["name"]] = Schema.from_dict(data)
             except (LoadstoneError, ValueError, KeyError, TypeError) as error:
-                raise CorruptFileError(path, _one_line(error), repair) from None
+                raise CorruptFileError(path, one_line(error), repair) from None
 
     def _save_schema(self, schema: Schema) -> None:
         self.schemas_dir.mkdir(parents=True, exist_ok=True)
@@ -995,11 +895,13 @@ class Pipeline:
         except NormalizeError as error:
             if type(error) is not NormalizeError:
                 raise  # a contract or naming rule: the message says what to change
-            raise PipelineError(self.pipeline_name, "normalize", package.load_id, error) from None
+            raise PipelineStepFailed(
+                self.pipeline_name, "normalize", package.load_id, error
+            ) from None
         except LoadstoneError:
             raise
         except Exception as exc:
-            raise PipelineError(self.pipeline_name, "normalize", package.load_id, exc) from exc
+            raise PipelineStepFailed(self.pipeline_name, "normalize", package.load_id, exc) from exc
         return result
 
     def _normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
@@ -1169,14 +1071,14 @@ class Pipeline:
         try:
             with package.local_copies():
                 package_info.skipped = self._load_into_destination(package, schema)
-        except PipelineError:
+        except PipelineStepFailed:
             raise
         except PackageDataError as exc:  # refused for its data: it would fail every run
             self._set_aside(package, str(exc))
             self._forget_schema_changes(package)
-            raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
+            raise PipelineStepFailed(self.pipeline_name, "load", package.load_id, exc) from exc
         except Exception as exc:
-            raise PipelineError(self.pipeline_name, "load", package.load_id, exc) from exc
+            raise PipelineStepFailed(self.pipeline_name, "load", package.load_id, exc) from exc
         self._complete(package, skipped=package_info.skipped, keep=keep)
         self.recorder.package_done(
             step,
@@ -1781,18 +1683,6 @@ def attach(
         pipelines_dir=base,
         progress=progress if callable(progress) else None,
     )
-
-
-class CannotRestorePipelineException(LoadstoneError):
-    """``attach`` found no working folder with state for the pipeline."""
-
-    def __init__(self, pipeline_name: str, pipelines_dir: Path) -> None:
-        self.pipeline_name = pipeline_name
-        self.pipelines_dir = pipelines_dir
-        super().__init__(
-            f"pipeline {pipeline_name!r} cannot be attached: {pipelines_dir / pipeline_name} "
-            f"holds no pipeline state (run it first, or pass pipelines_dir=)"
-        )
 
 
 def _without_password(location: str) -> str:

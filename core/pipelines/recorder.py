@@ -18,9 +18,10 @@ from typing import Any
 
 import attrs
 
+from loadstone.exceptions import StorageError
 from loadstone.normalize.contract import ChunkRun, EngineChoice
 from loadstone.pipelines.load_info import LoadInfo, PipelineTrace, ProgressEvent, StepInfo
-from loadstone.storage.json_files import StorageError, write_json_atomic
+from loadstone.storage.json_files import write_json_atomic
 
 ProgressCallback = Callable[[ProgressEvent], None]
 

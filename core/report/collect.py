@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import LoadstoneError
 
 
 @attrs.frozen

@@ -25,8 +25,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from loadstone.schema.model import Column, InvalidSchemaError, Table
-from loadstone.schema.schema import Schema, TableNotFoundError
+from loadstone.exceptions import InvalidSchemaError, TableNotFoundError
+from loadstone.schema.model import Column, Table
+from loadstone.schema.schema import Schema
 from loadstone.schema.settings import SchemaSettings
 from loadstone.schema.versioning import ENGINE_VERSION, MAX_PREVIOUS_HASHES, content_hash
 
@@ -36,18 +37,18 @@ _LAZY: dict[str, str] = {
     "export_schema": "loadstone.schema.files",
     "import_schema": "loadstone.schema.files",
     "find_source_schema_file": "loadstone.schema.files",
-    "SchemaFileError": "loadstone.schema.files",
+    "SchemaFileError": "loadstone.exceptions",
     "SchemaContract": "loadstone.schema.contracts",
-    "ContractViolation": "loadstone.schema.contracts",
+    "ContractViolation": "loadstone.exceptions",
     "ContractDecision": "loadstone.schema.contracts",
     "table_from_hints": "loadstone.schema.hints",
     "normalize_hints": "loadstone.schema.hints",
     "check_case_collisions": "loadstone.schema.collisions",
     "check_batch_collisions": "loadstone.schema.collisions",
     "find_identifier_collisions": "loadstone.schema.collisions",
-    "IdentifierCollisionError": "loadstone.schema.collisions",
+    "IdentifierCollisionError": "loadstone.exceptions",
     "check_naming_change": "loadstone.schema.naming_change",
-    "NamingChangeError": "loadstone.schema.naming_change",
+    "NamingChangeError": "loadstone.exceptions",
 }
 
 __all__ = [
@@ -80,15 +81,19 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from loadstone.schema.collisions import (
+    from loadstone.exceptions import (
+        ContractViolation,
         IdentifierCollisionError,
+        NamingChangeError,
+        SchemaFileError,
+    )
+    from loadstone.schema.collisions import (
         check_batch_collisions,
         check_case_collisions,
         find_identifier_collisions,
     )
-    from loadstone.schema.contracts import ContractDecision, ContractViolation, SchemaContract
+    from loadstone.schema.contracts import ContractDecision, SchemaContract
     from loadstone.schema.files import (
-        SchemaFileError,
         export_schema,
         find_source_schema_file,
         import_schema,
@@ -96,7 +101,7 @@ if TYPE_CHECKING:
         save_schema_file,
     )
     from loadstone.schema.hints import normalize_hints, table_from_hints
-    from loadstone.schema.naming_change import NamingChangeError, check_naming_change
+    from loadstone.schema.naming_change import check_naming_change
 
 
 def __getattr__(name: str) -> Any:

@@ -15,18 +15,17 @@ Two entry points:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
-from loadstone.errors import PackageDataError
+from loadstone.exceptions import IdentifierCollisionError
 
 if TYPE_CHECKING:
     from loadstone.schema.schema import Schema
 
 __all__ = [
     "Collision",
-    "IdentifierCollisionError",
     "check_batch_collisions",
     "check_case_collisions",
     "find_identifier_collisions",
@@ -56,25 +55,6 @@ class Collision:
         )
         where = f" in table {self.table!r}" if self.table is not None else ""
         return f"{self.kind}s {names}{where} collide as {self.folded!r}"
-
-
-class IdentifierCollisionError(PackageDataError):
-    """Identifiers that a case-insensitive destination would merge; nothing was loaded."""
-
-    def __init__(self, collisions: Iterable[Collision], schema_name: str | None = None) -> None:
-        self.collisions = list(collisions)
-        self.schema_name = schema_name
-        where = f"schema {schema_name!r}: " if schema_name else ""
-        details = "; ".join(c.describe() for c in self.collisions)
-        super().__init__(
-            f"identifier collision: {where}the destination is case-insensitive but the naming "
-            "convention keeps case: "
-            f"{details}. Rename the source fields, or use a case-insensitive naming convention "
-            "(e.g. snake_case or sql_ci_v1)."
-        )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.collisions, self.schema_name))
 
 
 def find_identifier_collisions(

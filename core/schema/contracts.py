@@ -7,7 +7,7 @@ A contract sets one mode per *entity*:
 * ``data_type``: a value does not coerce into its column, so a variant column would be added.
 
 Modes: ``evolve`` (change the schema, the default), ``freeze`` (stop with
-:class:`ContractViolation`), ``discard_row`` (drop the whole row), ``discard_value`` (drop the
+:class:`DataValidationError`), ``discard_row`` (drop the whole row), ``discard_value`` (drop the
 value, keep the row; for ``tables`` the rows of the new table are dropped, since a table
 has no "value" to drop).
 
@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
-from loadstone.errors import PackageDataError
-from loadstone.schema.model import InvalidSchemaError
+from loadstone.exceptions import DataValidationError, InvalidSchemaError
 
 if TYPE_CHECKING:
     from loadstone.schema.schema import Schema
@@ -44,7 +43,6 @@ __all__ = [
     "CONTRACT_ENTITIES",
     "CONTRACT_MODES",
     "ContractDecision",
-    "ContractViolation",
     "SchemaContract",
     "check_new_column",
     "check_new_table",
@@ -59,89 +57,6 @@ CONTRACT_ENTITIES: Final[tuple[str, ...]] = ("tables", "columns", "data_type")
 
 Entity = Literal["tables", "columns", "data_type"]
 Action = Literal["keep", "drop_row", "drop_value"]
-
-
-class DataValidationError(PackageDataError):
-    """Data would change a schema whose contract freezes that change (dlt's name; also
-    importable as ``ContractViolation``).
-
-    Carries the schema, table, column (``None`` for a new table), entity and mode, and the
-    offending value, so a user sees exactly which record broke which rule; dlt's attribute
-    names (``table_name``, ``column_name``, ``schema_entity``, ``contract_mode``,
-    ``data_item``) read the same values.
-    """
-
-    def __init__(
-        self,
-        *,
-        schema_name: str | None,
-        table: str,
-        column: str | None,
-        entity: str,
-        mode: str,
-        value: Any = None,
-    ) -> None:
-        self.schema_name = schema_name
-        self.table = table
-        self.column = column
-        self.entity = entity
-        self.mode = mode
-        self.value = value
-        where = f"schema {schema_name!r}, " if schema_name else ""
-        where += f"table {table!r}"
-        if column is not None:
-            where += f", column {column!r}"
-        if entity == "tables":
-            what = f"cannot create table {table!r}"
-        elif entity == "columns":
-            what = f"cannot add column {column!r}"
-        else:
-            what = f"cannot add variant column {column!r} for a value of another type"
-        shown = repr(value)
-        if len(shown) > 200:
-            shown = shown[:200] + "..."
-        super().__init__(
-            f"{where}: contract on {entity} is {mode!r}: {what} (value {shown}). Change the "
-            f"schema_contract or the data."
-        )
-
-    @property
-    def table_name(self) -> str:
-        return self.table
-
-    @property
-    def column_name(self) -> str | None:
-        return self.column
-
-    @property
-    def schema_entity(self) -> str:
-        return self.entity
-
-    @property
-    def contract_mode(self) -> str:
-        return self.mode
-
-    @property
-    def data_item(self) -> Any:
-        return self.value
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            _rebuild_violation,
-            (self.schema_name, self.table, self.column, self.entity, self.mode, self.value),
-        )
-
-
-#: the name this error had before it took dlt's: kept for code that catches it
-ContractViolation = DataValidationError
-
-
-def _rebuild_violation(
-    schema_name: str | None, table: str, column: str | None, entity: str, mode: str, value: Any
-) -> ContractViolation:
-    return ContractViolation(
-        schema_name=schema_name, table=table, column=column, entity=entity, mode=mode, value=value
-    )
 
 
 def _check_mode(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -230,7 +145,7 @@ def decide(
     table_is_new: bool = False,
     schema_name: str | None = None,
 ) -> ContractDecision:
-    """The decision for one change; raises :class:`ContractViolation` under ``freeze``.
+    """The decision for one change; raises :class:`DataValidationError` under ``freeze``.
 
     ``table_is_new``: the table is created by this load, so ``columns`` and ``data_type`` do
     not apply to it (dlt's behaviour).
@@ -243,7 +158,7 @@ def decide(
     if mode == "evolve":
         return _KEEP[entity]
     if mode == "freeze":
-        raise ContractViolation(
+        raise DataValidationError(
             schema_name=schema_name,
             table=table,
             column=column,

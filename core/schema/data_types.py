@@ -52,7 +52,11 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Final
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import (
+    CoercionError,
+    InvalidPrecisionError,
+    UnsupportedValueError,
+)
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
@@ -67,9 +71,6 @@ __all__ = [
     "PRECISION_MEANING",
     "WEI_MAX_ABS",
     "WEI_PRECISION",
-    "CoercionError",
-    "InvalidPrecisionError",
-    "UnsupportedValueError",
     "can_coerce",
     "coerce_value",
     "default_precision_scale",
@@ -110,48 +111,6 @@ DEFAULT_TIMESTAMP_PRECISION: Final = 6
 
 _UTC: Final = dt.timezone.utc
 _ZERO: Final = dt.timedelta(0)
-
-
-class CoercionError(LoadstoneError, ValueError):
-    """A value cannot be stored in a column of the given data type.
-
-    The normalizer catches it to create a variant column; anything else reports it with the
-    value and both types so a user sees why a row did not fit.
-    """
-
-    def __init__(self, to_type: str, from_type: str | None, value: Any, reason: str = "") -> None:
-        self.to_type = to_type
-        self.from_type = from_type
-        self.value = value
-        self.reason = reason
-        shown = repr(value)
-        if len(shown) > 200:
-            shown = shown[:200] + "..."
-        message = f"cannot coerce {from_type} value {shown} to {to_type}"
-        if reason:
-            message += f": {reason}"
-        super().__init__(message)
-
-    def __reduce__(self) -> tuple[Any, ...]:  # picklable across Spark workers
-        return (type(self), (self.to_type, self.from_type, self.value, self.reason))
-
-
-class UnsupportedValueError(LoadstoneError, TypeError):
-    """A Python value of a type that has no data type (e.g. an arbitrary object)."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-        super().__init__(
-            f"value {value!r} of Python type {type(value).__name__} has no loadstone data type; "
-            "convert it to str, int, float, bool, Decimal, bytes, date/time or dict/list first"
-        )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.value,))
-
-
-class InvalidPrecisionError(LoadstoneError, ValueError):
-    """A precision or scale hint that the data type does not accept."""
 
 
 def is_data_type(name: Any) -> bool:

@@ -42,7 +42,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import UnknownDetectionError
 from loadstone.schema.data_types import (
     BIGINT_MAX,
     BIGINT_MIN,
@@ -55,7 +55,6 @@ __all__ = [
     "DEFAULT_DETECTIONS",
     "DETECTIONS",
     "TIMESTAMP_WINDOW_SECONDS",
-    "UnknownDetectionError",
     "check_detections",
     "convert_detected",
     "detect",
@@ -81,17 +80,6 @@ DEFAULT_DETECTIONS: Final[tuple[str, ...]] = ("iso_timestamp",)
 TIMESTAMP_WINDOW_SECONDS: Final = 5 * 365 * 86400
 
 _UTC: Final = dt.timezone.utc
-
-
-class UnknownDetectionError(LoadstoneError, ValueError):
-    """A detection name that does not exist (typo in settings or add_type_detection)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        super().__init__(f"unknown type detection {name!r}; available: {', '.join(DETECTIONS)}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.name,))
 
 
 def is_iso_timestamp(value: Any) -> bool:
@@ -162,7 +150,7 @@ def check_detections(detections: Sequence[str]) -> None:
     """Raise :class:`UnknownDetectionError` for a name that is not a detection."""
     for name in detections:
         if name not in _DETECTORS:
-            raise UnknownDetectionError(name)
+            raise UnknownDetectionError(name, DETECTIONS)
 
 
 def detect_type(value: Any, detections: Sequence[str]) -> str | None:
@@ -177,7 +165,7 @@ def detect_type(value: Any, detections: Sequence[str]) -> str | None:
         try:
             detector = _DETECTORS[name]
         except KeyError:
-            raise UnknownDetectionError(name) from None
+            raise UnknownDetectionError(name, DETECTIONS) from None
         detected = detector(value)
         if detected is not None:
             return detected

@@ -18,17 +18,15 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 
-from loadstone.errors import LoadstoneError
-from loadstone.schema.model import InvalidSchemaError
+from loadstone.exceptions import InvalidSchemaError, SchemaFileError
 from loadstone.schema.schema import Schema
 
 __all__ = [
     "SCHEMA_FILE_SUFFIXES",
-    "SchemaFileError",
     "export_schema",
     "export_schema_file_name",
     "find_source_schema_file",
@@ -40,20 +38,6 @@ __all__ = [
 
 SchemaFormat = Literal["yaml", "json"]
 SCHEMA_FILE_SUFFIXES: dict[str, SchemaFormat] = {".yaml": "yaml", ".yml": "yaml", ".json": "json"}
-
-
-class SchemaFileError(LoadstoneError):
-    """A schema file that cannot be read: names the file and, when known, the line."""
-
-    def __init__(self, path: str | os.PathLike[str], reason: str, line: int | None = None) -> None:
-        self.path = str(path)
-        self.reason = reason
-        self.line = line
-        where = self.path if line is None else f"{self.path}, line {line}"
-        super().__init__(f"schema file {where}: {reason}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.path, self.reason, self.line))
 
 
 def _format_of(path: Path, format: SchemaFormat | None) -> SchemaFormat:

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
+from loadstone.exceptions import InvalidSchemaError
 from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.data_types import validate_precision
-from loadstone.schema.model import WRITE_DISPOSITIONS, Column, InvalidSchemaError, Table
+from loadstone.schema.model import WRITE_DISPOSITIONS, Column, Table
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention

@@ -18,7 +18,7 @@ from typing import Any, Final, cast
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import InvalidSchemaError
 from loadstone.schema.data_types import is_data_type
 from loadstone.schema.stored import TColumnSchema, TTableSchema
 
@@ -27,7 +27,6 @@ __all__ = [
     "COLUMN_HINTS",
     "WRITE_DISPOSITIONS",
     "Column",
-    "InvalidSchemaError",
     "Table",
 ]
 
@@ -70,31 +69,6 @@ _TABLE_KEYS: Final = (
     "description",
     "resource",
 )
-
-
-class InvalidSchemaError(LoadstoneError, ValueError):
-    """A schema document or element that does not follow the stored schema format."""
-
-    def __init__(self, message: str, *, table: str | None = None, column: str | None = None):
-        self.table = table
-        self.column = column
-        where = ""
-        if table is not None:
-            where = f"table {table!r}"
-            if column is not None:
-                where += f", column {column!r}"
-            where += ": "
-        self.message = message
-        super().__init__(where + message)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_invalid_schema, (self.message, self.table, self.column))
-
-
-def _rebuild_invalid_schema(
-    message: str, table: str | None, column: str | None
-) -> InvalidSchemaError:
-    return InvalidSchemaError(message, table=table, column=column)
 
 
 def _frozen_extra(value: Mapping[str, Any] | None) -> dict[str, Any]:

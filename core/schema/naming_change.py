@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import NamingChangeError
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
@@ -23,31 +23,6 @@ if TYPE_CHECKING:
     from loadstone.schema.schema import Schema
 
 __all__ = ["NamingChangeError", "apply_naming_change", "check_naming_change", "renamed_identifiers"]
-
-
-class NamingChangeError(LoadstoneError):
-    """A naming change would rename tables (or their columns) that already hold data."""
-
-    def __init__(
-        self, schema_name: str, old: str, new: str, tables: dict[str, dict[str, str]]
-    ) -> None:
-        self.schema_name = schema_name
-        self.old = old
-        self.new = new
-        self.tables = tables
-        listed = ", ".join(
-            f"{name!r} ({', '.join(f'{a!r}->{b!r}' for a, b in changes.items())})"
-            for name, changes in tables.items()
-        )
-        super().__init__(
-            f"schema {schema_name!r}: changing the naming convention from {old!r} to {new!r} "
-            f"would rename identifiers of tables that already hold data: {listed}. Keep the "
-            "old convention, load into a new dataset, or set "
-            "allow_identifier_change_on_table_with_data."
-        )
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.schema_name, self.old, self.new, self.tables))
 
 
 def _normalizers(naming: NamingConvention, use_break_path: bool) -> tuple[Any, Any]:

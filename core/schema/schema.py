@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, cast, overload
 import attrs
 import yaml
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import InvalidSchemaError, LoadstoneError, TableNotFoundError
 from loadstone.schema.data_types import py_type_to_data_type, variant_column_name
 from loadstone.schema.detections import detect_type
-from loadstone.schema.model import Column, InvalidSchemaError, Table
+from loadstone.schema.model import Column, Table
 from loadstone.schema.settings import SchemaSettings, hints_for_column, preferred_type_for
 from loadstone.schema.stored import TColumnSchema, TNormalizers, TStoredSchema, TTableSchema
 from loadstone.schema.versioning import (
@@ -47,7 +47,6 @@ __all__ = [
     "STATE_TABLE_NAME",
     "VERSION_TABLE_NAME",
     "Schema",
-    "TableNotFoundError",
     "loads_table",
     "state_table",
     "version_table",
@@ -63,23 +62,6 @@ PROCESSING_HINTS: Final = ("x-normalizer", "x-loader", "x-extractor")
 VERSION_TABLE_NAME: Final = "_dlt_version"
 LOADS_TABLE_NAME: Final = "_dlt_loads"
 STATE_TABLE_NAME: Final = "_dlt_pipeline_state"
-
-
-class TableNotFoundError(LoadstoneError, KeyError):
-    """A table name that is not in the schema."""
-
-    def __init__(self, schema_name: str, table_name: str, known: Iterable[str]) -> None:
-        self.schema_name = schema_name
-        self.table_name = table_name
-        self.known = list(known)
-        names = ", ".join(sorted(self.known)) or "(none)"
-        super().__init__(f"table {table_name!r} is not in schema {schema_name!r}; tables: {names}")
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0])
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.schema_name, self.table_name, self.known))
 
 
 def version_table(name: str = VERSION_TABLE_NAME) -> Table:

@@ -18,9 +18,10 @@ from typing import Any, Final, cast
 
 import attrs
 
+from loadstone.exceptions import InvalidSchemaError
 from loadstone.schema.data_types import is_data_type
 from loadstone.schema.detections import DEFAULT_DETECTIONS, check_detections
-from loadstone.schema.model import COLUMN_HINTS, InvalidSchemaError, StoredFormView
+from loadstone.schema.model import COLUMN_HINTS, StoredFormView
 from loadstone.schema.stored import TSchemaSettings
 
 __all__ = [

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from loadstone import config
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import FilesystemError
 
 if TYPE_CHECKING:
     import fsspec
@@ -45,10 +45,6 @@ CREDENTIAL_KEYS = (
 
 #: protocols that mean "the local disk"
 LOCAL_PROTOCOLS = ("", "file", "local")
-
-
-class FilesystemError(LoadstoneError):
-    """A URL names a filesystem that cannot be opened (unknown protocol, missing package)."""
 
 
 @attrs.frozen

@@ -10,35 +10,15 @@ names the file, so no half-written file and no ``.tmp`` debris is left behind.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import CorruptFileError, StorageError, os_error_text
 
 #: The UTF-8 byte order mark some editors put in front of JSON; accepted wherever JSON is.
 BOM = b"\xef\xbb\xbf"
-
-
-class StorageError(LoadstoneError):
-    """A file of the pipeline's working folder cannot be written (disk full, permissions)."""
-
-
-class CorruptFileError(LoadstoneError):
-    """A file loadstone reads back is missing a part or is not what it should hold."""
-
-    def __init__(self, path: Path, cause: str, repair: str) -> None:
-        self.path = Path(path)
-        super().__init__(f"{path} is damaged ({cause}); {repair}")
-
-
-def os_error_text(error: OSError) -> str:
-    """A one-line reason for an OSError; disk full said in plain words."""
-    if error.errno == errno.ENOSPC:
-        return "no space left on the device (disk full)"
-    return error.strerror or str(error)
 
 
 def read_json(path: Path, *, repair: str) -> Any:

@@ -31,27 +31,27 @@ from typing import Any
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import (
+    CorruptFileError,
+    DamagedCopyError,
+    LoadPackageError,
+    LoadstoneError,
+    PackageIntegrityError,
+    PackageStorageError,
+)
 from loadstone.schema import Schema
 from loadstone.storage.content_check import head_tail_digest, is_head_tail
-from loadstone.storage.json_files import (
-    CorruptFileError,
-    read_json_object,
-    write_json_atomic,
-)
-from loadstone.storage.package_storage import PackageStorageError, RemoteData
+from loadstone.storage.json_files import read_json_object, write_json_atomic
+from loadstone.storage.package_storage import RemoteData
 
 __all__ = [
     "EXTRACTED",
     "EXTRACTING",
     "LOADED",
     "NORMALIZED",
-    "CorruptFileError",
     "ExtractedFile",
     "InputFingerprint",
     "LoadPackage",
-    "LoadPackageError",
-    "PackageIntegrityError",
     "iter_pending",
     "list_packages",
     "new_load_id",
@@ -73,18 +73,6 @@ STATES = (EXTRACTING, EXTRACTED, NORMALIZED, LOADED)
 PACKAGE_FILE = "package.json"
 HINTS_FILE = "table_hints.json"
 SCHEMA_FILE = "schema.json"
-
-
-class LoadPackageError(LoadstoneError):
-    """A package folder is missing, corrupt or in an unexpected state."""
-
-
-class PackageIntegrityError(LoadPackageError):
-    """An extracted file is not what ``package.json`` recorded when extract wrote it."""
-
-
-class DamagedCopyError(LoadPackageError):
-    """A line of a package's extracted copy differs from the same line of its intact source."""
 
 
 def repair_advice(pipeline_hint: str = "P") -> str:

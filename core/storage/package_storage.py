@@ -35,17 +35,13 @@ from urllib.parse import unquote, urlparse
 import attrs
 
 from loadstone import config
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import PackageStorageError
 from loadstone.storage import filesystem
 
 #: The setting naming the storage.
 STORAGE_URL_KEY = "packages.storage_url"
 #: The section whose ``credentials`` reach an object store (dlt's keys).
 CREDENTIALS_SECTION = ("packages",)
-
-
-class PackageStorageError(LoadstoneError):
-    """``packages.storage_url`` names storage loadstone cannot use or reach."""
 
 
 def _configured_url() -> str | None:

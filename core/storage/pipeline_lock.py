@@ -44,16 +44,12 @@ from typing import IO
 import attrs
 
 from loadstone import config
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import PipelineLockedError
 
 #: Seconds a second run waits for the first by default (config ``pipeline.lock_timeout``).
 DEFAULT_TIMEOUT = 1800.0
 #: How often a waiting run tries again.
 POLL_SECONDS = 0.2
-
-
-class PipelineLockedError(LoadstoneError):
-    """Another process runs the pipeline and did not finish within the lock timeout."""
 
 
 @attrs.frozen

@@ -7,8 +7,8 @@ them: the system tables become ``dlt_loads``, ``dlt_version``, ...
 
 from __future__ import annotations
 
+from loadstone.exceptions import InvalidMaxLengthError
 from loadstone.hookspecs import hookimpl
-from loadstone.naming import InvalidMaxLengthError
 from loadstone.naming import NamingConvention as BaseNamingConvention
 from loadstone.plugins.naming.snake_case import NamingConvention as SnakeCaseNamingConvention
 

@@ -101,14 +101,14 @@ def test_pipeline_drop_pending_packages_reports_what_it_dropped(capsys: Any) -> 
 
 
 def test_unknown_pipeline_is_a_clear_error() -> None:
-    from loadstone.cli.pipeline_command import PipelineNotFound
+    from loadstone.exceptions import PipelineNotFound
 
     with pytest.raises(PipelineNotFound, match="nope"):
         cli("pipeline", "nope", "info")
 
 
 def test_missing_input_is_a_clear_error() -> None:
-    from loadstone.cli.run_command import InputError
+    from loadstone.exceptions import InputError
 
     with pytest.raises(InputError, match=r"missing\.jsonl"):
         cli("run", "missing.jsonl", "--table", "t")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 import loadstone
-from loadstone.destinations.contract import Capabilities, DestinationNotSupported
+from loadstone.destinations.contract import Capabilities
+from loadstone.exceptions import DestinationNotSupported
 from loadstone.plugin_manager import destination_names, get_destination
 
 ALL = ("delete-insert", "upsert", "scd2")

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import loadstone
-from loadstone.pipelines.pipeline import PipelineStepFailed
+from loadstone.exceptions import PipelineStepFailed
 
 
 def _pipeline(tmp_path: Path, name: str = "arrow") -> Any:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from loadstone import current
-from loadstone.current import NoActiveContext
-from loadstone.extract.sources import Resource, ResourceError, Source, resource, source
+from loadstone.exceptions import NoActiveContext, ResourceError
+from loadstone.extract.sources import Resource, Source, resource, source
 
 
 def test_resource_name_and_table_name_default_to_the_function_name() -> None:

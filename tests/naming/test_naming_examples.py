@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from loadstone.errors import LoadstoneError
-from loadstone.naming import (
-    InvalidIdentifierError,
-    InvalidMaxLengthError,
-    NamingConvention,
-    compute_tag,
-    tag_length,
-)
+from loadstone.exceptions import InvalidIdentifierError, InvalidMaxLengthError, LoadstoneError
+from loadstone.naming import NamingConvention, compute_tag, tag_length
 from loadstone.plugins.naming import direct, duck_case, s3_tables, snake_case, sql_ci_v1, sql_cs_v1
 
 ALL = [snake_case, sql_ci_v1, sql_cs_v1, direct, duck_case, s3_tables]

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
-from loadstone.normalize.contract import BAD_RECORDS_TABLE, BadRecordError, NormalizeContext
+from loadstone.exceptions import BadRecordError
+from loadstone.normalize.contract import BAD_RECORDS_TABLE, NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 
 GOOD = '{"a": 1}\n'

@@ -15,11 +15,11 @@ import pytest
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
 from loadstone.destinations.contract import Capabilities
+from loadstone.exceptions import SchemaContractError
 from loadstone.normalize.contract import (
     IdentifierCollisionError,
     NormalizeContext,
     NormalizeResult,
-    SchemaContractError,
     arrow_type,
 )
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, loadstone_normalizer

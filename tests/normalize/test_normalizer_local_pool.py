@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
-from loadstone.config import ConfigValueError
-from loadstone.normalize.contract import BadRecordError, NormalizeContext, NormalizeError
+from loadstone.exceptions import BadRecordError, ConfigValueError, NormalizeError
+from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, local_pool
 from loadstone.plugins.normalizers.relational.engine import run_chunk
 from loadstone.plugins.normalizers.relational.normalizer import plan_chunks

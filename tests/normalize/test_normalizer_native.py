@@ -284,8 +284,9 @@ ISO_LIKE = st.from_regex(
 
 @given(text=ISO_LIKE)
 def test_iso_text_the_c_path_places_is_the_timestamp_python_coerces_it_to(text: str) -> None:
+    from loadstone.exceptions import CoercionError
     from loadstone.plugins.normalizers.relational import _speedups
-    from loadstone.schema.data_types import CoercionError, coerce_value
+    from loadstone.schema.data_types import coerce_value
 
     columns: dict[str, Any] = {}
     step = _speedups.fill({"at": text}, {"at": _speedups.ISO_TIMESTAMP_TEXT}, columns, 0, 0, 0)

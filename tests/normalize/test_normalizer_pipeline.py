@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 import loadstone
-from loadstone.normalize.contract import BadRecordError
+from loadstone.exceptions import BadRecordError
 
 
 def _write(path: Path, lines: list[str]) -> Path:

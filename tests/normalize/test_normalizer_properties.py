@@ -83,7 +83,7 @@ def test_any_split_into_chunks_gives_the_sequential_schema_and_values(
 
 def _normalize_frozen(records: list[dict[str, Any]], chunk_bytes: int) -> Any:
     """``records`` into an existing table whose data types are frozen: the result or the error."""
-    from loadstone.schema.contracts import ContractViolation
+    from loadstone.exceptions import ContractViolation
 
     package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_frozen_")))
     package.add_jsonl("t", [{"seed": 1}])

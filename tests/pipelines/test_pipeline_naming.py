@@ -87,7 +87,7 @@ def test_dev_mode_dataset_suffix_follows_the_normalized_name() -> None:
 def test_a_configured_naming_change_that_renames_loaded_tables_fails_naming_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from loadstone.schema.naming_change import NamingChangeError
+    from loadstone.exceptions import NamingChangeError
 
     monkeypatch.setenv("SCHEMA__NAMING", "direct")
     dlt.pipeline("renaming", dataset_name="d").run([{"DealFlow": 1}], table_name="Deals")

@@ -291,7 +291,7 @@ def test_columns_hint_from_run_sets_the_column_type() -> None:
 
 
 def test_destination_without_a_loader_fails_before_extracting() -> None:
-    from loadstone.destinations.contract import DestinationNotSupported
+    from loadstone.exceptions import DestinationNotSupported
 
     pipe = dlt.pipeline("profile_only", destination="snowflake", dataset_name="d")
     with pytest.raises(DestinationNotSupported, match="snowflake"):

@@ -14,11 +14,11 @@ from typing import Any
 import locations
 import pytest
 
+from loadstone.exceptions import CoercionError, ContractViolation
 from loadstone.plugin_manager import naming_convention
 from loadstone.schema import Column, InvalidSchemaError, Schema, Table
 from loadstone.schema.contracts import (
     ContractDecision,
-    ContractViolation,
     SchemaContract,
     check_new_column,
     check_new_table,
@@ -27,7 +27,7 @@ from loadstone.schema.contracts import (
     is_new_table,
     resolve_contract,
 )
-from loadstone.schema.data_types import CoercionError, coerce_value
+from loadstone.schema.data_types import coerce_value
 from loadstone.schema.hints import table_from_hints
 
 FIXTURE = locations.FIXTURES / "schemas" / "contracts_dlt.json"

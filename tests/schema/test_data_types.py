@@ -18,16 +18,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import (
+    CoercionError,
+    InvalidPrecisionError,
+    LoadstoneError,
+    UnsupportedValueError,
+)
 from loadstone.plugin_manager import naming_convention
 from loadstone.schema.data_types import (
     BIGINT_MAX,
     BIGINT_MIN,
     DATA_TYPES,
     WEI_MAX_ABS,
-    CoercionError,
-    InvalidPrecisionError,
-    UnsupportedValueError,
     can_coerce,
     coerce_value,
     default_precision_scale,

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from loadstone.exceptions import UnknownDetectionError
 from loadstone.schema.detections import (
     DEFAULT_DETECTIONS,
     DETECTIONS,
     TIMESTAMP_WINDOW_SECONDS,
-    UnknownDetectionError,
     convert_detected,
     detect,
     detect_type,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from loadstone.exceptions import InvalidPrecisionError
 from loadstone.plugin_manager import naming_convention
 from loadstone.schema import Column, InvalidSchemaError, Schema, Table
-from loadstone.schema.data_types import InvalidPrecisionError
 from loadstone.schema.hints import normalize_hints, parse_write_disposition, table_from_hints
 
 

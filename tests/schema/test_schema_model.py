@@ -143,7 +143,7 @@ def test_unknown_hint_in_settings_is_rejected() -> None:
 
 
 def test_unknown_detection_is_rejected_by_settings() -> None:
-    from loadstone.schema.detections import UnknownDetectionError
+    from loadstone.exceptions import UnknownDetectionError
 
     with pytest.raises(UnknownDetectionError):
         Schema("s").add_type_detection("iso_stamp")

@@ -6,16 +6,15 @@ import pickle
 
 import pytest
 
+from loadstone.exceptions import IdentifierCollisionError, NamingChangeError
 from loadstone.plugin_manager import naming_convention
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import (
-    IdentifierCollisionError,
     check_batch_collisions,
     check_case_collisions,
     find_identifier_collisions,
 )
 from loadstone.schema.naming_change import (
-    NamingChangeError,
     apply_naming_change,
     check_naming_change,
     renamed_identifiers,

@@ -15,6 +15,7 @@ from rest_api_app import App
 from rest_api_cases import DETECTION_CASES
 from rest_api_support import api_fixture  # noqa: F401 - the fixture "api"
 
+from loadstone.exceptions import HTTPStatusError, RequestFailed
 from loadstone.sources.helpers.rest_client import RESTClient, paginate
 from loadstone.sources.helpers.rest_client.auth import (
     APIKeyAuth,
@@ -30,7 +31,6 @@ from loadstone.sources.helpers.rest_client.paginators import (
     PageNumberPaginator,
     SinglePagePaginator,
 )
-from loadstone.sources.helpers.rest_client.retries import HTTPStatusError, RequestFailed
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "rest_api"
 

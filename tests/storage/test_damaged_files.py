@@ -17,7 +17,7 @@ import pytest
 
 import loadstone as dlt
 from loadstone.cli import main
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import LoadstoneError
 
 ROWS = 50
 

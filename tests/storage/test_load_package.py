@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loadstone.exceptions import LoadPackageError
 from loadstone.extract.extractor import PackageWriter, encode_item, extract, extract_file
 from loadstone.extract.sources import resource
 from loadstone.schema import Column, Schema, Table
@@ -20,7 +21,6 @@ from loadstone.storage.load_package import (
     LOADED,
     NORMALIZED,
     LoadPackage,
-    LoadPackageError,
     iter_pending,
     list_packages,
     new_load_id,

@@ -17,7 +17,7 @@ from cluster_support import write_events
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
 import loadstone
-from loadstone.pipelines.pipeline import PipelineStepFailed
+from loadstone.exceptions import PipelineStepFailed
 from loadstone.storage.filesystem import open_filesystem
 
 

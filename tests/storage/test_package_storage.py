@@ -15,12 +15,11 @@ from normalizer_support import snake_case
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
 import loadstone
-from loadstone.errors import LoadstoneError
-from loadstone.normalize.contract import NormalizeContext, NormalizeError
+from loadstone.exceptions import LoadPackageError, LoadstoneError, NormalizeError
+from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, spark_tasks
 from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig
 from loadstone.storage.filesystem import open_filesystem
-from loadstone.storage.load_package import LoadPackageError
 from loadstone.storage.package_storage import RemoteData
 
 

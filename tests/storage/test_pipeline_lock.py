@@ -20,12 +20,8 @@ from pathlib import Path
 import pytest
 
 from loadstone.cli import main
-from loadstone.storage.pipeline_lock import (
-    PipelineLock,
-    PipelineLockedError,
-    lock_path,
-    lock_status,
-)
+from loadstone.exceptions import PipelineLockedError
+from loadstone.storage.pipeline_lock import PipelineLock, lock_path, lock_status
 
 #: holds the lock file given as argv[1] and writes a holder record naming pid argv[2]
 LEFTOVER = """

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
+from loadstone.exceptions import FilesystemError
 from loadstone.storage.filesystem import (
     FilesystemCredentials,
-    FilesystemError,
     configured_credentials,
     join_url,
     open_filesystem,

@@ -20,13 +20,13 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from loadstone import config
+from loadstone.exceptions import FileReadError
 from loadstone.extract.file_pipes import LISTS_FILES, READS_FILES
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.sources import Resource, Source, reject_unsupported, resource, transformer
 from loadstone.sources.filesystem.files import (
     FileItem,
     FileItemDict,
-    FileReadError,
     glob_files,
     guess_mime_type,
 )

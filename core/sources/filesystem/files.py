@@ -25,7 +25,7 @@ import posixpath
 from collections.abc import Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import FileReadError
 from loadstone.storage.filesystem import split_url
 
 if TYPE_CHECKING:
@@ -49,19 +49,6 @@ class FileItem(_FileItemKeys, total=False):
     encoding: str
     size_in_bytes: int
     file_content: bytes
-
-
-class FileReadError(LoadstoneError):
-    """A file listed by the filesystem source cannot be read (deleted, denied, damaged).
-
-    The message is one line naming the file's URL (never credentials) and the cause.
-    """
-
-    def __init__(self, file_url: str, cause: BaseException) -> None:
-        self.file_url = file_url
-        reason = "file not found" if isinstance(cause, FileNotFoundError) else str(cause)
-        reason = (reason.splitlines() or [type(cause).__name__])[0]
-        super().__init__(f"filesystem: cannot read {file_url}: {reason}")
 
 
 def guess_mime_type(file_name: str) -> tuple[str, str | None]:

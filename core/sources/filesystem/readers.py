@@ -21,7 +21,8 @@ from typing import Any
 
 import orjson
 
-from loadstone.sources.filesystem.files import FileItemDict, FileReadError
+from loadstone.exceptions import FileReadError
+from loadstone.sources.filesystem.files import FileItemDict
 
 
 @contextlib.contextmanager

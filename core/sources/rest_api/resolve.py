@@ -21,18 +21,11 @@ from typing import Any
 
 import attrs
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import ParentFieldMissing
 from loadstone.sources.helpers.rest_client.jsonpath import find_values
 
 PLACEHOLDER = re.compile(r"\{resources\.([^.{}]+)\.([^{}]+)\}")
 INCREMENTAL_PLACEHOLDER = re.compile(r"\{incremental\.(start_value|end_value|last_value)\}")
-
-
-class ParentFieldMissing(LoadstoneError, KeyError):
-    """A parent record lacks the field a child request needs."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 @attrs.frozen

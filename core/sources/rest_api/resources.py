@@ -16,9 +16,10 @@ from typing import Any
 
 import attrs
 
+from loadstone.exceptions import IgnoreResponseException
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.sources import Resource, resource, transformer
-from loadstone.sources.helpers.rest_client.client import IgnoreResponseException, RESTClient
+from loadstone.sources.helpers.rest_client.client import RESTClient
 from loadstone.sources.rest_api import config_setup, resolve
 
 HINT_KEYS = (

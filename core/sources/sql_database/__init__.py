@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any, cast
 import orjson
 
 from loadstone import config
+from loadstone.exceptions import SqlDatabaseError
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.mark import with_hints
 from loadstone.extract.sources import Resource, Source, reject_unsupported, resource
-from loadstone.sources.sql_database.errors import SqlDatabaseError, describe, scrub, secret_parts
+from loadstone.sources.sql_database.errors import describe, scrub, secret_parts
 from loadstone.sources.sql_database.schema_types import (
     REFLECTION_LEVELS,
     ReflectionLevel,

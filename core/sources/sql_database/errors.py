@@ -1,18 +1,12 @@
-"""The errors of the ``sql_database`` source: one line naming the table, never a password."""
+"""The messages of the ``sql_database`` source's errors: one line naming the table, never a
+password (the error class is ``loadstone.exceptions.SqlDatabaseError``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from loadstone.errors import LoadstoneError
-
 if TYPE_CHECKING:
     import sqlalchemy as sa
-
-
-class SqlDatabaseError(LoadstoneError):
-    """Reading a table failed (connection lost, table dropped, bad query), or a table or
-    cursor column named by the caller does not exist. The message names the table."""
 
 
 def secret_parts(url: Any) -> list[str]:

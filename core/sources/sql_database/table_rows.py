@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from loadstone.exceptions import SqlDatabaseError
 from loadstone.extract.incremental import Incremental
-from loadstone.sources.sql_database.errors import SqlDatabaseError, describe
+from loadstone.sources.sql_database.errors import describe
 from loadstone.sources.sql_database.postgres_copy import copy_pages, copy_plan
 from loadstone.sources.sql_database.schema_types import arrow_type
 

@@ -25,13 +25,16 @@ from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     ClosesOnExit,
     Destination,
-    DestinationError,
-    DestinationSchemaMismatch,
-    LoadFailed,
-    LoadRefused,
     LoadRequest,
     SchemaVersionRow,
     as_schema,
+)
+from loadstone.exceptions import (
+    DestinationError,
+    DestinationSchemaMismatch,
+    DuckDBConnectionError,
+    LoadFailed,
+    LoadRefused,
 )
 from loadstone.plugins.destinations.duckdb.database_file import open_database_file
 from loadstone.plugins.destinations.duckdb.memory import load_memory_limit, parse_size
@@ -124,22 +127,6 @@ def _lock_timeout() -> float:
     return config.get_float(
         "destination.duckdb.lock_timeout", DEFAULT_LOCK_TIMEOUT, expected="a number of seconds"
     )
-
-
-class DuckDBConnectionError(DestinationError):
-    """The database file cannot be opened (most often: another process holds its lock).
-
-    The advice never says "retry": retrying a whole run would extract its input again. The
-    pipeline adds how to finish the kept package.
-    """
-
-    def __init__(self, path: str, reason: str) -> None:
-        self.path = path
-        super().__init__(
-            f"cannot open DuckDB database {path}: {reason} (another process, e.g. a running "
-            f"pipeline or a DuckDB shell, has it open; waited "
-            f"destination.duckdb.lock_timeout seconds)"
-        )
 
 
 class DuckDBClient(ClientNames, ClosesOnExit):

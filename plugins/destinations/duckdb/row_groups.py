@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loadstone.destinations.contract import DestinationError
+from loadstone.exceptions import InvalidRowGroupSize
 
 KEY = "destination.duckdb.row_group_size"
 #: DuckDB's vector size: a row group holds a whole number of vectors.
@@ -28,19 +28,10 @@ VECTOR_SIZE = 2048
 DUCKDB_ROW_GROUP_SIZE = 122_880
 #: Measured through the pipeline at 20k and 100k events (see above and the README).
 DEFAULT_ROW_GROUP_SIZE = 16_384
-
-
-class InvalidRowGroupSize(DestinationError):
-    """The configured row group size is not one DuckDB accepts; says where it was set."""
-
-    def __init__(self, value: Any, origin: str) -> None:
-        self.value = value
-        self.origin = origin
-        super().__init__(
-            f"{KEY} = {value!r} ({origin}) is not a row group size: use a positive multiple "
-            f"of {VECTOR_SIZE} rows (DuckDB's vector size), e.g. {DEFAULT_ROW_GROUP_SIZE}, or "
-            f"0 or 'default' for DuckDB's own {DUCKDB_ROW_GROUP_SIZE}"
-        )
+_ADVICE = (
+    f"use a positive multiple of {VECTOR_SIZE} rows (DuckDB's vector size), e.g. "
+    f"{DEFAULT_ROW_GROUP_SIZE}, or 0 or 'default' for DuckDB's own {DUCKDB_ROW_GROUP_SIZE}"
+)
 
 
 def parse_row_group_size(value: Any, origin: str = "argument") -> int | None:
@@ -55,11 +46,11 @@ def parse_row_group_size(value: Any, origin: str = "argument") -> int | None:
             return None
         number = int(text) if text.isdigit() else None
     if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-        raise InvalidRowGroupSize(value, origin)
+        raise InvalidRowGroupSize(KEY, value, origin, _ADVICE)
     if number == 0:
         return None
     if number % VECTOR_SIZE:
-        raise InvalidRowGroupSize(value, origin)
+        raise InvalidRowGroupSize(KEY, value, origin, _ADVICE)
     return number
 
 

@@ -8,7 +8,7 @@ dispositions (``sql/merge.py``) need to know about DuckDB.
 
 from __future__ import annotations
 
-from loadstone.destinations.contract import UnsupportedType
+from loadstone.exceptions import UnsupportedType
 from loadstone.plugins.destinations.sql.dialect import Dialect, literal, qualified, quote
 from loadstone.schema import Column
 

@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING, Any
 from loadstone.destinations.contract import (
     ClosesOnExit,
     Destination,
-    DestinationError,
-    LoadFailed,
     LoadRequest,
     SchemaVersionRow,
     as_schema,
 )
+from loadstone.exceptions import DestinationError, LoadFailed
 from loadstone.plugins.destinations.filesystem import file_formats
 from loadstone.plugins.destinations.filesystem.configuration import (
     FilesystemConfiguration,

@@ -15,7 +15,8 @@ from typing import Any
 import attrs
 
 from loadstone import config
-from loadstone.destinations.contract import Destination, DestinationError
+from loadstone.destinations.contract import Destination
+from loadstone.exceptions import FilesystemConfigError
 from loadstone.storage.filesystem import FilesystemCredentials, configured_credentials
 
 #: dlt 1.31's default layout
@@ -25,10 +26,6 @@ TABLE_FORMATS = ("delta", "iceberg")
 #: pyiceberg catalog used when none is configured: SQLite in memory, re-registered from the
 #: newest metadata file in the bucket on every load (the bucket is the source of truth)
 DEFAULT_ICEBERG_CATALOG: Mapping[str, str] = {"type": "sql", "uri": "sqlite:///:memory:"}
-
-
-class FilesystemConfigError(DestinationError):
-    """A filesystem setting is missing or has a value the destination does not know."""
 
 
 @attrs.frozen

@@ -22,7 +22,7 @@ import attrs
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from loadstone.destinations.contract import LoadFailed
+from loadstone.exceptions import LoadFailed
 from loadstone.plugins.destinations.tables import TableModel
 
 _POS = "__loadstone_pos"

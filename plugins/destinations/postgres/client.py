@@ -25,13 +25,15 @@ from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     ClosesOnExit,
     Destination,
-    DestinationError,
-    DestinationSchemaMismatch,
-    LoadFailed,
-    LoadRefused,
     LoadRequest,
     SchemaVersionRow,
     as_schema,
+)
+from loadstone.exceptions import (
+    DestinationSchemaMismatch,
+    LoadFailed,
+    LoadRefused,
+    PostgresConnectionError,
 )
 from loadstone.plugins.destinations.postgres.copy import (
     ParquetFiles,
@@ -69,13 +71,6 @@ _CATALOG_SQL = (
     "JOIN pg_namespace AS n ON n.oid = c.relnamespace "
     "WHERE n.nspname = ? AND c.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped"
 )
-
-
-class PostgresConnectionError(DestinationError):
-    """The server cannot be reached or refused the credentials."""
-
-    def __init__(self, credentials: PostgresCredentials, reason: str) -> None:
-        super().__init__(f"cannot connect to PostgreSQL at {credentials.url()}: {reason}")
 
 
 def connect(credentials: PostgresCredentials) -> psycopg.Connection[Any]:

@@ -16,21 +16,9 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 import attrs
 
 from loadstone import config
-from loadstone.destinations.contract import DestinationError
+from loadstone.exceptions import PostgresCredentialsMissing
 
 FIELDS = ("database", "username", "password", "host", "port", "connect_timeout")
-
-
-class PostgresCredentialsMissing(DestinationError):
-    """No credentials (or no database/host) were given for the postgres destination."""
-
-    def __init__(self, name: str, missing: str) -> None:
-        super().__init__(
-            f"destination {name!r}: no {missing} in the credentials; give "
-            f"credentials='postgresql://user:password@host:5432/database', or set "
-            f"DESTINATION__{name.upper()}__CREDENTIALS, or [destination.{name}.credentials] "
-            f"database/username/password/host/port in .loadstone/secrets.toml"
-        )
 
 
 @attrs.frozen

@@ -13,7 +13,7 @@ compares with the one the schema asks for as text.
 
 from __future__ import annotations
 
-from loadstone.destinations.contract import UnsupportedType
+from loadstone.exceptions import UnsupportedType
 from loadstone.plugins.destinations.sql.dialect import Dialect
 from loadstone.schema import Column
 

@@ -25,8 +25,6 @@ from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     ClosesOnExit,
     Destination,
-    DestinationError,
-    DestinationSchemaMismatch,
     LoadRequest,
     SchemaVersionRow,
     as_schema,
@@ -34,6 +32,7 @@ from loadstone.destinations.contract import (
     encode_state,
     new_row_id,
 )
+from loadstone.exceptions import DestinationError, DestinationSchemaMismatch
 from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
 from loadstone.plugins.destinations.spark.table_files import TableFolder

@@ -9,27 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loadstone.destinations.contract import DestinationError
+from loadstone.exceptions import UnsupportedWriteDisposition
 
 if TYPE_CHECKING:
     from loadstone.plugins.destinations.tables import TableModel
-
-SUPPORTED = "append, replace and merge with strategy 'delete-insert'"
-
-
-class UnsupportedWriteDisposition(DestinationError):
-    """A table asks for a write disposition the Spark destination does not do."""
-
-    def __init__(
-        self, table: str, disposition: str, strategy: str | None, detail: str = ""
-    ) -> None:
-        self.table = table
-        self.disposition = disposition
-        shown = f"{disposition} (strategy {strategy!r})" if strategy else disposition
-        super().__init__(
-            f"destination 'spark' cannot load table {table!r} with write disposition {shown}"
-            f"{detail}; it supports {SUPPORTED}"
-        )
 
 
 def refuse_unsupported(model: TableModel) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from loadstone.destinations.contract import LoadFailed
+from loadstone.exceptions import LoadFailed
 from loadstone.plugins.destinations.spark.types import quote
 
 if TYPE_CHECKING:

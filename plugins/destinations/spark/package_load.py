@@ -19,12 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loadstone.destinations.contract import (
-    DestinationError,
-    LoadFailed,
-    LoadRequest,
-    SchemaVersionRow,
-)
+from loadstone.destinations.contract import LoadRequest, SchemaVersionRow
+from loadstone.exceptions import DestinationError, LoadFailed
 from loadstone.plugins.destinations.spark.merge import is_keyed, merged_chain
 from loadstone.plugins.destinations.spark.source import list_files, table_frame
 from loadstone.plugins.destinations.spark.types import spark_type

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from loadstone.destinations.contract import DestinationError
+from loadstone.exceptions import DestinationError, InMemoryCatalog
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -38,10 +38,6 @@ WRITER_SETTINGS: Mapping[str, str] = {
     "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
     "spark.sql.caseSensitive": "false",
 }
-
-
-class InMemoryCatalog(DestinationError):
-    """The session's catalog forgets its tables when the session ends."""
 
 
 def _configured(name: str, key: str) -> Any:

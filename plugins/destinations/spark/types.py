@@ -18,7 +18,7 @@ What is lossy (README "Spark catalog tables"):
 
 from __future__ import annotations
 
-from loadstone.destinations.contract import UnsupportedType
+from loadstone.exceptions import UnsupportedType
 from loadstone.schema import Column
 
 #: Spark's largest DECIMAL precision.

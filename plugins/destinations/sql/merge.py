@@ -43,7 +43,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from loadstone.destinations.contract import LoadFailed, LoadRefused, load_id_timestamp
+from loadstone.destinations.contract import load_id_timestamp
+from loadstone.exceptions import LoadFailed, LoadRefused
 from loadstone.plugins.destinations.sql.dialect import quote, timestamp_literal
 
 if TYPE_CHECKING:

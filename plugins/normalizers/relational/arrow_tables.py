@@ -34,9 +34,9 @@ import attrs
 import orjson
 
 from loadstone import config as loadstone_config
+from loadstone.exceptions import ArrowDataError
 from loadstone.extract.arrow_items import iter_batches, parts, read_schema
 from loadstone.normalize.contract import (
-    ArrowDataError,
     ExtractedInput,
     NormalizeContext,
     NormalizeResult,

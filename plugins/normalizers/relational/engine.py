@@ -32,6 +32,7 @@ from typing import Any
 import attrs
 import orjson
 
+from loadstone.exceptions import ContractViolation
 from loadstone.extract.typed_json import MARK_BYTES, decode_item
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.facts import (
@@ -43,7 +44,7 @@ from loadstone.plugins.normalizers.relational.facts import (
     TaskError,
 )
 from loadstone.plugins.normalizers.relational.folders import safe_folder
-from loadstone.schema.contracts import ContractViolation, SchemaContract, decide
+from loadstone.schema.contracts import SchemaContract, decide
 from loadstone.schema.settings import PreferredTypes, compile_preferred
 
 try:

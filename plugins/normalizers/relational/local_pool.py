@@ -33,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 import attrs
 import pyarrow as pa
 
-from loadstone.normalize.contract import NormalizeError
+from loadstone.exceptions import NormalizeError
 from loadstone.parent_watch import exit_with_parent
 from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced

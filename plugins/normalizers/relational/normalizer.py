@@ -32,16 +32,19 @@ import attrs
 
 from loadstone import config as loadstone_config
 from loadstone import spark_session
+from loadstone.exceptions import (
+    BadRecordError,
+    CannotCoerceNullException,
+    ContractViolation,
+    NormalizeError,
+)
 from loadstone.extract.arrow_items import is_arrow_file
 from loadstone.normalize.contract import (
     BAD_RECORDS_TABLE,
-    BadRecordError,
-    CannotCoerceNullException,
     ChunkRun,
     EngineChoice,
     ExtractedInput,
     NormalizeContext,
-    NormalizeError,
     NormalizeResult,
     PackageToNormalize,
     TableOutput,
@@ -79,7 +82,6 @@ from loadstone.plugins.normalizers.relational.schema_updates import (
     with_materialized,
 )
 from loadstone.schema import Schema
-from loadstone.schema.contracts import ContractViolation
 from loadstone.schema.detections import DEFAULT_DETECTIONS
 from loadstone.schema.settings import compile_preferred
 

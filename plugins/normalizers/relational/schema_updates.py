@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import attrs
 
+from loadstone.exceptions import IdentifierCollisionError
 from loadstone.naming import NamingConvention
 from loadstone.normalize.contract import BAD_RECORDS_TABLE, NormalizeContext
 from loadstone.plugins.normalizers.relational.engine import (
@@ -40,7 +41,7 @@ from loadstone.plugins.normalizers.relational.facts import (
     Position,
 )
 from loadstone.schema import Column, Schema, Table
-from loadstone.schema.collisions import IdentifierCollisionError, find_identifier_collisions
+from loadstone.schema.collisions import find_identifier_collisions
 from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
 from loadstone.schema.settings import SchemaSettings, hints_for_column

@@ -34,7 +34,7 @@ from typing import Any
 
 import attrs
 
-from loadstone.normalize.contract import NormalizeError
+from loadstone.exceptions import NormalizeError
 from loadstone.plugins.normalizers.relational import engine as engine_module
 from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
 

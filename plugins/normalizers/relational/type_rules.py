@@ -16,10 +16,10 @@ import decimal
 from collections.abc import Sequence
 from typing import Any
 
+from loadstone.exceptions import CoercionError
 from loadstone.normalize.contract import WEI_PARQUET_MAX, WEI_PARQUET_PRECISION
 from loadstone.schema import data_types as _data_types
 from loadstone.schema import detections as _detections
-from loadstone.schema.data_types import CoercionError
 
 __all__ = ["CoercionError", "coerce", "detect_type", "fits_wei_storage", "py_type"]
 

@@ -18,7 +18,7 @@ from test_duckdb_support import (
     table,
 )
 
-from loadstone.destinations.contract import DestinationSchemaMismatch, LoadFailed
+from loadstone.exceptions import DestinationSchemaMismatch, LoadFailed
 from loadstone.plugins.destinations.duckdb import DUCKDB
 
 USERS = schema(
@@ -471,7 +471,7 @@ def test_a_database_locked_by_another_process_gives_a_clear_error(
 
     monkeypatch.setenv("DESTINATION__DUCKDB__LOCK_TIMEOUT", "0.5")  # waited for, then named
 
-    from loadstone.plugins.destinations.duckdb.client import DuckDBConnectionError
+    from loadstone.exceptions import DuckDBConnectionError
 
     path = tmp_path / "locked.duckdb"
     holder = subprocess.Popen(

@@ -88,7 +88,7 @@ def test_the_database_gets_its_own_limit_back_after_a_load(tmp_path: Path) -> No
 def test_a_load_that_runs_out_of_memory_fails_the_package_and_keeps_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from loadstone.destinations.contract import LoadFailed
+    from loadstone.exceptions import LoadFailed
 
     monkeypatch.setenv("DESTINATION__DUCKDB__MEMORY_LIMIT", "20MB")
     wide = schema(wide=table({f"c{i}": {"data_type": "text"} for i in range(300)}))

@@ -21,7 +21,8 @@ from test_duckdb_support import (
     table,
 )
 
-from loadstone.destinations.contract import LoadFailed, load_id_timestamp
+from loadstone.destinations.contract import load_id_timestamp
+from loadstone.exceptions import LoadFailed
 
 PK = {"data_type": "bigint", "primary_key": True, "nullable": False}
 

@@ -14,10 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 from test_duckdb_support import duckdb_destination, request, rows, schema, table
 
-from loadstone.plugins.destinations.duckdb.client import DuckDBConnectionError
+from loadstone.exceptions import DuckDBConnectionError, InvalidRowGroupSize
 from loadstone.plugins.destinations.duckdb.row_groups import (
     DEFAULT_ROW_GROUP_SIZE,
-    InvalidRowGroupSize,
     parse_row_group_size,
 )
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_duckdb_support import duckdb_destination, parquet, request, rows, schema, table
 
-from loadstone.destinations.contract import UnsupportedType
+from loadstone.exceptions import UnsupportedType
 from loadstone.plugins.destinations.duckdb.sql import duckdb_type, quote
 from loadstone.schema import Column, InvalidSchemaError
 

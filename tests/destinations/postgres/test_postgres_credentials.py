@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from loadstone.exceptions import PostgresCredentialsMissing
 from loadstone.plugins.destinations.postgres.credentials import (
     PostgresCredentials,
-    PostgresCredentialsMissing,
     resolve_credentials,
 )
 

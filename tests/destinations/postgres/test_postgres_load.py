@@ -15,7 +15,7 @@ import pytest
 from postgres_support import connection, drop_datasets, pipeline, rows, unique_dataset
 
 import loadstone
-from loadstone.destinations.contract import LoadFailed
+from loadstone.exceptions import LoadFailed
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from postgres_support import drop_datasets, pipeline, rows, unique_dataset
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import LoadstoneError
 
 
 @pytest.fixture

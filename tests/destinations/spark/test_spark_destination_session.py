@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import loadstone
-from loadstone.plugins.destinations.spark.session import InMemoryCatalog
+from loadstone.exceptions import InMemoryCatalog
 
 
 @pytest.mark.spark

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from loadstone.destinations.contract import UnsupportedType, as_schema
+from loadstone.destinations.contract import as_schema
+from loadstone.exceptions import UnsupportedType, UnsupportedWriteDisposition
 from loadstone.plugin_manager import get_destination
-from loadstone.plugins.destinations.spark.dispositions import (
-    UnsupportedWriteDisposition,
-    refuse_unsupported,
-)
+from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.types import (
     qualified,
     quote,

@@ -8,10 +8,10 @@ their settings in ``.retries``. The ``rest_api`` source is built on it.
 
 from __future__ import annotations
 
+from loadstone.exceptions import IgnoreResponseException, RESTClientError
 from loadstone.sources.helpers.rest_client.auth import AuthConfigBase
 from loadstone.sources.helpers.rest_client.client import (
     Hooks,
-    IgnoreResponseException,
     PageData,
     RESTClient,
     paginate,
@@ -20,7 +20,6 @@ from loadstone.sources.helpers.rest_client.paginators import BasePaginator
 from loadstone.sources.helpers.rest_client.retries import (
     HTTPStatusError,
     RequestFailed,
-    RESTClientError,
 )
 
 __all__ = [

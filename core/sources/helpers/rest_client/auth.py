@@ -13,13 +13,9 @@ from typing import Any
 import requests
 from requests.auth import AuthBase, HTTPBasicAuth
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import AuthError
 
 API_KEY_LOCATIONS = ("header", "query", "param", "cookie")
-
-
-class AuthError(LoadstoneError):
-    """Credentials are missing, or the token endpoint refused them."""
 
 
 class AuthConfigBase(AuthBase):

@@ -17,7 +17,7 @@ from urllib.parse import urljoin
 
 import requests
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import IgnoreResponseException, RESTClientError
 from loadstone.sources.helpers.rest_client import detector, retries
 from loadstone.sources.helpers.rest_client.auth import AuthConfigBase
 from loadstone.sources.helpers.rest_client.jsonpath import find_values
@@ -26,10 +26,6 @@ from loadstone.sources.helpers.rest_client.paginators import BasePaginator, Sing
 T = TypeVar("T")
 #: ``{"response": [hook(response, *args, **kwargs) -> response | None, ...]}``
 Hooks = Mapping[str, list[Callable[..., Any]]]
-
-
-class IgnoreResponseException(LoadstoneError):
-    """Raised by a response hook: this answer has no records, and paging stops here."""
 
 
 class PageData(list[T], Generic[T]):
@@ -178,7 +174,7 @@ def _json_of(response: requests.Response, describe: Callable[[str], str]) -> Any
     try:
         return response.json()
     except ValueError:
-        raise retries.RESTClientError(
+        raise RESTClientError(
             f"{describe(str(response.url))} answered {response.status_code} with a body that "
             "is not JSON"
         ) from None

@@ -11,14 +11,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import JSONPathError
 
 _SEGMENT = re.compile(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+|\*)\]|([^.\[\]]+)")
 _MISSING = object()
-
-
-class JSONPathError(LoadstoneError, ValueError):
-    """A path uses JSONPath syntax loadstone does not read (filters, ``..``)."""
 
 
 def segments(path: str) -> tuple[str, ...]:

@@ -16,12 +16,8 @@ from urllib.parse import urljoin
 
 from requests import Request, Response
 
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import PaginatorError
 from loadstone.sources.helpers.rest_client.jsonpath import find_first, set_value
-
-
-class PaginatorError(LoadstoneError, ValueError):
-    """A paginator is configured wrongly, or a response lacks what it needs (a total)."""
 
 
 class BasePaginator(ABC):

@@ -20,15 +20,12 @@ import attrs
 import requests
 
 from loadstone import config
-from loadstone.errors import LoadstoneError
+from loadstone.exceptions import RESTClientError
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
-class RESTClientError(LoadstoneError):
-    """A request failed for good (retries used up, or a final 4xx)."""
-
-
+# Defined here, not in loadstone.exceptions: they subclass requests' errors (see there).
 class RequestFailed(RESTClientError, requests.ConnectionError):
     """The server could not be reached (or kept failing) after every attempt.
 
