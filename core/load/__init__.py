@@ -1,0 +1,1 @@
+"""The load step: loads normalized packages into the destination (see step.py)."""
