@@ -17,7 +17,12 @@ Destinations
     destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``), Destination,
     Capabilities, DestinationNotSupported
 Configuration
-    config (the resolver and its typed accessors)
+    config (the resolver and its typed accessors; ``config["a.b"]`` reads, sets and tests
+    a key as dlt's), TSecretValue, TSecretStrValue
+Reading loaded data
+    Dataset, Relation (``pipeline.dataset()``)
+Version
+    version (``version.__version__``)
 Errors
     every public error class (``loadstone.exceptions``), each derived from LoadstoneError
 """
@@ -27,7 +32,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from loadstone.version import __version__
 
 #: public name -> (module, attribute); attribute None means the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
@@ -52,6 +57,11 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "Destination": ("loadstone.destinations.contract", "Destination"),
     "Capabilities": ("loadstone.destinations.contract", "Capabilities"),
     "config": ("loadstone.config", None),
+    "TSecretValue": ("loadstone.config", "TSecretValue"),
+    "TSecretStrValue": ("loadstone.config", "TSecretStrValue"),
+    "Dataset": ("loadstone.destinations.dataset", "Dataset"),
+    "Relation": ("loadstone.destinations.dataset", "Relation"),
+    "version": ("loadstone.version", None),
     # every public error (loadstone.exceptions)
     "ArrowDataError": ("loadstone.exceptions", "ArrowDataError"),
     "AuthError": ("loadstone.exceptions", "AuthError"),
@@ -95,6 +105,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "LoadPackageError": ("loadstone.exceptions", "LoadPackageError"),
     "LoadRefused": ("loadstone.exceptions", "LoadRefused"),
     "LoadstoneError": ("loadstone.exceptions", "LoadstoneError"),
+    "SourceSectionNotAvailable": ("loadstone.exceptions", "SourceSectionNotAvailable"),
+    "ResourceNameNotAvailable": ("loadstone.exceptions", "ResourceNameNotAvailable"),
+    "CurrentSourceSchemaNotAvailable": ("loadstone.exceptions", "CurrentSourceSchemaNotAvailable"),
+    "CurrentSourceNotAvailable": ("loadstone.exceptions", "CurrentSourceNotAvailable"),
     "MissingLoadFile": ("loadstone.exceptions", "MissingLoadFile"),
     "NamingChangeError": ("loadstone.exceptions", "NamingChangeError"),
     "NoActiveContext": ("loadstone.exceptions", "NoActiveContext"),
@@ -137,8 +151,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from loadstone import config, current, destinations, sources
+    from loadstone import config, current, destinations, sources, version
+    from loadstone.config import TSecretStrValue, TSecretValue
     from loadstone.destinations.contract import Capabilities, Destination
+    from loadstone.destinations.dataset import Dataset, Relation
     from loadstone.exceptions import (
         ArrowDataError,
         AuthError,
@@ -151,6 +167,8 @@ if TYPE_CHECKING:
         ConfigValueError,
         ContractViolation,
         CorruptFileError,
+        CurrentSourceNotAvailable,
+        CurrentSourceSchemaNotAvailable,
         DamagedCopyError,
         DatasetError,
         DataValidationError,
@@ -202,9 +220,11 @@ if TYPE_CHECKING:
         RequestFailed,
         ResourceError,
         ResourceExtractionError,
+        ResourceNameNotAvailable,
         RESTClientError,
         SchemaContractError,
         SchemaFileError,
+        SourceSectionNotAvailable,
         SparkTargetError,
         SqlDatabaseError,
         StorageError,

@@ -36,11 +36,11 @@ import sys
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Annotated, Any, Final, NewType
 
 import attrs
 
-from loadstone.exceptions import ConfigFileError, ConfigValueError
+from loadstone.exceptions import ConfigFieldMissingException, ConfigFileError, ConfigValueError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -73,7 +73,7 @@ class _Missing:
         return "MISSING"
 
 
-MISSING: Any = _Missing()
+MISSING: Final = _Missing()
 
 
 # --- files -----------------------------------------------------------------------------------
@@ -81,10 +81,10 @@ MISSING: Any = _Missing()
 _TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
 
 #: path -> ((mtime_ns, size), parsed document)
-_file_cache: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+_file_cache: dict[Path, tuple[tuple[int, int], dict[str, object]]] = {}
 
 
-def read_toml_file(path: Path) -> dict[str, Any]:
+def read_toml_file(path: Path) -> dict[str, object]:
     """Return the parsed TOML document at ``path``; ``{}`` when there is no such file.
 
     Parsed documents are cached by path, modification time and size, so a resolver that
@@ -101,7 +101,7 @@ def read_toml_file(path: Path) -> dict[str, Any]:
         return cached[1]
     text = path.read_text(encoding="utf-8")
     try:
-        document = tomllib.loads(text)
+        document: dict[str, object] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise _file_error(path, text, error) from None
     _file_cache[path] = (signature, document)
@@ -128,7 +128,7 @@ def clear_cache() -> None:
 # --- providers -------------------------------------------------------------------------------
 
 
-def parse_env_value(raw: str) -> Any:
+def parse_env_value(raw: str) -> object:
     """Read an environment value as a TOML literal when it is one, else as plain text."""
     try:
         value = tomllib.loads(f"value = {raw}")["value"]
@@ -150,16 +150,16 @@ class EnvironProvider:
 
     name: str = "environment"
 
-    def lookup(self, segments: Sequence[str]) -> Any:
+    def lookup(self, segments: Sequence[str]) -> object:
         return self.find(segments)[0]
 
-    def find(self, segments: Sequence[str]) -> tuple[Any, str]:
+    def find(self, segments: Sequence[str]) -> tuple[object, str]:
         """The value at ``segments`` (or MISSING) and where it was found."""
         name = env_name(segments)
         raw = os.environ.get(name)
         return (MISSING if raw is None else parse_env_value(raw)), f"environment variable {name}"
 
-    def section(self, segments: Sequence[str]) -> dict[str, Any]:
+    def section(self, segments: Sequence[str]) -> dict[str, object]:
         """Every variable below ``segments``, keyed by its remaining segments (as written)."""
         prefix = env_name(segments) + ENV_SEPARATOR
         return {
@@ -180,16 +180,16 @@ class TomlFolderProvider:
     def files(self) -> tuple[Path, Path]:
         return (self.folder / SECRETS_FILE, self.folder / CONFIG_FILE)
 
-    def documents(self) -> Iterator[dict[str, Any]]:
+    def documents(self) -> Iterator[dict[str, object]]:
         for path in self.files:
             document = read_toml_file(path)
             if document:
                 yield document
 
-    def lookup(self, segments: Sequence[str]) -> Any:
+    def lookup(self, segments: Sequence[str]) -> object:
         return self.find(segments)[0]
 
-    def find(self, segments: Sequence[str]) -> tuple[Any, str]:
+    def find(self, segments: Sequence[str]) -> tuple[object, str]:
         """The value at ``segments`` (or MISSING) and the file it was found in."""
         for path in self.files:
             value = _dig(read_toml_file(path), tuple(segments))
@@ -197,9 +197,9 @@ class TomlFolderProvider:
                 return value, f"{'.'.join(segments)} in {path}"
         return MISSING, str(self.folder)
 
-    def section(self, segments: Sequence[str]) -> dict[str, Any]:
+    def section(self, segments: Sequence[str]) -> dict[str, object]:
         """The table at ``segments``, merged over both files (secrets win)."""
-        merged: dict[str, Any] = {}
+        merged: dict[str, object] = {}
         for document in reversed(list(self.documents())):
             table = _dig(document, tuple(segments))
             if isinstance(table, Mapping):
@@ -207,7 +207,7 @@ class TomlFolderProvider:
         return merged
 
 
-def _dig(table: Any, segments: tuple[str, ...]) -> Any:
+def _dig(table: object, segments: tuple[str, ...]) -> object:
     """Walk nested tables; a quoted dotted key (``"sql.shuffle.partitions" = 4``) also matches."""
     if not segments:
         return table
@@ -237,10 +237,11 @@ def project_dir() -> Path:
     return Path.cwd() / PROJECT_DIR
 
 
-def providers() -> tuple[EnvironProvider | TomlFolderProvider, ...]:
+def providers() -> tuple[EnvironProvider | AssignedProvider | TomlFolderProvider, ...]:
     """The providers in precedence order, highest first (folders as of this call)."""
     return (
         EnvironProvider(),
+        AssignedProvider(),  # values set in code: below the environment, as in dlt
         TomlFolderProvider("project", project_dir()),
         # a ported dlt project keeps its settings in ./.dlt/: read, below ./.loadstone/
         TomlFolderProvider("project-dlt", Path.cwd() / DLT_PROJECT_DIR),
@@ -265,7 +266,7 @@ class Found:
     origin: str
 
 
-def locate(*candidates: KeyPath, explicit: Any = None, default: Any = None) -> Found:
+def locate(*candidates: KeyPath, explicit: object = None, default: object = None) -> Found:
     """Like :func:`resolve`, and also says where the value came from."""
     if explicit is not None:
         return Found(explicit, "explicit argument")
@@ -278,7 +279,7 @@ def locate(*candidates: KeyPath, explicit: Any = None, default: Any = None) -> F
     return Found(default, "default")
 
 
-def resolve(*candidates: KeyPath, explicit: Any = None, default: Any = None) -> Any:
+def resolve(*candidates: KeyPath, explicit: object = None, default: object = None) -> Any:
     """Return the value of the first candidate key path found, in precedence order.
 
     ``explicit`` (when not None) wins over everything. Then each provider in turn is asked
@@ -290,12 +291,22 @@ def resolve(*candidates: KeyPath, explicit: Any = None, default: Any = None) -> 
     return locate(*candidates, explicit=explicit, default=default).value
 
 
-def get(key_path: str | Sequence[str], default: Any = None, *, explicit: Any = None) -> Any:
+def get(
+    key_path: str | Sequence[str],
+    default: object = None,
+    *,
+    explicit: object = None,
+    expected_type: object = None,
+) -> Any:
     """Look up one dotted key path, or several candidate dotted paths tried in order.
 
     ``get("schema.naming")``; ``get(["sources.github.schema.naming", "schema.naming"])``.
-    Same precedence as :func:`resolve`.
+    Same precedence as :func:`resolve`. A type as the second argument is dlt's
+    ``config.get(key, expected_type)``: it is no default, a missing key gives ``None``.
     """
+    if isinstance(default, type):
+        default = None
+    del expected_type  # dlt's hint of the value's type; values are returned as configured
     candidates = [key_path] if isinstance(key_path, str) else list(key_path)
     return resolve(*candidates, explicit=explicit, default=default)
 
@@ -365,13 +376,15 @@ def _spark_key(parts: Sequence[str]) -> str:
     return key if key.startswith("spark.") else f"spark.{key}"
 
 
-def _spark_value(value: Any) -> str:
+def _spark_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
-def _flatten(table: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+def _flatten(
+    table: Mapping[str, object], prefix: tuple[str, ...] = ()
+) -> Iterator[tuple[str, object]]:
     for key, value in table.items():
         if isinstance(value, Mapping):
             yield from _flatten(value, (*prefix, key))
@@ -401,7 +414,7 @@ def spark_options() -> dict[str, str]:
     for provider in reversed(providers()):
         section = provider.section(("spark",))
         if isinstance(provider, EnvironProvider):
-            items: Iterator[tuple[str, Any]] = (
+            items: Iterator[tuple[str, object]] = (
                 (_env_spark_key(name), value) for name, value in section.items()
             )
         else:
@@ -438,12 +451,12 @@ def _first_key(key_path: str | Sequence[str]) -> str:
     return key_path if isinstance(key_path, str) else str(next(iter(key_path)))
 
 
-def _locate(key_path: str | Sequence[str], default: Any, explicit: Any) -> Found:
+def _locate(key_path: str | Sequence[str], default: object, explicit: object) -> Found:
     candidates = [key_path] if isinstance(key_path, str) else list(key_path)
     return locate(*candidates, explicit=explicit, default=default)
 
 
-def parse_bool(value: Any, key: str, origin: str) -> bool:
+def parse_bool(value: object, key: str, origin: str) -> bool:
     """``true``/``false`` in any case, ``1``/``0``, ``yes``/``no``, ``on``/``off``."""
     if isinstance(value, bool):
         return value
@@ -457,7 +470,7 @@ def parse_bool(value: Any, key: str, origin: str) -> bool:
     raise ConfigValueError(key, value, origin, "true or false")
 
 
-def get_bool(key_path: str | Sequence[str], default: bool, *, explicit: Any = None) -> bool:
+def get_bool(key_path: str | Sequence[str], default: bool, *, explicit: object = None) -> bool:
     """A boolean setting: ``LOAD__KEEP_COMPLETED_PACKAGES=False`` reads as false."""
     found = _locate(key_path, default, explicit)
     return parse_bool(found.value, _first_key(key_path), found.origin)
@@ -468,7 +481,7 @@ def get_int(
     default: int,
     *,
     minimum: int | None = None,
-    explicit: Any = None,
+    explicit: object = None,
 ) -> int:
     """An integer setting (text of digits accepted), at least ``minimum`` when given."""
     found = _locate(key_path, default, explicit)
@@ -490,7 +503,7 @@ def get_float(
     default: float,
     *,
     minimum: float | None = None,
-    explicit: Any = None,
+    explicit: object = None,
     expected: str = "a number",
 ) -> float:
     """A number setting (text of a number accepted), at least ``minimum`` when given."""
@@ -507,7 +520,7 @@ def get_float(
     return number
 
 
-def parse_size(value: Any, key: str, origin: str) -> int:
+def parse_size(value: object, key: str, origin: str) -> int:
     """Bytes from ``1073741824``, ``"512MB"``, ``"1 GiB"`` (decimal and binary units)."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
@@ -518,14 +531,14 @@ def parse_size(value: Any, key: str, origin: str) -> int:
     return int(float(match.group(1)) * _SIZE_UNITS[unit])
 
 
-def get_size(key_path: str | Sequence[str], default: int, *, explicit: Any = None) -> int:
+def get_size(key_path: str | Sequence[str], default: int, *, explicit: object = None) -> int:
     """A size setting in bytes."""
     found = _locate(key_path, default, explicit)
     return parse_size(found.value, _first_key(key_path), found.origin)
 
 
 def get_choice(
-    key_path: str | Sequence[str], choices: Sequence[str], default: str, *, explicit: Any = None
+    key_path: str | Sequence[str], choices: Sequence[str], default: str, *, explicit: object = None
 ) -> str:
     """A setting that is one of ``choices`` (compared as written)."""
     found = _locate(key_path, default, explicit)
@@ -537,7 +550,7 @@ def get_choice(
     return value
 
 
-def get_str(key_path: str | Sequence[str], default: str, *, explicit: Any = None) -> str:
+def get_str(key_path: str | Sequence[str], default: str, *, explicit: object = None) -> str:
     """A text setting (numbers given for it are read as their text)."""
     found = _locate(key_path, default, explicit)
     value = found.value
@@ -554,24 +567,84 @@ class _ConfigValue:
     ``secrets.value``); see :mod:`loadstone.extract.injection`."""
 
     def __repr__(self) -> str:
-        return "loadstone.config.value"
+        return "ConfigValue(loadstone.config.value) awaiting injection"
 
 
 #: ``def source(api_key=loadstone.secrets.value)``: the value comes from configuration
-value: Any = _ConfigValue()
+value: Any = _ConfigValue()  # Any: it stands in for an argument of any declared type
+
+#: dlt's marker of a secret argument type: ``def source(api_key: TSecretValue = secrets.value)``;
+#: ``TSecretValue("x")`` is ``"x"``, as in dlt
+SecretSentinel = NewType("SecretSentinel", object)
+TSecretAny = NewType("TSecretAny", object)
+TSecretValue = Annotated[TSecretAny, SecretSentinel]
+#: the same for a text secret (``TSecretStrValue``)
+TSecretStrValue = Annotated[str, SecretSentinel]
+
+
+# --- values set in code: ``loadstone.config["sources.x.y"] = 1`` -----------------------------
+
+#: values assigned through item access, nested by key path segment; read below the
+#: environment and above every file, where dlt reads them
+_assigned: dict[str, object] = {}
+
+
+@attrs.frozen
+class AssignedProvider:
+    """Values assigned in code (``config["a.b"] = 1``), for this process only."""
+
+    name: str = "assigned"
+
+    def find(self, segments: Sequence[str]) -> tuple[object, str]:
+        """The value at ``segments`` (or MISSING), assigned by the program."""
+        return _dig(_assigned, tuple(segments)), f"{'.'.join(segments)} set in code"
+
+    def section(self, segments: Sequence[str]) -> dict[str, object]:
+        table = _dig(_assigned, tuple(segments))
+        return dict(table) if isinstance(table, Mapping) else {}
+
+
+def assign(key_path: str, new_value: object) -> None:
+    """Set ``key_path`` for the rest of the process (what ``config[key] = value`` does)."""
+    *parents, last = _segments(key_path)
+    table = _assigned
+    for segment in parents:
+        child = table.get(segment)
+        if not isinstance(child, dict):
+            child = table[segment] = {}
+        table = child
+    table[last] = new_value
+
+
+def clear_assigned() -> None:
+    """Forget every value set in code (tests)."""
+    _assigned.clear()
 
 
 # --- dlt's item access: ``loadstone.config["sources.x.y"]`` -------------------------------------
+
+
+def item(key_path: str) -> Any:
+    """The value at ``key_path``; ``ConfigFieldMissingException`` (a ``KeyError``) when no
+    provider has it or it is ``None``, as dlt's ``config[key]`` raises."""
+    found = get(key_path)
+    if found is None:
+        raise ConfigFieldMissingException(f"config[{key_path!r}]", {key_path: [key_path]})
+    return found
+
+
 class _ConfigModule(types.ModuleType):
-    """This module, readable by key as ``dlt.config`` is: ``config["sources.shop.api_url"]``
-    (a missing key raises ``KeyError``, as in dlt)."""
+    """This module, readable and writable by key as ``dlt.config`` is:
+    ``config["sources.shop.api_url"]``, ``config["a.b"] = 1``, ``"a.b" in config``."""
 
     def __getitem__(self, key: str) -> Any:
-        found = get(key, default=_ITEM_MISSING)
-        if found is _ITEM_MISSING:
-            raise KeyError(key)
-        return found
+        return item(key)
+
+    def __setitem__(self, key: str, new_value: object) -> None:
+        assign(key, new_value)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and get(key) is not None
 
 
-_ITEM_MISSING = object()
 sys.modules[__name__].__class__ = _ConfigModule

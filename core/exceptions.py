@@ -73,6 +73,22 @@ class NoActiveContext(LoadstoneError):
     """``current.*`` was called outside of a source function or a pipeline run."""
 
 
+class ResourceNameNotAvailable(NoActiveContext):
+    """``current.resource_name()`` / ``resource_state()`` outside a running resource (dlt's)."""
+
+
+class SourceSectionNotAvailable(NoActiveContext):
+    """``current.source_state()`` / ``state()`` while no pipeline extracts a source (dlt's)."""
+
+
+class CurrentSourceNotAvailable(NoActiveContext):
+    """``current.source()`` while no source is being extracted (dlt's)."""
+
+
+class CurrentSourceSchemaNotAvailable(NoActiveContext):
+    """``current.source_schema()`` outside a source body or its extraction (dlt's)."""
+
+
 class DestinationError(LoadstoneError):
     """Base class of errors raised by destinations and their loaders."""
 
@@ -196,8 +212,11 @@ class IncrementalCursorPathHasValueNone(IncrementalCursorPathMissing):
     """The value at the cursor path is None (``on_cursor_value_missing="raise"``)."""
 
 
-class ConfigFieldMissingException(LoadstoneError):
-    """A ``secrets.value``/``config.value`` argument was not passed and is not configured."""
+class ConfigFieldMissingException(LoadstoneError, KeyError):
+    """A ``secrets.value``/``config.value`` argument was not passed and is not configured
+    (a ``KeyError`` too, as dlt's: ``config["missing.key"]`` raises it)."""
+
+    __str__ = Exception.__str__  # the message, not KeyError's quoted repr
 
     def __init__(self, function: str, missing: Mapping[str, list[str]]) -> None:
         self.function = function

@@ -26,18 +26,27 @@ from loadstone.exceptions import ConfigFieldMissingException
 
 
 class _Secrets:
-    """``loadstone.secrets``: ``.value`` marks an argument; ``secrets["a.b"]`` reads a value."""
+    """``loadstone.secrets``: ``.value`` marks an argument; ``secrets["a.b"]`` reads a value,
+    ``secrets["a.b"] = v`` sets one, ``"a.b" in secrets`` tests one (dlt's accessor: the same
+    providers as ``loadstone.config``, so a value set through either is seen by both)."""
 
-    value: Any = config.value
+    value: Any = config.value  # Any: it stands in for an argument of any declared type
 
     def __getitem__(self, key: str) -> Any:
-        found = config.get(key, default=_NOTHING)
-        if found is _NOTHING:
-            raise KeyError(key)
-        return found
+        return config.item(key)
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return config.get(key, default=default)
+    def __setitem__(self, key: str, new_value: object) -> None:
+        config.assign(key, new_value)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and config.get(key) is not None
+
+    def get(self, key: str, default: object = None, *, expected_type: object = None) -> Any:
+        """The value at ``key`` or ``default`` (a type there is dlt's ``expected_type``)."""
+        return config.get(key, default, expected_type=expected_type)
+
+    def __repr__(self) -> str:
+        return "loadstone.secrets"
 
 
 _NOTHING = object()
