@@ -1,0 +1,106 @@
+"""``loadstone.current`` answers as ``dlt.current`` does, inside and outside a run.
+
+Observed on dlt 1.31 with the same program: outside a run ``resource_name()`` raises
+``ResourceNameNotAvailable``, ``source_state()`` / ``state()`` / ``resource_state()``
+``SourceSectionNotAvailable``, ``source()`` ``CurrentSourceNotAvailable``,
+``source_schema()`` ``CurrentSourceSchemaNotAvailable``; inside a resource that a pipeline
+extracts, ``resource_name()`` is its name, ``state()`` the source state (with
+``resources.<name>``), and writes to both states are saved as
+``{'src': {'resources': {'users': {'x': 1}}, 'y': 2, 'z': 3}}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import loadstone as dlt
+from loadstone import current
+from loadstone.exceptions import (
+    CurrentSourceNotAvailable,
+    CurrentSourceSchemaNotAvailable,
+    NoActiveContext,
+    ResourceNameNotAvailable,
+    SourceSectionNotAvailable,
+)
+
+
+def test_outside_a_run_each_call_raises_dlts_error() -> None:
+    expected = {
+        current.resource_name: ResourceNameNotAvailable,
+        current.source_state: SourceSectionNotAvailable,
+        current.state: SourceSectionNotAvailable,
+        current.resource_state: SourceSectionNotAvailable,
+        current.source: CurrentSourceNotAvailable,
+        current.source_schema: CurrentSourceSchemaNotAvailable,
+    }
+    for call, error in expected.items():
+        with pytest.raises(error):
+            call()
+        assert issubclass(error, NoActiveContext)
+
+
+def test_inside_a_resource_the_names_and_states_are_dlts(tmp_path: Path) -> None:
+    seen: dict[str, object] = {}
+
+    @dlt.source(name="src")
+    def src() -> object:
+        seen["body_schema"] = type(current.source_schema()).__name__
+
+        @dlt.resource(name="users")
+        def users() -> object:
+            seen["resource_name"] = current.resource_name()
+            seen["resource_state"] = dict(current.resource_state())
+            current.resource_state()["x"] = 1
+            current.source_state()["y"] = 2
+            current.state()["z"] = 3
+            seen["state"] = current.state() is current.source_state()
+            seen["pipeline"] = current.pipeline().pipeline_name
+            yield {"id": 1}
+
+        return users
+
+    pipeline = dlt.pipeline(
+        "cur", destination="duckdb", dataset_name="ds", pipelines_dir=str(tmp_path / "pl")
+    )
+    pipeline.extract(src())
+    assert seen == {
+        "body_schema": "Schema",
+        "resource_name": "users",
+        "resource_state": {},
+        "state": True,
+        "pipeline": "cur",
+    }
+    assert pipeline.state["sources"]["src"] == {"resources": {"users": {"x": 1}}, "y": 2, "z": 3}
+    with pytest.raises(ResourceNameNotAvailable):
+        current.resource_name()
+
+
+def test_source_and_its_schema_while_a_source_is_extracted() -> None:
+    @dlt.source(name="shop")
+    def shop() -> object:
+        return dlt.resource([{"id": 1}], name="orders")
+
+    source = shop()
+    state: dict[str, object] = {}
+    with current.extract_context(object(), state, source):
+        assert current.source() is source
+        assert current.source_schema() is source.schema
+        assert current.source_state() is state
+        with current.resource_context("orders"):
+            assert current.resource_name() == "orders"
+            assert current.resource_state() == {}
+        # dlt: inside a source but outside a resource, resource_state() names the resource
+        with pytest.raises(ResourceNameNotAvailable):
+            current.resource_state()
+    with pytest.raises(CurrentSourceNotAvailable):
+        current.source()
+
+
+def test_pipeline_outside_a_run_is_the_active_one(tmp_path: Path) -> None:
+    made = dlt.pipeline(
+        "active_one", destination="duckdb", dataset_name="ds", pipelines_dir=str(tmp_path)
+    )
+    current.activate(made)
+    assert current.pipeline() is made
