@@ -33,7 +33,7 @@ class AuthConfigBase(AuthBase):
         return []
 
 
-def _required(owner: str, **values: Any) -> None:
+def _required(owner: str, **values: object) -> None:
     for name, value in values.items():
         if value in (None, ""):
             raise AuthError(f"{owner} needs {name}: pass it, or read it from configuration")
@@ -109,7 +109,7 @@ class OAuth2ClientCredentials(AuthConfigBase):
         access_token_url: str | None = None,
         client_id: str | None = None,
         client_secret: str | None = None,
-        access_token_request_data: dict[str, Any] | None = None,
+        access_token_request_data: dict[str, object] | None = None,
         default_token_expiration: int = 3600,
         session: requests.Session | None = None,
     ) -> None:
@@ -135,7 +135,8 @@ class OAuth2ClientCredentials(AuthConfigBase):
         return request
 
     def build_access_token_request(self) -> dict[str, Any]:
-        """The form the token endpoint gets (override for APIs that want it otherwise)."""
+        """The form the token endpoint gets (override for APIs that want it otherwise): the
+        keyword arguments of ``requests.post``, whatever types those take."""
         return {
             "data": {
                 "grant_type": "client_credentials",

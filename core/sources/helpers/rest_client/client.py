@@ -12,20 +12,68 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypedDict, TypeVar
 from urllib.parse import urljoin
 
 import requests
+from requests.auth import AuthBase
 
 from loadstone.exceptions import IgnoreResponseException, RESTClientError
 from loadstone.sources.helpers.rest_client import detector, retries
 from loadstone.sources.helpers.rest_client.auth import AuthConfigBase
 from loadstone.sources.helpers.rest_client.jsonpath import find_values
 from loadstone.sources.helpers.rest_client.paginators import BasePaginator, SinglePagePaginator
+from loadstone.typing import TDataItem
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 T = TypeVar("T")
-#: ``{"response": [hook(response, *args, **kwargs) -> response | None, ...]}``
-Hooks = Mapping[str, list[Callable[..., Any]]]
+#: ``hook(response, *args, **kwargs)``: a new response, or None to keep the one it was given
+ResponseHook = Callable[..., "requests.Response | None"]
+#: ``{"response": [hook, ...]}``
+Hooks = Mapping[str, list[ResponseHook]]
+
+
+class RequestExtras(TypedDict, total=False):
+    """What a request may carry beyond its query, body and auth."""
+
+    headers: Mapping[str, str] | None
+    #: a form or raw body, as ``requests`` takes it
+    data: TDataItem
+
+
+class _Authed(RequestExtras, total=False):
+    auth: AuthBase | None
+
+
+class GetOptions(_Authed, total=False):
+    """The keyword arguments of :meth:`RESTClient.get` beside ``params``."""
+
+    json: TDataItem
+
+
+class PostOptions(_Authed, total=False):
+    """The keyword arguments of :meth:`RESTClient.post` beside ``json``."""
+
+    #: query parameters: the user's values, as ``requests`` encodes them
+    params: Mapping[str, TDataItem] | None
+
+
+class RequestOptions(GetOptions, PostOptions, total=False):
+    """The keyword arguments of :meth:`RESTClient.request`."""
+
+
+class PaginateOptions(TypedDict, total=False):
+    """The keyword arguments of the module's :func:`paginate` beside ``headers``."""
+
+    params: Mapping[str, TDataItem] | None
+    json: TDataItem
+    auth: AuthBase | None
+    paginator: BasePaginator | None
+    data_selector: str | None
+    hooks: Hooks | None
+    data: TDataItem
 
 
 class PageData(list[T], Generic[T]):
@@ -37,7 +85,7 @@ class PageData(list[T], Generic[T]):
         request: requests.Request,
         response: requests.Response,
         paginator: BasePaginator,
-        auth: Any,
+        auth: AuthBase | None,
     ) -> None:
         super().__init__(records)
         self.request = request
@@ -53,7 +101,7 @@ class RESTClient:
         self,
         base_url: str,
         headers: Mapping[str, str] | None = None,
-        auth: AuthConfigBase | requests.auth.AuthBase | None = None,
+        auth: AuthBase | None = None,
         paginator: BasePaginator | None = None,
         data_selector: str | None = None,
         session: requests.Session | None = None,
@@ -68,26 +116,29 @@ class RESTClient:
         self.retry_policy = retry_policy or retries.RetryPolicy.from_config()
 
     # -- single requests -------------------------------------------------------------------
-    def request(self, path: str = "", method: str = "GET", **kwargs: Any) -> requests.Response:
+    def request(
+        self, path: str = "", method: str = "GET", **kwargs: Unpack[RequestOptions]
+    ) -> requests.Response:
         """One request (retried), the answer as it is; an error status raises."""
-        request = self._build(
-            path,
-            method,
-            kwargs.pop("params", None),
-            kwargs.pop("json", None),
-            kwargs.pop("auth", None),
-            kwargs,
-        )
+        params = kwargs.pop("params", None)
+        json = kwargs.pop("json", None)
+        auth = kwargs.pop("auth", None)
+        request = self._build(path, method, params, json, auth, kwargs)
         response = self._send(request)
         retries.raise_for_status(response, self._describer(request.auth))
         return response
 
     def get(
-        self, path: str, params: dict[str, Any] | None = None, **kwargs: Any
+        self,
+        path: str,
+        params: Mapping[str, TDataItem] | None = None,
+        **kwargs: Unpack[GetOptions],
     ) -> requests.Response:
         return self.request(path, method="GET", params=params, **kwargs)
 
-    def post(self, path: str, json: Any = None, **kwargs: Any) -> requests.Response:
+    def post(
+        self, path: str, json: TDataItem = None, **kwargs: Unpack[PostOptions]
+    ) -> requests.Response:
         return self.request(path, method="POST", json=json, **kwargs)
 
     # -- pages -----------------------------------------------------------------------------
@@ -95,14 +146,14 @@ class RESTClient:
         self,
         path: str = "",
         method: str = "GET",
-        params: dict[str, Any] | None = None,
-        json: Any = None,
-        auth: Any = None,
+        params: Mapping[str, TDataItem] | None = None,
+        json: TDataItem = None,
+        auth: AuthBase | None = None,
         paginator: BasePaginator | None = None,
         data_selector: str | None = None,
         hooks: Hooks | None = None,
-        **kwargs: Any,
-    ) -> Iterator[PageData[Any]]:
+        **kwargs: Unpack[RequestExtras],
+    ) -> Iterator[PageData[TDataItem]]:
         """The records of ``path``, page by page (see the module docstring)."""
         request = self._build(path, method, params, json, auth, kwargs)
         chosen = paginator or self.paginator
@@ -124,14 +175,20 @@ class RESTClient:
             if pages is None:
                 pages = detector.detect_paginator(response, document) or SinglePagePaginator()
             pages.update_state(response, records)
-            yield PageData(records, copy.copy(request), response, pages, request.auth)
+            yield PageData(records, copy.copy(request), response, pages, auth or self.auth)
             if not pages.has_next_page:
                 return
             pages.update_request(request)
 
     # -- plumbing --------------------------------------------------------------------------
     def _build(
-        self, path: str, method: str, params: Any, json: Any, auth: Any, extra: dict[str, Any]
+        self,
+        path: str,
+        method: str,
+        params: Mapping[str, TDataItem] | None,
+        json: TDataItem,
+        auth: AuthBase | None,
+        extra: RequestExtras,
     ) -> requests.Request:
         unknown = set(extra) - {"headers", "data"}
         if unknown:
@@ -155,7 +212,7 @@ class RESTClient:
         )
 
     @staticmethod
-    def _describer(auth: Any) -> Callable[[str], str]:
+    def _describer(auth: object) -> Callable[[str], str]:
         names = auth.query_param_names() if isinstance(auth, AuthConfigBase) else []
         secrets = auth.secret_values() if isinstance(auth, AuthConfigBase) else []
         return lambda url: retries.masked_url(url, names, secrets)
@@ -168,7 +225,7 @@ def _join(base_url: str, path: str) -> str:
     return urljoin(base_url.rstrip("/") + "/", path.lstrip("/"))
 
 
-def _json_of(response: requests.Response, describe: Callable[[str], str]) -> Any:
+def _json_of(response: requests.Response, describe: Callable[[str], str]) -> TDataItem:
     if not response.content:
         return None
     try:
@@ -180,7 +237,7 @@ def _json_of(response: requests.Response, describe: Callable[[str], str]) -> Any
         ) from None
 
 
-def extract_records(document: Any, data_selector: str | None) -> list[Any]:
+def extract_records(document: TDataItem, data_selector: str | None) -> list[TDataItem]:
     """The records of one answer: at ``data_selector``, else where dlt would look."""
     if data_selector is None:
         path = detector.find_records_path(document)
@@ -194,7 +251,10 @@ def extract_records(document: Any, data_selector: str | None) -> list[Any]:
 
 
 def paginate(
-    url: str, method: str = "GET", headers: Mapping[str, str] | None = None, **kwargs: Any
-) -> Iterator[PageData[Any]]:
+    url: str,
+    method: str = "GET",
+    headers: Mapping[str, str] | None = None,
+    **kwargs: Unpack[PaginateOptions],
+) -> Iterator[PageData[TDataItem]]:
     """Pages of one absolute ``url`` without making a client first."""
     return RESTClient(base_url="", headers=headers).paginate(url, method=method, **kwargs)

@@ -20,7 +20,6 @@ pagination, in this order
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from requests import Response
 
@@ -31,6 +30,7 @@ from loadstone.sources.helpers.rest_client.paginators import (
     JSONResponseCursorPaginator,
     PageNumberPaginator,
 )
+from loadstone.typing import TDataItem
 
 #: field names dlt prefers for the records, over any other list
 COLLECTION_NAMES = (
@@ -49,7 +49,7 @@ TOTAL_PAGES_NAMES = ("total_pages", "totalpages", "pages")
 MAX_DEPTH = 3
 
 
-def find_records_path(document: Any) -> str | None:
+def find_records_path(document: TDataItem) -> str | None:
     """The dotted path of the records in ``document``, or None (the body itself)."""
     if not isinstance(document, Mapping):
         return None
@@ -68,7 +68,9 @@ def find_records_path(document: Any) -> str | None:
     return None
 
 
-def _fields(document: Mapping[str, Any], depth: int) -> Iterator[tuple[tuple[str, ...], Any]]:
+def _fields(
+    document: Mapping[str, TDataItem], depth: int
+) -> Iterator[tuple[tuple[str, ...], TDataItem]]:
     """(path, value) of every field exactly ``depth`` levels down, in document order."""
     for key, value in document.items():
         if depth == 1:
@@ -78,14 +80,14 @@ def _fields(document: Mapping[str, Any], depth: int) -> Iterator[tuple[tuple[str
                 yield (str(key), *path), inner
 
 
-def _all_fields(document: Any, limit: int = 5) -> Iterator[tuple[tuple[str, ...], Any]]:
+def _all_fields(document: TDataItem, limit: int = 5) -> Iterator[tuple[tuple[str, ...], TDataItem]]:
     if not isinstance(document, Mapping):
         return
     for depth in range(1, limit + 1):
         yield from _fields(document, depth)
 
 
-def detect_paginator(response: Response, document: Any) -> BasePaginator | None:
+def detect_paginator(response: Response, document: TDataItem) -> BasePaginator | None:
     """The paginator the first ``response`` suggests, or None (a single page)."""
     if response.links.get("next", {}).get("url"):
         return HeaderLinkPaginator()
@@ -100,7 +102,7 @@ def detect_paginator(response: Response, document: Any) -> BasePaginator | None:
     return None
 
 
-def _next_reference(document: Any) -> tuple[tuple[str, ...], Any]:
+def _next_reference(document: TDataItem) -> tuple[tuple[str, ...], TDataItem]:
     """The first ``next...`` field with a value (its path and value), or ``((), None)``."""
     for path, value in _all_fields(document):
         if not _names_next(path) or value is None or isinstance(value, (list, bool)):

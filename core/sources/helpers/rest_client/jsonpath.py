@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from loadstone.exceptions import JSONPathError
+from loadstone.typing import TDataItem
 
 _SEGMENT = re.compile(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+|\*)\]|([^.\[\]]+)")
 _MISSING = object()
@@ -27,24 +27,24 @@ def segments(path: str) -> tuple[str, ...]:
     return tuple(quoted or index or plain for quoted, index, plain in _SEGMENT.findall(text))
 
 
-def find_values(path: str, document: Any) -> list[Any]:
+def find_values(path: str, document: TDataItem) -> list[TDataItem]:
     """Every value ``path`` selects in ``document`` (``[]`` when nothing matches)."""
     found = [document]
     for segment in segments(path):
-        step: list[Any] = []
+        step: list[TDataItem] = []
         for value in found:
             step.extend(_children(value, segment))
         found = step
     return found
 
 
-def find_first(path: str, document: Any, default: Any = None) -> Any:
+def find_first(path: str, document: TDataItem, default: TDataItem = None) -> TDataItem:
     """The first value ``path`` selects, or ``default``."""
     values = find_values(path, document)
     return values[0] if values else default
 
 
-def _children(value: Any, segment: str) -> list[Any]:
+def _children(value: TDataItem, segment: str) -> list[TDataItem]:
     if segment == "*":
         if isinstance(value, Mapping):
             return list(value.values())
@@ -56,7 +56,7 @@ def _children(value: Any, segment: str) -> list[Any]:
     return []
 
 
-def set_value(path: str, document: dict[str, Any], value: Any) -> None:
+def set_value(path: str, document: dict[str, TDataItem], value: object) -> None:
     """Put ``value`` at a dotted ``path`` of a JSON body, making the dicts on the way."""
     parts = segments(path)
     target = document

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from typing import Any
 from urllib.parse import urljoin
 
 from requests import Request, Response
 
 from loadstone.exceptions import PaginatorError
 from loadstone.sources.helpers.rest_client.jsonpath import find_first, set_value
+from loadstone.typing import TDataItem
 
 
 class BasePaginator(ABC):
@@ -35,7 +35,7 @@ class BasePaginator(ABC):
         """Set up the first request (a page number or an offset in the query)."""
 
     @abstractmethod
-    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+    def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
         """Read where the next page is from ``response`` (and the page's ``data``)."""
 
     @abstractmethod
@@ -54,7 +54,7 @@ class BasePaginator(ABC):
 class SinglePagePaginator(BasePaginator):
     """The endpoint answers everything at once."""
 
-    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+    def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
         self._has_next_page = False
 
     def update_request(self, request: Request) -> None:
@@ -101,7 +101,7 @@ class RangePaginator(BasePaginator):
     def init_request(self, request: Request) -> None:
         request.params = {**query_of(request), self.param_name: self.current_value}
 
-    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+    def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
         if self.stop_after_empty_page and not data:
             self._has_next_page = False
             return
@@ -193,9 +193,9 @@ class BaseReferencePaginator(BasePaginator):
 
     def __init__(self) -> None:
         super().__init__()
-        self._next_reference: Any = None
+        self._next_reference: TDataItem = None
 
-    def _set_reference(self, reference: Any) -> None:
+    def _set_reference(self, reference: TDataItem) -> None:
         self._next_reference = reference
         self._has_next_page = reference not in (None, "")
 
@@ -215,7 +215,7 @@ class HeaderLinkPaginator(BaseNextUrlPaginator):
         super().__init__()
         self.links_next_key = links_next_key
 
-    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+    def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
         self._set_reference(response.links.get(self.links_next_key, {}).get("url"))
 
 
@@ -226,7 +226,7 @@ class JSONLinkPaginator(BaseNextUrlPaginator):
         super().__init__()
         self.next_url_path = next_url_path
 
-    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+    def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
         self._set_reference(find_first(self.next_url_path, _json_or_none(response)))
 
 
@@ -253,25 +253,27 @@ class JSONResponseCursorPaginator(BaseReferencePaginator):
         )
         self.cursor_body_path = cursor_body_path
 
-    def update_state(self, response: Response, data: list[Any] | None = None) -> None:
+    def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
         self._set_reference(find_first(self.cursor_path, _json_or_none(response)))
 
     def update_request(self, request: Request) -> None:
         if self.cursor_body_path is not None:
-            body: dict[str, Any] = dict(request.json) if isinstance(request.json, dict) else {}
+            body: dict[str, TDataItem] = (
+                dict(request.json) if isinstance(request.json, dict) else {}
+            )
             set_value(self.cursor_body_path, body, self._next_reference)
             request.json = body
         else:
             request.params = {**query_of(request), str(self.cursor_param): self._next_reference}
 
 
-def query_of(request: Request) -> dict[str, Any]:
+def query_of(request: Request) -> dict[str, TDataItem]:
     """The request's query parameters as a dict (the client always builds them as one)."""
     params = request.params
     return dict(params) if isinstance(params, dict) else {}
 
 
-def _json_or_none(response: Response) -> Any:
+def _json_or_none(response: Response) -> TDataItem:
     try:
         return response.json()
     except ValueError:
