@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -59,7 +59,7 @@ class FilesystemCredentials:
     endpoint_url: str | None = None
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any] | None) -> FilesystemCredentials:
+    def from_mapping(cls, values: Mapping[str, object] | None) -> FilesystemCredentials:
         """Keep dlt's keys of ``values`` (others are refused: a typo must not go unnoticed)."""
         values = dict(values or {})
         unknown = sorted(set(values) - set(CREDENTIAL_KEYS))
@@ -74,9 +74,9 @@ class FilesystemCredentials:
         """The keys that are set (what a caller passes on to another library)."""
         return {k: v for k, v in attrs.asdict(self).items() if v is not None}
 
-    def s3fs_options(self) -> dict[str, Any]:
+    def s3fs_options(self) -> dict[str, str | dict[str, str]]:
         """Keyword arguments of ``s3fs.S3FileSystem`` for these credentials."""
-        options: dict[str, Any] = {}
+        options: dict[str, str | dict[str, str]] = {}
         if self.aws_access_key_id:
             options["key"] = self.aws_access_key_id
         if self.aws_secret_access_key:
@@ -85,7 +85,7 @@ class FilesystemCredentials:
             options["token"] = self.aws_session_token
         if self.profile_name:
             options["profile"] = self.profile_name
-        client: dict[str, Any] = {}
+        client: dict[str, str] = {}
         if self.region_name:
             client["region_name"] = self.region_name
         if self.endpoint_url:
@@ -97,7 +97,7 @@ class FilesystemCredentials:
 
 def configured_credentials(
     section: Sequence[str] = ("destination", "filesystem"),
-    explicit: Mapping[str, Any] | FilesystemCredentials | None = None,
+    explicit: Mapping[str, object] | FilesystemCredentials | None = None,
 ) -> FilesystemCredentials:
     """Credentials from code, else each key from configuration under ``<section>.credentials``.
 
@@ -141,7 +141,7 @@ def join_url(url: str, *parts: str) -> str:
 
 
 def open_filesystem(
-    url: str, credentials: Mapping[str, Any] | FilesystemCredentials | None = None
+    url: str, credentials: Mapping[str, object] | FilesystemCredentials | None = None
 ) -> tuple[fsspec.AbstractFileSystem, str]:
     """The fsspec filesystem that holds ``url`` and the path inside it (without protocol).
 

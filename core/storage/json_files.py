@@ -52,7 +52,7 @@ def read_json_object(path: Path, *, repair: str, required: tuple[str, ...] = ())
     return data
 
 
-def write_json_atomic(path: Path, payload: Any) -> None:
+def write_json_atomic(path: Path, payload: object) -> None:
     """Write JSON to ``path`` through a temp file + fsync + rename (all or nothing).
 
     The payload is serialized before the temp file is opened, so a value that cannot be

@@ -25,9 +25,9 @@ import itertools
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -43,6 +43,8 @@ from loadstone.schema import Schema
 from loadstone.storage.content_check import head_tail_digest, is_head_tail
 from loadstone.storage.json_files import read_json_object, write_json_atomic
 from loadstone.storage.package_storage import RemoteData
+
+_T = TypeVar("_T")
 
 __all__ = [
     "EXTRACTED",
@@ -106,7 +108,7 @@ class InputFingerprint:
     def of_object(cls, url: str, size: int, etag: str | None) -> InputFingerprint:
         return cls(url, size, etag=etag or "")
 
-    def asdict(self) -> dict[str, Any]:
+    def asdict(self) -> dict[str, str | int]:
         return {"path": self.path, "size": self.size, "mtime_ns": self.mtime_ns, "etag": self.etag}
 
 
@@ -239,7 +241,7 @@ class LoadPackage:
         write_json_atomic(self.root / PACKAGE_FILE, meta)
         self._meta = meta
 
-    def update(self, **values: Any) -> None:
+    def update(self, **values: object) -> None:
         """Change metadata fields (not the state) atomically."""
         meta = dict(self.meta)
         meta.update(values)
@@ -273,7 +275,7 @@ class LoadPackage:
         """The input files this package was extracted from (none for Python data)."""
         return [InputFingerprint(**record) for record in self.meta.get("inputs") or []]
 
-    def set_state(self, state: str, **values: Any) -> None:
+    def set_state(self, state: str, **values: object) -> None:
         """Switch to ``state`` (and store ``values``) in one atomic rename."""
         if state not in STATES:
             raise LoadPackageError(f"unknown package state {state!r}; known: {STATES}")
@@ -297,7 +299,7 @@ class LoadPackage:
         url = self.meta.get("data_url")
         return RemoteData.for_package(self.data_root, str(url)) if url else None
 
-    def _storage(self, action: str, path: Path, call: Any, *args: Any) -> Any:
+    def _storage(self, action: str, path: Path, call: Callable[..., _T], *args: object) -> _T:
         """``call(*args)`` on the remote storage; a failure names the object and endpoint."""
         remote = self.remote
         assert remote is not None
@@ -486,7 +488,7 @@ class LoadPackage:
         return list(dict.fromkeys(f.table_name for f in self.extracted_files()))
 
     # -- hints ----------------------------------------------------------------------------
-    def write_table_hints(self, hints: Mapping[str, Mapping[str, Any]]) -> None:
+    def write_table_hints(self, hints: Mapping[str, Mapping[str, object]]) -> None:
         write_json_atomic(self.root / HINTS_FILE, {k: dict(v) for k, v in hints.items()})
 
     def table_hints(self) -> dict[str, dict[str, Any]]:

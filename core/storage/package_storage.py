@@ -29,7 +29,7 @@ import os
 import socket
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 import attrs
@@ -37,6 +37,9 @@ import attrs
 from loadstone import config
 from loadstone.exceptions import PackageStorageError
 from loadstone.storage import filesystem
+
+if TYPE_CHECKING:
+    import fsspec
 
 #: The setting naming the storage.
 STORAGE_URL_KEY = "packages.storage_url"
@@ -145,7 +148,7 @@ def configured_credentials() -> filesystem.FilesystemCredentials:
     return filesystem.configured_credentials(CREDENTIALS_SECTION)
 
 
-_OPEN: dict[tuple[int, str, tuple[tuple[str, str], ...]], Any] = {}
+_OPEN: dict[tuple[int, str, tuple[tuple[str, str], ...]], fsspec.AbstractFileSystem] = {}
 
 
 @attrs.frozen(eq=False)
@@ -197,7 +200,7 @@ class RemoteData:
         tag = info.get("ETag") or info.get("etag") or info.get("LastModified") or info.get("mtime")
         return int(info["size"]), None if tag is None else str(tag)
 
-    def _fs(self) -> Any:
+    def _fs(self) -> fsspec.AbstractFileSystem:
         """The filesystem, without remembered listings: executors write objects this
         process has not seen, so a cached listing would hide them (or show deleted ones)."""
         # per process: a forked worker must not share the parent's connections

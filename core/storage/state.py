@@ -16,15 +16,17 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from loadstone.storage.json_files import read_json_object, write_json_atomic
+from loadstone.typing import TDataItem
 
 STATE_ENGINE_VERSION = 4
+#: a pipeline's state: its bookkeeping and the sources' state, which is user data
+PipelineState = dict[str, TDataItem]
 STATE_FILE = "state.json"
 
 
-def new_state(pipeline_name: str) -> dict[str, Any]:
+def new_state(pipeline_name: str) -> PipelineState:
     """The state of a pipeline that never ran."""
     return {
         "_state_version": 0,
@@ -39,12 +41,12 @@ def new_state(pipeline_name: str) -> dict[str, Any]:
     }
 
 
-def shareable(state: Mapping[str, Any]) -> dict[str, Any]:
+def shareable(state: Mapping[str, TDataItem]) -> PipelineState:
     """The state without ``_local`` (what goes to the destination)."""
     return {k: copy.deepcopy(v) for k, v in state.items() if k != "_local"}
 
 
-def state_hash(state: Mapping[str, Any]) -> str:
+def state_hash(state: Mapping[str, TDataItem]) -> str:
     """Content hash of the shareable state, ignoring the version fields."""
     content = {
         k: v for k, v in shareable(state).items() if k not in ("_state_version", "_version_hash")
@@ -53,7 +55,7 @@ def state_hash(state: Mapping[str, Any]) -> str:
     return base64.b64encode(digest).decode("ascii")
 
 
-def bump_version(state: dict[str, Any]) -> bool:
+def bump_version(state: PipelineState) -> bool:
     """Increase ``_state_version`` when the content changed; True when it did."""
     new_hash = state_hash(state)
     if state.get("_version_hash") == new_hash:
@@ -63,7 +65,7 @@ def bump_version(state: dict[str, Any]) -> bool:
     return True
 
 
-def load_local(working_dir: Path) -> dict[str, Any] | None:
+def load_local(working_dir: Path) -> PipelineState | None:
     """The locally saved state, or None when the pipeline folder has none."""
     path = Path(working_dir) / STATE_FILE
     if not path.exists():
@@ -78,12 +80,12 @@ def load_local(working_dir: Path) -> dict[str, Any] | None:
     )
 
 
-def save_local(working_dir: Path, state: Mapping[str, Any]) -> None:
+def save_local(working_dir: Path, state: Mapping[str, TDataItem]) -> None:
     Path(working_dir).mkdir(parents=True, exist_ok=True)
     write_json_atomic(Path(working_dir) / STATE_FILE, dict(state))
 
 
-def merge_restored(local: dict[str, Any], restored: Mapping[str, Any]) -> dict[str, Any]:
+def merge_restored(local: PipelineState, restored: Mapping[str, TDataItem]) -> PipelineState:
     """Take the destination's state when it is newer than the local one (keeps ``_local``)."""
     if int(restored.get("_state_version", 0)) <= int(local.get("_state_version", 0)):
         return local
