@@ -9,36 +9,37 @@ configuration: ``def github(token=loadstone.secrets.value)``). See docs/sources/
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from loadstone.extract.sources import Resource, Source, reject_unsupported, source
 from loadstone.sources.rest_api.resources import build_resources
 from loadstone.sources.rest_api.typing import (
+    AuthConfig,
     ClientConfig,
     Endpoint,
     EndpointResource,
     EndpointResourceBase,
     IncrementalConfig,
+    IncrementalParamConfig,
+    ProcessingSteps,
     ResolveParamConfig,
     RESTAPIConfig,
 )
+from loadstone.typing import TSchemaContract
 
 
-def rest_api_resources(config: RESTAPIConfig | Mapping[str, Any]) -> list[Resource]:
+def rest_api_resources(config: RESTAPIConfig) -> list[Resource]:
     """The resources of ``config``, in its order (children are transformers of parents)."""
     return build_resources(config)
 
 
 def rest_api_source(
-    config: RESTAPIConfig | Mapping[str, Any],
+    config: RESTAPIConfig,
     name: str | None = None,
     section: str | None = None,
     max_table_nesting: int | None = None,
     root_key: bool | None = None,
-    schema_contract: Any = None,
+    schema_contract: TSchemaContract | None = None,
     parallelized: bool = False,
-    spec: Any = None,
+    spec: object = None,
 ) -> Source:
     """A source named ``name`` (default ``rest_api``) of the config's resources.
 
@@ -62,11 +63,14 @@ def rest_api_source(
 
 
 __all__ = [
+    "AuthConfig",
     "ClientConfig",
     "Endpoint",
     "EndpointResource",
     "EndpointResourceBase",
     "IncrementalConfig",
+    "IncrementalParamConfig",
+    "ProcessingSteps",
     "RESTAPIConfig",
     "ResolveParamConfig",
     "rest_api_resources",

@@ -10,7 +10,7 @@ resource builder sees one complete dict per resource.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from requests.auth import AuthBase
 
@@ -18,6 +18,28 @@ from loadstone.extract.incremental import Incremental
 from loadstone.sources.helpers.rest_client import auth as auths
 from loadstone.sources.helpers.rest_client import paginators as pg
 from loadstone.sources.rest_api import typing as t
+from loadstone.typing import TDataItem
+
+#: the options of a class chosen by the config's ``type``, as its keyword arguments: each
+#: value has the type that class's parameter takes
+KwArgs = dict[str, Any]
+
+
+class TypedDictClass(Protocol):
+    """A ``TypedDict`` class: its keys are what a config dict of that kind may hold."""
+
+    __required_keys__: frozenset[str]
+    __optional_keys__: frozenset[str]
+
+
+def keys_of(typed_dict: TypedDictClass) -> frozenset[str]:
+    return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
+
+
+def _options(typed_dict: TypedDictClass) -> frozenset[str]:
+    """The options of a paginator or auth config: its keys but ``type``."""
+    return keys_of(typed_dict) - {"type"}
+
 
 PAGINATORS: dict[str, type[pg.BasePaginator]] = {
     "json_link": pg.JSONLinkPaginator,
@@ -34,37 +56,27 @@ AUTHS: dict[str, type[auths.AuthConfigBase]] = {
     "http_basic": auths.HttpBasicAuth,
     "oauth2_client_credentials": auths.OAuth2ClientCredentials,
 }
-#: paginator keys each type takes (dlt's names)
+#: paginator keys each type takes (dlt's names), from the type's config dict
 PAGINATOR_KEYS: dict[str, frozenset[str]] = {
-    "json_link": frozenset({"next_url_path"}),
-    "json_response": frozenset({"next_url_path"}),
-    "header_link": frozenset({"links_next_key"}),
-    "offset": frozenset(
-        {"limit", "offset", "offset_param", "limit_param", "total_path", "maximum_offset"}
-        | {"stop_after_empty_page", "has_more_path"}
-    ),
-    "page_number": frozenset(
-        {"base_page", "page", "page_param", "total_path", "maximum_page"}
-        | {"stop_after_empty_page", "has_more_path"}
-    ),
-    "cursor": frozenset({"cursor_path", "cursor_param", "cursor_body_path"}),
-    "single_page": frozenset(),
-    "auto": frozenset(),
+    "json_link": _options(t.JSONLinkPaginatorConfig),
+    "json_response": _options(t.JSONLinkPaginatorConfig),
+    "header_link": _options(t.HeaderLinkPaginatorConfig),
+    "offset": _options(t.OffsetPaginatorConfig),
+    "page_number": _options(t.PageNumberPaginatorConfig),
+    "cursor": _options(t.JSONResponseCursorPaginatorConfig),
+    "single_page": _options(t.PaginatorTypeConfig),
+    "auto": _options(t.PaginatorTypeConfig),
 }
 AUTH_KEYS: dict[str, frozenset[str]] = {
-    "bearer": frozenset({"token"}),
-    "api_key": frozenset({"name", "api_key", "location"}),
-    "http_basic": frozenset({"username", "password"}),
-    "oauth2_client_credentials": frozenset(
-        {"access_token_url", "client_id", "client_secret", "access_token_request_data"}
-        | {"default_token_expiration"}
-    ),
+    "bearer": _options(t.BearerTokenAuthConfig),
+    "api_key": _options(t.ApiKeyAuthConfig),
+    "http_basic": _options(t.HttpBasicAuthConfig),
+    "oauth2_client_credentials": _options(t.OAuth2ClientCredentialsConfig),
 }
 INCREMENTAL_ARGS = frozenset(t.IncrementalArgs.__optional_keys__) - {"convert"}
-MERGED_ENDPOINT_KEYS = ("params", "json", "headers")
 
 
-def known_keys(where: str, given: Mapping[str, Any], allowed: frozenset[str] | set[str]) -> None:
+def known_keys(where: str, given: Mapping[str, object], allowed: frozenset[str] | set[str]) -> None:
     """``TypeError`` naming the first key of ``given`` loadstone does not support."""
     unknown = sorted(set(given) - set(allowed))
     if unknown:
@@ -74,11 +86,7 @@ def known_keys(where: str, given: Mapping[str, Any], allowed: frozenset[str] | s
         )
 
 
-def keys_of(typed_dict: Any) -> frozenset[str]:
-    return frozenset(typed_dict.__required_keys__ | typed_dict.__optional_keys__)
-
-
-def check_config(config: Mapping[str, Any]) -> None:
+def check_config(config: t.RESTAPIConfig) -> None:
     """The top level and the client; resources are checked as they are built."""
     if not isinstance(config, Mapping):
         raise TypeError(
@@ -92,41 +100,54 @@ def check_config(config: Mapping[str, Any]) -> None:
 
 
 def merged_resource(
-    resource: str | Mapping[str, Any], defaults: Mapping[str, Any]
-) -> dict[str, Any]:
+    resource: str | t.EndpointResource, defaults: t.EndpointResourceBase
+) -> t.EndpointResource:
     """One resource's complete dict: a name becomes ``{"name": n, "endpoint": {"path": n}}``."""
     known_keys("resource_defaults", defaults, keys_of(t.EndpointResourceBase))
-    own: dict[str, Any] = {"name": resource} if isinstance(resource, str) else dict(resource)
+    own = (
+        t.EndpointResource(name=resource)
+        if isinstance(resource, str)
+        else t.EndpointResource(**resource)
+    )
     known_keys(f"resource {own.get('name')!r}", own, keys_of(t.EndpointResource))
-    if not own.get("name"):
+    name = own.get("name")
+    if not name:
         raise TypeError(f"rest_api resource needs a 'name': {resource!r}")
-    endpoint = _endpoint_dict(own.get("endpoint"), own["name"])
-    default_endpoint = _endpoint_dict(defaults.get("endpoint"), None)
-    for key in MERGED_ENDPOINT_KEYS:
-        if key in default_endpoint and key in endpoint:
-            endpoint[key] = {**default_endpoint[key], **endpoint[key]}
-    merged = {**defaults, **own, "endpoint": {**default_endpoint, **endpoint}}
-    known_keys(f"resource {own['name']!r} endpoint", merged["endpoint"], keys_of(t.Endpoint))
+    endpoint = _merged_endpoint(
+        _endpoint_dict(defaults.get("endpoint"), None), _endpoint_dict(own.get("endpoint"), name)
+    )
+    known_keys(f"resource {name!r} endpoint", endpoint, keys_of(t.Endpoint))
+    merged: t.EndpointResource = {**defaults, **own, "endpoint": endpoint}
     return merged
 
 
-def _endpoint_dict(endpoint: Any, name: str | None) -> dict[str, Any]:
+def _merged_endpoint(default: t.Endpoint, own: t.Endpoint) -> t.Endpoint:
+    """``own`` over ``default``; ``params``, ``json`` and ``headers`` merged key by key."""
+    merged: t.Endpoint = {**default, **own}
+    if "params" in default and "params" in own:
+        merged["params"] = {**default["params"], **own["params"]}
+    if "json" in default and "json" in own:
+        merged["json"] = {**default["json"], **own["json"]}
+    if "headers" in default and "headers" in own:
+        merged["headers"] = {**default["headers"], **own["headers"]}
+    return merged
+
+
+def _endpoint_dict(endpoint: str | t.Endpoint | None, name: str | None) -> t.Endpoint:
     if endpoint is None:
-        return {"path": name} if name is not None else {}
+        return t.Endpoint(path=name) if name is not None else t.Endpoint()
     if isinstance(endpoint, str):
-        return {"path": endpoint}
-    return dict(endpoint)
+        return t.Endpoint(path=endpoint)
+    return t.Endpoint(**endpoint)
 
 
-def make_paginator(value: Any, where: str) -> pg.BasePaginator | None:
+def make_paginator(value: t.PaginatorConfig | None, where: str) -> pg.BasePaginator | None:
     """A paginator instance, a name (``"offset"``) or a dict with ``type``; None: detect."""
     if value is None or isinstance(value, pg.BasePaginator):
         return value
-    if isinstance(value, str):
-        value = {"type": value}
-    if not isinstance(value, Mapping):
+    if not isinstance(value, (str, Mapping)):
         raise TypeError(f"rest_api {where}: paginator must be a name, a dict or a paginator")
-    options = dict(value)
+    options: KwArgs = {"type": value} if isinstance(value, str) else dict(value)
     kind = options.pop("type", None)
     if kind not in PAGINATOR_KEYS:
         raise TypeError(
@@ -139,13 +160,13 @@ def make_paginator(value: Any, where: str) -> pg.BasePaginator | None:
     return PAGINATORS[kind](**options)
 
 
-def make_auth(value: Any, where: str) -> AuthBase | None:
+def make_auth(value: t.AuthConfig | None, where: str) -> AuthBase | None:
     """An auth instance, or a dict with ``type`` (``bearer`` when only a ``token`` is given)."""
     if value is None or isinstance(value, AuthBase):
         return value
     if not isinstance(value, Mapping):
         raise TypeError(f"rest_api {where}: auth must be a dict or an auth instance")
-    options = dict(value)
+    options: KwArgs = dict(value)
     kind = options.pop("type", "bearer" if "token" in options else None)
     if kind not in AUTH_KEYS:
         raise TypeError(
@@ -158,10 +179,12 @@ def make_auth(value: Any, where: str) -> AuthBase | None:
 
 
 def make_incremental(
-    value: Mapping[str, Any], where: str
-) -> tuple[Incremental, Callable[[Any], Any] | None]:
+    value: t.IncrementalConfig | t.IncrementalParamConfig, where: str
+) -> tuple[Incremental, Callable[[TDataItem], TDataItem] | None]:
     """An ``Incremental`` from an incremental dict (its ``convert`` apart)."""
-    options = {k: v for k, v in value.items() if k not in ("type", "start_param", "end_param")}
+    options: KwArgs = {
+        k: v for k, v in value.items() if k not in ("type", "start_param", "end_param")
+    }
     convert = options.pop("convert", None)
     known_keys(f"{where} incremental", options, INCREMENTAL_ARGS)
     return Incremental(**options), convert

@@ -16,13 +16,18 @@ filled in from the run's cursor by :func:`bind_incremental`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import attrs
 
 from loadstone.exceptions import ParentFieldMissing
 from loadstone.sources.helpers.rest_client.jsonpath import find_values
+from loadstone.sources.rest_api.typing import Endpoint
+from loadstone.typing import TDataItem
+
+if TYPE_CHECKING:
+    from loadstone.extract.incremental import Incremental
 
 PLACEHOLDER = re.compile(r"\{resources\.([^.{}]+)\.([^{}]+)\}")
 INCREMENTAL_PLACEHOLDER = re.compile(r"\{incremental\.(start_value|end_value|last_value)\}")
@@ -38,22 +43,28 @@ class ParentField:
     param: str | None = None
 
 
-def parent_fields(endpoint: Mapping[str, Any]) -> list[ParentField]:
+def parent_fields(endpoint: Endpoint) -> list[ParentField]:
     """Every parent reference of an endpoint (resolve params, then placeholders)."""
     found: list[ParentField] = []
     for name, value in (endpoint.get("params") or {}).items():
         if isinstance(value, Mapping) and value.get("type") == "resolve":
-            unknown = set(value) - {"type", "resource", "field"}
-            if unknown or not value.get("resource") or not value.get("field"):
-                raise TypeError(
-                    f"rest_api resolve param {name!r} takes resource and field"
-                    + (f"; option {sorted(unknown)[0]!r} is not supported" if unknown else "")
-                )
-            found.append(ParentField(value["resource"], value["field"], name))
+            found.append(_resolve_param(name, value))
     for text in _strings(endpoint.get("path"), endpoint.get("params"), endpoint.get("json")):
         for resource, field in PLACEHOLDER.findall(text):
             found.append(ParentField(resource, field))
     return found
+
+
+def _resolve_param(name: str, value: Mapping[str, object]) -> ParentField:
+    """``{"type": "resolve", "resource": ..., "field": ...}``, checked."""
+    unknown = set(value) - {"type", "resource", "field"}
+    resource, field = value.get("resource"), value.get("field")
+    if unknown or not resource or not field:
+        raise TypeError(
+            f"rest_api resolve param {name!r} takes resource and field"
+            + (f"; option {sorted(unknown)[0]!r} is not supported" if unknown else "")
+        )
+    return ParentField(str(resource), str(field), name)
 
 
 def parent_name(resource: str, fields: list[ParentField]) -> str | None:
@@ -67,7 +78,7 @@ def parent_name(resource: str, fields: list[ParentField]) -> str | None:
     return parents[0] if parents else None
 
 
-def _strings(*values: Any) -> list[str]:
+def _strings(*values: object) -> list[str]:
     out: list[str] = []
     for value in values:
         if isinstance(value, str):
@@ -79,7 +90,7 @@ def _strings(*values: Any) -> list[str]:
     return out
 
 
-def field_value(item: Any, field: str, child: str, parent: str) -> Any:
+def field_value(item: TDataItem, field: str, child: str, parent: str) -> TDataItem:
     """``item``'s value at ``field``; missing is an error naming both resources."""
     values = find_values(field, item) if isinstance(item, Mapping) else []
     if not values:
@@ -92,11 +103,11 @@ def field_value(item: Any, field: str, child: str, parent: str) -> Any:
 
 
 def bind_parent(
-    endpoint: Mapping[str, Any], item: Any, fields: list[ParentField], child: str
-) -> dict[str, Any]:
+    endpoint: Endpoint, item: TDataItem, fields: list[ParentField], child: str
+) -> Endpoint:
     """The endpoint with every parent reference filled in from ``item``."""
     values = {(f.resource, f.field): field_value(item, f.field, child, f.resource) for f in fields}
-    bound = dict(endpoint)
+    bound = Endpoint(**endpoint)
     path = str(bound.get("path", ""))
     params = dict(bound.get("params") or {})
     for f in fields:
@@ -113,7 +124,7 @@ def bind_parent(
     return _substitute(bound, lambda m: values.get((m.group(1), m.group(2))), PLACEHOLDER)
 
 
-def bind_incremental(endpoint: dict[str, Any], cursor: Any) -> dict[str, Any]:
+def bind_incremental(endpoint: Endpoint, cursor: Incremental | None) -> Endpoint:
     """``{incremental.start_value}`` ... filled in from the bound cursor."""
     if cursor is None:
         return endpoint
@@ -125,17 +136,22 @@ def bind_incremental(endpoint: dict[str, Any], cursor: Any) -> dict[str, Any]:
     return _substitute(endpoint, lambda m: values[m.group(1)], INCREMENTAL_PLACEHOLDER)
 
 
-def _substitute(
-    endpoint: dict[str, Any], value_of: Any, pattern: re.Pattern[str]
-) -> dict[str, Any]:
-    out = dict(endpoint)
-    for key in ("path", "params", "json"):
-        if key in out:
-            out[key] = _fill(out[key], value_of, pattern)
+#: the value a placeholder's match stands for
+ValueOf = Callable[["re.Match[str]"], TDataItem]
+
+
+def _substitute(endpoint: Endpoint, value_of: ValueOf, pattern: re.Pattern[str]) -> Endpoint:
+    out = Endpoint(**endpoint)
+    if "path" in out:
+        out["path"] = _fill(out["path"], value_of, pattern)
+    if "params" in out:
+        out["params"] = _fill(out["params"], value_of, pattern)
+    if "json" in out:
+        out["json"] = _fill(out["json"], value_of, pattern)
     return out
 
 
-def _fill(value: Any, value_of: Any, pattern: re.Pattern[str]) -> Any:
+def _fill(value: TDataItem, value_of: ValueOf, pattern: re.Pattern[str]) -> TDataItem:
     """Strings with placeholders filled; a string that is one placeholder takes the value as
     it is (a number stays a number in a JSON body)."""
     if isinstance(value, str):

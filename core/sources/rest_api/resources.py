@@ -12,15 +12,26 @@ and deduplicates what comes back, keeping its state with the pipeline's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import cast
 
 import attrs
+from requests import Response
+from requests.auth import AuthBase
 
 from loadstone.exceptions import IgnoreResponseException
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.sources import Resource, resource, transformer
-from loadstone.sources.helpers.rest_client.client import RESTClient
+from loadstone.sources.helpers.rest_client.client import (
+    Hooks,
+    PageData,
+    RequestExtras,
+    ResponseHook,
+    RESTClient,
+)
+from loadstone.sources.helpers.rest_client.paginators import BasePaginator
 from loadstone.sources.rest_api import config_setup, resolve
+from loadstone.sources.rest_api import typing as t
+from loadstone.typing import TDataItem
 
 HINT_KEYS = (
     "write_disposition",
@@ -44,13 +55,13 @@ class IncrementalRequest:
     cursor: Incremental
     start_param: str | None
     end_param: str | None
-    convert: Callable[[Any], Any] | None
+    convert: Callable[[TDataItem], TDataItem] | None
 
-    def params(self, bound: Incremental | None) -> dict[str, Any]:
+    def params(self, bound: Incremental | None) -> dict[str, TDataItem]:
         """The query parameters of one run's cursor (nothing for a value not known yet)."""
         if bound is None:
             return {}
-        out: dict[str, Any] = {}
+        out: dict[str, TDataItem] = {}
         for param, value in (
             (self.start_param, bound.start_value),
             (self.end_param, bound.end_value),
@@ -60,18 +71,30 @@ class IncrementalRequest:
         return out
 
 
+class PageOptions(RequestExtras, total=False):
+    """What :meth:`RESTClient.paginate` gets from an endpoint's config beside path and query."""
+
+    method: str
+    paginator: BasePaginator | None
+    auth: AuthBase | None
+    data_selector: str
+    hooks: Hooks
+
+
 @attrs.frozen
 class EndpointCall:
     """What one resource asks its client, before parent and cursor values are filled in."""
 
     name: str
     client: RESTClient
-    endpoint: dict[str, Any]
-    kwargs: dict[str, Any]
+    endpoint: t.Endpoint
+    options: PageOptions
     incremental: IncrementalRequest | None
 
-    def pages(self, endpoint: Mapping[str, Any], cursor: Incremental | None) -> Iterator[Any]:
-        bound = resolve.bind_incremental(dict(endpoint), cursor)
+    def pages(
+        self, endpoint: t.Endpoint, cursor: Incremental | None
+    ) -> Iterator[PageData[TDataItem]]:
+        bound = resolve.bind_incremental(endpoint, cursor)
         params = dict(bound.get("params") or {})
         if self.incremental is not None:
             params.update(self.incremental.params(cursor))
@@ -79,15 +102,15 @@ class EndpointCall:
             str(bound.get("path", "")),
             params=params,
             json=bound.get("json"),
-            **self.kwargs,
+            **self.options,
         )
 
 
-def build_resources(config: Mapping[str, Any]) -> list[Resource]:
+def build_resources(config: t.RESTAPIConfig) -> list[Resource]:
     """The resources of ``config``, in its order (parents are built before children)."""
     config_setup.check_config(config)
     client = make_client(config["client"])
-    defaults = config.get("resource_defaults") or {}
+    defaults = config.get("resource_defaults") or t.EndpointResourceBase()
     specs = [config_setup.merged_resource(r, defaults) for r in config.get("resources") or []]
     names = [s["name"] for s in specs]
     doubled = sorted({n for n in names if names.count(n) > 1})
@@ -113,7 +136,7 @@ def build_resources(config: Mapping[str, Any]) -> list[Resource]:
     return [built[n] for n in names]
 
 
-def make_client(client: Mapping[str, Any]) -> RESTClient:
+def make_client(client: t.ClientConfig) -> RESTClient:
     return RESTClient(
         base_url=client["base_url"],
         headers=client.get("headers"),
@@ -123,12 +146,18 @@ def make_client(client: Mapping[str, Any]) -> RESTClient:
     )
 
 
-def _parent_of(spec: Mapping[str, Any]) -> str | None:
-    return resolve.parent_name(spec["name"], resolve.parent_fields(spec["endpoint"]))
+def _parent_of(spec: t.EndpointResource) -> str | None:
+    return resolve.parent_name(spec["name"], resolve.parent_fields(_endpoint_of(spec)))
+
+
+def _endpoint_of(spec: t.EndpointResource) -> t.Endpoint:
+    """The endpoint of a merged resource (always a dict: :func:`.merged_resource`)."""
+    endpoint = spec.get("endpoint")
+    return endpoint if isinstance(endpoint, dict) else t.Endpoint()
 
 
 def make_resource(
-    spec: dict[str, Any], client: RESTClient, built: Mapping[str, Resource]
+    spec: t.EndpointResource, client: RESTClient, built: Mapping[str, Resource]
 ) -> Resource:
     """One resource (or transformer) with its hints, steps and cursor."""
     name = spec["name"]
@@ -136,18 +165,21 @@ def make_resource(
     fields = resolve.parent_fields(call.endpoint)
     parent = resolve.parent_name(name, fields)
     template = call.incremental.cursor if call.incremental is not None else None
-    hints = {k: spec[k] for k in HINT_KEYS if k in spec}
+    # the hint keys of the config, which ResourceHints lists
+    hints = cast(t.ResourceHints, {k: v for k, v in spec.items() if k in HINT_KEYS})
     selected = bool(spec.get("selected", True))
     if parent is None:
 
-        def fetch(incremental: Incremental | None = template) -> Iterator[Any]:
+        def fetch(incremental: Incremental | None = template) -> Iterator[PageData[TDataItem]]:
             yield from call.pages(call.endpoint, incremental)
 
         made: Resource = resource(fetch, name=name, selected=selected, **hints)
     else:
         include = list(spec.get("include_from_parent") or [])
 
-        def fetch_children(items: Any, incremental: Incremental | None = template) -> Iterator[Any]:
+        def fetch_children(
+            items: TDataItem, incremental: Incremental | None = template
+        ) -> Iterator[list[TDataItem]]:
             for item in items if isinstance(items, list) else [items]:
                 endpoint = resolve.bind_parent(call.endpoint, item, fields, name)
                 extra = {
@@ -172,30 +204,33 @@ def make_resource(
     return made
 
 
-def _endpoint_call(spec: Mapping[str, Any], client: RESTClient) -> EndpointCall:
+def _endpoint_call(spec: t.EndpointResource, client: RESTClient) -> EndpointCall:
     """The endpoint's request pieces: paginator, auth, hooks, selector, cursor."""
     name = spec["name"]
-    endpoint = dict(spec["endpoint"])
+    endpoint = t.Endpoint(**_endpoint_of(spec))
     endpoint.setdefault("path", name)
     where = f"resource {name!r}"
-    kwargs: dict[str, Any] = {"method": endpoint.get("method", "GET")}
+    options = PageOptions(method=endpoint.get("method", "GET"))
     if "paginator" in endpoint:
-        kwargs["paginator"] = config_setup.make_paginator(endpoint["paginator"], where)
+        options["paginator"] = config_setup.make_paginator(endpoint["paginator"], where)
     if "auth" in endpoint:
-        kwargs["auth"] = config_setup.make_auth(endpoint["auth"], where)
-    for key in ("data_selector", "headers", "data"):
-        if key in endpoint:
-            kwargs[key] = endpoint[key]
+        options["auth"] = config_setup.make_auth(endpoint["auth"], where)
+    if "data_selector" in endpoint:
+        options["data_selector"] = endpoint["data_selector"]
+    if "headers" in endpoint:
+        options["headers"] = endpoint["headers"]
+    if "data" in endpoint:
+        options["data"] = endpoint["data"]
     if endpoint.get("response_actions"):
-        kwargs["hooks"] = {"response": response_hooks(endpoint["response_actions"], where)}
+        options["hooks"] = {"response": response_hooks(endpoint["response_actions"], where)}
     params = dict(endpoint.get("params") or {})
     incremental = _incremental_request(endpoint, params, where)
     endpoint["params"] = params
-    return EndpointCall(name, client, endpoint, kwargs, incremental)
+    return EndpointCall(name, client, endpoint, options, incremental)
 
 
 def _incremental_request(
-    endpoint: Mapping[str, Any], params: dict[str, Any], where: str
+    endpoint: t.Endpoint, params: dict[str, TDataItem], where: str
 ) -> IncrementalRequest | None:
     """The cursor of ``endpoint.incremental`` or of a ``{"type": "incremental"}`` param (taken
     out of ``params``)."""
@@ -215,30 +250,30 @@ def _incremental_request(
     return None
 
 
-def _add_step(made: Resource, step: Mapping[str, Any]) -> None:
+def _add_step(made: Resource, step: t.ProcessingSteps) -> None:
     config_setup.known_keys(
         f"resource {made.name!r} processing_steps", step, frozenset(PROCESSING_STEPS)
     )
-    for kind, func in step.items():
+    for kind in step:  # in the step's order, as dlt adds them
         if kind == "filter":
-            made.add_filter(func)
+            made.add_filter(step["filter"])
         else:
-            made.add_map(func)
+            made.add_map(step["map"])
 
 
-def response_hooks(actions: list[Any], where: str) -> list[Callable[..., Any]]:
+def response_hooks(actions: list[t.ResponseAction], where: str) -> list[ResponseHook]:
     """``response_actions`` as client hooks: the first matching action applies."""
     rules = [a for a in actions if not callable(a)]
     for rule in rules:
         config_setup.known_keys(f"{where} response_actions", rule, ACTION_KEYS)
 
-    def apply_rules(response: Any, *args: Any, **kwargs: Any) -> Any:
+    def apply_rules(response: Response, *args: object, **kwargs: object) -> Response:
         for rule in rules:
             if _matches(rule, response):
                 action = rule.get("action")
                 if action == "ignore":
                     raise IgnoreResponseException(f"{response.status_code} at {response.url}")
-                for hook in action if isinstance(action, list) else [action]:
+                for hook in _hooks_of(action):
                     response = hook(response) or response
                 return response
         return response
@@ -246,7 +281,14 @@ def response_hooks(actions: list[Any], where: str) -> list[Callable[..., Any]]:
     return [a for a in actions if callable(a)] + [apply_rules]
 
 
-def _matches(rule: Mapping[str, Any], response: Any) -> bool:
+def _hooks_of(action: ResponseHook | list[ResponseHook] | None) -> list[ResponseHook]:
+    """The hooks of a rule's action; a missing one fails when called, as it always did."""
+    if isinstance(action, list):
+        return action
+    return [cast(ResponseHook, action)]  # None: the TypeError of calling it is the message
+
+
+def _matches(rule: t.ResponseActionDict, response: Response) -> bool:
     status = rule.get("status_code")
     if status is not None and response.status_code not in (
         status if isinstance(status, list) else [status]

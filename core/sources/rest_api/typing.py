@@ -1,18 +1,32 @@
 """The shape of a ``rest_api`` config, as dlt's TypedDicts (``RESTAPIConfig`` and its parts).
 
 The keys listed here are the ones loadstone honours; :mod:`.config_setup` refuses any other
-key with a ``TypeError`` naming it, so nothing in a ported config is silently ignored.
+key with a ``TypeError`` naming it, so nothing in a ported config is silently ignored (the
+paginator and auth configs list the keys each ``type`` takes, which is what is checked).
+Values that only pass through to the API or to the user's functions (query parameters, JSON
+bodies, cursor values) are the user's data: :data:`~loadstone.typing.TDataItem`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Literal, TypedDict
+from collections.abc import Callable, Sequence
+from typing import Literal, TypedDict, Union
 
 from requests import Session
 from requests.auth import AuthBase
 
+from loadstone.sources.helpers.rest_client.client import ResponseHook
 from loadstone.sources.helpers.rest_client.paginators import BasePaginator
+from loadstone.typing import (
+    TAnySchemaColumns,
+    TColumnNames,
+    TDataItem,
+    TLoaderFileFormat,
+    TSchemaContract,
+    TTableFormat,
+    TTableHintTemplate,
+    TWriteDispositionConfig,
+)
 
 PaginatorType = Literal[
     "json_link",
@@ -25,49 +39,109 @@ PaginatorType = Literal[
     "page_number",
 ]
 AuthType = Literal["bearer", "api_key", "http_basic", "oauth2_client_credentials"]
+TApiKeyLocation = Literal["header", "query", "param", "cookie"]
+HTTPMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
 
 
-class PaginatorConfig(TypedDict, total=False):
+class PaginatorTypeConfig(TypedDict):
+    """``{"type": "single_page"}``: a paginator named by its type, with no options."""
+
     type: PaginatorType
-    next_url_path: str
-    links_next_key: str
-    limit: int
-    offset: int
-    offset_param: str
-    limit_param: str
+
+
+class _Stopping(PaginatorTypeConfig, total=False):
     total_path: str | None
-    maximum_offset: int
+    stop_after_empty_page: bool
+    has_more_path: str
+
+
+class PageNumberPaginatorConfig(_Stopping, total=False):
     base_page: int
     page: int
     page_param: str
     maximum_page: int
-    stop_after_empty_page: bool
-    has_more_path: str
+
+
+class OffsetPaginatorConfig(_Stopping, total=False):
+    limit: int
+    offset: int
+    offset_param: str
+    limit_param: str
+    maximum_offset: int
+
+
+class HeaderLinkPaginatorConfig(PaginatorTypeConfig, total=False):
+    links_next_key: str
+
+
+class JSONLinkPaginatorConfig(PaginatorTypeConfig, total=False):
+    next_url_path: str
+
+
+class JSONResponseCursorPaginatorConfig(PaginatorTypeConfig, total=False):
     cursor_path: str
     cursor_param: str
     cursor_body_path: str
 
 
-class AuthConfig(TypedDict, total=False):
+#: a paginator: its type's name, a dict with ``type`` and the type's options, or an instance
+PaginatorConfig = Union[  # noqa: UP007 (evaluated at import: Python 3.10 has no `|` on these)
+    PaginatorType,
+    PaginatorTypeConfig,
+    PageNumberPaginatorConfig,
+    OffsetPaginatorConfig,
+    HeaderLinkPaginatorConfig,
+    JSONLinkPaginatorConfig,
+    JSONResponseCursorPaginatorConfig,
+    BasePaginator,
+]
+
+
+class AuthTypeConfig(TypedDict):
+    type: AuthType
+
+
+class BearerTokenAuthConfig(TypedDict, total=False):
+    """``{"token": ...}`` (``type`` may be left out: ``bearer`` is the default)."""
+
     type: AuthType
     token: str
+
+
+class ApiKeyAuthConfig(AuthTypeConfig, total=False):
     name: str
     api_key: str
-    location: Literal["header", "query", "param", "cookie"]
+    location: TApiKeyLocation
+
+
+class HttpBasicAuthConfig(AuthTypeConfig, total=False):
     username: str
     password: str
+
+
+class OAuth2ClientCredentialsConfig(AuthTypeConfig, total=False):
     access_token_url: str
     client_id: str
     client_secret: str
-    access_token_request_data: dict[str, Any]
+    access_token_request_data: dict[str, object]
     default_token_expiration: int
+
+
+#: an auth: a dict with ``type`` and the type's options, or a ``requests`` auth instance
+AuthConfig = Union[  # noqa: UP007 (evaluated at import: Python 3.10 has no `|` on these)
+    BearerTokenAuthConfig,
+    ApiKeyAuthConfig,
+    HttpBasicAuthConfig,
+    OAuth2ClientCredentialsConfig,
+    AuthBase,
+]
 
 
 class ClientConfig(TypedDict, total=False):
     base_url: str
     headers: dict[str, str]
-    auth: AuthConfig | AuthBase | str | None
-    paginator: PaginatorConfig | BasePaginator | PaginatorType | None
+    auth: AuthConfig | None
+    paginator: PaginatorConfig | None
     session: Session
 
 
@@ -79,15 +153,16 @@ class ResolveParamConfig(TypedDict, total=False):
 
 class IncrementalArgs(TypedDict, total=False):
     cursor_path: str
-    initial_value: Any
-    end_value: Any
-    last_value_func: Callable[..., Any]
+    initial_value: TDataItem
+    end_value: TDataItem
+    last_value_func: Callable[[Sequence[TDataItem]], TDataItem] | Literal["min", "max"]
     row_order: Literal["asc", "desc"]
     on_cursor_value_missing: Literal["raise", "include", "exclude"]
     range_start: Literal["open", "closed"]
     range_end: Literal["open", "closed"]
-    primary_key: Any
-    convert: Callable[[Any], Any]
+    primary_key: TColumnNames
+    #: the cursor value as the API wants it in the query (a date as text...)
+    convert: Callable[[TDataItem], TDataItem]
 
 
 class IncrementalConfig(IncrementalArgs, total=False):
@@ -99,45 +174,63 @@ class IncrementalParamConfig(IncrementalArgs, total=False):
     type: Literal["incremental"]
 
 
-#: a response action: ``{"status_code": 404, "action": "ignore"}``, ``{"content": "text",
-#: "action": hook}``, or a bare hook for every response
-ResponseAction = dict[str, Any] | Callable[..., Any]
+class ResponseActionDict(TypedDict, total=False):
+    """``{"status_code": 404, "action": "ignore"}``, ``{"content": "text", "action": hook}``."""
+
+    status_code: int | str | list[int | str]
+    content: str
+    action: Literal["ignore"] | ResponseHook | list[ResponseHook]
+
+
+#: a response action: a rule, or a bare hook for every response
+ResponseAction = Union[ResponseActionDict, ResponseHook]  # noqa: UP007 (evaluated at import: Python 3.10 has no `|` on these)
 
 
 class Endpoint(TypedDict, total=False):
     path: str
-    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
-    params: dict[str, Any]
-    json: dict[str, Any]
-    data: Any
+    method: HTTPMethod
+    #: query parameters: the user's values, a resolve param or an incremental param
+    params: dict[str, ResolveParamConfig | IncrementalParamConfig | TDataItem]
+    json: dict[str, TDataItem]
+    data: TDataItem
     headers: dict[str, str]
-    paginator: PaginatorConfig | BasePaginator | PaginatorType | None
+    paginator: PaginatorConfig | None
     data_selector: str
     response_actions: list[ResponseAction]
     incremental: IncrementalConfig
-    auth: AuthConfig | AuthBase | None
+    auth: AuthConfig | None
 
 
-class ProcessingStep(TypedDict, total=False):
-    filter: Callable[[Any], bool]
-    map: Callable[[Any], Any]
+class ProcessingSteps(TypedDict, total=False):
+    filter: Callable[[TDataItem], bool]
+    map: Callable[[TDataItem], TDataItem]
 
 
-class EndpointResourceBase(TypedDict, total=False):
-    endpoint: str | Endpoint
-    write_disposition: Any
-    primary_key: Any
-    merge_key: Any
-    columns: Any
-    table_name: str
+#: loadstone's earlier name of :class:`ProcessingSteps`
+ProcessingStep = ProcessingSteps
+
+
+class ResourceHints(TypedDict, total=False):
+    """The table hints a resource config takes (dlt's ``TResourceHintsBase``), passed on to
+    ``loadstone.resource``."""
+
+    write_disposition: TTableHintTemplate[TWriteDispositionConfig]
+    primary_key: TTableHintTemplate[TColumnNames]
+    merge_key: TTableHintTemplate[TColumnNames]
+    columns: TTableHintTemplate[TAnySchemaColumns]
+    table_name: TTableHintTemplate[str]
     max_table_nesting: int
-    schema_contract: Any
-    table_format: str
-    file_format: str
+    schema_contract: TTableHintTemplate[TSchemaContract]
+    table_format: TTableFormat
+    file_format: TLoaderFileFormat
+
+
+class EndpointResourceBase(ResourceHints, total=False):
+    endpoint: str | Endpoint
     selected: bool
     parallelized: bool
     include_from_parent: list[str]
-    processing_steps: list[ProcessingStep]
+    processing_steps: list[ProcessingSteps]
 
 
 class EndpointResource(EndpointResourceBase, total=False):
