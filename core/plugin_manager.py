@@ -21,7 +21,7 @@ import sys
 import warnings
 from collections.abc import Iterable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Final, cast
 
 import attrs
 import importlib_metadata
@@ -115,7 +115,7 @@ def list_plugins() -> list[PluginInfo]:
 
 _manager: pluggy.PluginManager | None = None
 #: what `_call_own_hook` returns for a plugin that does not implement the hook
-_NO_HOOK: Any = object()
+_NO_HOOK: Final = object()
 
 
 def _plugin_manager() -> pluggy.PluginManager:
@@ -133,7 +133,7 @@ def _import_module_path(kind: str, module_name: str) -> ModuleType:
         raise PluginImportError(kind, module_name, error) from error
 
 
-def load_plugin(kind: str, name: str) -> Any:
+def load_plugin(kind: str, name: str) -> object:
     """Return the plugin object (a module) named ``name``: module path or entry-point name."""
     if kind not in GROUPS:
         raise ValueError(f"unknown plugin kind {kind!r}; one of {', '.join(GROUPS)}")
@@ -148,11 +148,11 @@ def load_plugin(kind: str, name: str) -> Any:
         raise PluginImportError(kind, entry_point.value, error) from error
 
 
-def _plugin_label(plugin: Any) -> str:
+def _plugin_label(plugin: object) -> str:
     return getattr(plugin, "__name__", None) or repr(plugin)
 
 
-def _register(kind: str, plugin: Any) -> pluggy.PluginManager:
+def _register(kind: str, plugin: object) -> pluggy.PluginManager:
     """Register ``plugin`` once; a hook it implements but the specs lack is an error."""
     manager = _plugin_manager()
     if manager.is_registered(plugin):
@@ -167,12 +167,12 @@ def _register(kind: str, plugin: Any) -> pluggy.PluginManager:
     return manager
 
 
-def _implements(manager: pluggy.PluginManager, plugin: Any, hook_name: str) -> bool:
+def _implements(manager: pluggy.PluginManager, plugin: object, hook_name: str) -> bool:
     caller = getattr(manager.hook, hook_name)
     return any(impl.plugin is plugin for impl in caller.get_hookimpls())
 
 
-def _call_own_hook(kind: str, plugin: Any) -> Any:
+def _call_own_hook(kind: str, plugin: object) -> object:
     """Call ``plugin``'s hook of ``kind`` (and no other plugin's); ``_NO_HOOK`` if it has none."""
     manager = _register(kind, plugin)
     hook_name = HOOKS[kind]
@@ -190,7 +190,7 @@ def _call_own_hook(kind: str, plugin: Any) -> Any:
     return results[0] if results else None
 
 
-def _missing_hook(kind: str, plugin: Any, alternative: str = "") -> PluginContractError:
+def _missing_hook(kind: str, plugin: object, alternative: str = "") -> PluginContractError:
     hook_name = HOOKS[kind]
     problem = f"does not implement the hook `{hook_name}`"
     if callable(getattr(plugin, hook_name, None)):
@@ -201,7 +201,7 @@ def _missing_hook(kind: str, plugin: Any, alternative: str = "") -> PluginContra
 # --- naming ----------------------------------------------------------------------------------
 
 
-def _naming_class_of(plugin: Any) -> type[NamingConvention]:
+def _naming_class_of(plugin: object) -> type[NamingConvention]:
     provided = _call_own_hook("naming", plugin)
     label = _plugin_label(plugin)
     if provided is _NO_HOOK:
@@ -213,7 +213,7 @@ def _naming_class_of(plugin: Any) -> type[NamingConvention]:
     return _checked_naming_class(provided, label)
 
 
-def _checked_naming_class(provided: Any, label: str) -> type[NamingConvention]:
+def _checked_naming_class(provided: object, label: str) -> type[NamingConvention]:
     """Accept a class that behaves as a naming convention (duck-typed, like dlt's modules)."""
     if not isinstance(provided, type) or not callable(
         getattr(provided, "normalize_identifier", None)
@@ -280,13 +280,14 @@ def get_normalizer(name: str) -> Normalizer:
 # --- destinations ----------------------------------------------------------------------------
 
 
-def _destinations_of(plugin: Any) -> list[Destination]:
+def _destinations_of(plugin: object) -> list[Destination]:
     provided = _call_own_hook("destinations", plugin)
     if provided is _NO_HOOK:
         raise _missing_hook("destinations", plugin)
     if provided is None or isinstance(provided, str | bytes):
         provided = [provided]
-    destinations = list(provided)
+    # anything else is taken as the list of destinations (list() says when it is not one)
+    destinations = list(cast("Iterable[object]", provided))
     for destination in destinations:
         if not isinstance(getattr(destination, "name", None), str):
             raise PluginContractError(
@@ -366,5 +367,5 @@ def get_destination(name: str) -> Destination:
     raise UnknownPluginError("destinations", name, list(by_name), failures.values())
 
 
-def _names(objects: Iterable[Any]) -> str:
+def _names(objects: Iterable[object]) -> str:
     return ", ".join(str(getattr(each, "name", each)) for each in objects) or "none"

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -50,7 +50,7 @@ LOCAL_DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 _DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 
 
-def configured_options(overrides: Mapping[str, Any] | None = None) -> dict[str, str]:
+def configured_options(overrides: Mapping[str, object] | None = None) -> dict[str, str]:
     """Spark options in force: defaults, then configuration, then ``overrides``."""
     from loadstone import config
 
@@ -88,7 +88,7 @@ class SparkTarget:
 MASTER_PREFIXES = ("local", "spark://", "k8s://")
 
 
-def configured_target(overrides: Mapping[str, Any] | None = None) -> SparkTarget:
+def configured_target(overrides: Mapping[str, object] | None = None) -> SparkTarget:
     """The master or Connect remote configuration names (``spark.remote`` wins).
 
     Checked here, before any JVM starts: a master Spark does not know made its launcher
@@ -112,22 +112,24 @@ def configured_target(overrides: Mapping[str, Any] | None = None) -> SparkTarget
     return SparkTarget(master=master)
 
 
-def session_target(session: Any) -> SparkTarget:
+def session_target(session: SparkSession) -> SparkTarget:
     """The target of a running session (a Connect session has no master to report)."""
     if is_remote_session(session):
         return SparkTarget(remote=_remote_url(session))
     return SparkTarget(master=session.conf.get("spark.master", None))
 
 
-def is_remote_session(session: Any) -> bool:
+def is_remote_session(session: object) -> bool:
     """True for a Spark Connect session (it has no JVM and no SparkContext here)."""
     return type(session).__module__.startswith("pyspark.sql.connect")
 
 
-def _remote_url(session: Any) -> str:
-    """``sc://host:port`` of a Connect session (its client keeps the parsed URL)."""
+def _remote_url(session: SparkSession) -> str:
+    """``sc://host:port`` of a Connect session (its client keeps the parsed URL, in a private
+    member: read defensively)."""
+    builder = getattr(getattr(session, "client", None), "_builder", None)
     try:
-        parsed = session.client._builder.url
+        parsed = builder.url  # type: ignore[union-attr]  # None is caught: no URL to report
         return f"sc://{parsed.hostname}:{parsed.port}"
     except Exception:  # the URL only labels the trace
         return "sc://"
@@ -142,7 +144,7 @@ def remote_options(options: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in options.items() if key.startswith("spark.sql.")}
 
 
-def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSession:
+def get_spark_session(overrides: Mapping[str, object] | None = None) -> SparkSession:
     """Return the active SparkSession, creating it from configuration if there is none.
 
     ``spark.remote`` (env ``SPARK__REMOTE``) makes a Spark Connect session, sent only the
@@ -178,7 +180,7 @@ def get_spark_session(overrides: Mapping[str, Any] | None = None) -> SparkSessio
     return session
 
 
-def active_session() -> Any:
+def active_session() -> SparkSession | None:
     """This process's active Spark session, or None (pyspark is not imported for it)."""
     if "pyspark.sql" not in sys.modules:
         return None
