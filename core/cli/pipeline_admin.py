@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from loadstone.exceptions import LoadstoneError, PackageNotFound
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.pipeline import Pipeline
 
 
 def list_pipelines_text(base: Path) -> str:
@@ -32,7 +35,7 @@ def list_pipelines_text(base: Path) -> str:
     return f"{len(names)} pipeline(s) in {base}:\n" + "\n".join(f"  {n}" for n in names)
 
 
-def drop_text(pipe: Any, resources: list[str], drop_all: bool) -> str:
+def drop_text(pipe: Pipeline, resources: list[str], drop_all: bool) -> str:
     if not resources and not drop_all:
         raise LoadstoneError(
             "name the resources whose tables to drop, or pass --all to drop every data table"
@@ -43,7 +46,7 @@ def drop_text(pipe: Any, resources: list[str], drop_all: bool) -> str:
     return "\n".join(lines)
 
 
-def load_package_text(pipe: Any, load_id: str | None) -> str:
+def load_package_text(pipe: Pipeline, load_id: str | None) -> str:
     packages = pipe.list_packages()
     if load_id is None:
         if not packages:
@@ -74,7 +77,7 @@ def load_package_text(pipe: Any, load_id: str | None) -> str:
     return "\n".join(lines)
 
 
-def failed_jobs_text(pipe: Any) -> str:
+def failed_jobs_text(pipe: Pipeline) -> str:
     lines: list[str] = []
     pending = pipe.list_pending_packages()
     trace = pipe.last_trace
@@ -89,7 +92,7 @@ def failed_jobs_text(pipe: Any) -> str:
     return "\n".join(lines) if lines else f"pipeline {pipe.pipeline_name} has no failed jobs"
 
 
-def sync_text(pipe: Any) -> str:
+def sync_text(pipe: Pipeline) -> str:
     from loadstone.pipelines.pipeline import Pipeline
 
     name, base = pipe.pipeline_name, pipe.pipelines_dir
@@ -105,7 +108,7 @@ def sync_text(pipe: Any) -> str:
     )
 
 
-def state_text(pipe: Any) -> str:
+def state_text(pipe: Pipeline) -> str:
     sources = pipe.state.get("sources") or {}
     if not sources:
         return "sources state: -"

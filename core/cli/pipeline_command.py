@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from loadstone.cli.run_command import add_lock_timeout, print_notice
 from loadstone.exceptions import LoadstoneError, PipelineNotFound
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.pipeline import Pipeline
+    from loadstone.schema import Schema
+    from loadstone.storage.load_package import LoadPackage
 
 ACTIONS = (
     "info",
@@ -85,7 +92,7 @@ def pipelines_base(pipelines_dir: str | None) -> Path:
 
 
 #: action -> text of its outcome (loadstone.cli.pipeline_admin)
-ADMIN_ACTIONS: dict[str, Any] = {
+ADMIN_ACTIONS: dict[str, Callable[[Pipeline, argparse.Namespace], str]] = {
     "drop": lambda pipe, args: _admin().drop_text(pipe, args.targets, args.all),
     "load-package": lambda pipe, args: _admin().load_package_text(
         pipe, args.targets[0] if args.targets else None
@@ -95,13 +102,15 @@ ADMIN_ACTIONS: dict[str, Any] = {
 }
 
 
-def _admin() -> Any:
+def _admin() -> ModuleType:
     from loadstone.cli import pipeline_admin
 
     return pipeline_admin
 
 
-def open_pipeline(name: str, pipelines_dir: str | None, lock_timeout: float | None = None) -> Any:
+def open_pipeline(
+    name: str, pipelines_dir: str | None, lock_timeout: float | None = None
+) -> Pipeline:
     from loadstone.pipelines.pipeline import Pipeline
     from loadstone.storage.state import load_local
 
@@ -115,7 +124,7 @@ def open_pipeline(name: str, pipelines_dir: str | None, lock_timeout: float | No
     return Pipeline(name, pipelines_dir=base, progress=print_notice, lock_timeout=lock_timeout)
 
 
-def _table(rows: list[tuple[Any, ...]], header: tuple[str, ...]) -> str:
+def _table(rows: list[tuple[object, ...]], header: tuple[str, ...]) -> str:
     cells = [list(header), *[["" if v is None else str(v) for v in row] for row in rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     return "\n".join(
@@ -123,7 +132,7 @@ def _table(rows: list[tuple[Any, ...]], header: tuple[str, ...]) -> str:
     )
 
 
-def info_text(pipe: Any) -> str:
+def info_text(pipe: Pipeline) -> str:
     state = pipe.state
     lines = [
         f"pipeline:        {pipe.pipeline_name}",
@@ -168,7 +177,7 @@ def info_text(pipe: Any) -> str:
     return "\n".join(lines)
 
 
-def _package_line(package: Any) -> str:
+def _package_line(package: LoadPackage) -> str:
     damage = package.damage
     if damage is not None:
         return f"{package.root.name}  damaged: {damage}"
@@ -178,7 +187,7 @@ def _package_line(package: Any) -> str:
     )
 
 
-def _committed(pipe: Any) -> list[str]:
+def _committed(pipe: Pipeline) -> list[str]:
     """Pending packages the destination committed (a crash hit between the two)."""
     try:
         return pipe.committed_packages()
@@ -186,7 +195,7 @@ def _committed(pipe: Any) -> list[str]:
         return []  # the destination cannot be reached: the packages' own states are shown
 
 
-def show_text(pipe: Any, limit: int) -> str:
+def show_text(pipe: Pipeline, limit: int) -> str:
     dataset = pipe.dataset(pipe.state.get("dataset_name") or None)
     counts = sorted(dataset.row_counts().fetchall())
     out = [f"dataset {dataset.dataset_name} in {pipe.destination.name}", ""]
@@ -238,7 +247,7 @@ def pipeline_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def schema_text(schema: Any, fmt: str) -> str:
+def schema_text(schema: Schema, fmt: str) -> str:
     """The schema in ``fmt``: a document (yaml, json) or a diagram (mermaid, dbml, dot)."""
     from loadstone.schema import diagram
 
@@ -257,7 +266,7 @@ _STEP_BYTES = {
 }
 
 
-def trace_text(trace: dict[str, Any]) -> str:
+def trace_text(trace: Mapping[str, Any]) -> str:
     lines = [f"last run of pipeline {trace.get('pipeline_name')}"]
     if trace.get("error"):
         lines.append(f"FAILED: {trace['error']}")

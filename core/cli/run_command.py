@@ -14,10 +14,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from loadstone.exceptions import InputError
 from loadstone.storage import package_storage
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.load_info import ProgressEvent
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
 #: tables read through the Arrow path (pyarrow's Parquet and CSV readers)
@@ -78,7 +81,7 @@ def add_lock_timeout(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def print_notice(event: Any) -> None:
+def print_notice(event: ProgressEvent) -> None:
     """Notices (a resumed package, a wait for another run) even when progress is quiet."""
     if event.event == "notice":
         print(f"note: {event.message}", file=sys.stderr, flush=True)
@@ -146,7 +149,7 @@ def check_input(path: Path, accepted: tuple[str, ...]) -> None:
     raise InputError(f"{path}: {what}; loadstone run reads {', '.join(accepted)}")
 
 
-def parse_write_disposition(value: str | None) -> Any:
+def parse_write_disposition(value: str | None) -> str | dict[str, str] | None:
     """The CLI's ``merge:upsert`` spelling as the hint ``run()`` takes.
 
     Only the syntax is read here; the value is checked by the schema's one parser
@@ -177,14 +180,14 @@ class ProgressDisplay:
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.interval = 0.5 if self.tty else interval
         self._lock = threading.Lock()
-        self._last_event: Any = None
+        self._last_event: ProgressEvent | None = None
         self._step_started = 0.0
         self._last_write = 0.0
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._spin = 0
 
-    def _line(self, event: Any, elapsed: float | None = None) -> str:
+    def _line(self, event: ProgressEvent, elapsed: float | None = None) -> str:
         seconds = event.elapsed if elapsed is None else elapsed
         if event.event == "started" and event.input_rows:
             # nothing finished yet (one chunk is one part): show the work and keep it moving
@@ -227,7 +230,7 @@ class ProgressDisplay:
     def close(self) -> None:
         self._stop.set()
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: ProgressEvent) -> None:
         with self._lock:
             if event.event == "started":
                 self._step_started = time.monotonic()
@@ -263,7 +266,7 @@ def run_command(args: argparse.Namespace) -> int:
         progress=progress,
         lock_timeout=args.lock_timeout,
     )
-    data: Any = files if len(files) > 1 else files[0]
+    data: list[Path | str] | Path | str = files if len(files) > 1 else files[0]
     try:
         info = pipe.run(
             data,

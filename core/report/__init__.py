@@ -10,15 +10,18 @@ lines of JavaScript are its own, so it opens from a mail attachment or a CI arti
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from loadstone.report.collect import ReportData, collect
 from loadstone.report.render import render_html
 
+if TYPE_CHECKING:
+    from loadstone.pipelines.pipeline import Pipeline
+
 __all__ = ["ReportData", "collect", "render_html", "write_report"]
 
 
-def write_report(pipeline: Any, path: str | Path) -> Path:
+def write_report(pipeline: Pipeline, path: str | Path) -> Path:
     """Write the report of ``pipeline`` (a :class:`~loadstone.Pipeline`) to ``path``."""
     target = Path(path)
     target.write_text(render_html(collect(pipeline)), encoding="utf-8")

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 
 from loadstone.exceptions import LoadstoneError
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.load_info import PipelineTrace
+    from loadstone.pipelines.pipeline import Pipeline
+    from loadstone.schema.stored import TStoredSchema
 
 
 @attrs.frozen
@@ -28,19 +33,19 @@ class ReportData:
     destination: str
     dataset: str
     #: the default schema's stored document (``Schema.to_dict()``)
-    schema: dict[str, Any]
+    schema: TStoredSchema
     #: (table, rows) of the data tables at the destination
     row_counts: list[tuple[str, int]]
     #: ``_dlt_loads``, newest first
     loads: list[LoadRow]
     #: the last run's trace (``pipeline.last_trace``), or None before the first run
-    trace: dict[str, Any] | None
+    trace: PipelineTrace | None
     generated_at: float = attrs.field(factory=time.time)
     #: why the destination could not be read, when it could not (the page says so)
     destination_error: str | None = None
 
 
-def _destination_facts(pipe: Any, limit: int) -> tuple[list[tuple[str, int]], list[LoadRow]]:
+def _destination_facts(pipe: Pipeline, limit: int) -> tuple[list[tuple[str, int]], list[LoadRow]]:
     dataset = pipe.dataset(pipe.state.get("dataset_name") or None)
     counts = sorted((str(t), int(n)) for t, n in dataset.row_counts().fetchall())
     if "_dlt_loads" not in dataset.tables:
@@ -52,7 +57,7 @@ def _destination_facts(pipe: Any, limit: int) -> tuple[list[tuple[str, int]], li
     return counts, [LoadRow(str(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 
 
-def collect(pipe: Any, history: int = 50) -> ReportData:
+def collect(pipe: Pipeline, history: int = 50) -> ReportData:
     """The report's data for ``pipe``: schema, destination tables, history and last trace.
 
     A destination that cannot be reached leaves the tables and history empty and says why
@@ -67,7 +72,7 @@ def collect(pipe: Any, history: int = 50) -> ReportData:
         pipeline_name=pipe.pipeline_name,
         destination=pipe.destination.name,
         dataset=str(pipe.state.get("dataset_name") or pipe.dataset_name),
-        schema=dict(pipe.default_schema.to_dict(bump_version=False)),
+        schema=pipe.default_schema.to_dict(bump_version=False),
         row_counts=counts,
         loads=loads,
         trace=pipe.last_trace,

@@ -5,10 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from loadstone.report.collect import ReportData
 from loadstone.report.svg import schema_svg, timeline_svg
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.load_info import PipelineTrace
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 0 2rem 3rem; color: #1c1c34; }
@@ -52,7 +55,7 @@ class Markup(str):
     """A cell that is already HTML (the bars): placed as it is, not escaped."""
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, Markup):
         return f"<td>{value}</td>"
     if isinstance(value, (int, float)):
@@ -61,7 +64,7 @@ def _cell(value: Any) -> str:
 
 
 def _grid(
-    element_id: str, header: Sequence[str], rows: Iterable[Sequence[Any]], data: str = ""
+    element_id: str, header: Sequence[str], rows: Iterable[Sequence[object]], data: str = ""
 ) -> str:
     """An HTML table; a row whose first cell is a data table carries ``data-table``."""
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
@@ -90,7 +93,7 @@ def _rows_section(report: ReportData) -> str:
     return _grid("row-counts", ("table", "rows", ""), rows, "table")
 
 
-def _chunks_section(trace: dict[str, Any]) -> str:
+def _chunks_section(trace: PipelineTrace) -> str:
     normalize = trace.get("normalize") or {}
     chunks = normalize.get("chunks") or []
     where = normalize.get("remote") or normalize.get("master") or "this machine"
@@ -114,7 +117,7 @@ def _chunks_section(trace: dict[str, Any]) -> str:
     return intro + _grid("chunks", header, rows)
 
 
-def _steps_section(trace: dict[str, Any]) -> str:
+def _steps_section(trace: PipelineTrace) -> str:
     rows = [
         (name, round(float(step.get("elapsed") or 0), 3), step.get("rows", 0), step.get("files"))
         for name, step in (trace.get("steps") or {}).items()
@@ -124,7 +127,7 @@ def _steps_section(trace: dict[str, Any]) -> str:
     return error + _grid("steps", ("step", "seconds", "rows", "files"), rows)
 
 
-def _run_sections(trace: dict[str, Any] | None) -> list[str]:
+def _run_sections(trace: PipelineTrace | None) -> list[str]:
     if trace is None:
         return ["<h2>Last run</h2>", '<p class="muted">The pipeline has no trace yet.</p>']
     return [

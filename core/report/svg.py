@@ -9,11 +9,15 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 
 from loadstone.schema import diagram
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.load_info import PipelineTrace
+    from loadstone.schema.stored import TStoredSchema, TTableSchema
 
 BOX_WIDTH = 250
 COLUMN_GAP = 70
@@ -31,12 +35,14 @@ class Box:
     height: int
 
 
-def _depths(tables: Mapping[str, Any]) -> dict[str, int]:
+def _depths(tables: Mapping[str, TTableSchema]) -> dict[str, int]:
     """Each data table's nesting depth; dlt's own tables go in a column after the deepest."""
     depths: dict[str, int] = {}
     for name in tables:
         depth, current = 0, name
-        while (parent := tables[current].get("parent")) in tables and depth < len(tables):
+        while (parent := tables[current].get("parent")) and parent in tables:
+            if depth >= len(tables):  # a cycle in a hand-edited schema: stop
+                break
             depth, current = depth + 1, parent
         depths[name] = depth
     data = [d for n, d in depths.items() if not n.startswith("_dlt")]
@@ -44,7 +50,7 @@ def _depths(tables: Mapping[str, Any]) -> dict[str, int]:
     return {n: (last if n.startswith("_dlt") else d) for n, d in depths.items()}
 
 
-def _layout(tables: Mapping[str, Any]) -> dict[str, Box]:
+def _layout(tables: Mapping[str, TTableSchema]) -> dict[str, Box]:
     depths = _depths(tables)
     heights: dict[int, int] = {}
     boxes: dict[str, Box] = {}
@@ -58,7 +64,7 @@ def _layout(tables: Mapping[str, Any]) -> dict[str, Box]:
     return boxes
 
 
-def _table_box(box: Box, table: Mapping[str, Any]) -> str:
+def _table_box(box: Box, table: TTableSchema) -> str:
     kind = "dlt" if box.name.startswith("_dlt") else "data"
     parts = [
         f'<g class="table {kind}" id="table-{escape(box.name)}" data-table="{escape(box.name)}">',
@@ -100,7 +106,7 @@ def _edge(source: Box, target: Box, label: str) -> str:
     )
 
 
-def schema_svg(stored: Mapping[str, Any]) -> str:
+def schema_svg(stored: TStoredSchema) -> str:
     """The schema's tables as boxes, nested tables right of their parents, references drawn."""
     tables = diagram.tables_of(stored)
     boxes = _layout(tables)
@@ -117,7 +123,7 @@ def schema_svg(stored: Mapping[str, Any]) -> str:
     )
 
 
-def _seconds(value: Any) -> float | None:
+def _seconds(value: object) -> float | None:
     """A trace time (Unix seconds, or ISO text for the steps) as Unix seconds."""
     if value is None:
         return None
@@ -136,7 +142,7 @@ class Bar:
     chunk: int | None = None
 
 
-def timeline_bars(trace: Mapping[str, Any]) -> list[Bar]:
+def timeline_bars(trace: PipelineTrace) -> list[Bar]:
     """The steps, then every timed chunk in the lane of the executor that ran it."""
     bars = []
     for name, step in (trace.get("steps") or {}).items():
@@ -173,7 +179,7 @@ def _axis(t0: float, span: float, bottom: int) -> str:
     return "".join(ticks)
 
 
-def timeline_svg(trace: Mapping[str, Any]) -> str:
+def timeline_svg(trace: PipelineTrace) -> str:
     """The last run as lanes: one per step, one per executor with a bar per chunk."""
     bars = timeline_bars(trace)
     if not bars:
