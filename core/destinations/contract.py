@@ -29,10 +29,20 @@ import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Protocol,
+    TypeVar,
+    cast,
+    overload,
+    runtime_checkable,
+)
 
 import attrs
 
+from loadstone import plugin_manager
 from loadstone.exceptions import (
     SUGGESTED_DESTINATION,
     DestinationNotSupported,
@@ -40,14 +50,17 @@ from loadstone.exceptions import (
     MissingLoadFile,
 )
 from loadstone.schema import Column, Schema
-from loadstone.schema.hints import write_disposition_hints
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from loadstone.naming import NamingConvention
+    from loadstone.schema.stored import TStoredSchema
 
 Casefold = Literal["keep", "lower", "upper"]
+#: a row a destination returns: the values of the user's data, as the driver reads them
+Row = tuple[TDataItem, ...]
+#: a decoded pipeline state (the user's resource and source state inside)
+StateDict = dict[str, TDataItem]
 
 #: names of the destinations that have a real loader; used in error messages only.
 
@@ -109,7 +122,7 @@ class Capabilities:
 # --- state encoding --------------------------------------------------------------------------
 
 
-def encode_state(state: Mapping[str, Any]) -> str:
+def encode_state(state: Mapping[str, object]) -> str:
     """Encode pipeline state as dlt stores it: JSON, zlib-compressed, base64 (``eNp...``).
 
     Compressed like dlt so a dataset written by one tool can restore the other's pipeline.
@@ -118,12 +131,11 @@ def encode_state(state: Mapping[str, Any]) -> str:
     return base64.b64encode(zlib.compress(raw, level=9)).decode("ascii")
 
 
-def decode_state(text: str) -> dict[str, Any]:
+def decode_state(text: str) -> StateDict:
     """Decode a stored state: the compressed form of :func:`encode_state` or plain JSON."""
     stripped = text.strip()
-    if stripped.startswith("{"):
-        return json.loads(stripped)
-    return json.loads(zlib.decompress(base64.b64decode(stripped)))
+    raw = stripped if stripped.startswith("{") else zlib.decompress(base64.b64decode(stripped))
+    return cast(StateDict, json.loads(raw))
 
 
 def load_id_timestamp(load_id: str) -> _dt.datetime:
@@ -154,7 +166,7 @@ class PipelineStateRow:
     """
 
     pipeline_name: str
-    state: Mapping[str, Any]
+    state: Mapping[str, object]
     version: int = 1
     engine_version: int = 4
     version_hash: str | None = None
@@ -162,7 +174,7 @@ class PipelineStateRow:
 
 
 #: what a load without a schema records (no name, no tables), as it always has
-_NO_SCHEMA: Mapping[str, Any] = {"name": "", "tables": {}}
+_NO_SCHEMA: Mapping[str, object] = {"name": "", "tables": {}}
 
 
 @attrs.frozen
@@ -181,33 +193,23 @@ class SchemaVersionRow:
     schema_json: str
 
     @classmethod
-    def of(cls, schema: Schema | Mapping[str, Any] | None) -> SchemaVersionRow:
+    def of(cls, schema: Schema | None) -> SchemaVersionRow:
         """The row of a :class:`~loadstone.schema.Schema` (``to_dict()``: its final version
-        and hash), or of a stored dict a third party passed, recorded as given."""
-        if isinstance(schema, Schema):
-            stored: Mapping[str, Any] = schema.to_dict()
-        elif schema is None:
-            stored = _NO_SCHEMA
-        elif isinstance(schema, Mapping):
-            stored = schema
-        else:
-            raise TypeError(
-                f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}"
-            )
+        and hash); a load without a schema records no name and no tables."""
+        if schema is None:
+            return cls("", 1, 11, _content_hash(_NO_SCHEMA), json.dumps(_NO_SCHEMA))
+        stored = as_schema(schema).to_dict()
         return cls(
-            schema_name=str(stored.get("name", "")),
-            version=int(stored.get("version", 1) or 1),
-            engine_version=int(stored.get("engine_version", 11) or 11),
-            version_hash=_stored_version_hash(stored),
+            schema_name=stored["name"],
+            version=int(stored["version"] or 1),
+            engine_version=int(stored["engine_version"] or 11),
+            version_hash=stored["version_hash"] or _content_hash(stored),
             schema_json=json.dumps(stored, default=str),
         )
 
 
-def _stored_version_hash(stored: Mapping[str, Any]) -> str:
-    """The document's ``version_hash``; a hand-made dict without one gets a content hash."""
-    value = stored.get("version_hash")
-    if value:
-        return str(value)
+def _content_hash(stored: Mapping[str, object]) -> str:
+    """A content hash for a document without a ``version_hash`` (a load without a schema)."""
     content = json.dumps(stored.get("tables", {}), sort_keys=True, default=str).encode()
     return hashlib.sha256(content).hexdigest()
 
@@ -232,6 +234,10 @@ class ClosesOnExit:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+#: a table's entry in a :class:`LoadRequest`: files or folders (see :func:`load_files`)
+LoadFileSpec = Sequence[str | Path] | str | Path
 
 
 def load_files(spec: Sequence[str | os.PathLike[str]] | str | os.PathLike[str]) -> list[Path]:
@@ -267,13 +273,16 @@ class LoadRequest:
     ``tables`` maps a table name (a destination identifier, as in the schema) to the Parquet
     files of that table, or to a folder holding them (Spark output: ``part-*.parquet``; files
     starting with ``_`` or ``.`` are ignored). Files of one table may have different column
-    sets. ``schema`` is a ``loadstone.schema.Schema`` or a dict in dlt's stored-schema form.
+    sets. ``naming`` is the convention the caller resolved for the destination (its
+    override, else the schema's): the loader names its system tables and columns with it and
+    resolves nothing itself; None means the schema's own (``schema.naming``).
     """
 
     load_id: str
-    schema: Any
-    tables: Mapping[str, Sequence[str | Path] | str | Path]
+    schema: Schema
+    tables: Mapping[str, LoadFileSpec]
     pipeline_state: PipelineStateRow | None = None
+    naming: NamingConvention | None = None
 
 
 # --- system tables ---------------------------------------------------------------------------
@@ -341,7 +350,7 @@ class DestinationClient(Protocol):
     def initialize_storage(self) -> None:
         """Create the dataset (and nothing else) if it does not exist."""
 
-    def update_stored_schema(self, schema: Any) -> list[str]:
+    def update_stored_schema(self, schema: Schema | None = None) -> list[str]:
         """Create missing tables / add missing columns; record ``_dlt_version`` if the hash is new.
 
         For changes that come without a package (``drop``, ``sync``): ``load_package`` migrates
@@ -359,10 +368,10 @@ class DestinationClient(Protocol):
     def is_package_loaded(self, load_id: str) -> bool:
         """True when ``_dlt_loads`` has a row for ``load_id``."""
 
-    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+    def get_stored_schema(self, schema_name: str) -> TStoredSchema | None:
         """The newest schema stored in ``_dlt_version`` under that name (dict), or None."""
 
-    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+    def get_stored_state(self, pipeline_name: str) -> StateDict | None:
         """The newest pipeline state of a completed load, decoded, or None."""
 
     def table_row_counts(self) -> dict[str, int]:
@@ -378,10 +387,10 @@ class DestinationClient(Protocol):
         """Resolve unqualified table names in the dataset from now on (as dlt's sql_client)."""
 
     @property
-    def connection(self) -> Any:
+    def connection(self) -> object:
         """The native connection ``pipeline.dataset()`` and ``sql_client()`` query through."""
 
-    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, *params: object) -> list[Row]:
         """Run SQL against the destination and return all rows."""
 
     def drop_dataset(self) -> None:
@@ -405,20 +414,25 @@ class ColumnsQuery(Protocol):
     """A client whose query results carry their column names (``pipeline.dataset()`` and
     ``sql_client()`` read them from here when the client has no DuckDB-style connection)."""
 
-    def query_columns(self, sql: str, *params: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def query_columns(self, sql: str, *params: object) -> tuple[list[str], list[Row]]:
         """Run SQL and return the result's column names and all its rows."""
 
 
 class ClientFactory(Protocol):
-    """What ``Destination.client_class`` is: a loader class, or a :class:`LazyClient`."""
+    """What ``Destination.client_class`` is: a loader class, or a :class:`LazyClient`.
+
+    ``naming`` is the convention resolved for this destination (:meth:`Destination.client`
+    resolves it when its caller did not): loaders use it and resolve none themselves.
+    """
 
     def __call__(
         self,
         destination: Destination,
-        schema: Schema | Mapping[str, Any] | None,
+        schema: Schema | None,
         dataset_name: str,
         *,
         pipeline_name: str | None = None,
+        naming: NamingConvention | None = None,
         **options: Any,
     ) -> DestinationClient: ...
 
@@ -437,16 +451,19 @@ class LazyClient:
     def __call__(
         self,
         destination: Destination,
-        schema: Schema | Mapping[str, Any] | None,
+        schema: Schema | None,
         dataset_name: str,
         *,
         pipeline_name: str | None = None,
+        naming: NamingConvention | None = None,
         **options: Any,
     ) -> DestinationClient:
         import importlib
 
         loader: ClientFactory = getattr(importlib.import_module(self.module), self.class_name)
-        return loader(destination, schema, dataset_name, pipeline_name=pipeline_name, **options)
+        return loader(
+            destination, schema, dataset_name, pipeline_name=pipeline_name, naming=naming, **options
+        )
 
     def __repr__(self) -> str:
         return f"<{self.class_name} (lazy)>"
@@ -455,7 +472,7 @@ class LazyClient:
 # --- the destination -------------------------------------------------------------------------
 
 
-def _as_config(value: Mapping[str, Any] | None) -> dict[str, Any]:
+def _as_config(value: Mapping[str, object] | None) -> dict[str, object]:
     return dict(value or {})
 
 
@@ -471,7 +488,7 @@ class Destination:
     name: str
     capabilities: Capabilities
     client_class: ClientFactory | None = None
-    config: Mapping[str, Any] = attrs.field(factory=dict, converter=_as_config)
+    config: Mapping[str, object] = attrs.field(factory=dict, converter=_as_config)
     naming_convention: str | None = None
     description: str = ""
 
@@ -490,7 +507,7 @@ class Destination:
         if self.client_class is None:
             raise DestinationNotSupported(self.name, _loader_names())
 
-    def configured(self, naming_convention: str | None = None, **config: Any) -> Destination:
+    def configured(self, naming_convention: str | None = None, **config: object) -> Destination:
         """A copy with more configuration (the factory API: ``duckdb("x.duckdb")``)."""
         merged = {**self.config, **{k: v for k, v in config.items() if v is not None}}
         return attrs.evolve(
@@ -501,76 +518,72 @@ class Destination:
 
     def client(
         self,
-        schema: Schema | Mapping[str, Any] | None,
+        schema: Schema | None,
         dataset_name: str,
         *,
         pipeline_name: str | None = None,
+        naming: NamingConvention | None = None,
         **options: Any,
     ) -> DestinationClient:
-        """Open a client for ``dataset_name``; raises :class:`DestinationNotSupported` for profiles."""
+        """Open a client for ``dataset_name``; raises :class:`DestinationNotSupported` for profiles.
+
+        ``naming``: the convention the caller resolved (the pipeline does, once); without
+        one it is resolved here, so no loader resolves a convention itself.
+        """
         if self.client_class is None:
             raise DestinationNotSupported(self.name, _loader_names())
-        return self.client_class(self, schema, dataset_name, pipeline_name=pipeline_name, **options)
+        if naming is None:
+            naming = self.naming_for(schema)
+        return self.client_class(
+            self, schema, dataset_name, pipeline_name=pipeline_name, naming=naming, **options
+        )
+
+    def naming_for(self, schema: Schema | None) -> NamingConvention | None:
+        """The convention of system names in this destination: the override
+        (``naming_convention=``), else the schema's; None keeps names as given."""
+        if self.naming_convention:
+            try:
+                return plugin_manager.naming_convention(self.naming_convention)
+            except ImportError:
+                return None
+        return schema_naming(schema)
 
 
 def _loader_names() -> list[str]:
     """Names of the installed destinations that have a loader (for the error message)."""
     try:
-        from loadstone import plugin_manager
-
         names = plugin_manager.destination_names()
         return [n for n in names if plugin_manager.get_destination(n).has_loader]
     except Exception:  # the message must not fail because a plugin is broken
         return [SUGGESTED_DESTINATION]
 
 
-def as_schema(schema: Schema | Mapping[str, Any] | None) -> Schema | None:
-    """The typed schema of a load: a :class:`~loadstone.schema.Schema` as it is; a stored dict
-    (tests, third-party callers) read once, here, at the contract's edge.
+@overload
+def as_schema(schema: Schema) -> Schema: ...
 
-    Loaders build their tables from this (``plugins/destinations/tables.py: TableModel``),
-    never from a dict: the pipeline hands them its ``Schema`` and no conversion happens on
-    the way to DDL.
+
+@overload
+def as_schema(schema: None) -> None: ...
+
+
+def as_schema(schema: Schema | None) -> Schema | None:
+    """``schema``, checked: loaders take a :class:`~loadstone.schema.Schema` and nothing else
+    (a third party passing a stored dict learns it here, not deep inside a loader).
+
+    Loaders build their tables from it (``plugins/destinations/tables.py: TableModel``): the
+    pipeline hands them its ``Schema`` and no conversion happens on the way to DDL.
     """
-    if schema is None or isinstance(schema, Schema):
-        return schema
-    if isinstance(schema, Mapping):
-        return Schema.from_dict(_stored_dispositions(schema), bump_version=False)
-    raise TypeError(f"expected a loadstone Schema or a stored-schema dict, got {type(schema)!r}")
+    if schema is not None and not isinstance(schema, Schema):
+        raise TypeError(f"expected a loadstone Schema, got {type(schema)!r}")
+    return schema
 
 
-def _stored_dispositions(stored: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``stored`` with dlt's resource form of a write disposition (``{"disposition": "merge",
-    "strategy": "upsert"}``), which loaders accept in a table, in the stored form."""
-    tables = stored.get("tables") or {}
-    if not any(isinstance((t or {}).get("write_disposition"), Mapping) for t in tables.values()):
-        return stored
-    fixed: dict[str, Any] = {}
-    for name, table in tables.items():
-        table = dict(table or {})
-        if isinstance(table.get("write_disposition"), Mapping):
-            table.update(write_disposition_hints(table.pop("write_disposition")))
-        fixed[name] = table
-    return {**stored, "tables": fixed}
-
-
-def schema_naming(schema: Schema | Mapping[str, Any] | None) -> NamingConvention | None:
-    """The naming convention object of a schema, or None (identifiers are then kept as given).
-
-    A :class:`~loadstone.schema.Schema` makes its own; a stored dict names it in
-    ``normalizers.names``, resolved through the plugin manager.
-    """
-    from loadstone.plugin_manager import naming_convention
-
-    if isinstance(schema, Schema):
-        name: Any = schema.naming_name
-    elif isinstance(schema, Mapping):
-        name = (schema.get("normalizers") or {}).get("names")
-    else:
-        name = None
-    if not name:
+def schema_naming(schema: Schema | None) -> NamingConvention | None:
+    """The schema's own naming convention object (the schema resolves it), or None: without a
+    schema, or with a convention that cannot be loaded, identifiers are kept as given."""
+    if schema is None:
         return None
     try:
-        return naming_convention(str(name))
+        return as_schema(schema).naming
     except LoadstoneError:
         return None

@@ -8,6 +8,7 @@ import loadstone
 from loadstone.destinations.contract import Capabilities
 from loadstone.exceptions import DestinationNotSupported
 from loadstone.plugin_manager import destination_names, get_destination
+from loadstone.schema import Schema
 
 ALL = ("delete-insert", "upsert", "scd2")
 NO_UPSERT = ("delete-insert", "scd2")
@@ -77,7 +78,7 @@ def test_profile_only_destination_refuses_to_load_with_a_clear_error(name: str) 
 
 def test_client_of_a_profile_only_destination_raises_before_any_work() -> None:
     with pytest.raises(DestinationNotSupported):
-        get_destination("snowflake").client({"name": "s", "tables": {}}, "dataset")
+        get_destination("snowflake").client(Schema("s"), "dataset")
 
 
 def test_destination_not_supported_is_a_loadstone_error() -> None:

@@ -135,4 +135,10 @@ def types_compatible(existing: str, expected: str) -> bool:
 
 
 #: DuckDB for the shared write dispositions: ``rowid`` orders a table by insertion.
-DIALECT = Dialect(name="duckdb", column_type=duckdb_type, row_order="rowid")
+DIALECT = Dialect(
+    name="duckdb",
+    column_type=duckdb_type,
+    row_order="rowid",
+    types_compatible=types_compatible,
+    type_name=normalize_type_name,
+)

@@ -17,14 +17,16 @@ import logging
 import posixpath
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from loadstone.destinations.contract import (
     ClosesOnExit,
     Destination,
+    LoadFileSpec,
     LoadRequest,
+    Row,
     SchemaVersionRow,
-    as_schema,
+    StateDict,
 )
 from loadstone.exceptions import DestinationError, LoadFailed
 from loadstone.plugins.destinations.filesystem import file_formats
@@ -51,8 +53,12 @@ from loadstone.storage.filesystem import open_filesystem, put_file_atomic, write
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
+    from loadstone.plugins.destinations.filesystem.reader import DatasetReader
     from loadstone.plugins.destinations.tables import TableModel
+    from loadstone.schema import Schema
+    from loadstone.schema.stored import TStoredSchema
 
 log = logging.getLogger(__name__)
 
@@ -62,17 +68,31 @@ def file_id(load_id: str, table: str, index: int) -> str:
     return hashlib.sha256(f"{load_id}/{table}/{index}".encode()).hexdigest()[:10]
 
 
+class TableWriter(Protocol):
+    """A table format's writer (``delta.py``, ``iceberg.py``): commits and reads tables."""
+
+    def commit(
+        self,
+        plan: TablePlan,
+        files: Sequence[Path],
+        load_id: str,
+        replacement: Replacement | None = None,
+    ) -> None: ...
+
+    def read(self, table: str, columns: Sequence[str] | None = None) -> pa.Table | None: ...
+
+
 class FilesystemClient(ClosesOnExit):
     """Loads packages into one dataset folder of a bucket (see the module docstring)."""
 
     def __init__(
         self,
         destination: Destination,
-        schema: Any,
+        schema: Schema | None,
         dataset_name: str,
         *,
         pipeline_name: str | None = None,
-        **_options: Any,
+        **_options: object,
     ) -> None:
         self.destination = destination
         self.schema = schema
@@ -83,8 +103,8 @@ class FilesystemClient(ClosesOnExit):
         self.dataset_path = f"{bucket_path.rstrip('/')}/{dataset_name}"
         self.records = DatasetRecords(self.fs, self.dataset_path)
         self.layout = Layout(self.config.layout, self.config.extra_placeholders)
-        self._reader: Any = None
-        self._table_writers: dict[str, Any] = {}
+        self._reader: DatasetReader | None = None
+        self._table_writers: dict[str, TableWriter] = {}
 
     # --- names and places --------------------------------------------------------------
 
@@ -103,8 +123,7 @@ class FilesystemClient(ClosesOnExit):
         """The name files and records are kept under: the schema's (default: the client's),
         else the pipeline's."""
         if schema_name is None:
-            schema = as_schema(self.schema)
-            schema_name = schema.name if schema is not None else ""
+            schema_name = self.schema.name if self.schema is not None else ""
         return schema_name or self.pipeline_name or ""
 
     # --- the contract ------------------------------------------------------------------
@@ -113,7 +132,7 @@ class FilesystemClient(ClosesOnExit):
         """Write the ``init`` marker of the dataset folder (nothing else)."""
         self.records.initialize()
 
-    def update_stored_schema(self, schema: Any = None) -> list[str]:
+    def update_stored_schema(self, schema: Schema | None = None) -> list[str]:
         """Record the schema version in ``_dlt_version`` when its hash is new.
 
         Files need no DDL; table formats evolve their schema in the commit of each package.
@@ -135,7 +154,7 @@ class FilesystemClient(ClosesOnExit):
         digest = version.version_hash
         self.records.initialize()
         self.records.write_version(version)
-        model = table_model(as_schema(request.schema))
+        model = table_model(request.schema)
         decided: dict[str, dict[str, Replacement]] = {}
         for plan in self._plans(model, request.tables):
             spec = request.tables.get(plan.name) or []
@@ -164,7 +183,7 @@ class FilesystemClient(ClosesOnExit):
         self.records.write_load(request.load_id, schema_name, digest)
         self.close()  # views made before this load would not show it
 
-    def _plans(self, model: TableModel, tables: Mapping[str, Any]) -> list[TablePlan]:
+    def _plans(self, model: TableModel, tables: Mapping[str, LoadFileSpec]) -> list[TablePlan]:
         """Plans of the package's tables, plus the nested tables of replaced roots that got
         no rows this time (a replace empties them too, as in dlt; a delete-insert removes the
         rows of replaced parents from them). A delete-insert chain is committed nested tables
@@ -230,7 +249,7 @@ class FilesystemClient(ClosesOnExit):
         if plan.write_disposition == "replace":
             self._remove_other_files(plan, schema_name, keep=written)
 
-    def table_writer(self, table_format: str) -> Any:
+    def table_writer(self, table_format: str) -> TableWriter:
         """The Delta or Iceberg writer of this client, made once (a catalog costs ~0.1 s)."""
         if table_format not in self._table_writers:
             if table_format == "delta":
@@ -294,10 +313,10 @@ class FilesystemClient(ClosesOnExit):
         if stale:
             self.fs.rm([f"{self.dataset_path}/{r}" for r in stale])
 
-    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+    def get_stored_schema(self, schema_name: str) -> TStoredSchema | None:
         return self.records.newest_schema(schema_name)
 
-    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+    def get_stored_state(self, pipeline_name: str) -> StateDict | None:
         """The newest state of a completed load (its ``_dlt_loads`` record exists)."""
         return self.records.newest_state(pipeline_name)
 
@@ -306,18 +325,20 @@ class FilesystemClient(ClosesOnExit):
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
         """DuckDB over the dataset: one view per table, completed loads only (``reader.py``)."""
+        return self._dataset_reader().connection
+
+    def _dataset_reader(self) -> DatasetReader:
         if self._reader is None:
             from loadstone.plugins.destinations.filesystem.reader import DatasetReader
 
             self._reader = DatasetReader(self)
-        return self._reader.connection
+        return self._reader
 
     def qualified(self, table: str) -> str:
         return f'"{self.dataset_name}"."{table}"'
 
     def table_names(self) -> list[str]:
-        self.connection  # noqa: B018 - builds the views
-        return self._reader.table_names()
+        return self._dataset_reader().table_names()
 
     def table_row_counts(self) -> dict[str, int]:
         return {
@@ -330,7 +351,7 @@ class FilesystemClient(ClosesOnExit):
             for t in self.table_names()
         }
 
-    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, *params: object) -> list[Row]:
         table = self.connection.sql(sql, params=list(params) or None)
         if table is None:
             return []

@@ -10,7 +10,7 @@ credentials are dlt's keys (:mod:`loadstone.storage.filesystem`). A package's ow
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -85,7 +85,10 @@ def resolve_configuration(destination: Destination) -> FilesystemConfiguration:
     section = ("destination", destination.name)
     return FilesystemConfiguration(
         bucket_url=str(bucket_url),
-        credentials=configured_credentials(section, explicit_credentials),
+        credentials=configured_credentials(
+            section,
+            cast("Mapping[str, object] | FilesystemCredentials | None", explicit_credentials),
+        ),
         layout=str(_setting(destination, "layout", default=DEFAULT_LAYOUT)),
         extra_placeholders=dict(_setting(destination, "extra_placeholders", default={}) or {}),
         loader_file_format=file_format,

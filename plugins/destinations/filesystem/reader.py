@@ -16,18 +16,17 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
-from loadstone.destinations.contract import as_schema
 from loadstone.plugins.destinations.filesystem.records import LOADS, STATE, VERSION
 from loadstone.plugins.destinations.filesystem.tables import (
     is_system_table,
     plan_table,
     table_model,
 )
+from loadstone.schema import Schema
 from loadstone.storage.filesystem import is_local
 
 if TYPE_CHECKING:
     from loadstone.plugins.destinations.filesystem.client import FilesystemClient
-    from loadstone.schema import Schema
 
 
 def _quote(ident: str) -> str:
@@ -101,7 +100,7 @@ class DatasetReader:
         client's."""
         name = self.client._schema_name()
         stored = self.client.records.newest_schema(name) if name else None
-        return as_schema(stored) if stored else as_schema(self.client.schema)
+        return Schema.from_dict(stored, bump_version=False) if stored else self.client.schema
 
     def _view(self, name: str, select: str) -> None:
         self.connection.execute(

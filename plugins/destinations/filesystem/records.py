@@ -21,11 +21,12 @@ import json
 import posixpath
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from loadstone.destinations.contract import (
     PipelineStateRow,
     SchemaVersionRow,
+    StateDict,
     decode_state,
     encode_state,
 )
@@ -33,6 +34,8 @@ from loadstone.storage.filesystem import write_bytes_atomic
 
 if TYPE_CHECKING:
     import fsspec
+
+    from loadstone.schema.stored import TStoredSchema
 
 INIT_FILE = "init"
 INIT_CONTENT = b'{"initial_version":2,"current_version":2}'
@@ -50,14 +53,18 @@ def _now_iso() -> str:
     return _dt.datetime.now(tz=_dt.timezone.utc).isoformat()
 
 
-def _write_record(fs: fsspec.AbstractFileSystem, path: str, record: Mapping[str, Any]) -> None:
+def _write_record(fs: fsspec.AbstractFileSystem, path: str, record: Mapping[str, object]) -> None:
     line = json.dumps(record, separators=(",", ":"), default=str) + "\n"
     write_bytes_atomic(fs, path, line.encode())
 
 
-def _read_record(fs: fsspec.AbstractFileSystem, path: str) -> dict[str, Any]:
+#: one bookkeeping record: a JSON object of plain values (one line of a ``.jsonl`` file)
+Record = dict[str, object]
+
+
+def _read_record(fs: fsspec.AbstractFileSystem, path: str) -> Record:
     with fs.open(path, "rb") as handle:
-        return json.loads(handle.readline())
+        return cast(Record, json.loads(handle.readline()))
 
 
 def _names(fs: fsspec.AbstractFileSystem, folder: str) -> list[str]:
@@ -141,7 +148,7 @@ class DatasetRecords:
         )
         return True
 
-    def newest_schema(self, schema_name: str) -> dict[str, Any] | None:
+    def newest_schema(self, schema_name: str) -> TStoredSchema | None:
         candidates = []
         for name in _names(self.fs, self.folder(VERSION)):
             prefix, _, rest = name.partition("__")
@@ -150,7 +157,7 @@ class DatasetRecords:
         if not candidates:
             return None
         record = _read_record(self.fs, f"{self.folder(VERSION)}/{max(candidates)[1]}")
-        return json.loads(record["schema"])
+        return cast("TStoredSchema", json.loads(str(record["schema"])))
 
     # --- pipeline state ----------------------------------------------------------------
 
@@ -191,14 +198,14 @@ class DatasetRecords:
         )
         return True
 
-    def newest_state(self, pipeline_name: str) -> dict[str, Any] | None:
+    def newest_state(self, pipeline_name: str) -> StateDict | None:
         found = self._state_files(pipeline_name)
         if not found:
             return None
         record = _read_record(self.fs, f"{self.folder(STATE)}/{found[-1][1]}")
-        return decode_state(record["state"])
+        return decode_state(str(record["state"]))
 
-    def system_rows(self, name: str) -> list[dict[str, Any]]:
+    def system_rows(self, name: str) -> list[Record]:
         """Every record of one bookkeeping folder (for reading back through DuckDB)."""
         return [
             _read_record(self.fs, f"{self.folder(name)}/{n}")

@@ -15,26 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import psycopg
 
 from loadstone import config
-from loadstone.destinations.contract import (
-    SYSTEM_TABLES,
-    ClosesOnExit,
-    Destination,
-    LoadRequest,
-    SchemaVersionRow,
-    as_schema,
-)
-from loadstone.exceptions import (
-    DestinationSchemaMismatch,
-    LoadFailed,
-    LoadRefused,
-    PostgresConnectionError,
-)
+from loadstone.destinations.contract import Destination, LoadFileSpec, Row
+from loadstone.exceptions import PostgresConnectionError
 from loadstone.plugins.destinations.postgres.copy import (
     ParquetFiles,
     copy_statement,
@@ -45,25 +33,18 @@ from loadstone.plugins.destinations.postgres.credentials import (
     PostgresCredentials,
     resolve_credentials,
 )
-from loadstone.plugins.destinations.postgres.sql import (
-    DIALECT,
-    numbered_placeholders,
-    postgres_type,
-    types_compatible,
-)
-from loadstone.plugins.destinations.sql import bookkeeping, merge
+from loadstone.plugins.destinations.postgres.sql import DIALECT, numbered_placeholders
+from loadstone.plugins.destinations.sql import merge
 from loadstone.plugins.destinations.sql.dialect import qualified, quote
-from loadstone.plugins.destinations.sql.names import ClientNames
+from loadstone.plugins.destinations.sql.loader import Catalog, SqlLoader
 from loadstone.plugins.destinations.tables import TableModel
-from loadstone.schema import Column
+from loadstone.schema import Schema
 
 if TYPE_CHECKING:
-    pass
+    from loadstone.naming import NamingConvention
 
 #: the largest ``toast_tuple_target`` PostgreSQL accepts (a heap page less its header)
 INLINE_ROW_BYTES = 8160
-#: ``{table: {column: format_type text}}`` of a dataset, names exact (case kept)
-Catalog = dict[str, dict[str, str]]
 
 _CATALOG_SQL = (
     "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) "
@@ -73,7 +54,7 @@ _CATALOG_SQL = (
 )
 
 
-def connect(credentials: PostgresCredentials) -> psycopg.Connection[Any]:
+def connect(credentials: PostgresCredentials) -> psycopg.Connection[Row]:
     """An autocommit connection (the client opens its transactions itself), time zone UTC."""
     try:
         conn = psycopg.connect(**credentials.conninfo(), autocommit=True)
@@ -83,21 +64,27 @@ def connect(credentials: PostgresCredentials) -> psycopg.Connection[Any]:
     return conn
 
 
-class PostgresClient(ClientNames, ClosesOnExit):
+class PostgresClient(SqlLoader[ParquetFiles]):
     """Loads packages into one dataset of a PostgreSQL database (see module docstring)."""
 
     dialect = DIALECT
+    driver_error = psycopg.Error
+    # SQLSTATE classes 22 (data exception) and 23 (integrity)
+    data_errors = (psycopg.DataError, psycopg.IntegrityError)
 
     def __init__(
         self,
         destination: Destination,
-        schema: Any,
+        schema: Schema | None,
         dataset_name: str,
         *,
         pipeline_name: str | None = None,
         staging_dataset_name: str | None = None,
+        naming: NamingConvention | None = None,
     ) -> None:
-        self._bind_dataset(destination, schema, dataset_name, pipeline_name, staging_dataset_name)
+        self._bind_dataset(
+            destination, schema, dataset_name, pipeline_name, staging_dataset_name, naming
+        )
         self.credentials = resolve_credentials(
             destination.name, destination.config.get("credentials")
         )
@@ -111,20 +98,24 @@ class PostgresClient(ClientNames, ClosesOnExit):
 
     # --- running SQL -------------------------------------------------------------------
 
-    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None:
+    def execute(self, sql: str, params: Sequence[object] | None = None) -> None:
         """Run one statement (``?`` placeholders); every statement of a load comes here."""
         with psycopg.RawCursor(self._conn) as cur:
             cur.execute(numbered_placeholders(sql), list(params) if params else None)
 
-    def first(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
+    def first(self, sql: str, params: Sequence[object] | None = None) -> Row | None:
         with psycopg.RawCursor(self._conn) as cur:
             cur.execute(numbered_placeholders(sql), list(params) if params else None)
             return cur.fetchone()
 
-    def _all(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+    def _all(self, sql: str, params: Sequence[object] | None = None) -> list[Row]:
         with psycopg.RawCursor(self._conn) as cur:
             cur.execute(numbered_placeholders(sql), list(params) if params else None)
             return cur.fetchall()
+
+    def transaction(self) -> contextlib.AbstractContextManager[object]:
+        """PostgreSQL's DDL is transactional: a package's migration commits with its rows."""
+        return self._conn.transaction()
 
     # --- names and the catalog ---------------------------------------------------------
 
@@ -132,13 +123,14 @@ class PostgresClient(ClientNames, ClosesOnExit):
         return qualified(self.staging_dataset_name if staging else self.dataset_name, table)
 
     def dataset_columns(self, staging: bool = False) -> Catalog:
-        """Every table's columns and their types, in one catalog query."""
+        """Every table's columns and their ``format_type`` text, in one catalog query; names
+        exact (PostgreSQL keeps the case of quoted identifiers)."""
         dataset = self.staging_dataset_name if staging else self.dataset_name
         catalog: Catalog = {}
         for table, column, type_ in self._all(
             _CATALOG_SQL + " ORDER BY c.relname, a.attnum", [dataset]
         ):
-            catalog.setdefault(table, {})[column] = type_
+            catalog.setdefault(table, {})[column] = (column, type_)
         return catalog
 
     def table_exists(self, table: str, staging: bool = False) -> bool:
@@ -149,8 +141,6 @@ class PostgresClient(ClientNames, ClosesOnExit):
         dataset = self.staging_dataset_name if staging else self.dataset_name
         return self.first("SELECT 1 FROM pg_namespace WHERE nspname = ?", [dataset]) is not None
 
-    # --- DDL ---------------------------------------------------------------------------
-
     def ensure_dataset(self, staging: bool = False) -> list[str]:
         if self.dataset_exists(staging):
             return []
@@ -159,59 +149,22 @@ class PostgresClient(ClientNames, ClosesOnExit):
         self.execute(sql)
         return [sql]
 
-    def ensure_table(
-        self,
-        table: str,
-        columns: Sequence[Column],
-        staging: bool = False,
-        known: Catalog | None = None,
-    ) -> list[str]:
-        """Create the table, or add its missing columns; fail on a column of another type.
-
-        Columns added by ``ALTER TABLE ADD COLUMN`` are nullable (the table may hold rows).
-        """
-        target = self.qualified(table, staging)
-        existing = (known if known is not None else self.dataset_columns(staging)).get(table)
-        if existing is None:
-            parts = []
-            for col in columns:
-                ddl = f"{quote(col.name)} {postgres_type(col, table)}"
-                if col.nullable is False:
-                    ddl += " NOT NULL"
-                parts.append(ddl)
-            sql = f"CREATE TABLE {target} ({', '.join(parts)})"
-            self.execute(sql)
-            return [sql]
-        statements = []
-        for col in columns:
-            expected = postgres_type(col, table)
-            found = existing.get(col.name)
-            if found is None:
-                sql = f"ALTER TABLE {target} ADD COLUMN {quote(col.name)} {expected}"
-                self.execute(sql)
-                statements.append(sql)
-            elif not types_compatible(found, expected):
-                raise DestinationSchemaMismatch(
-                    f"{self.dataset_name}.{table}", col.name, found, expected
-                )
-        return statements
-
-    def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
-        """The dataset brought to the schema (tables from ``model``; ``version`` is the
-        ``_dlt_version`` row)."""
-        statements = self.ensure_dataset()
-        known = self.dataset_columns()
-        for name, cols in SYSTEM_TABLES.items():
-            columns = [c.as_column(self.ident(c.name)) for c in cols]
-            statements += self.ensure_table(self.system_table(name), columns, known=known)
-        for table in model.data_tables():
-            columns = model.columns_for_destination(table)
-            if columns:
-                statements += self.ensure_table(table, columns, known=known)
-        bookkeeping.record_version(self, version)
-        return statements
-
     # --- loading -----------------------------------------------------------------------
+
+    def file_source(self, table: str, spec: LoadFileSpec) -> ParquetFiles:
+        return ParquetFiles.from_spec(table, spec)
+
+    def _load_tables(
+        self,
+        model: TableModel,
+        sources: Mapping[str, ParquetFiles],
+        load_id: str,
+        current: list[str | None],
+    ) -> None:
+        """The shared dispositions, with the final tables' rows kept inline (see below)."""
+        finals = [self.qualified(t) for t in sources if t in model.tables]
+        with self._inline_rows(*finals):
+            super()._load_tables(model, sources, load_id, current)
 
     def insert_files(
         self,
@@ -265,59 +218,7 @@ class PostgresClient(ClientNames, ClosesOnExit):
         options = (row[0] if row else None) or ()
         return row is not None and not any(o.startswith("toast_tuple_target=") for o in options)
 
-    # --- the contract ------------------------------------------------------------------
-
-    def initialize_storage(self) -> None:
-        self.ensure_dataset()
-
-    def update_stored_schema(self, schema: Any = None) -> list[str]:
-        """Migrate the dataset to ``schema`` (default: the client's) in one transaction."""
-        schema = schema if schema is not None else self.schema
-        version = SchemaVersionRow.of(schema)
-        self._adopt_naming(schema)
-        with self._conn.transaction():
-            return self._migrate(TableModel(as_schema(schema), self), version)
-
-    def load_package(self, request: LoadRequest) -> None:
-        """Load one package atomically (see module docstring); a loaded package is skipped."""
-        self._adopt_naming(request.schema)
-        if self.is_package_loaded(request.load_id):
-            return
-        version = SchemaVersionRow.of(request.schema)
-        model = TableModel(as_schema(request.schema), self)
-        sources = {t: ParquetFiles.from_spec(t, spec) for t, spec in request.tables.items()}
-        current: list[str | None] = [None]
-        try:
-            with self._conn.transaction():
-                self._migrate(model, version)
-                finals = [self.qualified(t) for t in sources if t in model.tables]
-                with self._inline_rows(*finals):
-                    merge.load_tables(
-                        self, model, sources, request.load_id, current, self.replace_strategy
-                    )
-                if request.pipeline_state is not None:
-                    current[0] = self.system_table("_dlt_pipeline_state")
-                    bookkeeping.insert_state(self, request)
-                current[0] = self.system_table("_dlt_loads")
-                bookkeeping.insert_load(self, request.load_id, version)
-                current[0] = None
-        except psycopg.Error as exc:
-            table = current[0]
-            files = [str(f) for f in sources[table].files] if table in sources else []
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            # SQLSTATE classes 22 (data exception) and 23 (integrity): in the data
-            refused = isinstance(exc, psycopg.DataError | psycopg.IntegrityError)
-            error = LoadRefused if refused else LoadFailed
-            raise error(request.load_id, table, reason, files) from exc
-
-    def is_package_loaded(self, load_id: str) -> bool:
-        return bookkeeping.is_package_loaded(self, load_id)
-
-    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
-        return bookkeeping.stored_schema(self, schema_name)
-
-    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
-        return bookkeeping.stored_state(self, pipeline_name)
+    # --- reading the dataset -----------------------------------------------------------
 
     def table_names(self) -> list[str]:
         return sorted(self.dataset_columns())
@@ -328,11 +229,11 @@ class PostgresClient(ClientNames, ClosesOnExit):
             for t in self.table_names()
         }
 
-    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, *params: object) -> list[Row]:
         """Run ``sql`` and return its rows; placeholders are ``%s`` (psycopg's, as in dlt)."""
         return self.query_columns(sql, *params)[1]
 
-    def query_columns(self, sql: str, *params: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def query_columns(self, sql: str, *params: object) -> tuple[list[str], list[Row]]:
         """``query`` with the result's column names (``pipeline.dataset()`` reads them)."""
         with self._conn.cursor() as cur:
             cur.execute(sql, params or None)
@@ -349,7 +250,7 @@ class PostgresClient(ClientNames, ClosesOnExit):
             self.execute(f"DROP SCHEMA IF EXISTS {quote(dataset)} CASCADE")
 
     @property
-    def connection(self) -> psycopg.Connection[Any]:
+    def connection(self) -> psycopg.Connection[Row]:
         """The open psycopg connection (for reading results; loads go through the contract)."""
         return self._conn
 

@@ -121,4 +121,5 @@ DIALECT = Dialect(
     row_order="ctid",
     empty_table="TRUNCATE {table}",
     move_table="ALTER TABLE {table} SET SCHEMA {dataset}",
+    types_compatible=types_compatible,
 )

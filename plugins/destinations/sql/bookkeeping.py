@@ -12,25 +12,30 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     LoadRequest,
+    Row,
     SchemaVersionRow,
+    StateDict,
     decode_state,
     encode_state,
     new_row_id,
 )
 from loadstone.plugins.destinations.sql.dialect import quote
 
+if TYPE_CHECKING:
+    from loadstone.schema.stored import TStoredSchema
+
 
 class SystemTableClient(Protocol):
     """What the bookkeeping needs from a client: run SQL, names through the naming."""
 
-    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None: ...
+    def execute(self, sql: str, params: Sequence[object] | None = None) -> None: ...
 
-    def first(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None: ...
+    def first(self, sql: str, params: Sequence[object] | None = None) -> Row | None: ...
 
     def qualified(self, table: str, staging: bool = False) -> str: ...
 
@@ -115,7 +120,7 @@ def is_package_loaded(client: SystemTableClient, load_id: str) -> bool:
     return row is not None
 
 
-def stored_schema(client: SystemTableClient, schema_name: str) -> dict[str, Any] | None:
+def stored_schema(client: SystemTableClient, schema_name: str) -> TStoredSchema | None:
     """The newest schema stored in ``_dlt_version`` under that name, or None."""
     version = client.system_table("_dlt_version")
     if not client.table_exists(version):
@@ -127,10 +132,10 @@ def stored_schema(client: SystemTableClient, schema_name: str) -> dict[str, Any]
         f"ORDER BY {quote(c('inserted_at'))} DESC, {quote(c('version'))} DESC LIMIT 1",
         [schema_name],
     )
-    return json.loads(row[0]) if row else None
+    return cast("TStoredSchema", json.loads(row[0])) if row else None
 
 
-def stored_state(client: SystemTableClient, pipeline_name: str) -> dict[str, Any] | None:
+def stored_state(client: SystemTableClient, pipeline_name: str) -> StateDict | None:
     """Newest state of a *completed* load (its load id is in ``_dlt_loads``)."""
     state = client.system_table("_dlt_pipeline_state")
     loads = client.system_table("_dlt_loads")
@@ -144,4 +149,4 @@ def stored_state(client: SystemTableClient, pipeline_name: str) -> dict[str, Any
         f"ORDER BY s.{quote(c('created_at'))} DESC, l.{quote(c('load_id'))} DESC LIMIT 1",
         [pipeline_name],
     )
-    return decode_state(row[0]) if row else None
+    return decode_state(str(row[0])) if row else None

@@ -24,6 +24,15 @@ from loadstone.schema import Column
 ColumnType = Callable[[Column, str], str]
 
 
+def same_type(existing: str, expected: str) -> bool:
+    """Whether a column's type in the catalog is the expected one: spelled the same."""
+    return existing == expected
+
+
+def as_written(type_name: str) -> str:
+    return type_name
+
+
 def quote(ident: str) -> str:
     """Quote an identifier: wrap in ``"`` and double any ``"`` inside."""
     return '"' + ident.replace('"', '""') + '"'
@@ -59,6 +68,9 @@ class Dialect:
     ``move_table``: the statement that moves a staging table (``{table}``, qualified) into
     the final dataset (``{dataset}``, quoted) keeping its name, or None where there is none
     (the ``staging-optimized`` replace then inserts from staging).
+    ``types_compatible(existing, expected)``: whether a column the catalog lists with type
+    ``existing`` takes values of the type ``column_type`` gives; ``type_name`` spells a type
+    as the catalog does (for the mismatch error).
     """
 
     name: str
@@ -66,6 +78,8 @@ class Dialect:
     row_order: str
     empty_table: str = "DELETE FROM {table}"
     move_table: str | None = None
+    types_compatible: Callable[[str, str], bool] = same_type
+    type_name: Callable[[str], str] = as_written
 
     def empty(self, qualified_table: str) -> str:
         return self.empty_table.format(table=qualified_table)

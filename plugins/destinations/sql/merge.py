@@ -41,7 +41,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from loadstone.destinations.contract import load_id_timestamp
 from loadstone.exceptions import LoadFailed, LoadRefused
@@ -64,7 +64,12 @@ class FileSource(Protocol):
     def is_empty(self) -> bool: ...
 
 
-class SqlClient(Protocol):
+#: the files of one table as one loader reads them (its ``insert_files`` takes them)
+SourceT = TypeVar("SourceT", bound=FileSource)
+_SourceContra = TypeVar("_SourceContra", bound=FileSource, contravariant=True)
+
+
+class SqlClient(Protocol[_SourceContra]):
     """What the dispositions need from a destination client, inside its open transaction."""
 
     destination: Destination
@@ -73,7 +78,7 @@ class SqlClient(Protocol):
 
     def qualified(self, table: str, staging: bool = False) -> str: ...
 
-    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None: ...
+    def execute(self, sql: str, params: Sequence[object] | None = None) -> None: ...
 
     def table_exists(self, table: str) -> bool: ...
 
@@ -88,7 +93,7 @@ class SqlClient(Protocol):
         table: str,
         target: str,
         columns: Sequence[tuple[str, str]],
-        source: Any,
+        source: _SourceContra,
         ordered: bool,
     ) -> None:
         """Insert ``source``'s rows into ``target`` (qualified); ``columns`` are (name, SQL
@@ -102,9 +107,9 @@ REPLACE_STRATEGIES = ("truncate-and-insert", "insert-from-staging", "staging-opt
 
 
 def load_tables(
-    client: SqlClient,
+    client: SqlClient[SourceT],
     model: TableModel,
-    sources: Mapping[str, FileSource],
+    sources: Mapping[str, SourceT],
     load_id: str,
     current: list[str | None],
     replace_strategy: str = REPLACE_STRATEGIES[0],
@@ -130,14 +135,14 @@ def load_tables(
             loader.append()
 
 
-class _Loader:
+class _Loader(Generic[SourceT]):
     """One root table's chain within one package."""
 
     def __init__(
         self,
-        client: SqlClient,
+        client: SqlClient[SourceT],
         model: TableModel,
-        sources: Mapping[str, FileSource],
+        sources: Mapping[str, SourceT],
         load_id: str,
         current: list[str | None],
         chain: list[str],
@@ -472,7 +477,7 @@ class _Loader:
             )
 
 
-def _instant(value: Any) -> _dt.datetime | None:
+def _instant(value: object) -> _dt.datetime | None:
     """A timestamp hint (datetime, ISO text or Unix seconds) as an aware datetime, or None."""
     if value is None:
         return None

@@ -2,14 +2,13 @@
 
 A client loads a schema whose identifiers are already normalized, but the system tables
 (``_dlt_loads`` ...) and their columns are named by the client, so it passes them through the
-same convention (``s3_tables`` makes ``dlt_loads``). The convention is the destination's
-override (``naming_convention=``) or the schema's.
+same convention (``s3_tables`` makes ``dlt_loads``). The convention arrives resolved: the
+client is opened with it (``Destination.client(naming=...)``, the destination's override or
+the schema's) and a package may bring its own (``LoadRequest.naming``); the client resolves
+no convention by name.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 from loadstone.destinations.contract import Destination, schema_naming
 from loadstone.naming import NamingConvention
@@ -20,15 +19,17 @@ class ClientNames:
     """Mixin of the SQL clients: ``ident``, ``table_ident``, ``system_table``."""
 
     destination: Destination
+    schema: Schema | None
     _naming: NamingConvention | None
 
     def _bind_dataset(
         self,
         destination: Destination,
-        schema: Schema | Mapping[str, Any] | None,
+        schema: Schema | None,
         dataset_name: str,
         pipeline_name: str | None,
         staging_dataset_name: str | None,
+        naming: NamingConvention | None = None,
     ) -> None:
         """What every SQL client's constructor starts with: its dataset, staging and naming."""
         self.destination = destination
@@ -36,21 +37,19 @@ class ClientNames:
         self.dataset_name = dataset_name
         self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
         self.pipeline_name = pipeline_name
-        self._naming = self._resolve_naming(schema)
+        self._naming = naming if naming is not None else self._resolve_naming(schema)
 
-    def _resolve_naming(self, schema: Schema | Mapping[str, Any] | None) -> NamingConvention | None:
-        if self.destination.naming_convention:
-            try:
-                from loadstone.plugin_manager import naming_convention
+    def _resolve_naming(self, schema: Schema | None) -> NamingConvention | None:
+        """For a client opened without a resolved convention (by its class, not through
+        ``Destination.client``): the one the destination resolves."""
+        return self.destination.naming_for(schema)
 
-                return naming_convention(self.destination.naming_convention)
-            except ImportError:
-                return None
-        return schema_naming(schema) if schema is not None else None
-
-    def _adopt_naming(self, schema: Schema | Mapping[str, Any] | None) -> None:
-        """Use the naming of the schema being loaded when no override or schema fixed it."""
-        if schema is not None and not self.destination.naming_convention:
+    def _adopt_naming(self, schema: Schema | None, naming: NamingConvention | None = None) -> None:
+        """Use the convention a package brings (``naming``, resolved by its caller), else its
+        schema's own when no override fixed the destination's."""
+        if naming is not None:
+            self._naming = naming
+        elif schema is not None and not self.destination.naming_convention:
             self._naming = schema_naming(schema)
 
     def ident(self, name: str) -> str:

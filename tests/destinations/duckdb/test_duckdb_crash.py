@@ -17,15 +17,18 @@ from pathlib import Path
 import pytest
 from test_duckdb_support import duckdb_destination, parquet, request, rows, schema, table
 
+from tests.destinations.schema_support import stored_schema
+
 TESTS = Path(__file__).resolve().parent
 LOAD_ID = "1700000999.5"
 
 CHILD = textwrap.dedent(
     """
     import json, os, sys
-    sys.path.insert(0, {tests!r})
+    sys.path[:0] = [{tests!r}, {root!r}]
     from test_duckdb_support import duckdb_destination, request
     from loadstone.plugins.destinations.duckdb.client import DuckDBClient
+    from tests.destinations.schema_support import stored_schema
 
     crash_after, spec = int(sys.argv[1]), json.loads(sys.argv[2])
     statements = 0
@@ -39,7 +42,7 @@ CHILD = textwrap.dedent(
             os._exit(17)
 
     DuckDBClient._exec = counting
-    with duckdb_destination(spec["db"]).client(spec["schema"], "shop") as client:
+    with duckdb_destination(spec["db"]).client(stored_schema(spec["schema"]), "shop") as client:
         client.load_package(request(spec["schema"], spec["tables"], {load_id!r}, {{"s": 1}}))
     print(statements)
     """
@@ -76,7 +79,7 @@ def _package(tmp: Path) -> tuple[dict, dict]:
 def _run_child(tmp: Path, crash_after: int) -> subprocess.CompletedProcess[str]:
     stored, tables = _package(tmp)
     spec = {"db": str(tmp / "db.duckdb"), "schema": stored, "tables": tables}
-    code = CHILD.format(tests=str(TESTS), load_id=LOAD_ID)
+    code = CHILD.format(tests=str(TESTS), root=str(TESTS.parents[2]), load_id=LOAD_ID)
     return subprocess.run(
         [sys.executable, "-c", code, str(crash_after), json.dumps(spec)],
         capture_output=True,
@@ -96,7 +99,7 @@ def test_crash_after_any_statement_leaves_all_or_nothing_and_retry_loads_once(
     child = _run_child(tmp_path, crash_after)
     assert child.returncode in (0, 17), child.stderr
     stored, tables = _package(tmp_path / "retry")
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "shop") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(stored), "shop") as client:
         loaded = client.is_package_loaded(LOAD_ID)
         users = rows(client, "users", columns="id") if client.table_exists("users") else []
         assert users == ([(0,), (1,), (2,)] if loaded else [])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import duckdb
@@ -20,6 +21,7 @@ from test_duckdb_support import (
 
 from loadstone.exceptions import DestinationSchemaMismatch, LoadFailed
 from loadstone.plugins.destinations.duckdb import DUCKDB
+from tests.destinations.schema_support import stored_schema
 
 USERS = schema(
     users=table({"id": {"data_type": "bigint"}, "name": {"data_type": "text"}}),
@@ -45,7 +47,9 @@ def _pets(tmp: Path, *pairs: tuple[int, str]) -> Path:
 
 
 def test_append_loads_every_table_of_the_package(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(
             request(
                 USERS,
@@ -60,7 +64,9 @@ def test_append_loads_every_table_of_the_package(tmp_path: Path) -> None:
 
 
 def test_append_adds_to_existing_rows(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "a", 1)]}))
         client.load_package(request(USERS, {"users": [_users(tmp_path / "b", 1, 2)]}))
         assert rows(client, "users", columns="id") == [(1,), (1,), (2,)]
@@ -68,17 +74,19 @@ def test_append_adds_to_existing_rows(tmp_path: Path) -> None:
 
 def test_loads_row_records_the_completed_package(tmp_path: Path) -> None:
     load_id = new_load_id()
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}, load_id))
         assert client.is_package_loaded(load_id)
         assert not client.is_package_loaded("other")
         assert rows(
             client, "_dlt_loads", columns="load_id, schema_name, status, schema_version_hash"
-        ) == [(load_id, "shop", 0, "hash-shop-1")]
+        ) == [(load_id, "shop", 0, stored_schema(USERS).version_hash)]
 
 
 def test_default_database_is_pipeline_name_dot_duckdb_in_the_working_directory() -> None:
-    with DUCKDB.client(USERS, "mydata", pipeline_name="quick_start") as client:
+    with DUCKDB.client(stored_schema(USERS), "mydata", pipeline_name="quick_start") as client:
         client.initialize_storage()
     assert (Path.cwd() / "quick_start.duckdb").is_file()
 
@@ -87,7 +95,7 @@ def test_credentials_come_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(tmp_path / "env.duckdb"))
-    with DUCKDB.client(USERS, "mydata", pipeline_name="p") as client:
+    with DUCKDB.client(stored_schema(USERS), "mydata", pipeline_name="p") as client:
         client.initialize_storage()
     assert (tmp_path / "env.duckdb").is_file()
 
@@ -100,7 +108,7 @@ def test_credentials_come_from_config_toml(tmp_path: Path) -> None:
     target = tmp_path / "configured.duckdb"
     (folder / "config.toml").write_text(f'[destination.duckdb]\ncredentials = "{target}"\n')
     config.clear_cache()
-    with DUCKDB.client(USERS, "mydata", pipeline_name="p") as client:
+    with DUCKDB.client(stored_schema(USERS), "mydata", pipeline_name="p") as client:
         client.initialize_storage()
     config.clear_cache()
     assert target.is_file()
@@ -108,13 +116,15 @@ def test_credentials_come_from_config_toml(tmp_path: Path) -> None:
 
 def test_an_open_connection_can_be_passed_and_is_not_closed(tmp_path: Path) -> None:
     conn = duckdb.connect(str(tmp_path / "own.duckdb"))
-    with DUCKDB.configured(credentials=conn).client(USERS, "mydata") as client:
+    with DUCKDB.configured(credentials=conn).client(stored_schema(USERS), "mydata") as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
     assert conn.sql('SELECT count(*) FROM "own"."mydata"."users"').fetchall() == [(1,)]
 
 
 def test_dataset_named_like_the_pipeline_and_catalog_works(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "shop.duckdb").client(USERS, "shop") as client:
+    with duckdb_destination(tmp_path / "shop.duckdb").client(
+        stored_schema(USERS), "shop"
+    ) as client:
         assert client.catalog == "shop"
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
         client.load_package(request(USERS, {"users": [_users(tmp_path / "v", 2)]}))
@@ -123,8 +133,10 @@ def test_dataset_named_like_the_pipeline_and_catalog_works(tmp_path: Path) -> No
 
 
 def test_system_tables_have_the_spec_columns_types_and_nullability(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
-        client.update_stored_schema(USERS)
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
+        client.update_stored_schema(stored_schema(USERS))
         found = {
             t: client.query(
                 "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
@@ -163,7 +175,9 @@ def test_system_tables_have_the_spec_columns_types_and_nullability(tmp_path: Pat
 
 def test_system_table_names_go_through_the_naming_convention(tmp_path: Path) -> None:
     stored = {**USERS, "normalizers": {"names": "s3_tables"}}
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(stored), "mydata"
+    ) as client:
         client.load_package(request(stored, {"users": [_users(tmp_path / "u", 1)]}))
         assert "dlt_loads" in client.table_names()
         assert "_dlt_loads" not in client.table_names()
@@ -173,24 +187,29 @@ def test_schema_version_is_recorded_once_per_hash_and_newest_is_returned(tmp_pat
     v2 = schema(
         version=2, users=table({"id": {"data_type": "bigint"}, "age": {"data_type": "bigint"}})
     )
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
-        client.update_stored_schema(USERS)
-        client.update_stored_schema(USERS)
-        assert client.get_stored_schema("shop")["version_hash"] == "hash-shop-1"
-        client.update_stored_schema(v2)
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
+        client.update_stored_schema(stored_schema(USERS))
+        client.update_stored_schema(stored_schema(USERS))
+        first, second = stored_schema(USERS), stored_schema(v2)
+        assert client.get_stored_schema("shop")["version_hash"] == first.version_hash
+        client.update_stored_schema(second)
         assert rows(client, "_dlt_version", "version", "version, version_hash") == [
-            (1, "hash-shop-1"),
-            (2, "hash-shop-2"),
+            (1, first.version_hash),
+            (2, second.version_hash),
         ]
-        assert client.get_stored_schema("shop") == v2
+        assert client.get_stored_schema("shop") == json.loads(json.dumps(second.to_dict()))
         assert client.get_stored_schema("unknown") is None
 
 
 def test_update_stored_schema_returns_the_ddl_it_ran(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
-        first = client.update_stored_schema(USERS)
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
+        first = client.update_stored_schema(stored_schema(USERS))
         assert any(s.startswith("CREATE TABLE") and '"users"' in s for s in first)
-        assert client.update_stored_schema(USERS) == []
+        assert client.update_stored_schema(stored_schema(USERS)) == []
 
 
 def test_new_columns_are_added_with_alter_table(tmp_path: Path) -> None:
@@ -204,9 +223,11 @@ def test_new_columns_are_added_with_alter_table(tmp_path: Path) -> None:
             }
         ),
     )
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
-        ddl = client.update_stored_schema(v2)
+        ddl = client.update_stored_schema(stored_schema(v2))
         assert ddl == ['ALTER TABLE "db"."mydata"."users" ADD COLUMN "age" BIGINT']
         older = parquet(
             tmp_path / "v", [{"id": 2, "age": 40, "_dlt_id": "u2", "_dlt_load_id": "2"}]
@@ -217,7 +238,9 @@ def test_new_columns_are_added_with_alter_table(tmp_path: Path) -> None:
 
 def test_state_is_stored_with_the_package_and_restored(tmp_path: Path) -> None:
     load_id = new_load_id()
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         assert client.get_stored_state("shop") is None
         client.load_package(
             request(USERS, {"users": [_users(tmp_path / "u", 1)]}, load_id, state={"v": 1})
@@ -233,7 +256,9 @@ def test_state_is_stored_with_the_package_and_restored(tmp_path: Path) -> None:
 def test_files_of_one_table_with_different_columns_load_with_nulls(tmp_path: Path) -> None:
     a = parquet(tmp_path / "u", [{"id": 1, "_dlt_id": "u1", "_dlt_load_id": "1"}])
     b = parquet(tmp_path / "u", [{"name": "x", "_dlt_id": "u2", "_dlt_load_id": "1"}])
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [a, b]}))
         assert rows(client, "users", "_dlt_id", "id, name") == [(1, None), (None, "x")]
 
@@ -244,13 +269,17 @@ def test_a_folder_of_spark_part_files_is_loaded(tmp_path: Path) -> None:
     _users(folder, 2)
     (folder / "_SUCCESS").write_text("")
     (folder / ".part-00000.parquet.crc").write_bytes(b"crc")
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": str(folder)}))
         assert rows(client, "users", columns="id") == [(1,), (2,)]
 
 
 def test_empty_table_output_loads_nothing(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(
             request(USERS, {"users": [_users(tmp_path / "u", 1)], "users__pets": []})
         )
@@ -264,7 +293,9 @@ def _bad_users(tmp: Path) -> Path:
 def test_failure_mid_package_leaves_nothing_of_it_visible(tmp_path: Path) -> None:
     load_id = new_load_id()
     pets = _pets(tmp_path / "p", (1, "cat"))
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         with pytest.raises(LoadFailed) as failed:
             client.load_package(
                 request(
@@ -282,7 +313,9 @@ def test_failure_mid_package_leaves_nothing_of_it_visible(tmp_path: Path) -> Non
 
 
 def test_failure_keeps_earlier_packages_intact(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "a", 1)]}))
         with pytest.raises(LoadFailed):
             client.load_package(
@@ -295,7 +328,9 @@ def test_failure_keeps_earlier_packages_intact(tmp_path: Path) -> None:
 def test_retry_after_fixing_the_data_loads_exactly_once(tmp_path: Path) -> None:
     load_id = new_load_id()
     pets = _pets(tmp_path / "p", (1, "cat"))
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         with pytest.raises(LoadFailed):
             client.load_package(
                 request(
@@ -313,8 +348,10 @@ def test_retry_after_fixing_the_data_loads_exactly_once(tmp_path: Path) -> None:
 def test_failing_loads_row_rolls_back_the_data_it_closes(tmp_path: Path) -> None:
     # someone added a NOT NULL column without default to _dlt_loads: writing the row fails,
     # and since it is written last in the same transaction, the data goes too
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
-        client.update_stored_schema(USERS)
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
+        client.update_stored_schema(stored_schema(USERS))
         client.query("""CREATE OR REPLACE TABLE "db"."mydata"."_dlt_loads" (
             load_id VARCHAR NOT NULL, schema_name VARCHAR, status BIGINT NOT NULL,
             inserted_at TIMESTAMP WITH TIME ZONE NOT NULL, schema_version_hash VARCHAR,
@@ -329,7 +366,9 @@ def test_failing_loads_row_rolls_back_the_data_it_closes(tmp_path: Path) -> None
 
 
 def test_table_missing_from_the_schema_fails_before_loading(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         with pytest.raises(LoadFailed, match="not in the package's schema"):
             client.load_package(request(USERS, {"ghost": [_users(tmp_path / "u", 1)]}))
 
@@ -340,7 +379,9 @@ def _foreign(client: object, ddl: str) -> None:
 
 
 def test_foreign_table_with_data_gets_missing_columns_and_keeps_its_own(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         _foreign(client, 'CREATE TABLE "db"."mydata"."users" ("ID" BIGINT, extra VARCHAR)')
         client.query('INSERT INTO "db"."mydata"."users" VALUES (7, \'mine\')')
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
@@ -351,7 +392,9 @@ def test_foreign_table_with_data_gets_missing_columns_and_keeps_its_own(tmp_path
 
 
 def test_foreign_table_with_a_mismatching_column_type_fails_clearly(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         _foreign(client, 'CREATE TABLE "db"."mydata"."users" (id VARCHAR, created DATE)')
         with pytest.raises(DestinationSchemaMismatch) as failed:
             client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
@@ -371,13 +414,15 @@ def test_a_migration_of_many_tables_creates_and_alters_each_as_needed(tmp_path: 
         f"t{i}": table({"id": {"data_type": "bigint"}, "extra": {"data_type": "text"}})
         for i in range(0, 40, 2)
     }
-    with duckdb_destination(tmp_path / "db.duckdb").client(schema(**wide), "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(schema(**wide)), "mydata"
+    ) as client:
         _foreign(client, 'CREATE TABLE "db"."mydata"."T3" ("ID" BIGINT, own VARCHAR)')
-        first = client.update_stored_schema(schema(**wide))
+        first = client.update_stored_schema(stored_schema(schema(**wide)))
         created = [s for s in first if s.startswith('CREATE TABLE "db"."mydata"."t')]
         assert len(created) == 39
         assert not any(s.startswith('CREATE TABLE "db"."mydata"."t3"') for s in first)
-        ddl = client.update_stored_schema(schema(version=2, **{**wide, **grown}))
+        ddl = client.update_stored_schema(stored_schema(schema(version=2, **{**wide, **grown})))
         assert sorted(ddl) == sorted(
             f'ALTER TABLE "db"."mydata"."t{i}" ADD COLUMN "extra" VARCHAR' for i in range(0, 40, 2)
         )
@@ -385,7 +430,9 @@ def test_a_migration_of_many_tables_creates_and_alters_each_as_needed(tmp_path: 
 
 def test_json_column_may_be_an_existing_varchar(tmp_path: Path) -> None:
     stored = schema(docs=table({"body": {"data_type": "json"}}))
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(stored), "mydata"
+    ) as client:
         _foreign(client, 'CREATE TABLE "db"."mydata"."docs" (body VARCHAR)')
         file = parquet(tmp_path / "d", [{"body": '{"a": 1}', "_dlt_id": "d1", "_dlt_load_id": "1"}])
         client.load_package(request(stored, {"docs": [file]}))
@@ -407,13 +454,17 @@ def test_timestamps_load_as_utc_instants(tmp_path: Path) -> None:
         [{"at": at, "naive": at, "_dlt_id": "e", "_dlt_load_id": "1"}],
         {"at": pa.timestamp("us", tz="UTC"), "naive": pa.timestamp("us", tz="UTC")},
     )
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(stored), "mydata"
+    ) as client:
         client.load_package(request(stored, {"ev": [file]}))
         assert rows(client, "ev", columns='"at", naive') == [(at, at.replace(tzinfo=None))]
 
 
 def test_drop_dataset_removes_dataset_and_staging(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
         client.drop_dataset()
         assert client.table_names() == []
@@ -449,7 +500,7 @@ def test_a_loadstone_schema_object_is_loaded_and_stored(tmp_path: Path) -> None:
             file = parquet(
                 tmp_path / name, [{"id": 1, "name": name, "_dlt_id": "h1", "_dlt_load_id": "1"}]
             )
-            client.load_package(request(model, {"users": [file]}))  # type: ignore[arg-type]
+            client.load_package(request(model, {"users": [file]}))
         assert rows(client, "users", columns="id, name") == [(1, "b")]
         stored = client.get_stored_schema("shop")
     assert stored is not None
@@ -457,7 +508,9 @@ def test_a_loadstone_schema_object_is_loaded_and_stored(tmp_path: Path) -> None:
 
 
 def test_query_returns_aware_timestamps(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
         ((inserted_at,),) = client.query('SELECT inserted_at FROM "db"."mydata"."_dlt_loads"')
     assert inserted_at.utcoffset() == dt.timedelta(0)
@@ -486,16 +539,20 @@ def test_a_database_locked_by_another_process_gives_a_clear_error(
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
         with pytest.raises(DuckDBConnectionError, match=r"locked\.duckdb.*waited"):
-            duckdb_destination(path).client(USERS, "mydata")
+            duckdb_destination(path).client(stored_schema(USERS), "mydata")
     finally:
         holder.kill()
         holder.wait()
 
 
 def test_dataset_and_table_names_compare_case_insensitively_like_duckdb(tmp_path: Path) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "u", 1)]}))
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "MyData") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "MyData"
+    ) as client:
         client.load_package(request(USERS, {"users": [_users(tmp_path / "v", 2)]}))
         assert rows(client, "users", columns="id") == [(1,), (2,)]
 
@@ -503,7 +560,9 @@ def test_dataset_and_table_names_compare_case_insensitively_like_duckdb(tmp_path
 def test_the_duckdb_client_implements_the_destination_client_protocol(tmp_path: Path) -> None:
     from loadstone.destinations.contract import DestinationClient
 
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         assert isinstance(client, DestinationClient)
 
 
@@ -511,7 +570,9 @@ def test_a_failing_append_reports_duckdbs_own_error_and_keeps_row_order_for_late
     tmp_path: Path,
 ) -> None:
     no_row_key = parquet(tmp_path / "bad", [{"id": 1, "name": "n1", "_dlt_load_id": "1"}])
-    with duckdb_destination(tmp_path / "db.duckdb").client(USERS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(USERS), "mydata"
+    ) as client:
         with pytest.raises(LoadFailed, match="NOT NULL constraint failed"):
             client.load_package(request(USERS, {"users": [no_row_key]}))
         setting = client.query("SELECT current_setting('preserve_insertion_order')")

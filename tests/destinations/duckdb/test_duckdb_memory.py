@@ -16,6 +16,7 @@ from loadstone.plugins.destinations.duckdb.memory import (
     load_memory_limit,
     parse_size,
 )
+from tests.destinations.schema_support import stored_schema
 
 CEILING = 64 * 1024 * MIB
 
@@ -50,15 +51,15 @@ def test_duckdb_size_settings_are_read_as_bytes(text: str, expected: int) -> Non
 def _limit_during_a_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """DuckDB's memory limit while a one-row package is inside its transaction."""
     seen: list[str] = []
-    inner = DuckDBClient._load_in_transaction
+    inner = DuckDBClient._load_tables
 
     def spy(self: DuckDBClient, *args: object) -> None:
         seen.append(self.query("SELECT current_setting('memory_limit')")[0][0])
         inner(self, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(DuckDBClient, "_load_in_transaction", spy)
+    monkeypatch.setattr(DuckDBClient, "_load_tables", spy)
     shop = schema(users=table({"id": {"data_type": "bigint"}}))
-    with duckdb_destination(tmp_path / "db.duckdb").client(shop, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(shop), "mydata") as client:
         rows = [{"id": 1, "_dlt_id": "a", "_dlt_load_id": "1"}]
         client.load_package(request(shop, {"users": [parquet(tmp_path / "u", rows)]}))
     return seen[0]
@@ -78,7 +79,7 @@ def test_a_configured_memory_limit_wins(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_the_database_gets_its_own_limit_back_after_a_load(tmp_path: Path) -> None:
     shop = schema(users=table({"id": {"data_type": "bigint"}}))
-    with duckdb_destination(tmp_path / "db.duckdb").client(shop, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(shop), "mydata") as client:
         before = client.query("SELECT current_setting('memory_limit')")
         rows = [{"id": 1, "_dlt_id": "a", "_dlt_load_id": "1"}]
         client.load_package(request(shop, {"users": [parquet(tmp_path / "u", rows)]}))
@@ -96,7 +97,7 @@ def test_a_load_that_runs_out_of_memory_fails_the_package_and_keeps_nothing(
         {**{f"c{i}": f"value {n} {i}" for i in range(300)}, "_dlt_id": str(n), "_dlt_load_id": "1"}
         for n in range(3000)
     ]
-    with duckdb_destination(tmp_path / "db.duckdb").client(wide, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(wide), "mydata") as client:
         with pytest.raises(LoadFailed, match="rolled back"):
             client.load_package(request(wide, {"wide": [parquet(tmp_path / "w", rows)]}))
         tables = "SELECT count(*) FROM information_schema.tables WHERE table_name = 'wide'"

@@ -19,6 +19,7 @@ from loadstone.plugins.destinations.duckdb.row_groups import (
     DEFAULT_ROW_GROUP_SIZE,
     parse_row_group_size,
 )
+from tests.destinations.schema_support import stored_schema
 
 EVENTS = schema(events=table({"id": {"data_type": "bigint"}}))
 #: Three default row groups' worth: enough for full groups of any size tested here.
@@ -43,7 +44,7 @@ def _events(folder: Path, count: int = ROWS, load_id: str = "1") -> Path:
 
 def _load(database: Path, folder: Path, **config: Any) -> list[int]:
     """Load ``ROWS`` events into ``database``; the rows of each row group of the table."""
-    with duckdb_destination(database, **config).client(EVENTS, "mydata") as client:
+    with duckdb_destination(database, **config).client(stored_schema(EVENTS), "mydata") as client:
         client.load_package(request(EVENTS, {"events": [_events(folder)]}))
         return _row_group_rows(client.connection, client.qualified("events"))
 
@@ -116,7 +117,7 @@ def test_a_bad_configured_size_says_where_it_was_set(
         match=r"row_group_size = 1000 \(environment variable DESTINATION__DUCKDB__ROW_GROUP_SIZE\)"
         r".*multiple of 2048",
     ):
-        duckdb_destination(tmp_path / "db.duckdb").client(EVENTS, "mydata")
+        duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(EVENTS), "mydata")
 
 
 # --- everything else as duckdb.connect(path) ---------------------------------------------------
@@ -136,7 +137,7 @@ def test_a_bad_configured_size_says_where_it_was_set(
 )
 def test_the_catalog_is_named_as_duckdb_connect_names_it(tmp_path: Path, file_name: str) -> None:
     database = tmp_path / "loaded" / file_name
-    with duckdb_destination(database).client(EVENTS, "mydata") as client:
+    with duckdb_destination(database).client(stored_schema(EVENTS), "mydata") as client:
         client.load_package(request(EVENTS, {"events": [_events(tmp_path / "in", 10)]}))
         catalog = client.catalog
         assert rows(client, "events", columns="count(*)") == [(10,)]
@@ -146,14 +147,16 @@ def test_the_catalog_is_named_as_duckdb_connect_names_it(tmp_path: Path, file_na
 def test_the_connection_lists_only_the_files_catalog_as_duckdb_connect_does(
     tmp_path: Path,
 ) -> None:
-    with duckdb_destination(tmp_path / "db.duckdb").client(EVENTS, "mydata") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(EVENTS), "mydata"
+    ) as client:
         listed = client.query("SELECT database_name FROM duckdb_databases() WHERE NOT internal")
     assert listed == [("db",)]
 
 
 def test_duckdb_spills_next_to_the_file_as_with_duckdb_connect(tmp_path: Path) -> None:
     database = tmp_path / "db.duckdb"
-    with duckdb_destination(database).client(EVENTS, "mydata") as client:
+    with duckdb_destination(database).client(stored_schema(EVENTS), "mydata") as client:
         spill = client.query("SELECT current_setting('temp_directory')")
     assert spill == [(f"{database}.tmp",)]
 
@@ -179,8 +182,8 @@ def test_a_file_created_by_plain_duckdb_connect_loads_with_small_row_groups(
 
 def test_two_clients_of_one_file_in_one_process_share_it(tmp_path: Path) -> None:
     database = tmp_path / "db.duckdb"
-    with duckdb_destination(database).client(EVENTS, "mydata") as reader:
-        with duckdb_destination(database).client(EVENTS, "mydata") as loader:
+    with duckdb_destination(database).client(stored_schema(EVENTS), "mydata") as reader:
+        with duckdb_destination(database).client(stored_schema(EVENTS), "mydata") as loader:
             loader.load_package(request(EVENTS, {"events": [_events(tmp_path / "in", 10)]}))
         assert rows(reader, "events", columns="count(*)") == [(10,)]
 
@@ -188,7 +191,7 @@ def test_two_clients_of_one_file_in_one_process_share_it(tmp_path: Path) -> None
 def test_a_file_held_by_a_plain_connection_of_this_process_still_loads(tmp_path: Path) -> None:
     database = tmp_path / "db.duckdb"
     with duckdb.connect(str(database)) as held:
-        with duckdb_destination(database).client(EVENTS, "mydata") as client:
+        with duckdb_destination(database).client(stored_schema(EVENTS), "mydata") as client:
             client.load_package(request(EVENTS, {"events": [_events(tmp_path / "in", 10)]}))
         assert held.execute('SELECT count(*) FROM "mydata"."events"').fetchall() == [(10,)]
 
@@ -214,7 +217,7 @@ def test_a_file_locked_by_another_process_says_so_and_names_the_file(
             DuckDBConnectionError,
             match=r"locked\.duckdb: IO Error: Could not set lock on file .*has it open; waited",
         ):
-            duckdb_destination(database).client(EVENTS, "mydata")
+            duckdb_destination(database).client(stored_schema(EVENTS), "mydata")
     finally:
         holder.kill()
         holder.wait()

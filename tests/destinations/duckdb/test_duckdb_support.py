@@ -16,6 +16,8 @@ import pyarrow.parquet as pq
 
 from loadstone.destinations.contract import Destination, LoadRequest, PipelineStateRow
 from loadstone.plugins.destinations.duckdb import DUCKDB
+from loadstone.schema import Schema
+from tests.destinations.schema_support import stored_schema
 
 _files = itertools.count()
 _load_ids = itertools.count(1)
@@ -90,14 +92,15 @@ def new_load_id() -> str:
 
 
 def request(
-    stored: dict[str, Any],
+    stored: dict[str, Any] | Schema,
     tables: dict[str, Any],
     load_id: str | None = None,
     state: dict[str, Any] | None = None,
 ) -> LoadRequest:
+    """The request of a package; a stored document is read into its ``Schema`` first."""
     return LoadRequest(
         load_id=load_id or new_load_id(),
-        schema=stored,
+        schema=stored if isinstance(stored, Schema) else stored_schema(stored),
         tables=tables,
         pipeline_state=PipelineStateRow("shop", state) if state is not None else None,
     )

@@ -15,6 +15,7 @@ from test_duckdb_support import duckdb_destination, parquet, request, rows, sche
 from loadstone.exceptions import UnsupportedType
 from loadstone.plugins.destinations.duckdb.sql import duckdb_type, quote
 from loadstone.schema import Column, InvalidSchemaError
+from tests.destinations.schema_support import stored_schema
 
 
 @pytest.mark.parametrize(
@@ -57,9 +58,9 @@ def test_a_type_duckdb_cannot_hold_is_a_clear_error() -> None:
 
 def test_unknown_data_type_in_a_stored_schema_is_refused_before_loading(tmp_path: Path) -> None:
     stored = schema(t=table({"c": {"data_type": "complex"}}))
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "ds") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(None, "ds") as client:
         with pytest.raises(InvalidSchemaError, match=r"'t'.*'c'.*complex"):
-            client.update_stored_schema(stored)
+            client.update_stored_schema(stored_schema(stored))
 
 
 @given(st.text())
@@ -74,8 +75,8 @@ def test_quoted_identifier_round_trips_in_duckdb_sql(name: str) -> None:
 
 def _created_types(tmp_path: Path, columns: dict) -> dict[str, str]:
     stored = schema(t=table(columns))
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "ds") as client:
-        client.update_stored_schema(stored)
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(stored), "ds") as client:
+        client.update_stored_schema(stored_schema(stored))
         return dict(
             client.query(
                 "SELECT column_name, data_type FROM information_schema.columns "
@@ -108,8 +109,8 @@ def test_created_columns_have_the_mapped_types(tmp_path: Path) -> None:
 
 def test_not_nullable_system_columns_are_not_null(tmp_path: Path) -> None:
     stored = schema(t=table({"a": {"data_type": "text"}}))
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "ds") as client:
-        client.update_stored_schema(stored)
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(stored), "ds") as client:
+        client.update_stored_schema(stored_schema(stored))
         nullable = dict(
             client.query(
                 "SELECT column_name, is_nullable FROM information_schema.columns "
@@ -166,7 +167,7 @@ def test_every_type_loads_from_normalizer_parquet(tmp_path: Path) -> None:
             "dec": pa.decimal128(38, 9),
         },
     )
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "ds") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(stored), "ds") as client:
         client.load_package(request(stored, {"t": [file]}))
         (row,) = rows(client, "t", columns="s, i, f, b, ts, d, tm, dec, j::VARCHAR, bin")
     assert row == (
@@ -207,7 +208,7 @@ def test_wei_keeps_every_digit_of_38_digit_integers(
         ],
         {"difficulty": arrow_type},
     )
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, "ds") as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(stored), "ds") as client:
         client.load_package(request(stored, {"blocks": [file]}))
         loaded = [r[0] for r in rows(client, "blocks", "_dlt_id", "difficulty")]
     assert loaded == [None if v is None else decimal.Decimal(v) for v in values]
@@ -225,7 +226,9 @@ def test_hostile_identifiers_are_just_names(tmp_path: Path) -> None:
     evil = parquet(
         tmp_path / "e", [{HOSTILE: "v", "it's": "w", "_dlt_id": "e1", "_dlt_load_id": "1"}]
     )
-    with duckdb_destination(tmp_path / "db.duckdb").client(stored, HOSTILE) as client:
+    with duckdb_destination(tmp_path / "db.duckdb").client(
+        stored_schema(stored), HOSTILE
+    ) as client:
         client.load_package(request(stored, {"users": [users], HOSTILE: [evil]}))
         assert rows(client, "users", columns="id") == [(1,)]
         assert rows(client, HOSTILE, columns=f'{quote(HOSTILE)}, "it\'s"') == [("v", "w")]

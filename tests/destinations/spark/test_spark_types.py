@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from loadstone.destinations.contract import as_schema
 from loadstone.exceptions import UnsupportedType, UnsupportedWriteDisposition
 from loadstone.plugin_manager import get_destination
 from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
@@ -16,6 +15,7 @@ from loadstone.plugins.destinations.spark.types import (
 )
 from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Column
+from tests.destinations.schema_support import stored_schema as as_schema
 
 
 @pytest.mark.parametrize(
