@@ -21,8 +21,8 @@ from normalizer_support import StandInPackage, read_table, schema_tables, snake_
 from loadstone.exceptions import BadRecordError, ConfigValueError, NormalizeError
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, local_pool
+from loadstone.plugins.normalizers.relational.chunk_plan import plan_chunks
 from loadstone.plugins.normalizers.relational.engine import run_chunk
-from loadstone.plugins.normalizers.relational.normalizer import plan_chunks
 
 SMALL_CHUNKS = 16 * 1024
 DROP = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id"}

@@ -1,7 +1,8 @@
 """The engine's C hot path (``_speedups``) gives exactly what the Python reference gives.
 
-``engine.py`` keeps the pure-Python loops as the specification; the C module replaces the
-two loops that touch every value and the building of text columns. Every case here runs
+The engine (``rows.py``, ``row_typing.py``, ``table_buffers.py``, ``json_lines.py``) keeps
+the pure-Python loops as the specification; the C module replaces the two loops that touch
+every value and the building of text columns. Every case here runs
 both ways, with the root row ids made deterministic, and compares the whole output: schema
 (column order and types), every row of every table, and the bookkeeping facts.
 """
@@ -22,13 +23,18 @@ from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
 from loadstone.normalize.contract import NormalizeContext
-from loadstone.plugins.normalizers.relational import RelationalNormalizer, engine
+from loadstone.plugins.normalizers.relational import (
+    RelationalNormalizer,
+    json_lines,
+    native,
+    row_keys,
+)
 
 
 @pytest.fixture(autouse=True)
 def _counted_root_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Root ids are random by design; count them instead so two runs can be compared."""
-    monkeypatch.setattr(engine, "new_random_id", _counter())
+    monkeypatch.setattr(row_keys, "new_random_id", _counter())
 
 
 def _counter() -> Any:
@@ -44,7 +50,7 @@ def _run(
     chunk_bytes: int = 1 << 30,
     flush_rows: int = 20000,
 ) -> dict[str, Any]:
-    engine.new_random_id = _counter()
+    row_keys.new_random_id = _counter()
     package = StandInPackage(Path(tempfile.mkdtemp(prefix="native_")))
     package.add_jsonl("items", records)
     if hints:
@@ -71,7 +77,7 @@ def _both(records: list[Any], **kwargs: Any) -> tuple[dict[str, Any], dict[str, 
 
 
 def test_the_c_hot_path_is_built() -> None:
-    assert engine.NATIVE_AVAILABLE, (
+    assert native.NATIVE_AVAILABLE, (
         "loadstone.plugins.normalizers.relational._speedups is missing: install with a C "
         "compiler (pip install -e .), or the normalizer runs its slow Python reference"
     )
@@ -230,7 +236,7 @@ def test_the_line_scan_finds_in_c_what_python_counts(raw: bytes | str) -> None:
     from loadstone.plugins.normalizers.relational import _speedups
 
     line = raw.encode() if isinstance(raw, str) else raw
-    assert _speedups.scan_line(line) == engine.scan_line(line)
+    assert _speedups.scan_line(line) == json_lines.scan_line(line)
 
 
 def test_text_buffers_of_a_dense_column_have_no_validity_bitmap() -> None:

@@ -188,10 +188,10 @@ def test_chunks_done_on_spark_are_reported_up_to_all_of_them(spark: Any, tmp_pat
 def test_chunks_on_a_cluster_are_planned_for_the_executors_it_waits_for(
     monkeypatch: Any,
 ) -> None:
-    from loadstone.plugins.normalizers.relational.normalizer import _cluster_slots
+    from loadstone.plugins.normalizers.relational.settings import cluster_slots
 
     monkeypatch.setenv("NORMALIZE__MIN_EXECUTORS", "3")
     monkeypatch.setenv("SPARK__MASTER", "spark://127.0.0.1:7077")
-    assert _cluster_slots() == 3  # chunks in a multiple of 3 (balanced_chunk_bytes)
+    assert cluster_slots() == 3  # chunks in a multiple of 3 (balanced_chunk_bytes)
     monkeypatch.setenv("SPARK__MASTER", "local[2]")
-    assert _cluster_slots() == 1  # a local master: the local worker processes decide
+    assert cluster_slots() == 1  # a local master: the local worker processes decide

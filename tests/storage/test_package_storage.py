@@ -18,7 +18,7 @@ import loadstone
 from loadstone.exceptions import LoadPackageError, LoadstoneError, NormalizeError
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, spark_tasks
-from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig
+from loadstone.plugins.normalizers.relational.task import Chunk, EngineConfig
 from loadstone.storage.filesystem import open_filesystem
 from loadstone.storage.package_storage import RemoteData
 

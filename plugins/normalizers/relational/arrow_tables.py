@@ -26,9 +26,10 @@ import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 import orjson
@@ -43,8 +44,8 @@ from loadstone.normalize.contract import (
     TableOutput,
     arrow_type,
 )
-from loadstone.plugins.normalizers.relational.engine import LOAD_ID, ROW_ID, digest_id
 from loadstone.plugins.normalizers.relational.folders import safe_folder
+from loadstone.plugins.normalizers.relational.row_keys import LOAD_ID, ROW_ID, digest_id
 from loadstone.plugins.normalizers.relational.schema_updates import (
     RootPlan,
     system_column,
@@ -53,6 +54,11 @@ from loadstone.plugins.normalizers.relational.schema_updates import (
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.arrow_types import column_from_arrow
 from loadstone.schema.contracts import decide, is_new_table
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from loadstone.storage.package_storage import RemoteData
 
 #: rows read from an input file at a time
 BATCH_ROWS = 128 * 1024
@@ -161,11 +167,14 @@ def normalize_arrow(
         )
 
 
-def _read_locally(context: NormalizeContext, files: Sequence[ExtractedInput]) -> Any:
+def _read_locally(
+    context: NormalizeContext, files: Sequence[ExtractedInput]
+) -> AbstractContextManager[None]:
     """Local copies of the files for the step when the package's data is on an object store."""
-    if context.storage is None:
+    storage: RemoteData | None = context.storage
+    if storage is None:
         return contextlib.nullcontext()
-    return context.storage.local_copies([f.path for f in files])
+    return storage.local_copies([f.path for f in files])
 
 
 @attrs.frozen
@@ -192,7 +201,7 @@ def _run_jobs(jobs: Sequence[_Job], schema: Schema, load_id: str, settings: _Set
         return [future.result() for future in futures]
 
 
-def _source_names(file: ExtractedInput) -> list[tuple[str, Any]]:
+def _source_names(file: ExtractedInput) -> list[tuple[str, pa.DataType]]:
     return [(f.name, f.type) for f in read_schema(file.path)]
 
 
@@ -246,7 +255,7 @@ def _evolve(
 
 def _named_fields(
     file: ExtractedInput, context: NormalizeContext, root: str
-) -> list[tuple[str, str, Any]]:
+) -> list[tuple[str, str, pa.DataType]]:
     """(source name, normalized name, Arrow type) per field; a collision is an error."""
     seen: dict[str, str] = {}
     fields = []
@@ -267,7 +276,7 @@ def _column_for(
     plan: RootPlan,
     root: str,
     name: str,
-    field_type: Any,
+    field_type: pa.DataType,
     known: Mapping[str, Column],
 ) -> Column | None:
     """The schema column data of ``field_type`` goes to: the table's, a hint's, or inferred."""
@@ -326,7 +335,9 @@ def _write(job: _Job, table: Table, load_id: str, settings: _Settings) -> int:
     return written
 
 
-def _drop_discarded_rows(batch: Any, dropped: list[_FileColumn], plan: RootPlan) -> Any:
+def _drop_discarded_rows(
+    batch: pa.RecordBatch, dropped: list[_FileColumn], plan: RootPlan
+) -> pa.RecordBatch:
     """``discard_row`` on new columns: rows holding a value there are not loaded."""
     import pyarrow.compute as pc
 
@@ -337,12 +348,12 @@ def _drop_discarded_rows(batch: Any, dropped: list[_FileColumn], plan: RootPlan)
     return batch
 
 
-def _output_type(column: Column) -> Any:
+def _output_type(column: Column) -> pa.DataType:
     assert column.data_type is not None
     return arrow_type(column.data_type, column.precision, column.scale)
 
 
-def _converted(array: Any, column: Column, table: str) -> Any:
+def _converted(array: pa.Array, column: Column, table: str) -> pa.Array:
     """``array`` in the column's output type (cast, JSON text, UTC timestamps)."""
     import pyarrow as pa
 
@@ -365,7 +376,7 @@ def _converted(array: Any, column: Column, table: str) -> Any:
         ) from None
 
 
-def _json_texts(array: Any) -> Any:
+def _json_texts(array: pa.Array) -> pa.Array:
     """Struct/list/map values as compact JSON text (maps as objects), nulls kept.
 
     DuckDB's ``to_json`` writes exactly dlt's text (``{"a":1,"b":null}``, ``[1,2]``,
@@ -383,7 +394,7 @@ def _json_texts(array: Any) -> Any:
     return texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
 
 
-def _json_default(value: Any) -> Any:
+def _json_default(value: object) -> str:
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, (bytes, bytearray)):
@@ -391,7 +402,9 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-def _system_arrays(batch: Any, system: list[str], plan: RootPlan, load_id: str) -> list[Any]:
+def _system_arrays(
+    batch: pa.RecordBatch, system: list[str], plan: RootPlan, load_id: str
+) -> list[pa.Array]:
     import pyarrow as pa
 
     arrays = []
@@ -413,7 +426,7 @@ def _random_ids(count: int) -> list[str]:
     ]
 
 
-def _row_hashes(batch: Any) -> list[str]:
+def _row_hashes(batch: pa.RecordBatch) -> list[str]:
     """scd2's version key of each row: a digest of its values (dlt columns left out)."""
     rows = batch.to_pylist()
     return [
@@ -428,7 +441,7 @@ def _row_hashes(batch: Any) -> list[str]:
     ]
 
 
-def _load_time_array(load_id: str, count: int) -> Any:
+def _load_time_array(load_id: str, count: int) -> pa.Array:
     import datetime as _dt
 
     import pyarrow as pa

@@ -1,7 +1,7 @@
 """Every local core without a JVM: a pool of worker processes that run the chunk engine.
 
 A Spark task and a pool worker run the same :func:`~.engine.run_chunk` on the same
-:class:`~.engine.Chunk` and hand back the same facts, so the driver's settle/decide logic
+:class:`~.task.Chunk` and hand back the same facts, so the driver's settle/decide logic
 never knows which of them ran a chunk, and a package normalized by the pool is identical to
 one normalized sequentially (the chunk-split property tests cover both).
 
@@ -35,8 +35,9 @@ import pyarrow as pa
 
 from loadstone.exceptions import NormalizeError
 from loadstone.parent_watch import exit_with_parent
-from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
+from loadstone.plugins.normalizers.relational.engine import run_chunk
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced
+from loadstone.plugins.normalizers.relational.task import Chunk, EngineConfig
 
 
 @attrs.frozen

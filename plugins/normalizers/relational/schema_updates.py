@@ -17,22 +17,13 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import attrs
 
 from loadstone.exceptions import IdentifierCollisionError
 from loadstone.naming import NamingConvention
 from loadstone.normalize.contract import BAD_RECORDS_TABLE, NormalizeContext
-from loadstone.plugins.normalizers.relational.engine import (
-    LIST_IDX,
-    LOAD_ID,
-    PARENT_ID,
-    ROOT_ID,
-    ROW_ID,
-    VALID_FROM,
-    RootSpec,
-)
 from loadstone.plugins.normalizers.relational.facts import (
     ChunkFacts,
     ColumnDecision,
@@ -40,11 +31,26 @@ from loadstone.plugins.normalizers.relational.facts import (
     Decisions,
     Position,
 )
+from loadstone.plugins.normalizers.relational.row_keys import (
+    LIST_IDX,
+    LOAD_ID,
+    PARENT_ID,
+    ROOT_ID,
+    ROW_ID,
+    VALID_FROM,
+)
+from loadstone.plugins.normalizers.relational.task import RootSpec
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import find_identifier_collisions
 from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
 from loadstone.schema.settings import SchemaSettings, hints_for_column
+from loadstone.schema.stored import TTableSchema
+from loadstone.typing import TSchemaContract
+
+#: one source table's hints as code gives them (dlt's hint dict: ``columns``, ``x-*`` keys
+#: and values written by users, read key by key below)
+TableHints: TypeAlias = Mapping[str, Any]
 
 #: Data types of the relational normalizer's system columns; their hints are the relational
 #: default hints (:data:`loadstone.schema.settings.RELATIONAL_DEFAULT_HINTS`), not restated.
@@ -57,7 +63,7 @@ _SYSTEM_TYPES: Final[Mapping[str, str]] = {
 }
 _RELATIONAL: Final = SchemaSettings.relational_defaults()
 
-_BAD_RECORDS: Final[Mapping[str, Any]] = {
+_BAD_RECORDS: Final[TTableSchema] = {
     "write_disposition": "append",
     "columns": {
         "file": {"data_type": "text", "nullable": False},
@@ -88,27 +94,19 @@ class RootPlan:
     #: write disposition and merge strategy to store (None: leave the table's own)
     disposition: tuple[str, str | None] | None
     max_nesting: int | None
-    schema_contract: Any
+    schema_contract: TSchemaContract | None
     #: table hints kept in the schema as dlt does: ``file_format`` / ``table_format`` and
     #: the scd2 options (validity column names, active record and boundary timestamps)
-    formats: Mapping[str, Any] = attrs.field(factory=dict)
+    formats: Mapping[str, object] = attrs.field(factory=dict)
     #: hinted columns of nested tables (``nested_hints=``), by nested table
     nested: Mapping[str, Mapping[str, Column]] = attrs.field(factory=dict)
     #: ``materialize_table_schema()``: the table exists even without data
     materialize: bool = False
     #: contracts of nested tables (``make_nested_hints(schema_contract=...)``), by table
-    nested_contracts: Mapping[str, Any] = attrs.field(factory=dict)
+    nested_contracts: Mapping[str, TSchemaContract] = attrs.field(factory=dict)
 
 
-def _as_tuple(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    return tuple(value)
-
-
-def _max_nesting(schema: Schema, hints: Mapping[str, Any], existing: Table | None) -> int:
+def _max_nesting(schema: Schema, hints: TableHints, existing: Table | None) -> int:
     """Code hint, then the table's stored limit, then the schema's normalizer config."""
     x_normalizer = hints.get("x-normalizer") or {}
     value = hints.get(
@@ -139,7 +137,7 @@ SCD2_TABLE_HINTS: Final = (
 )
 
 
-def _scd2_options(hints: Mapping[str, Any], naming: NamingConvention) -> dict[str, Any]:
+def _scd2_options(hints: TableHints, naming: NamingConvention) -> dict[str, object]:
     """The scd2 options, given as ``x-`` hints or inside a write disposition dict; names in
     destination form, dates as ISO text."""
     options = {key: hints[key] for key in SCD2_TABLE_HINTS if hints.get(key) is not None}
@@ -162,7 +160,7 @@ def _scd2_options(hints: Mapping[str, Any], naming: NamingConvention) -> dict[st
 
 
 def _nested_columns(
-    root: str, hints: Mapping[str, Any], naming: NamingConvention
+    root: str, hints: TableHints, naming: NamingConvention
 ) -> dict[str, dict[str, Column]]:
     """Columns ``nested_hints=`` declares, per nested table (path from the root)."""
     nested: dict[str, dict[str, Column]] = {}
@@ -190,10 +188,10 @@ def _not_null(existing: Table | None, hinted: Mapping[str, Column]) -> tuple[str
 
 
 def _nested_contracts(
-    root: str, hints: Mapping[str, Any], naming: NamingConvention
-) -> dict[str, Any]:
+    root: str, hints: TableHints, naming: NamingConvention
+) -> dict[str, TSchemaContract]:
     """Contracts ``nested_hints=`` declares, per nested table (as the user wrote them)."""
-    contracts: dict[str, Any] = {}
+    contracts: dict[str, TSchemaContract] = {}
     for entry in hints.get("x-nested-hints") or ():
         if entry.get("schema_contract") is not None:
             parts = (naming.normalize_path(part) for part in entry["path"])
@@ -205,15 +203,15 @@ def _nested_contracts(
 
 def _hinted_columns(
     root: str,
-    hints: Mapping[str, Any],
+    hints: TableHints,
     disposition: str,
     strategy: str | None,
     naming: NamingConvention,
     use_break_path: bool,
-    scd2: Mapping[str, Any],
+    scd2: Mapping[str, object],
 ) -> dict[str, Column]:
     """The columns code hints declare, through the schema's one reading of hints."""
-    write_disposition: Any = disposition
+    write_disposition: str | dict[str, object] = disposition
     if strategy is not None:
         write_disposition = {"disposition": disposition, "strategy": strategy, **scd2}
     partial = table_from_hints(
@@ -227,7 +225,7 @@ def _hinted_columns(
 
 
 def _propagates_root_key(
-    schema: Schema, root: str, hints: Mapping[str, Any], disposition: str, strategy: str | None
+    schema: Schema, root: str, hints: TableHints, disposition: str, strategy: str | None
 ) -> bool:
     """Whether nested tables of ``root`` get ``_dlt_root_id`` (recorded in the schema if so)."""
     x_normalizer = hints.get("x-normalizer") or {}
@@ -245,7 +243,7 @@ def _propagates_root_key(
 
 
 def plan_root(
-    schema: Schema, source_name: str, hints: Mapping[str, Any], naming: NamingConvention
+    schema: Schema, source_name: str, hints: TableHints, naming: NamingConvention
 ) -> RootPlan:
     """The plan of one source table: its root name, spec and hints (propagation recorded)."""
     use_break_path = schema.use_break_path_on_normalize
@@ -276,7 +274,7 @@ def plan_root(
         propagate_root_key=propagate,
         primary_key=primary_key if strategy in ("upsert", "insert-only") else (),
         row_hash=strategy == "scd2",
-        valid_from=(scd2.get("x-validity-column-names") or [VALID_FROM])[0],
+        valid_from=_valid_from(scd2),
         contract=hints.get("schema_contract")
         or (existing.schema_contract if existing is not None else None),
         existing_table=existing is not None,
@@ -304,6 +302,12 @@ def plan_root(
     )
 
 
+def _valid_from(scd2: Mapping[str, object]) -> str:
+    """scd2's "valid from" column: the first validity column name (dlt's default if none)."""
+    names = scd2.get("x-validity-column-names")
+    return str(names[0]) if isinstance(names, list) and names else VALID_FROM
+
+
 def known_types(schema: Schema, plans: Sequence[RootPlan]) -> dict[str, dict[str, str]]:
     """Table -> column -> data type the engine must use: the schema's and hinted types."""
     known = {
@@ -329,22 +333,26 @@ def hinted_by_table(plans: Sequence[RootPlan]) -> dict[str, dict[str, Column]]:
 
 def with_root_hints(table: Table, plan: RootPlan) -> Table:
     """The root table with what code says about it; marks it as having seen data."""
-    changes: dict[str, Any] = {}
+    write_disposition = table.write_disposition
     extra = dict(table.extra)
     if plan.disposition is not None:
-        changes["write_disposition"], strategy = plan.disposition
+        write_disposition, strategy = plan.disposition
         extra.pop("x-merge-strategy", None)  # no strategy in code drops an earlier one
         if strategy is not None:
             extra["x-merge-strategy"] = strategy
     if plan.max_nesting is not None:
         extra["x-normalizer"] = {"max_nesting": plan.max_nesting}
-    if plan.schema_contract is not None:
-        changes["schema_contract"] = plan.schema_contract
     extra.update(plan.formats)
-    if table.resource is None:
-        changes["resource"] = plan.spec.source_name
     extra["x-normalizer"] = {**(extra.get("x-normalizer") or {}), "seen-data": True}
-    return attrs.evolve(table, extra=extra, **changes)
+    return attrs.evolve(
+        table,
+        extra=extra,
+        write_disposition=write_disposition,
+        schema_contract=(
+            table.schema_contract if plan.schema_contract is None else plan.schema_contract
+        ),
+        resource=plan.spec.source_name if table.resource is None else table.resource,
+    )
 
 
 @attrs.frozen

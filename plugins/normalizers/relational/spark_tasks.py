@@ -28,15 +28,28 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 
 from loadstone.exceptions import NormalizeError
-from loadstone.plugins.normalizers.relational import engine as engine_module
-from loadstone.plugins.normalizers.relational.engine import Chunk, EngineConfig, run_chunk
+from loadstone.normalize.contract import ChunkRun
+from loadstone.plugins.normalizers.relational.engine import run_chunk
+from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced
+from loadstone.plugins.normalizers.relational.native import NATIVE_AVAILABLE
+from loadstone.plugins.normalizers.relational.task import Chunk, EngineConfig
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import SparkSession
+    from pyspark.sql.connect.shell.progress import StageInfo
+
+    from loadstone.storage.package_storage import RemoteData
+
+#: the ``mapInArrow`` function: batches of chunk numbers in, batches of result rows out
+TaskFunction = Callable[[Iterator["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]
 
 #: Folder of the task attempts' output inside the package's ``normalized/``.
 ATTEMPTS_FOLDER = "_tasks"
@@ -78,9 +91,24 @@ class TaskReport:
     #: and around the job are Spark's overhead (``bench/benchmark.py --compare-cluster``)
     started_at: float
     ended_at: float
-    facts: Any
+    facts: ChunkFacts
 
-    def trace(self) -> dict[str, Any]:
+    def chunk_run(self, attempt: int, source: str | None) -> ChunkRun:
+        """This run as the normalizer reports it (``NormalizeContext.on_chunk``)."""
+        return ChunkRun(
+            self.chunk,
+            self.executor,
+            self.native,
+            self.host,
+            self.cpu_seconds,
+            self.wall_seconds,
+            attempt,
+            self.started_at,
+            self.ended_at,
+            source,
+        )
+
+    def trace(self) -> dict[str, float | str | bool]:
         return {
             "chunk": self.chunk,
             "executor": self.executor,
@@ -126,7 +154,7 @@ def _attempt_folder(config: EngineConfig) -> str:
     return os.path.join(config.out_dir, ATTEMPTS_FOLDER, f"t{attempt}-{uuid.uuid4().hex[:8]}")
 
 
-def _check_input(chunk: Chunk, where: str, remote: Any) -> None:
+def _check_input(chunk: Chunk, where: str, remote: RemoteData | None) -> None:
     try:
         if remote is not None:
             remote.size(chunk.path)
@@ -147,21 +175,23 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def fact_files(facts: Any) -> list[str]:
+def fact_files(facts: ChunkFacts) -> list[str]:
     """The output files one chunk's facts name: the only place here that reads the facts.
 
-    Everything else treats them as opaque (their type belongs to the engine and the
-    driver's schema logic), so a change of their shape touches this function only.
+    Everything else passes them on as they are (their content is the engine's and the
+    driver's schema logic's business), so a change of their shape touches this function only.
     """
     return [path for paths in facts.files.values() for path in paths]
 
 
-def _with_files(facts: Any, files: Mapping[str, tuple[str, ...]]) -> Any:
+def _with_files(facts: ChunkFacts, files: Mapping[str, tuple[str, ...]]) -> ChunkFacts:
     """The facts naming ``files`` instead (the other place that knows their shape)."""
     return attrs.evolve(facts, files=files)
 
 
-def _publish(facts: Any, local_dir: str, attempt_dir: str, remote: Any, where: str) -> Any:
+def _publish(
+    facts: ChunkFacts, local_dir: str, attempt_dir: str, remote: RemoteData, where: str
+) -> ChunkFacts:
     """Upload a task's files from its local folder to its attempt folder on the object
     store; the facts then name them by their package names (see ``RemoteData``)."""
     files: dict[str, tuple[str, ...]] = {}
@@ -181,7 +211,7 @@ def _publish(facts: Any, local_dir: str, attempt_dir: str, remote: Any, where: s
     return _with_files(facts, files)
 
 
-def _check_output(facts: Any, where: str) -> None:
+def _check_output(facts: ChunkFacts, where: str) -> None:
     """The files the facts name exist here (a write that vanished is a storage failure)."""
     for path in fact_files(facts):
         if not os.path.exists(path):
@@ -209,7 +239,7 @@ def _inject_fault(fault: str | None, stage: str) -> None:
 def run_task(
     config: EngineConfig,
     chunk: Chunk,
-    forced: Mapping[str, Any],
+    forced: Forced,
     attempt: int,
     options: TaskOptions,
 ) -> TaskReport:
@@ -218,8 +248,8 @@ def run_task(
     executor = executor_id()
     host = socket.gethostname()
     where = f"executor {executor} (host {host})"
-    native = bool(config.native and engine_module.NATIVE_AVAILABLE)
-    if options.native_required and not engine_module.NATIVE_AVAILABLE:
+    native = bool(config.native and NATIVE_AVAILABLE)
+    if options.native_required and not NATIVE_AVAILABLE:
         raise ExecutorTaskError(
             f"normalize.native = required, but loadstone's C extension is not importable on "
             f"{where}: install loadstone built with a C compiler in the executors' Python"
@@ -254,18 +284,18 @@ def run_task(
 def task_function(
     config: EngineConfig,
     chunks: Sequence[Chunk],
-    forced: Mapping[int, Any],
+    forced: Mapping[int, Forced],
     attempt: int,
     options: TaskOptions,
-) -> Callable[[Iterator[Any]], Iterator[Any]]:
+) -> TaskFunction:
     """The ``mapInArrow`` function: chunk numbers in, one result row per chunk out."""
     by_index = {chunk.index: chunk for chunk in chunks}
 
-    def normalize_batches(batches: Iterator[Any]) -> Iterator[Any]:
+    def normalize_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pyarrow as pa
 
         for batch in batches:
-            rows: dict[str, list[Any]] = {name: [] for name in _RESULT_FIELDS}
+            rows: dict[str, list[object]] = {name: [] for name in _RESULT_FIELDS}
             for number in batch.column(0).to_pylist():
                 chunk = by_index[int(number)]
                 report = run_task(config, chunk, forced.get(chunk.index, {}), attempt, options)
@@ -290,7 +320,7 @@ _RESULT_FIELDS = (
 )
 
 
-def _arrow_result_schema() -> Any:
+def _arrow_result_schema() -> pa.Schema:
     import pyarrow as pa
 
     return pa.schema(
@@ -309,10 +339,10 @@ def _arrow_result_schema() -> Any:
 
 
 def run_on_spark(
-    spark: Any,
+    spark: SparkSession,
     config: EngineConfig,
     chunks: Sequence[Chunk],
-    forced: Mapping[int, Any],
+    forced: Mapping[int, Forced],
     attempt: int,
     options: TaskOptions,
     on_done: Callable[[int], None] | None = None,
@@ -379,11 +409,15 @@ class _progress:
     when the job ends.
     """
 
-    def __init__(self, spark: Any, tag: str, total: int, on_done: Callable[[int], None] | None):
+    def __init__(
+        self, spark: SparkSession, tag: str, total: int, on_done: Callable[[int], None] | None
+    ) -> None:
         self.spark, self.tag, self.total, self.on_done = spark, tag, total, on_done
         self.stop = threading.Event()
         self.watcher: threading.Thread | None = None
-        self.handler: Any = None
+        self.handler: Callable[[Iterable[StageInfo] | None, int, str | None, bool], None] | None = (
+            None
+        )
 
     def __enter__(self) -> _progress:
         from loadstone.spark_session import is_remote_session
@@ -400,12 +434,13 @@ class _progress:
             self.watcher.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop.set()
         self.spark.removeTag(self.tag)
         if self.handler is not None:
             try:
-                self.spark.removeProgressHandler(self.handler)
+                # a plain function serves as a handler: Spark Connect only calls it
+                self.spark.removeProgressHandler(self.handler)  # type: ignore[arg-type]
             except Exception:  # progress only
                 pass
 
@@ -413,7 +448,14 @@ class _progress:
         on_done = self.on_done
         assert on_done is not None
 
-        def handler(stages: Any, inflight_tasks: int, operation_id: Any, done: bool) -> None:
+        def handler(
+            stages: Iterable[StageInfo] | None,
+            inflight_tasks: int,
+            operation_id: str | None,
+            done: bool,
+        ) -> None:
+            if stages is None:
+                return
             try:
                 on_done(sum(int(stage.num_completed_tasks) for stage in stages))
             except Exception:  # progress only
@@ -446,7 +488,9 @@ class _progress:
                 on_done(min(done, self.total))
 
 
-def sweep_attempts(out_dir: str, reports_facts: Sequence[Any], remote: Any = None) -> None:
+def sweep_attempts(
+    out_dir: str, reports_facts: Sequence[ChunkFacts], remote: RemoteData | None = None
+) -> None:
     """Delete every task attempt's file that no winning fact names (failed, killed, lost).
 
     Run by the driver once the facts are final, so only the output of the attempts whose
@@ -465,7 +509,7 @@ def sweep_attempts(out_dir: str, reports_facts: Sequence[Any], remote: Any = Non
             path.rmdir()
 
 
-def wait_for_executors(spark: Any, wanted: int, timeout: float, target: str) -> int:
+def wait_for_executors(spark: SparkSession, wanted: int, timeout: float, target: str) -> int:
     """Block until ``wanted`` executors registered (classic sessions on a cluster).
 
     Tasks submitted before executors register all land on the first one that does (or wait

@@ -13,15 +13,26 @@ its *Python* type (behaviour checked against dlt in ``tests/fixtures/relational/
 from __future__ import annotations
 
 import decimal
+import json
 from collections.abc import Sequence
-from typing import Any
+
+import orjson
 
 from loadstone.exceptions import CoercionError
 from loadstone.normalize.contract import WEI_PARQUET_MAX, WEI_PARQUET_PRECISION
 from loadstone.schema import data_types as _data_types
 from loadstone.schema import detections as _detections
+from loadstone.typing import TDataItem
 
-__all__ = ["CoercionError", "coerce", "detect_type", "fits_wei_storage", "py_type"]
+__all__ = [
+    "CoercionError",
+    "coerce",
+    "detect_type",
+    "fits_wei_storage",
+    "json_text",
+    "py_type",
+    "sorted_json_text",
+]
 
 INT64_MIN = _data_types.BIGINT_MIN
 INT64_MAX = _data_types.BIGINT_MAX
@@ -29,12 +40,12 @@ _SCALE_9 = decimal.Decimal("1e-9")
 _DECIMAL_LIMIT = decimal.Decimal(10) ** 29
 
 
-def py_type(value: Any) -> str:
+def py_type(value: object) -> str:
     """The data type of a (non-None) Python value; JSON's own types take the engine's fast path."""
     return _data_types.py_type_to_data_type(value) or "text"
 
 
-def detect_type(value: Any, detections: Sequence[str]) -> str | None:
+def detect_type(value: object, detections: Sequence[str]) -> str | None:
     """The type a detection gives a new column's first value (``loadstone.schema.detections``)."""
     return _detections.detect_type(value, detections)
 
@@ -44,7 +55,7 @@ def fits_wei_storage(value: int) -> bool:
     return -WEI_PARQUET_MAX <= value <= WEI_PARQUET_MAX
 
 
-def coerce(to_type: str, from_type: str, value: Any) -> Any:
+def coerce(to_type: str, from_type: str, value: TDataItem) -> TDataItem:
     """``value`` as a value of ``to_type`` in the form the Parquet writer takes.
 
     The rule itself is ``loadstone.schema.data_types.coerce_value`` (shared with the schema); this
@@ -72,3 +83,21 @@ def coerce(to_type: str, from_type: str, value: Any) -> Any:
             raise CoercionError(to_type, from_type, value, "more than 29 integer digits")
         return quantized
     return result
+
+
+def sorted_json_text(value: object) -> str:
+    """Compact JSON with keys sorted at every level (the form dlt hashes)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode("utf-8")
+    except TypeError:
+        return json.dumps(
+            value, separators=(",", ":"), ensure_ascii=False, sort_keys=True, default=str
+        )
+
+
+def json_text(value: object) -> str:
+    """A ``json`` column's stored form: compact JSON text (non-JSON values as ``str``)."""
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)

@@ -1,0 +1,188 @@
+"""The rows of each table of one task, column by column, until they become a Parquet file.
+
+A table's buffer holds sparse columns (:data:`~.native.Cell`): a wide table's rows fill few
+of its columns, so nulls are not stored. Every ``flush_rows`` rows (and at the chunk's end)
+the buffer becomes one Arrow table and one Parquet file in the table's folder; a text
+column's Arrow buffers are written by the C path directly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loadstone.plugins.normalizers.relational.facts import TaskError
+from loadstone.plugins.normalizers.relational.folders import safe_folder
+from loadstone.plugins.normalizers.relational.native import Cell, NativeLoops
+from loadstone.plugins.normalizers.relational.task import (
+    Chunk,
+    EngineConfig,
+    RootSpec,
+    TaskFailure,
+)
+from loadstone.typing import TDataItem
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+class TableBuffer:
+    """The rows of one table not written yet: how many, and their values by column."""
+
+    __slots__ = ("columns", "rows")
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.columns: dict[str, Cell] = {}
+
+
+def put(columns: dict[str, Cell], n: int, col: str, value: TDataItem) -> None:
+    """Place ``value`` in row ``n`` of ``col`` (a later value for the same row wins)."""
+    cell = columns.get(col)
+    if cell is None:
+        columns[col] = ([n], [value])
+    elif cell[0][-1] == n:
+        cell[1][-1] = value
+    else:
+        cell[0].append(n)
+        cell[1].append(value)
+
+
+def discard(columns: dict[str, Cell], n: int) -> bool:
+    """Take back the values row ``n`` already placed (its row is dropped); always False."""
+    for col, (rows, values) in list(columns.items()):
+        if rows[-1] == n:
+            rows.pop()
+            values.pop()
+            if not rows:
+                del columns[col]
+    return False
+
+
+class TableBuffers:
+    """Every table's buffer, and the files and row counts written so far."""
+
+    __slots__ = (
+        "_attempt",
+        "_chunk",
+        "_compression",
+        "_file_counter",
+        "_native",
+        "_out_dir",
+        "_spec",
+        "_types",
+        "files",
+        "row_counts",
+        "tables",
+    )
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        chunk: Chunk,
+        attempt: int,
+        types: dict[str, dict[str, str]],
+        native: NativeLoops | None,
+    ) -> None:
+        self._out_dir = Path(config.out_dir)
+        self._compression = config.compression
+        self._chunk = chunk
+        self._attempt = attempt
+        self._spec: RootSpec = config.specs[chunk.table_name]
+        #: the task's column types (``ColumnTypes.by_table``): the files' column order
+        self._types = types
+        self._native = native
+        self._file_counter = 0
+        self.tables: dict[str, TableBuffer] = {}
+        self.row_counts: dict[str, int] = {}
+        self.files: dict[str, list[str]] = {}
+
+    def of(self, table: str) -> TableBuffer:
+        buffer = self.tables.get(table)
+        if buffer is None:
+            buffer = self.tables[table] = TableBuffer()
+        return buffer
+
+    def flush(self, table: str) -> None:
+        """Write the table's buffered rows as one Parquet file and empty the buffer."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from loadstone.normalize.contract import arrow_type
+
+        buffer = self.tables.get(table)
+        if not buffer or not buffer.rows:
+            return
+        n, columns = buffer.rows, buffer.columns
+        self._check_not_null(table, n, columns)
+        self.tables[table] = TableBuffer()
+        self.row_counts[table] = self.row_counts.get(table, 0) + n
+        types = self._types[table]
+        arrays = []
+        fields = []
+        for col in types:
+            cell = columns.get(col)
+            if cell is None:
+                continue
+            at = arrow_type(types[col])
+            arrays.append(self._column_array(cell, n, at))
+            fields.append(pa.field(col, at))
+        data = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+        folder = self._out_dir / safe_folder(table)
+        folder.mkdir(parents=True, exist_ok=True)
+        self._file_counter += 1
+        name = f"c{self._chunk.index:05d}-a{self._attempt}-{self._file_counter:04d}.parquet"
+        path = folder / name
+        pq.write_table(data, path, compression=self._compression)
+        self.files.setdefault(table, []).append(str(path))
+
+    def flush_all(self) -> None:
+        for table in list(self.tables):
+            self.flush(table)
+
+    def _check_not_null(self, table: str, n: int, columns: dict[str, Cell]) -> None:
+        """A key column that has values but not in every row: a null the column cannot hold
+        (dlt 1.31 fails the normalize job: ``CannotCoerceNullException``). A key with no
+        value at all is the package-level check's (``UnboundColumnException``)."""
+        spec = self._spec
+        if table != spec.root:
+            return
+        for col in spec.not_null:
+            cell = columns.get(col)
+            if cell is not None and len(cell[0]) < n:
+                raise TaskFailure(TaskError("not_null", table=table, column=col))
+
+    def _column_array(self, cell: Cell, n: int, arrow_type: pa.DataType) -> pa.Array:
+        """The Arrow array of ``n`` rows of one column from its sparse cell.
+
+        Text is most of the cells of API data, and pyarrow converts a list of str one object
+        at a time; the C path writes the string buffers directly (and needs no scatter).
+        """
+        import pyarrow as pa
+
+        rows, values = cell
+        native = self._native
+        if native is None:
+            if len(rows) != n:
+                # a sparse column: scatter its values into a row-long list of nulls
+                full: list[TDataItem] = [None] * n
+                for row, value in zip(rows, values, strict=True):
+                    full[row] = value
+                values = full
+            return pa.array(values, type=arrow_type)
+        if arrow_type == pa.string():
+            buffers = native.text_buffers(None if len(rows) == n else rows, values, n)
+            if buffers is not None:
+                validity, offsets, data = buffers
+                return pa.Array.from_buffers(
+                    arrow_type,
+                    n,
+                    [
+                        None if validity is None else pa.py_buffer(validity),
+                        pa.py_buffer(offsets),
+                        pa.py_buffer(data),
+                    ],
+                )
+        if len(rows) != n:
+            values = native.scatter(rows, values, n)
+        return pa.array(values, type=arrow_type)
