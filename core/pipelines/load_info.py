@@ -1,17 +1,25 @@
 """What a run did: ``LoadInfo`` (returned by ``run``/``load``), step infos and progress events.
 
 ``LoadInfo`` is what users print, log and alert on: which packages went where, how many rows
-per table, how long each step took and how the schema changed. ``str(info)`` reads like
-dlt's load info; ``info.asdict()`` is plain JSON-able data (the CLI saves it as the trace).
+per table, how long each step took and how the schema changed. ``str(info)`` is dlt's load
+info wording; ``info.asstr(verbosity=2)`` adds each package's details and loadstone's rows
+per table, step figures and schema changes; ``info.asdict()`` is plain JSON-able data (the
+CLI saves it as the trace). ``PipelineTrace`` is that saved trace, read as dlt's trace.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.pipeline import Pipeline
+
+#: what ``asdict()`` gives: JSON-able values (the trace file holds them)
+JsonDict = dict[str, object]
 
 
 @attrs.frozen
@@ -63,7 +71,22 @@ class StepInfo:
         end = self.finished_at if self.finished_at is not None else self.started_at
         return max(0.0, end - self.started_at)
 
-    def asdict(self) -> dict[str, Any]:
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StepInfo:
+        """A step read back from ``asdict()`` (its times are ISO text there)."""
+        started = _seconds_of(data.get("started_at")) or 0.0
+        return cls(
+            step=str(data.get("step") or ""),
+            started_at=started,
+            finished_at=_seconds_of(data.get("finished_at")),
+            load_ids=list(data.get("load_ids") or []),
+            rows=int(data.get("rows") or 0),
+            bytes=int(data.get("bytes") or 0),
+            files=int(data.get("files") or 0),
+            row_counts=dict(data.get("row_counts") or {}),
+        )
+
+    def asdict(self) -> JsonDict:
         return {
             "step": self.step,
             "started_at": _iso(self.started_at),
@@ -92,14 +115,39 @@ class PackageInfo:
     #: ``_dlt_pipeline_state`` when the package carried the pipeline state (one row)
     state_table: str | None = None
 
-    def asdict(self) -> dict[str, Any]:
+    def asdict(self) -> JsonDict:
         return attrs.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PackageInfo:
+        """A package read back from ``asdict()`` (the saved trace)."""
+        names = {field.name for field in attrs.fields(cls)}
+        return cls(**{key: value for key, value in data.items() if key in names})
+
+    @property
+    def tables(self) -> list[str]:
+        """The tables the package wrote, the pipeline state table last (when it carried it)."""
+        return [*self.row_counts, *([self.state_table] if self.state_table else [])]
+
+    def asstr(self, verbosity: int = 0) -> str:
+        """dlt's package details: its state, the tables its schema update touched, its jobs."""
+        state = self.state.upper()
+        lines = [
+            f"The package with load id {self.load_id} for schema {self.schema_name} is in "
+            f"{state} state. It updated schema for {len(self.new_tables)} tables."
+        ]
+        if verbosity > 0 or self.tables:
+            lines.append("Jobs details:")
+            lines += [f"Job: {table}, table: {table} in completed_jobs." for table in self.tables]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.asstr(verbosity=1)
 
     @property
     def jobs(self) -> dict[str, list[LoadJobInfo]]:
         """dlt's jobs of a loaded package, one per table it wrote (all completed)."""
-        tables = [*self.row_counts, *([self.state_table] if self.state_table else [])]
-        completed = [LoadJobInfo(JobFileInfo(table), "completed_jobs") for table in tables]
+        completed = [LoadJobInfo(JobFileInfo(table), "completed_jobs") for table in self.tables]
         return {"new_jobs": [], "started_jobs": [], "failed_jobs": [], "completed_jobs": completed}
 
 
@@ -129,6 +177,22 @@ class LoadInfo:
     packages: list[PackageInfo] = attrs.field(factory=list)
     steps: dict[str, StepInfo] = attrs.field(factory=dict)
     first_run: bool = False
+    #: the pipeline that made this info (dlt's ``LoadInfo.pipeline``), when it said so
+    pipeline: Pipeline | None = attrs.field(default=None, eq=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LoadInfo:
+        """The info read back from ``asdict()`` (the saved trace of a run)."""
+        steps = data.get("steps") or {}
+        return cls(
+            pipeline_name=str(data.get("pipeline_name") or ""),
+            destination_name=str(data.get("destination_name") or ""),
+            dataset_name=str(data.get("dataset_name") or ""),
+            destination_location=data.get("destination_location"),
+            packages=[PackageInfo.from_dict(p) for p in data.get("packages") or []],
+            steps={name: StepInfo.from_dict(step) for name, step in steps.items() if step},
+            first_run=bool(data.get("first_run")),
+        )
 
     @property
     def loads_ids(self) -> list[str]:
@@ -143,6 +207,58 @@ class LoadInfo:
     @property
     def load_ids(self) -> list[str]:
         return self.loads_ids
+
+    @property
+    def destination_type(self) -> str:
+        """The destination's factory, as dlt names it (``dlt.destinations.duckdb``)."""
+        return f"loadstone.destinations.{self.destination_name}"
+
+    @property
+    def destination_displayable_credentials(self) -> str | None:
+        """Where the destination keeps the data, without a password (a DuckDB file as the
+        ``duckdb:///`` URL dlt shows)."""
+        location = self.destination_location
+        if location and self.destination_name == "duckdb" and "://" not in location:
+            return location if location == ":memory:" else f"duckdb:///{location}"
+        return location
+
+    @property
+    def destination_fingerprint(self) -> str:
+        return ""
+
+    @property
+    def staging_name(self) -> str | None:
+        """loadstone loads without a staging destination (dlt's ``None`` then)."""
+        return None
+
+    @property
+    def staging_type(self) -> str | None:
+        return None
+
+    @property
+    def staging_displayable_credentials(self) -> str | None:
+        return None
+
+    @property
+    def metrics(self) -> dict[str, list[JsonDict]]:
+        """Per load id, the load step's start and end (dlt's ``LoadInfo.metrics``; loadstone
+        keeps no per-job timings, so ``job_metrics`` is empty)."""
+        load = self.steps.get("load")
+        if load is None:
+            return {}
+        started = _instant(load.started_at)
+        finished = _instant(load.finished_at) if load.finished_at else None
+        return {
+            package.load_id: [
+                {
+                    "started_at": started,
+                    "finished_at": finished,
+                    "job_metrics": {},
+                    "dataset_name": self.dataset_name,
+                }
+            ]
+            for package in self.packages
+        }
 
     @property
     def row_counts(self) -> dict[str, int]:
@@ -178,14 +294,14 @@ class LoadInfo:
         """dlt compatibility: a failed load raises already, so there is nothing to raise."""
 
     @property
-    def schema_changes(self) -> dict[str, dict[str, Any]]:
+    def schema_changes(self) -> dict[str, JsonDict]:
         """Per load id: ``{"new_tables": [...], "new_columns": {table: [...]}}``."""
         return {
             p.load_id: {"new_tables": list(p.new_tables), "new_columns": dict(p.new_columns)}
             for p in self.packages
         }
 
-    def asdict(self) -> dict[str, Any]:
+    def asdict(self) -> JsonDict:
         return {
             "pipeline_name": self.pipeline_name,
             "destination_name": self.destination_name,
@@ -198,34 +314,53 @@ class LoadInfo:
             "steps": {name: step.asdict() for name, step in self.steps.items()},
         }
 
+    def asstr(self, verbosity: int = 0) -> str:
+        """dlt's wording; ``verbosity >= 2`` adds each package's details and loadstone's
+        figures (rows per table, each step's time and size, schema changes)."""
+        lines = self._summary()
+        if verbosity >= 2:
+            lines.append("Package details:")
+            lines += [package.asstr(verbosity) for package in self.packages]
+            lines += self._figures()
+        return "\n".join(lines)
+
     def __str__(self) -> str:
+        return self.asstr(verbosity=0)
+
+    def _summary(self) -> list[str]:
+        """dlt's four lines: the load step, where the packages went, the location, each
+        package's state."""
         lines: list[str] = []
         load = self.steps.get("load")
         if load is not None:
             lines.append(
-                f"Pipeline {self.pipeline_name} load step completed in {_seconds(load.elapsed)}"
+                f"Pipeline {self.pipeline_name} load step finished in {_seconds(load.elapsed)}"
             )
         lines.append(
             f"{len(self.packages)} load package(s) were loaded to destination "
             f"{self.destination_name} and into dataset {self.dataset_name}"
         )
-        if self.destination_location:
+        location = self.destination_displayable_credentials
+        if location:
             lines.append(
-                f"The {self.destination_name} destination used {self.destination_location} "
-                f"location to store data"
+                f"The {self.destination_name} destination used {location} location to store data"
             )
         for package in self.packages:
-            state = "LOADED" if package.state == "loaded" else package.state.upper()
             note = " (found already loaded in the destination)" if package.skipped else ""
             lines.append(
-                f"Load package {package.load_id} is {state} and contains no failed jobs{note}"
+                f"Load package {package.load_id} is {package.state.upper()} and contains no "
+                f"failed jobs{note}"
             )
+        return lines
+
+    def _figures(self) -> list[str]:
+        """loadstone's figures: rows per table, each step's time and size, schema changes."""
+        lines: list[str] = []
         counts = self.row_counts
         if counts:
             lines.append("Rows loaded per table:")
             width = max(len(t) for t in counts)
-            for table, rows in sorted(counts.items()):
-                lines.append(f"  {table.ljust(width)}  {rows}")
+            lines += [f"  {t.ljust(width)}  {rows}" for t, rows in sorted(counts.items())]
         for name in ("extract", "normalize", "load"):
             step = self.steps.get(name)
             if step is not None:
@@ -236,24 +371,32 @@ class LoadInfo:
                     f"Step {name}: {_seconds(step.elapsed)}, {counted}, "
                     f"{_megabytes(step.bytes)}, {step.files} files"
                 )
-        changes = [
-            (p.load_id, p.new_tables, p.new_columns)
-            for p in self.packages
-            if p.new_tables or any(p.new_columns.values())
-        ]
-        for load_id, tables, columns in changes:
-            added = sum(len(c) for c in columns.values())
-            lines.append(
-                f"Schema change in {load_id}: {len(tables)} new table(s) "
-                f"{', '.join(tables)}; {added} new column(s)"
-            )
-        return "\n".join(lines)
+        for p in self.packages:
+            added = sum(len(c) for c in p.new_columns.values())
+            if p.new_tables or added:
+                lines.append(
+                    f"Schema change in {p.load_id}: {len(p.new_tables)} new table(s) "
+                    f"{', '.join(p.new_tables)}; {added} new column(s)"
+                )
+        return lines
 
 
 def _iso(ts: float | None) -> str | None:
     if ts is None:
         return None
     return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).isoformat()
+
+
+def _seconds_of(value: object) -> float | None:
+    """Unix seconds from a saved time: a number, or ISO text."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return _dt.datetime.fromisoformat(value).timestamp()
+        except ValueError:
+            return None
+    return None
 
 
 def _seconds(value: float) -> str:
@@ -280,35 +423,76 @@ class StepTrace:
     elapsed: float = 0.0
     started_at: str | None = None
     finished_at: str | None = None
+    #: the load info a ``load`` or ``run`` step ended with, when the trace holds it
+    load_info: LoadInfo | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
     def loads_ids(self) -> list[str]:
         """dlt's attribute name."""
         return self.load_ids
 
+    @property
+    def step_info(self) -> StepTrace | LoadInfo:
+        """dlt's ``step_info``: the load info of a load or run step, else the step itself
+        (it has dlt's ``row_counts`` and ``loads_ids``)."""
+        return self.load_info if self.load_info is not None else self
+
+    def asstr(self, verbosity: int = 0) -> str:
+        """dlt's wording of a step: its time, then what it did to each package."""
+        lines = [f"Step {self.step} COMPLETED in {_step_seconds(self.elapsed)}."]
+        if self.step == "normalize" and self.row_counts:
+            lines.append("Normalized data for the following tables:")
+            lines += [f"- {table}: {rows} row(s)" for table, rows in self.row_counts.items()]
+        if self.load_info is not None:
+            lines.append(self.load_info.asstr(verbosity))
+        elif self.step in _PACKAGE_STATE_AFTER:
+            state = _PACKAGE_STATE_AFTER[self.step]
+            lines += [
+                f"\nLoad package {load_id} is {state} and NOT YET LOADED to the destination "
+                "and contains no failed jobs"
+                for load_id in self.load_ids
+            ]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.asstr()
+
+
+#: the state dlt names for a package after each step that does not load it
+_PACKAGE_STATE_AFTER = {"extract": "EXTRACTED", "normalize": "NORMALIZED"}
+
+
+def _step_seconds(value: float) -> str:
+    """A step's time as dlt writes it: ``0 seconds`` when nothing took time."""
+    return "0 seconds" if value == 0 else _seconds(value)
+
 
 class PipelineTrace(dict[str, Any]):
     """The last run's trace: the saved JSON as a dict, plus dlt's attribute access.
 
     ``pipeline.last_trace.last_normalize_info.row_counts`` reads as it does in dlt; the dict
-    stays what ``trace.json`` holds, for the CLI and for logs.
+    stays what ``trace.json`` holds, for the CLI and for logs. ``str(trace)`` is dlt's text.
     """
 
     @property
     def started_at(self) -> _dt.datetime | None:
         """When the traced run began (UTC), as dlt's ``PipelineTrace.started_at``."""
-        value = self.get("started_at")
-        return _instant(float(value)) if isinstance(value, (int, float)) else None
+        value = _seconds_of(self.get("started_at"))
+        return _instant(value) if value is not None else None
 
     @property
     def finished_at(self) -> _dt.datetime | None:
         """When the traced run ended (UTC); None while it runs."""
-        value = self.get("finished_at")
-        return _instant(float(value)) if isinstance(value, (int, float)) else None
+        value = _seconds_of(self.get("finished_at"))
+        return _instant(value) if value is not None else None
 
-    def asdict(self) -> dict[str, Any]:
+    def asdict(self) -> JsonDict:
         """The trace as a plain dict (what ``trace.json`` holds)."""
         return dict(self)
+
+    def _load_info(self) -> LoadInfo | None:
+        """The load info of the traced run or load step, when the trace holds it."""
+        return LoadInfo.from_dict(self) if self.get("destination_name") else None
 
     def _step(self, name: str) -> StepTrace | None:
         step = (self.get("steps") or {}).get(name)
@@ -322,6 +506,7 @@ class PipelineTrace(dict[str, Any]):
             elapsed=float(step.get("elapsed") or 0.0),
             started_at=step.get("started_at"),
             finished_at=step.get("finished_at"),
+            load_info=self._load_info() if name == "load" else None,
         )
 
     @property
@@ -331,16 +516,25 @@ class PipelineTrace(dict[str, Any]):
         found = [self._step(name) for name in (self.get("steps") or {})]
         steps = [step for step in found if step is not None]
         if self.get("kind", "run") == "run":
+            started, finished = self.started_at, self.finished_at
+            elapsed = (finished - started).total_seconds() if started and finished else 0.0
             steps.append(
                 StepTrace(
                     step="run",
                     row_counts={},
                     load_ids=list(self.get("loads_ids") or []),
+                    elapsed=elapsed,
                     started_at=_iso(self.get("started_at")),
                     finished_at=_iso(self.get("finished_at")),
+                    load_info=self._load_info(),
                 )
             )
         return steps
+
+    def last_pipeline_step_trace(self, step_name: str) -> StepTrace | None:
+        """The last step named ``step_name`` (``extract``, ``normalize``, ``load``, ``run``)."""
+        named = [step for step in self.steps if step.step == step_name]
+        return named[-1] if named else None
 
     @property
     def last_extract_info(self) -> StepTrace | None:
@@ -356,12 +550,30 @@ class PipelineTrace(dict[str, Any]):
 
     @property
     def pipeline_name(self) -> str | None:
-        return self.get("pipeline_name")
+        name = self.get("pipeline_name")
+        return None if name is None else str(name)
 
     @property
     def error(self) -> str | None:
         """The run's failure (``None`` when it succeeded)."""
-        return self.get("error")
+        error = self.get("error")
+        return None if error is None else str(error)
+
+    def asstr(self, verbosity: int = 0) -> str:
+        """dlt's wording: when the run started, how it ended, then each step."""
+        started, finished = self.started_at, self.finished_at
+        elapsed = (finished - started).total_seconds() if started and finished else 0.0
+        outcome = "FAILED" if self.error else "COMPLETED"
+        steps = self.steps
+        lines = [
+            f"Run started at {started} and {outcome} in {_step_seconds(elapsed)} "
+            f"with {len(steps)} steps."
+        ]
+        lines += [step.asstr(verbosity) + "\n" for step in steps]
+        return "\n".join(lines).rstrip("\n")
+
+    def __str__(self) -> str:
+        return self.asstr()
 
 
 def _instant(seconds: float) -> _dt.datetime:

@@ -14,16 +14,42 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import attrs
 
 from loadstone.exceptions import StorageError
 from loadstone.normalize.contract import ChunkRun, EngineChoice
-from loadstone.pipelines.load_info import LoadInfo, PipelineTrace, ProgressEvent, StepInfo
+from loadstone.pipelines.load_info import (
+    JsonDict,
+    LoadInfo,
+    PipelineTrace,
+    ProgressEvent,
+    StepInfo,
+)
 from loadstone.storage.json_files import write_json_atomic
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 ProgressCallback = Callable[[ProgressEvent], None]
+
+
+class EventValues(TypedDict, total=False):
+    """The figures an event may carry (the fields of :class:`ProgressEvent` after its step
+    and event)."""
+
+    load_id: str | None
+    rows: int
+    bytes: int
+    files: int
+    tables: int
+    elapsed: float
+    parts_done: int
+    parts: int
+    message: str | None
+    input_rows: int
+    input_bytes: int
 
 
 class StepRecorder:
@@ -33,16 +59,26 @@ class StepRecorder:
         self.progress = progress
         self.steps: dict[str, StepInfo] = {}
         self.last_trace: PipelineTrace | None = None
-        #: where normalize ran: engine, Spark master or remote, each chunk's executor
-        self.normalize: dict[str, Any] = {}
+        #: where normalize ran: engine, Spark master or remote (``chunks``: each chunk's run)
+        self.normalize: JsonDict = {}
+        self._chunks: list[JsonDict] | None = None
         #: start of the trace of steps called one by one (``pipeline.extract()`` ...), if open
         self._opened: float | None = None
+        #: the load info of a ``load()`` called on its own, for its trace
+        self._info: LoadInfo | None = None
 
     def reset(self) -> None:
         """A new run: forget the steps of the previous one."""
         self.steps = {}
         self.normalize = {}
+        self._chunks = None
         self._opened = None
+        self._info = None
+
+    def record_info(self, info: LoadInfo) -> None:
+        """The load info of a step called on its own (``pipeline.load()``): its trace shows it
+        as dlt's does (``last_trace.last_load_info``, ``str(last_trace)``)."""
+        self._info = info
 
     @contextlib.contextmanager
     def standalone(self, name: str, path: Path, pipeline_name: str) -> Iterator[None]:
@@ -59,7 +95,7 @@ class StepRecorder:
             self.save_trace(path, pipeline_name, started, error=error, kind="steps")
             raise
         else:
-            self.save_trace(path, pipeline_name, started, kind="steps")
+            self.save_trace(path, pipeline_name, started, info=self._info, kind="steps")
         finally:
             if name == "load":
                 self._opened = None
@@ -68,14 +104,17 @@ class StepRecorder:
     def record_engine(self, choice: EngineChoice) -> None:
         """The engine a normalize step ran on (a later choice in the run replaces it)."""
         self.normalize.update(engine=choice.engine, master=choice.master, remote=choice.remote)
-        self.normalize.setdefault("chunks", [])
+        if self._chunks is None:
+            self._chunks = []
 
     def record_chunk(self, run: ChunkRun) -> None:
         """Where one chunk ran: a Spark executor or the driver, and whether C ran."""
-        self.normalize.setdefault("chunks", []).append(attrs.asdict(run))
+        if self._chunks is None:
+            self._chunks = []
+        self._chunks.append(attrs.asdict(run))
 
     # -- events ---------------------------------------------------------------------------
-    def emit(self, step: str, event: str, **values: Any) -> None:
+    def emit(self, step: str, event: str, **values: Unpack[EventValues]) -> None:
         if self.progress is not None:
             self.progress(ProgressEvent(step=step, event=event, **values))
 
@@ -83,22 +122,21 @@ class StepRecorder:
         """Something the user should read (a resumed package, a wait for a lock)."""
         self.emit(step, "notice", message=message)
 
-    def emit_totals(self, step: StepInfo, event: str, **values: Any) -> None:
+    def emit_totals(self, step: StepInfo, event: str, **values: Unpack[EventValues]) -> None:
         """An event carrying the step's running totals (rows, bytes, files, elapsed)."""
         elapsed = step.elapsed if step.finished_at is not None else time.time() - step.started_at
-        self.emit(
-            step.step,
-            event,
-            rows=step.rows,
-            bytes=step.bytes,
-            files=step.files,
-            tables=len(step.row_counts),
-            elapsed=elapsed,
-            **values,
-        )
+        totals: EventValues = {
+            "rows": step.rows,
+            "bytes": step.bytes,
+            "files": step.files,
+            "tables": len(step.row_counts),
+            "elapsed": elapsed,
+        }
+        totals.update(values)
+        self.emit(step.step, event, **totals)
 
     # -- steps ----------------------------------------------------------------------------
-    def begin(self, name: str, **values: Any) -> StepInfo:
+    def begin(self, name: str, **values: Unpack[EventValues]) -> StepInfo:
         """Start (or, within one run, continue) the step ``name``; ``values`` go with the
         ``started`` event (normalize: the size of its input)."""
         step = self.steps.get(name) or StepInfo(name, time.time())
@@ -126,7 +164,7 @@ class StepRecorder:
             step.row_counts[table] = step.row_counts.get(table, 0) + count
         self.emit_totals(step, "package_done", load_id=load_id)
 
-    def finish(self, step: StepInfo, **values: Any) -> None:
+    def finish(self, step: StepInfo, **values: Unpack[EventValues]) -> None:
         step.finished_at = time.time()
         self.emit_totals(step, "finished", **values)
 
@@ -143,17 +181,24 @@ class StepRecorder:
     ) -> None:
         """Write ``trace.json`` for the run that started at ``started``; ``kind`` is ``run``
         for ``run()`` and ``steps`` for steps called one by one."""
-        trace: dict[str, Any] = {"pipeline_name": pipeline_name, "started_at": started}
+        trace: JsonDict = {"pipeline_name": pipeline_name, "started_at": started}
         trace["kind"] = kind
         trace["steps"] = {name: step.asdict() for name, step in self.steps.items()}
         if error is not None:
             trace["error"] = f"{type(error).__name__}: {error}"
         if info is not None:
             trace.update(info.asdict())
-        trace["normalize"] = dict(self.normalize) or None
+        trace["normalize"] = self._where_normalize_ran()
         trace["finished_at"] = time.time()
         self.last_trace = PipelineTrace(trace)
         if path.parent.exists():
             # the run's own outcome (its error above all) matters more than its trace
             with contextlib.suppress(StorageError):
                 write_json_atomic(path, trace)
+
+    def _where_normalize_ran(self) -> JsonDict | None:
+        """The trace's ``normalize`` entry: the engine and each chunk's run, if it ran."""
+        where = dict(self.normalize)
+        if self._chunks is not None:
+            where["chunks"] = list(self._chunks)
+        return where or None

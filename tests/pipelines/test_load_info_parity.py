@@ -1,0 +1,260 @@
+"""``LoadInfo`` and ``PipelineTrace`` read as dlt's: wording, members, steps one by one.
+
+The expected texts are dlt 1.31's, observed with the same programs (``import dlt``), with
+the times, load ids and paths of this test put in. Where loadstone differs on purpose the
+test says so (``destination_type`` names loadstone's factory).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+import loadstone as dlt
+from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
+
+T0 = 1_795_637_398.0
+UTC0 = dt.datetime.fromtimestamp(T0, dt.timezone.utc)
+
+
+def _info(location: str = "/data/p4.duckdb") -> LoadInfo:
+    package = PackageInfo(
+        load_id="1795637398.2894907",
+        schema_name="p4",
+        state="loaded",
+        row_counts={"users": 2, "users__tags": 2},
+        new_tables=["users", "users__tags"],
+        new_columns={"users": ["id", "_dlt_id"]},
+        state_table="_dlt_pipeline_state",
+    )
+    return LoadInfo(
+        pipeline_name="p4",
+        destination_name="duckdb",
+        dataset_name="ds",
+        destination_location=location,
+        packages=[package],
+        steps={"load": StepInfo("load", T0, T0 + 0.09, ["1795637398.2894907"], rows=4)},
+        first_run=True,
+    )
+
+
+#: dlt 1.31's ``str(load_info)`` for one loaded package on DuckDB
+DLT_STR = """\
+Pipeline p4 load step finished in 0.09 seconds
+1 load package(s) were loaded to destination duckdb and into dataset ds
+The duckdb destination used duckdb:////data/p4.duckdb location to store data
+Load package 1795637398.2894907 is LOADED and contains no failed jobs"""
+
+
+def test_str_and_asstr_are_dlts_wording() -> None:
+    info = _info()
+    assert str(info) == DLT_STR
+    assert info.asstr(verbosity=0) == DLT_STR
+    assert info.asstr(verbosity=1) == DLT_STR  # dlt: the same four lines
+    detailed = info.asstr(verbosity=2).splitlines()
+    assert detailed[:5] == [*DLT_STR.splitlines(), "Package details:"]
+    assert detailed[5] == (
+        "The package with load id 1795637398.2894907 for schema p4 is in LOADED state. "
+        "It updated schema for 2 tables."
+    )
+    assert "Jobs details:" in detailed
+    assert "Job: _dlt_pipeline_state, table: _dlt_pipeline_state in completed_jobs." in detailed
+    assert "Rows loaded per table:" in detailed  # loadstone's figures come last
+
+
+def test_members_users_read() -> None:
+    info = _info()
+    assert info.destination_name == "duckdb"
+    # dlt: 'dlt.destinations.duckdb' (loadstone names its own factory)
+    assert info.destination_type == "loadstone.destinations.duckdb"
+    assert info.destination_displayable_credentials == "duckdb:////data/p4.duckdb"
+    assert info.staging_name is None and info.staging_type is None
+    assert info.first_run is True
+    assert info.loads_ids == ["1795637398.2894907"]
+    assert list(info.metrics) == info.loads_ids
+    (metric,) = info.metrics["1795637398.2894907"]
+    assert metric["started_at"] == UTC0
+    assert metric["dataset_name"] == "ds"
+    package = info.load_packages[0]
+    assert package.state == "loaded"
+    assert sorted(package.jobs) == ["completed_jobs", "failed_jobs", "new_jobs", "started_jobs"]
+    tables = sorted(job.job_file_info.table_name for job in package.jobs["completed_jobs"])
+    assert tables == ["_dlt_pipeline_state", "users", "users__tags"]  # dlt's three jobs
+    assert {job.state for job in package.jobs["completed_jobs"]} == {"completed_jobs"}
+    assert info.pipeline is None
+    owner = object()
+    assert LoadInfo("p", "duckdb", "ds", pipeline=owner).pipeline is owner
+
+
+def test_a_location_that_is_a_url_is_shown_as_it_is() -> None:
+    info = _info("postgresql://loadstone:***@127.0.0.1:5432/loadstone")
+    assert info.destination_displayable_credentials == (
+        "postgresql://loadstone:***@127.0.0.1:5432/loadstone"
+    )
+
+
+def test_info_round_trips_through_asdict() -> None:
+    info = _info()
+    again = LoadInfo.from_dict(info.asdict())
+    assert str(again) == str(info)
+    assert again.row_counts == info.row_counts
+    assert again.load_packages[0].jobs == info.load_packages[0].jobs
+
+
+def _steps_trace() -> PipelineTrace:
+    """A trace of ``extract()``, ``normalize()``, ``load()`` called one by one."""
+    load_id = "1795637398.2894907"
+
+    def step(name: str, start: float, end: float, counts: dict[str, int]) -> dict[str, object]:
+        return StepInfo(name, start, end, [load_id], row_counts=counts).asdict()
+
+    info = _info()
+    info.pipeline_name = "p7"
+    trace = info.asdict()  # what the trace of a load holds, then the steps and times
+    trace.update(
+        pipeline_name="p7",
+        started_at=T0,
+        kind="steps",
+        finished_at=T0 + 0.38,
+        steps={
+            "extract": step("extract", T0, T0 + 0.05, {"t": 1}),
+            "normalize": step(
+                "normalize", T0 + 0.05, T0 + 0.08, {"t": 1, "_dlt_pipeline_state": 1}
+            ),
+            "load": step("load", T0 + 0.08, T0 + 0.37, {}),
+        },
+    )
+    return PipelineTrace(trace)
+
+
+def test_trace_of_steps_one_by_one_reads_as_dlts() -> None:
+    trace = _steps_trace()
+    assert [s.step for s in trace.steps] == ["extract", "normalize", "load"]
+    assert trace.last_pipeline_step_trace("load").step == "load"
+    assert trace.last_pipeline_step_trace("extract").step == "extract"
+    assert trace.last_pipeline_step_trace("run") is None  # dlt: None
+    text = str(trace)
+    assert text == trace.asstr(verbosity=0)
+    expected_start = f"""\
+Run started at {UTC0} and COMPLETED in 0.38 seconds with 3 steps.
+Step extract COMPLETED in 0.05 seconds.
+
+Load package 1795637398.2894907 is EXTRACTED and NOT YET LOADED to the destination and \
+contains no failed jobs
+
+Step normalize COMPLETED in 0.03 seconds.
+Normalized data for the following tables:
+- t: 1 row(s)
+- _dlt_pipeline_state: 1 row(s)
+
+Load package 1795637398.2894907 is NORMALIZED and NOT YET LOADED to the destination and \
+contains no failed jobs
+
+Step load COMPLETED in 0.29 seconds.
+Pipeline p7 load step finished in 0.29 seconds
+1 load package(s) were loaded to destination duckdb and into dataset ds"""
+    assert text.startswith(expected_start)
+    assert text.endswith("is LOADED and contains no failed jobs")
+    load_step = trace.last_pipeline_step_trace("load")
+    assert isinstance(load_step.step_info, LoadInfo)
+    assert trace.last_normalize_info.step_info is not None
+
+
+def test_trace_of_run_ends_with_a_run_step_holding_the_load_info() -> None:
+    trace = _steps_trace()
+    trace["kind"] = "run"
+    steps = trace.steps
+    assert [s.step for s in steps] == ["extract", "normalize", "load", "run"]
+    assert steps[-1].elapsed == pytest.approx(0.38)
+    assert str(steps[-1]).startswith("Step run COMPLETED in 0.38 seconds.\nPipeline p7 load step")
+    assert str(trace).startswith(
+        f"Run started at {UTC0} and COMPLETED in 0.38 seconds with 4 steps."
+    )
+
+
+def test_a_failed_run_says_failed() -> None:
+    trace = _steps_trace()
+    trace["error"] = "PipelineStepFailed: boom"
+    assert " and FAILED in 0.38 seconds with 3 steps." in str(trace).splitlines()[0]
+
+
+# --- the same through a pipeline -------------------------------------------------------------
+
+
+@pytest.fixture
+def pipeline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dlt.Pipeline:
+    monkeypatch.chdir(tmp_path)
+    return dlt.pipeline(
+        "parity", destination="duckdb", dataset_name="ds", pipelines_dir=str(tmp_path / "pl")
+    )
+
+
+def _users() -> object:
+    @dlt.resource(name="users")
+    def users() -> object:
+        yield [{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": []}]
+
+    return users()
+
+
+def test_a_run_reports_as_dlt(pipeline: dlt.Pipeline, tmp_path: Path) -> None:
+    info = pipeline.run(_users())
+    lines = str(info).splitlines()
+    assert len(lines) == 4  # dlt's four lines, nothing else
+    assert lines[0].startswith("Pipeline parity load step finished in ")
+    assert lines[1] == "1 load package(s) were loaded to destination duckdb and into dataset ds"
+    assert lines[2] == (
+        f"The duckdb destination used duckdb:///{tmp_path / 'parity.duckdb'} location to store data"
+    )
+    assert lines[3] == f"Load package {info.loads_ids[0]} is LOADED and contains no failed jobs"
+    assert info.first_run is True
+    jobs = info.load_packages[0].jobs["completed_jobs"]
+    assert sorted(j.job_file_info.table_name for j in jobs) == [
+        "_dlt_pipeline_state",
+        "users",
+        "users__tags",
+    ]
+    trace = pipeline.last_trace
+    assert trace is not None
+    assert [s.step for s in trace.steps] == ["extract", "normalize", "load", "run"]
+    assert trace.last_pipeline_step_trace("run") is not None
+    # dlt: the first run's normalize counts the pipeline state's row
+    assert dict(trace.last_normalize_info.row_counts) == {
+        "_dlt_pipeline_state": 1,
+        "users": 2,
+        "users__tags": 2,
+    }
+    again = pipeline.run([{"a": 2}], table_name="t")
+    assert again.first_run is False
+    assert dict(pipeline.last_trace.last_normalize_info.row_counts) == {"t": 1}
+
+
+def test_steps_one_by_one_leave_a_trace(pipeline: dlt.Pipeline) -> None:
+    pipeline.extract([{"a": 1}], table_name="t")
+    assert [s.step for s in pipeline.last_trace.steps] == ["extract"]
+    pipeline.normalize()
+    assert [s.step for s in pipeline.last_trace.steps] == ["extract", "normalize"]
+    info = pipeline.load()
+    trace = pipeline.last_trace
+    assert trace is not None
+    assert [s.step for s in trace.steps] == ["extract", "normalize", "load"]
+    assert info.first_run is True
+    assert trace.last_pipeline_step_trace("run") is None
+    assert dict(trace.last_normalize_info.row_counts) == {"t": 1, "_dlt_pipeline_state": 1}
+    assert str(trace).startswith("Run started at ")
+
+
+@pytest.mark.xfail(reason="needs the hook in Pipeline._new_info: LoadInfo(..., pipeline=self)")
+def test_load_info_names_its_pipeline(pipeline: dlt.Pipeline) -> None:
+    assert pipeline.run([{"a": 1}], table_name="t").pipeline is pipeline
+
+
+@pytest.mark.xfail(reason="needs the hook in Pipeline.load: self.recorder.record_info(info)")
+def test_trace_of_a_load_step_shows_its_load_info(pipeline: dlt.Pipeline) -> None:
+    pipeline.extract([{"a": 1}], table_name="t")
+    pipeline.normalize()
+    pipeline.load()
+    text = str(pipeline.last_trace)
+    assert "1 load package(s) were loaded to destination duckdb and into dataset ds" in text
