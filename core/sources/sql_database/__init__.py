@@ -18,7 +18,7 @@ every argument.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, Union, cast
 
 import orjson
 
@@ -36,9 +36,12 @@ from loadstone.sources.sql_database.schema_types import (
     table_hints,
 )
 from loadstone.sources.sql_database.table_rows import QueryAdapter, build_query, rows_of
+from loadstone.typing import TColumnNames, TDataItem, TWriteDispositionConfig
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
+
+    from loadstone.schema.stored import TColumnSchema
 
 __all__ = [
     "ReflectionLevel",
@@ -51,11 +54,41 @@ __all__ = [
 ]
 
 BACKENDS = ("sqlalchemy", "pyarrow", "pandas")
-TableAdapter = Callable[[Any], Any]
+#: ``table_adapter_callback(table)``: changes the reflected table, or returns another one
+TableAdapter = Callable[["sa.Table"], "sa.Table | None"]
+#: ``create_engine``'s keyword arguments: each has the type SQLAlchemy's parameter takes
+EngineKwargs = Mapping[str, Any]
+
+
+class _ConnectionDriver(TypedDict):
+    drivername: str
+
+
+class ConnectionParts(_ConnectionDriver, total=False):
+    """A connection as the parts of its URL (``sa.URL.create``'s arguments)."""
+
+    username: str | None
+    password: str | None
+    host: str | None
+    port: int | None
+    database: str | None
+    query: Mapping[str, str | Sequence[str]]
+
+
+#: a connection string, an ``sa.URL``, an engine, or the URL's parts
+SqlCredentials = Union[str, "sa.URL", "sa.Engine", ConnectionParts]
+
+
+class TableHintArgs(TypedDict, total=False):
+    """The table hints ``sql_table`` passes to its resource."""
+
+    write_disposition: TWriteDispositionConfig
+    primary_key: TColumnNames | None
+    merge_key: TColumnNames | None
 
 
 def engine_from_credentials(
-    credentials: Any, engine_kwargs: Mapping[str, Any] | None = None
+    credentials: SqlCredentials, engine_kwargs: EngineKwargs | None = None
 ) -> sa.Engine:
     """An SQLAlchemy engine from a connection string, an ``sa.URL``, an engine (as it is),
     or a dict of URL parts (``drivername``, ``username``, ``password``, ``host``...)."""
@@ -82,10 +115,10 @@ def remove_nullability_adapter(table: sa.Table) -> sa.Table:
     return table
 
 
-def _credentials(credentials: Any) -> Any:
+def _credentials(credentials: SqlCredentials | None) -> SqlCredentials:
     if credentials is not None and credentials is not config.value:
         return credentials
-    found = config.resolve(
+    found: SqlCredentials | None = config.resolve(
         ("sources", "sql_database", "credentials"), ("sources", "credentials"), default=None
     )
     if found is None:
@@ -96,7 +129,7 @@ def _credentials(credentials: Any) -> Any:
     return found
 
 
-def _level(reflection_level: Any, detect_precision_hints: bool | None) -> ReflectionLevel:
+def _level(reflection_level: str | None, detect_precision_hints: bool | None) -> ReflectionLevel:
     if detect_precision_hints:
         return "full_with_precision"
     level = reflection_level or "full"
@@ -105,7 +138,7 @@ def _level(reflection_level: Any, detect_precision_hints: bool | None) -> Reflec
     return cast(ReflectionLevel, level)  # checked against the literal's values above
 
 
-def _check_backend(backend: str, backend_kwargs: Any) -> None:
+def _check_backend(backend: str, backend_kwargs: Mapping[str, object] | None) -> None:
     if backend == "connectorx":
         raise TypeError("sql_database(backend='connectorx') is not supported by loadstone")
     if backend not in BACKENDS:
@@ -188,18 +221,18 @@ class _TableReader:
         reflected = _reflect(self.engine, name, self.metadata, self.table_adapter)
         return _selected(reflected, self.included, self.excluded)
 
-    def columns(self, table: sa.Table) -> dict[str, dict[str, Any]]:
+    def columns(self, table: sa.Table) -> dict[str, TColumnSchema]:
         return table_hints(table, self.level, self.backend, self.type_adapter)
 
     def resource(
-        self, name: str, incremental: Incremental | None, hints: Mapping[str, Any]
+        self, name: str, incremental: Incremental | None, hints: TableHintArgs
     ) -> Resource:
         """The resource of table ``name``: reflected now, or when first read (``defer``)."""
         table = None if self.defer else self.table(name)
         columns = None if table is None else self.columns(table)
         reader = self
 
-        def table_rows(incremental: Incremental | None = incremental) -> Iterator[Any]:
+        def table_rows(incremental: Incremental | None = incremental) -> Iterator[TDataItem]:
             read = table if table is not None else reader.table(name)
             hinted = columns if columns is not None else reader.columns(read)
             query = build_query(read, incremental, reader.engine, reader.query_adapter)
@@ -214,7 +247,7 @@ class _TableReader:
 
 
 def sql_database(
-    credentials: Any = config.value,
+    credentials: SqlCredentials = config.value,
     schema: str | None = None,
     metadata: sa.MetaData | None = None,
     table_names: Sequence[str] | None = None,
@@ -224,14 +257,14 @@ def sql_database(
     reflection_level: ReflectionLevel | None = "full",
     defer_table_reflect: bool | None = None,
     table_adapter_callback: TableAdapter | None = None,
-    backend_kwargs: dict[str, Any] | None = None,
+    backend_kwargs: dict[str, object] | None = None,
     include_views: bool = False,
     type_adapter_callback: TypeAdapter | None = None,
     query_adapter_callback: QueryAdapter | None = None,
     resolve_foreign_keys: bool = False,
     engine_adapter_callback: Callable[[sa.Engine], sa.Engine] | None = None,
-    engine_kwargs: dict[str, Any] | None = None,
-    table_loader_class: Any = None,
+    engine_kwargs: EngineKwargs | None = None,
+    table_loader_class: object = None,
 ) -> Source:
     """A source named ``sql_database`` with one resource per table of ``schema``.
 
@@ -260,17 +293,17 @@ def sql_database(
         query_adapter=query_adapter_callback,
     )
     names = list(table_names) if table_names else _table_names(engine, metadata, include_views)
-    resources = [reader.resource(name, None, {}) for name in names]
+    resources = [reader.resource(name, None, TableHintArgs()) for name in names]
     from loadstone.schema.schema import Schema
 
     return Source("sql_database", Schema("sql_database"), resources, section="sql_database")
 
 
 def _engine(
-    credentials: Any,
+    credentials: SqlCredentials | None,
     backend: TableBackend,
-    backend_kwargs: dict[str, Any] | None,
-    engine_kwargs: dict[str, Any] | None,
+    backend_kwargs: Mapping[str, object] | None,
+    engine_kwargs: EngineKwargs | None,
     adapter: Callable[[sa.Engine], sa.Engine] | None,
 ) -> sa.Engine:
     """The backend checked, then the engine of the credentials through the user's adapter
@@ -298,7 +331,7 @@ def _table_names(engine: sa.Engine, metadata: sa.MetaData, include_views: bool) 
 
 
 def sql_table(
-    credentials: Any = config.value,
+    credentials: SqlCredentials = config.value,
     table: str | None = None,
     schema: str | None = None,
     metadata: sa.MetaData | None = None,
@@ -309,18 +342,18 @@ def sql_table(
     reflection_level: ReflectionLevel | None = "full",
     defer_table_reflect: bool | None = None,
     table_adapter_callback: TableAdapter | None = None,
-    backend_kwargs: dict[str, Any] | None = None,
+    backend_kwargs: dict[str, object] | None = None,
     type_adapter_callback: TypeAdapter | None = None,
     included_columns: Sequence[str] | None = None,
     excluded_columns: Sequence[str] | None = None,
     query_adapter_callback: QueryAdapter | None = None,
     resolve_foreign_keys: bool = False,
     engine_adapter_callback: Callable[[sa.Engine], sa.Engine] | None = None,
-    write_disposition: Any = "append",
-    primary_key: str | Sequence[str] | None = None,
-    merge_key: str | Sequence[str] | None = None,
-    engine_kwargs: dict[str, Any] | None = None,
-    table_loader_class: Any = None,
+    write_disposition: TWriteDispositionConfig = "append",
+    primary_key: TColumnNames | None = None,
+    merge_key: TColumnNames | None = None,
+    engine_kwargs: EngineKwargs | None = None,
+    table_loader_class: object = None,
 ) -> Resource:
     """The resource of one table (or view), named like it; arguments as :func:`sql_database`
     plus ``table``, ``incremental``, ``included_columns`` / ``excluded_columns`` and the
@@ -348,6 +381,7 @@ def sql_table(
         included=included_columns,
         excluded=excluded_columns,
     )
-    hints = {"write_disposition": write_disposition, "primary_key": primary_key}
-    hints["merge_key"] = merge_key
+    hints = TableHintArgs(
+        write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key
+    )
     return reader.resource(table, incremental, hints)

@@ -3,13 +3,13 @@ password (the error class is ``loadstone.exceptions.SqlDatabaseError``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
 
-def secret_parts(url: Any) -> list[str]:
+def secret_parts(url: object) -> list[str]:
     """The password of a connection URL (an ``sa.URL`` or text), to be kept out of messages."""
     import sqlalchemy as sa
 

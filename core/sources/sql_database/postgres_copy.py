@@ -17,8 +17,8 @@ written compactly (``{"k":1}``), as the row path writes them.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -27,6 +27,9 @@ from loadstone.sources.sql_database.schema_types import arrow_type
 if TYPE_CHECKING:
     import pyarrow as pa
     import sqlalchemy as sa
+    from typing_extensions import Buffer
+
+    from loadstone.schema.stored import TColumnSchema
 
 #: data types whose CSV text pyarrow reads back to the same value
 _COPYABLE = frozenset(
@@ -41,21 +44,24 @@ class CopyPlan:
     """The COPY statement of one query and the Arrow type of each column, in order."""
 
     sql: str
-    types: tuple[tuple[str, Any], ...]
+    types: tuple[tuple[str, pa.DataType], ...]
     json_columns: tuple[str, ...]
 
 
 def copy_plan(
-    engine: sa.Engine, query: Any, columns: Mapping[str, Mapping[str, Any]]
+    engine: sa.Engine, query: sa.Select | sa.TextClause, columns: Mapping[str, TColumnSchema]
 ) -> CopyPlan | None:
-    """How to COPY ``query``, or None when it must take the row path (see the module)."""
+    """How to COPY ``query``, or None when it must take the row path (see the module; a
+    text query from a query adapter has no column types to read)."""
     import sqlalchemy as sa
 
     if engine.dialect.name != "postgresql" or engine.driver != "psycopg":
         return None
-    types: list[tuple[str, Any]] = []
+    if not isinstance(query, sa.Select):
+        return None
+    types: list[tuple[str, pa.DataType]] = []
     for column in query.selected_columns:
-        hints = columns.get(column.name, {})
+        hints = columns.get(column.name) or {}
         kind = column.type
         if isinstance(kind, (sa.ARRAY, sa.Interval, sa.LargeBinary)):
             return None
@@ -77,21 +83,22 @@ def copy_plan(
 class _CopyStream(io.RawIOBase):
     """The bytes of a psycopg ``Copy`` as a readable file for pyarrow."""
 
-    def __init__(self, copy: Any) -> None:
+    def __init__(self, copy: Iterable[bytes | bytearray | memoryview]) -> None:
         self._chunks = iter(copy)
         self._rest = b""
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: Any) -> int:
+    def readinto(self, buffer: Buffer) -> int:
         while not self._rest:
             chunk = next(self._chunks, None)
             if chunk is None:
                 return 0
             self._rest = bytes(chunk)
-        size = min(len(buffer), len(self._rest))
-        buffer[:size] = self._rest[:size]
+        view = memoryview(buffer)
+        size = min(len(view), len(self._rest))
+        view[:size] = self._rest[:size]
         self._rest = self._rest[size:]
         return size
 

@@ -18,23 +18,28 @@ binaries -> ``binary``; JSON/JSONB -> ``json``; anything else: no type (from the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, TypeAlias, Union
 
 if TYPE_CHECKING:
     import pyarrow as pa
     import sqlalchemy as sa
+
+    from loadstone.schema.stored import TColumnSchema
 
 ReflectionLevel = Literal["minimal", "full", "full_with_precision"]
 REFLECTION_LEVELS = ("minimal", "full", "full_with_precision")
 TableBackend = Literal["sqlalchemy", "pyarrow", "pandas", "connectorx"]
 ARROW_BACKENDS = ("pyarrow", "pandas")
 
-#: ``type_adapter_callback(sql_type) -> new type | None`` (None keeps the reflected type)
-TypeAdapter = Callable[[Any], Any]
+#: a column's SQLAlchemy type (an instance)
+SqlType: TypeAlias = "sa.types.TypeEngine[object]"
+#: ``type_adapter_callback(sql_type) -> new type | None`` (None keeps the reflected type; a
+#: type class is instantiated)
+TypeAdapter = Callable[[SqlType], Union[SqlType, "type[sa.types.TypeEngine[object]]", None]]
 
 
-def _adapted(sql_type: Any, type_adapter: TypeAdapter | None) -> Any:
+def _adapted(sql_type: SqlType, type_adapter: TypeAdapter | None) -> SqlType:
     if type_adapter is None:
         return sql_type
     new = type_adapter(sql_type)
@@ -43,7 +48,7 @@ def _adapted(sql_type: Any, type_adapter: TypeAdapter | None) -> Any:
     return new() if isinstance(new, type) else new
 
 
-def _type_hints(sql_type: Any, with_precision: bool, arrow: bool) -> dict[str, Any]:
+def _type_hints(sql_type: SqlType, with_precision: bool, arrow: bool) -> TColumnSchema:
     """``data_type`` (+ precision, scale, timezone) of one SQLAlchemy type; {} when unknown.
 
     Long because it is the table of types; each branch is one line of it.
@@ -53,7 +58,7 @@ def _type_hints(sql_type: Any, with_precision: bool, arrow: bool) -> dict[str, A
     if isinstance(sql_type, sa.Boolean):
         return {"data_type": "bool"}
     if isinstance(sql_type, sa.Integer):
-        hints: dict[str, Any] = {"data_type": "bigint"}
+        hints: TColumnSchema = {"data_type": "bigint"}
         if with_precision and isinstance(sql_type, sa.SmallInteger):
             hints["precision"] = 32
         return hints
@@ -82,8 +87,9 @@ def _type_hints(sql_type: Any, with_precision: bool, arrow: bool) -> dict[str, A
         return {"data_type": "time"}
     if isinstance(sql_type, sa.LargeBinary):
         hints = {"data_type": "binary"}
-        if with_precision and getattr(sql_type, "length", None):
-            hints["precision"] = sql_type.length
+        binary_length = sql_type.length
+        if with_precision and binary_length:
+            hints["precision"] = binary_length
         return hints
     if isinstance(sql_type, sa.JSON):
         return {"data_type": "json"}
@@ -91,13 +97,13 @@ def _type_hints(sql_type: Any, with_precision: bool, arrow: bool) -> dict[str, A
 
 
 def column_hints(
-    column: sa.Column[Any],
+    column: sa.Column[object],
     level: ReflectionLevel,
     backend: str,
     type_adapter: TypeAdapter | None = None,
-) -> dict[str, Any]:
+) -> TColumnSchema:
     """The dlt column hint of one reflected column at ``level`` (see the module docstring)."""
-    hints: dict[str, Any] = {"name": column.name, "nullable": bool(column.nullable)}
+    hints: TColumnSchema = {"name": column.name, "nullable": bool(column.nullable)}
     if column.primary_key:
         hints["primary_key"] = True
     if level != "minimal":
@@ -113,12 +119,12 @@ def table_hints(
     level: ReflectionLevel,
     backend: str,
     type_adapter: TypeAdapter | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, TColumnSchema]:
     """Column hints of every column of ``table``, in the table's order."""
     return {c.name: column_hints(c, level, backend, type_adapter) for c in table.columns}
 
 
-def arrow_type(hints: Mapping[str, Any]) -> pa.DataType | None:
+def arrow_type(hints: TColumnSchema) -> pa.DataType | None:
     """The Arrow type a column with these hints is built with (None: Arrow infers it)."""
     import pyarrow as pa
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias
 
 import orjson
 
@@ -26,15 +26,21 @@ from loadstone.extract.incremental import Incremental
 from loadstone.sources.sql_database.errors import describe
 from loadstone.sources.sql_database.postgres_copy import copy_pages, copy_plan
 from loadstone.sources.sql_database.schema_types import arrow_type
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
     import pyarrow as pa
     import sqlalchemy as sa
 
-QueryAdapter = Callable[..., Any]
+    from loadstone.schema.stored import TColumnSchema
+
+#: what is run: the table's SELECT, or the text a query adapter may return instead
+Query: TypeAlias = "sa.Select | sa.TextClause"
+#: ``query_adapter_callback(query, table[, incremental[, engine]])``: the query to run
+QueryAdapter = Callable[..., Query]
 
 
-def _cursor_column(table: sa.Table, incremental: Incremental) -> sa.Column[Any]:
+def _cursor_column(table: sa.Table, incremental: Incremental) -> sa.Column[object]:
     name = incremental.cursor_path
     if name not in table.columns:
         raise SqlDatabaseError(
@@ -48,7 +54,7 @@ def _is_min(incremental: Incremental) -> bool:
     return incremental.last_value_func in (min, "min")
 
 
-def incremental_query(query: sa.Select[Any], table: sa.Table, incremental: Incremental) -> Any:
+def incremental_query(query: sa.Select, table: sa.Table, incremental: Incremental) -> sa.Select:
     """``query`` restricted to the cursor's range (see the module docstring)."""
     column = _cursor_column(table, incremental)
     descending = _is_min(incremental)
@@ -76,11 +82,12 @@ def build_query(
     incremental: Incremental | None,
     engine: sa.Engine,
     query_adapter: QueryAdapter | None,
-) -> Any:
+) -> Query:
     """The SELECT of ``table``, restricted by ``incremental``, passed to the adapter."""
-    query: Any = table.select()
+    select = table.select()
     if incremental is not None:
-        query = incremental_query(query, table, incremental)
+        select = incremental_query(select, table, incremental)
+    query: Query = select
     if query_adapter is not None:
         params = len(inspect.signature(query_adapter).parameters)
         if params >= 4:
@@ -92,7 +99,7 @@ def build_query(
     return query
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """A value Arrow can hold: JSON documents as text, UUIDs as text."""
     if isinstance(value, (dict, list)):
         return orjson.dumps(value, default=str).decode("utf-8")
@@ -101,14 +108,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _needs_plain(values: list[Any]) -> bool:
+def _needs_plain(values: list[object]) -> bool:
     """Whether a column holds documents or UUIDs (told by its first value that is not null:
     a database column holds one type), so that other columns skip the per-value call."""
     first = next((v for v in values if v is not None), None)
     return isinstance(first, (dict, list, uuid.UUID))
 
 
-def _arrow_column(name: str, values: list[Any], hints: Mapping[str, Any]) -> pa.Array:
+def _arrow_column(name: str, values: list[object], hints: TColumnSchema) -> pa.Array:
     import pyarrow as pa
 
     wanted = arrow_type(hints)
@@ -123,13 +130,13 @@ def _arrow_column(name: str, values: list[Any], hints: Mapping[str, Any]) -> pa.
 
 
 def arrow_page(
-    names: Sequence[str], rows: Sequence[Any], columns: Mapping[str, Mapping[str, Any]]
+    names: Sequence[str], rows: Sequence[Sequence[object]], columns: Mapping[str, TColumnSchema]
 ) -> pa.Table:
     """One chunk of rows as an Arrow table with the reflected column types."""
     import pyarrow as pa
 
     arrays = [
-        _arrow_column(name, [row[i] for row in rows], columns.get(name, {}))
+        _arrow_column(name, [row[i] for row in rows], columns.get(name) or {})
         for i, name in enumerate(names)
     ]
     return pa.Table.from_arrays(arrays, names=list(names))
@@ -137,12 +144,12 @@ def arrow_page(
 
 def rows_of(
     engine: sa.Engine,
-    query: Any,
+    query: Query,
     table_name: str,
     chunk_size: int,
     backend: str,
-    columns: Mapping[str, Mapping[str, Any]],
-) -> Iterator[Any]:
+    columns: Mapping[str, TColumnSchema],
+) -> Iterator[TDataItem]:
     """The pages of ``query``: ``chunk_size`` rows each, in the form of ``backend``.
 
     Arrow backends on PostgreSQL copy the table as CSV where its types allow
@@ -166,11 +173,11 @@ def rows_of(
 
 def fetched_pages(
     engine: sa.Engine,
-    query: Any,
+    query: Query,
     chunk_size: int,
     backend: str,
-    columns: Mapping[str, Mapping[str, Any]],
-) -> Iterator[Any]:
+    columns: Mapping[str, TColumnSchema],
+) -> Iterator[TDataItem]:
     """The row path: rows fetched through SQLAlchemy, ``chunk_size`` at a time."""
     with engine.connect() as conn:
         # yield_per: rows come in chunk_size batches (not the growing 1..1000 buffer)
