@@ -25,6 +25,14 @@ modification time, and the environment is read on every lookup (tests and users 
 Environment values are parsed as TOML literals when they are one (``true``, ``42``, ``1.5``,
 ``[1, 2]``, ``"quoted"``), otherwise they are taken as plain strings (``sql_ci_v1``,
 ``local[2]``). TOML dates and times are kept as the string the user wrote.
+
+``loadstone.config`` is also dlt's accessor: ``config["sources.x.y"]`` reads a key (a missing
+one raises ``ConfigFieldMissingException``, a ``KeyError``), ``config["a.b"] = 1`` sets one for
+the rest of the process (read below the environment, above every file, as dlt does) and
+``"a.b" in config`` tests one; ``loadstone.secrets`` reads and writes the same values.
+
+Long because: the resolver, its typed accessors, Spark's option names and dlt's accessor
+(item access, values set in code) share one provider chain, read in one place.
 """
 
 from __future__ import annotations
