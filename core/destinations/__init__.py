@@ -10,7 +10,6 @@ returned too, and fails with ``DestinationNotSupported`` only when asked to load
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import attrs
 
@@ -24,11 +23,11 @@ def factory(name: str) -> Callable[..., Destination]:
     base: Destination = get_destination(name)
 
     def make(
-        credentials: Any = None,
+        credentials: object = None,
         *,
         naming_convention: str | None = None,
         destination_name: str | None = None,
-        **config: Any,
+        **config: object,
     ) -> Destination:
         """A configured ``{name}`` destination.
 
@@ -49,11 +48,11 @@ def factory(name: str) -> Callable[..., Destination]:
 
 
 def duckdb(
-    credentials: Any = None,
+    credentials: object = None,
     *,
     naming_convention: str | None = None,
     destination_name: str | None = None,
-    **config: Any,
+    **config: object,
 ) -> Destination:
     """The DuckDB destination: ``duckdb("shop.duckdb", naming_convention="sql_cs_v1")``.
 
@@ -69,11 +68,11 @@ def duckdb(
 
 
 def postgres(
-    credentials: Any = None,
+    credentials: object = None,
     *,
     naming_convention: str | None = None,
     destination_name: str | None = None,
-    **config: Any,
+    **config: object,
 ) -> Destination:
     """The PostgreSQL destination: ``postgres("postgresql://user:pw@host:5432/db")``.
 

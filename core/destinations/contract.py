@@ -31,7 +31,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import (
     TYPE_CHECKING,
-    Any,
     Literal,
     Protocol,
     TypeVar,
@@ -433,7 +432,7 @@ class ClientFactory(Protocol):
         *,
         pipeline_name: str | None = None,
         naming: NamingConvention | None = None,
-        **options: Any,
+        **options: object,
     ) -> DestinationClient: ...
 
 
@@ -456,7 +455,7 @@ class LazyClient:
         *,
         pipeline_name: str | None = None,
         naming: NamingConvention | None = None,
-        **options: Any,
+        **options: object,
     ) -> DestinationClient:
         import importlib
 
@@ -523,7 +522,7 @@ class Destination:
         *,
         pipeline_name: str | None = None,
         naming: NamingConvention | None = None,
-        **options: Any,
+        **options: object,
     ) -> DestinationClient:
         """Open a client for ``dataset_name``; raises :class:`DestinationNotSupported` for profiles.
 

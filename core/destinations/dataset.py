@@ -10,13 +10,17 @@ client for its duration, so reading never holds a lock a later load would need.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
-from loadstone.destinations.contract import ColumnsQuery
+from loadstone.destinations.contract import ColumnsQuery, Row
 from loadstone.exceptions import DatasetError, LoadstoneError
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
+    import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
+    import pyarrow as pa
+
     from loadstone.destinations.contract import DestinationClient
     from loadstone.pipelines.pipeline import Pipeline
 
@@ -28,12 +32,12 @@ def _quote(ident: str) -> str:
 class _Result:
     """Rows and column names of one executed query."""
 
-    def __init__(self, columns: list[str], rows: list[tuple[Any, ...]], arrow: Any = None):
+    def __init__(self, columns: list[str], rows: list[Row], arrow: pa.Table | None = None):
         self.columns = columns
         self.rows = rows
         self._arrow = arrow
 
-    def to_arrow(self) -> Any:
+    def to_arrow(self) -> pa.Table:
         if self._arrow is not None:
             return self._arrow
         import pyarrow as pa
@@ -44,7 +48,7 @@ class _Result:
         return pa.Table.from_arrays(arrays, names=self.columns)
 
 
-def _arrow_value(value: Any) -> Any:
+def _arrow_value(value: TDataItem) -> TDataItem:
     """A row value as Arrow takes it: JSON documents (dicts, lists) as their JSON text, so a
     column of documents of different shapes is one string column."""
     if isinstance(value, (dict, list)):
@@ -54,16 +58,19 @@ def _arrow_value(value: Any) -> Any:
     return value
 
 
-def _duckdb_arrow(conn: Any, sql: str, params: Sequence[Any]) -> Any:
-    """A query's result as a ``pyarrow.Table`` from a DuckDB-style connection (or None)."""
-    relation = conn.sql(sql, params=list(params) if params else None)
+def _duckdb_arrow(
+    run_sql: Callable[..., object], sql: str, params: Sequence[object]
+) -> pa.Table | None:
+    """A query's result as a ``pyarrow.Table`` from a DuckDB-style connection's ``sql``
+    (or None)."""
+    relation = run_sql(sql, params=list(params) if params else None)
     if relation is None:  # a statement without a result
         return None
     for name in ("to_arrow_table", "arrow", "fetch_arrow_table"):
         method = getattr(relation, name, None)
         if method is not None:
             table = method()
-            return table.read_all() if hasattr(table, "read_all") else table
+            return cast("pa.Table", table.read_all() if hasattr(table, "read_all") else table)
     return None
 
 
@@ -88,7 +95,7 @@ def qmark_params(sql: str) -> str:
 
 
 def _execute(
-    client: DestinationClient, sql: str, params: Sequence[Any] = (), want_arrow: bool = False
+    client: DestinationClient, sql: str, params: Sequence[object] = (), want_arrow: bool = False
 ) -> _Result:
     """Run ``sql`` on a destination client.
 
@@ -96,11 +103,11 @@ def _execute(
     time zone aware timestamps then come back as ``datetime`` with ``zoneinfo`` (DuckDB's
     own row fetch needs ``pytz``). Other clients answer through ``client.query``.
     """
-    conn = client.connection
+    run_sql = getattr(client.connection, "sql", None)
     try:
-        if hasattr(conn, "sql"):  # DuckDB's connection (or one that answers like it)
+        if run_sql is not None:  # DuckDB's connection (or one that answers like it)
             sql = qmark_params(sql) if params else sql
-            table = _duckdb_arrow(conn, sql, params)
+            table = _duckdb_arrow(run_sql, sql, params)
             if table is None:
                 return _Result([], [])
             if want_arrow:
@@ -140,14 +147,14 @@ class Relation:
     """
 
     def __init__(
-        self, dataset: Dataset, sql: str, params: Sequence[Any] = (), table: str | None = None
+        self, dataset: Dataset, sql: str, params: Sequence[object] = (), table: str | None = None
     ) -> None:
         self._dataset = dataset
         self.sql = sql
         self._params = tuple(params)
         self.table = table
 
-    def _wrap(self, sql: str, params: Sequence[Any] = ()) -> Relation:
+    def _wrap(self, sql: str, params: Sequence[object] = ()) -> Relation:
         return Relation(self._dataset, sql, (*self._params, *params))
 
     def _run(self, want_arrow: bool = False) -> _Result:
@@ -155,42 +162,42 @@ class Relation:
             return _execute(client, self.sql, self._params, want_arrow)
 
     # -- fetching -----------------------------------------------------------------------
-    def fetchall(self) -> list[tuple[Any, ...]]:
+    def fetchall(self) -> list[Row]:
         return self._run().rows
 
-    def fetchone(self) -> tuple[Any, ...] | None:
+    def fetchone(self) -> Row | None:
         rows = self._run().rows
         return rows[0] if rows else None
 
-    def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
+    def fetchmany(self, size: int) -> list[Row]:
         return self._run().rows[:size]
 
-    def fetchscalar(self) -> Any:
+    def fetchscalar(self) -> TDataItem:
         """The first column of the first row (None when there is no row)."""
         row = self.fetchone()
         return row[0] if row else None
 
-    def iter_fetch(self, chunk_size: int) -> Iterator[list[tuple[Any, ...]]]:
+    def iter_fetch(self, chunk_size: int) -> Iterator[list[Row]]:
         """The rows in lists of ``chunk_size``."""
         rows = self.fetchall()
         for start in range(0, len(rows), chunk_size):
             yield rows[start : start + chunk_size]
 
-    def iter_arrow(self, chunk_size: int) -> Iterator[Any]:
+    def iter_arrow(self, chunk_size: int) -> Iterator[pa.Table]:
         """The result as ``pyarrow.Table`` chunks of ``chunk_size`` rows."""
         table = self.arrow()
         for start in range(0, table.num_rows, chunk_size):
             yield table.slice(start, chunk_size)
 
-    def iter_df(self, chunk_size: int) -> Iterator[Any]:
+    def iter_df(self, chunk_size: int) -> Iterator[pd.DataFrame]:
         for chunk in self.iter_arrow(chunk_size):
             yield chunk.to_pandas()
 
-    def arrow(self) -> Any:
+    def arrow(self) -> pa.Table:
         """The result as a ``pyarrow.Table``."""
         return self._run(want_arrow=True).to_arrow()
 
-    def df(self) -> Any:
+    def df(self) -> pd.DataFrame:
         """The result as a pandas DataFrame (needs pandas)."""
         return self.arrow().to_pandas()
 
@@ -223,7 +230,7 @@ class Relation:
         )
 
     def where(
-        self, column_or_expr: str, operator: str | None = None, value: Any = None
+        self, column_or_expr: str, operator: str | None = None, value: TDataItem = None
     ) -> Relation:
         """Rows where ``column operator value`` (dlt's operators: eq, ne, gt, lt, gte, lte,
         in, not_in); with only a string, that string is the SQL condition."""
@@ -236,7 +243,7 @@ class Relation:
             )
         column = _quote(column_or_expr)
         if operator in ("in", "not_in"):
-            values = list(value)
+            values = list(cast("Iterable[object]", value))
             marks = ", ".join("%s" for _ in values) or "NULL"
             return self._wrap(
                 f"SELECT * FROM ({self.sql}) AS q WHERE {column} {sql_op} ({marks})", values
@@ -290,7 +297,7 @@ class Relation:
         row = self._wrap(f"SELECT count(*) FROM ({self.sql}) AS q").fetchone()
         return int(row[0]) if row else 0
 
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+    def __iter__(self) -> Iterator[Row]:
         return iter(self.fetchall())
 
     def __repr__(self) -> str:
@@ -306,7 +313,7 @@ class Dataset:
         self._open: DestinationClient | None = None
 
     def _new_client(self) -> DestinationClient:
-        client = self._pipeline.destination.client(
+        client: DestinationClient = self._pipeline.destination.client(
             self._pipeline.default_schema,
             self.dataset_name,
             pipeline_name=self._pipeline.pipeline_name,
@@ -357,10 +364,10 @@ class Dataset:
             raise AttributeError(name)
         return self.table(name)
 
-    def __call__(self, sql: str, *params: Any) -> Relation:
+    def __call__(self, sql: str, *params: object) -> Relation:
         return Relation(self, sql, params)
 
-    def query(self, sql: str, *params: Any) -> Relation:
+    def query(self, sql: str, *params: object) -> Relation:
         return Relation(self, sql, params)
 
     @property
@@ -390,34 +397,34 @@ class _Cursor:
         self._at = 0  # the next row to hand out
         self.description = [(c,) for c in result.columns]
 
-    def _take(self, size: int | None) -> list[tuple[Any, ...]]:
+    def _take(self, size: int | None) -> list[Row]:
         rows = self._result.rows
         end = len(rows) if size is None else min(len(rows), self._at + max(size, 0))
         taken = rows[self._at : end]
         self._at = end
         return taken
 
-    def fetchall(self) -> list[tuple[Any, ...]]:
+    def fetchall(self) -> list[Row]:
         return self._take(None)
 
-    def fetchone(self) -> tuple[Any, ...] | None:
+    def fetchone(self) -> Row | None:
         taken = self._take(1)
         return taken[0] if taken else None
 
-    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]:
+    def fetchmany(self, size: int = 1) -> list[Row]:
         return self._take(size)
 
-    def arrow(self) -> Any:
+    def arrow(self) -> pa.Table:
         return self._result.to_arrow()
 
-    def df(self) -> Any:
+    def df(self) -> pd.DataFrame:
         return self.arrow().to_pandas()
 
-    def iter_fetch(self, chunk_size: int) -> Iterator[list[tuple[Any, ...]]]:
+    def iter_fetch(self, chunk_size: int) -> Iterator[list[Row]]:
         while chunk := self._take(chunk_size):
             yield chunk
 
-    def iter_arrow(self, chunk_size: int) -> Iterator[Any]:
+    def iter_arrow(self, chunk_size: int) -> Iterator[pa.Table]:
         table = self.arrow()
         for start in range(0, table.num_rows, chunk_size):
             yield table.slice(start, chunk_size)
@@ -454,11 +461,11 @@ class SqlClient:
             self._client.close()
             self._client = None
 
-    def execute_sql(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    def execute_sql(self, sql: str, *args: object) -> list[Row]:
         return _execute(self.open_connection(), sql, args).rows
 
     @contextlib.contextmanager
-    def execute_query(self, sql: str, *args: Any) -> Iterator[_Cursor]:
+    def execute_query(self, sql: str, *args: object) -> Iterator[_Cursor]:
         yield _Cursor(_execute(self.open_connection(), sql, args, want_arrow=False))
 
     def make_qualified_table_name(self, table: str) -> str:
@@ -466,5 +473,5 @@ class SqlClient:
         return f"{_quote(self.dataset_name)}.{_quote(table)}"
 
     @property
-    def native_connection(self) -> Any:
+    def native_connection(self) -> Any:  # the driver's own connection: users call its API
         return self.open_connection().connection
