@@ -37,6 +37,7 @@ from loadstone.sources.filesystem.readers import (
     read_parquet_items,
 )
 from loadstone.storage.filesystem import FilesystemCredentials, configured_credentials, is_local
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
     import fsspec
@@ -59,7 +60,7 @@ __all__ = [
 #: where ``bucket_url`` / ``credentials`` are configured when not passed (dlt's keys)
 CONFIG_SECTION = ("sources", "filesystem")
 
-Credentials = Mapping[str, Any] | FilesystemCredentials
+Credentials = Mapping[str, object] | FilesystemCredentials
 
 
 def fsspec_filesystem(
@@ -91,7 +92,9 @@ def _bucket_url(bucket_url: str | None) -> str:
     return str(found)
 
 
-def _reject_fsspec_options(where: str, kwargs: Any, client_kwargs: Any) -> None:
+def _reject_fsspec_options(
+    where: str, kwargs: Mapping[str, object] | None, client_kwargs: Mapping[str, object] | None
+) -> None:
     """fsspec options beyond dlt's credential keys are not passed on: refuse, never ignore."""
     reject_unsupported(where, kwargs=kwargs or None, client_kwargs=client_kwargs or None)
 
@@ -102,8 +105,8 @@ def filesystem(
     file_glob: str = "*",
     files_per_page: int = 100,
     extract_content: bool = False,
-    kwargs: dict[str, Any] | None = None,
-    client_kwargs: dict[str, Any] | None = None,
+    kwargs: dict[str, object] | None = None,
+    client_kwargs: dict[str, object] | None = None,
     incremental: Incremental | None = None,
     fetch_file_info: bool = False,
 ) -> Resource:
@@ -148,21 +151,21 @@ def filesystem(
 
 
 def _read_csv(
-    items: Iterator[FileItemDict], chunksize: int = 10000, **pandas_kwargs: Any
-) -> Iterator[list[dict[str, Any]]]:
+    items: Iterator[FileItemDict], chunksize: int = 10000, **pandas_kwargs: object
+) -> Iterator[list[dict[str, TDataItem]]]:
     """Rows of CSV files: pandas ``read_csv`` in ``chunksize``-row pages; ``pandas_kwargs``
     go to ``pandas.read_csv`` (``sep``, ``dtype``, ``usecols``...)."""
     yield from read_csv_items(items, chunksize, **pandas_kwargs)
 
 
-def _read_jsonl(items: Iterator[FileItemDict], chunksize: int = 1000) -> Iterator[list[Any]]:
+def _read_jsonl(items: Iterator[FileItemDict], chunksize: int = 1000) -> Iterator[list[TDataItem]]:
     """Objects of JSON lines files (``.jsonl.gz`` decompressed), ``chunksize`` per page."""
     yield from read_jsonl_items(items, chunksize)
 
 
 def _read_parquet(
     items: Iterator[FileItemDict], chunksize: int = 1000, use_pyarrow: bool = False
-) -> Iterator[Any]:
+) -> Iterator[TDataItem]:
     """Rows of Parquet files in ``chunksize``-row pages: dicts, or Arrow tables with
     ``use_pyarrow=True`` (loaded column by column, without ``_dlt_id``, as in dlt)."""
     yield from read_parquet_items(items, chunksize, use_pyarrow)
@@ -173,7 +176,7 @@ def _read_csv_duckdb(
     chunk_size: int | None = 5000,
     use_pyarrow: bool = False,
     **duckdb_kwargs: Any,
-) -> Iterator[Any]:
+) -> Iterator[TDataItem]:
     """Rows of CSV files parsed by DuckDB (``duckdb_kwargs`` go to its ``read_csv``), in
     ``chunk_size``-row pages: dicts, or Arrow tables with ``use_pyarrow=True``."""
     yield from read_csv_duckdb_items(items, chunk_size, use_pyarrow, **duckdb_kwargs)
@@ -203,8 +206,8 @@ def readers(
     bucket_url: str | None = config.value,
     credentials: Credentials | fsspec.AbstractFileSystem | None = None,
     file_glob: str = "*",
-    kwargs: dict[str, Any] | None = None,
-    client_kwargs: dict[str, Any] | None = None,
+    kwargs: dict[str, object] | None = None,
+    client_kwargs: dict[str, object] | None = None,
     incremental: Incremental | None = None,
 ) -> Source:
     """A source named ``readers`` with the resources ``read_csv``, ``read_jsonl``,

@@ -27,6 +27,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
 from loadstone.exceptions import FileReadError
 from loadstone.storage.filesystem import split_url
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
     import fsspec
@@ -60,11 +61,12 @@ def guess_mime_type(file_name: str) -> tuple[str, str | None]:
     return mime, encoding
 
 
-class FileItemDict(dict[str, Any]):
-    """A :class:`FileItem` that can open its file (``open``, ``read_bytes``, ``fsspec``)."""
+class FileItemDict(dict[str, TDataItem]):
+    """A :class:`FileItem` that can open its file (``open``, ``read_bytes``, ``fsspec``); a
+    dict the user reads and adds to, as dlt's (``item["file_content"] = ...``)."""
 
     def __init__(
-        self, mapping: Mapping[str, Any], fsspec: fsspec.AbstractFileSystem | None = None
+        self, mapping: Mapping[str, object], fsspec: fsspec.AbstractFileSystem | None = None
     ) -> None:
         super().__init__(mapping)
         self._fs = fsspec
@@ -117,7 +119,7 @@ class FileItemDict(dict[str, Any]):
             raise FileReadError(self["file_url"], error) from None
 
 
-def _modification_date(info: Mapping[str, Any]) -> _dt.datetime:
+def _modification_date(info: Mapping[str, object]) -> _dt.datetime:
     """The file's modification time in UTC, from what fsspec's ``info`` reports."""
     for key in ("mtime", "LastModified", "last_modified", "created"):
         value = info.get(key)

@@ -23,6 +23,7 @@ import orjson
 
 from loadstone.exceptions import FileReadError
 from loadstone.sources.filesystem.files import FileItemDict
+from loadstone.typing import TDataItem
 
 
 @contextlib.contextmanager
@@ -40,14 +41,14 @@ def _reading(item: FileItemDict) -> Iterator[None]:
         raise
 
 
-def _nan_to_none(row: dict[str, Any]) -> dict[str, Any]:
+def _nan_to_none(row: dict[str, TDataItem]) -> dict[str, TDataItem]:
     """pandas' NaN for an empty cell is a NULL in dlt's tables."""
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
 
 
 def read_csv_items(
-    items: Iterable[FileItemDict], chunksize: int = 10000, **pandas_kwargs: Any
-) -> Iterator[list[dict[str, Any]]]:
+    items: Iterable[FileItemDict], chunksize: int = 10000, **pandas_kwargs: object
+) -> Iterator[list[dict[str, TDataItem]]]:
     """Rows of CSV files, ``chunksize`` rows per page, parsed by ``pandas.read_csv``."""
     import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
 
@@ -60,11 +61,11 @@ def read_csv_items(
 
 def read_jsonl_items(
     items: Iterable[FileItemDict], chunksize: int = 1000
-) -> Iterator[list[dict[str, Any]]]:
+) -> Iterator[list[TDataItem]]:
     """Objects of JSON lines files (gzip or not), ``chunksize`` per page."""
     for item in items:
         with _reading(item), item.open() as handle:
-            page: list[Any] = []
+            page: list[TDataItem] = []
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
@@ -82,7 +83,7 @@ def read_jsonl_items(
 
 def read_parquet_items(
     items: Iterable[FileItemDict], chunksize: int = 1000, use_pyarrow: bool = False
-) -> Iterator[Any]:
+) -> Iterator[TDataItem]:
     """Rows of Parquet files: pages of dicts, or Arrow tables with ``use_pyarrow``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -98,8 +99,9 @@ def read_csv_duckdb_items(
     chunk_size: int | None = 5000,
     use_pyarrow: bool = False,
     **duckdb_kwargs: Any,
-) -> Iterator[Any]:
-    """Rows of CSV files parsed by DuckDB's ``read_csv`` (its type sniffing, its options)."""
+) -> Iterator[TDataItem]:
+    """Rows of CSV files parsed by DuckDB's ``read_csv`` (its type sniffing, its options:
+    ``duckdb_kwargs`` take the types of DuckDB's parameters)."""
     import duckdb
     import pyarrow as pa
 
