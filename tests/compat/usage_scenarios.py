@@ -23,17 +23,11 @@ def source_with_incremental_and_merge(ctx: Context) -> Any:
         [{"id": 1, "ts": 1, "tags": ["a", "b"], "meta": {"x": 1}}, {"id": 2, "ts": 2, "tags": []}],
         [{"id": 2, "ts": 3, "tags": ["c"]}, {"id": 3, "ts": 4, "tags": ["d", "e"]}],
     ]
-    runs = []
-    for page in pages:
 
-        def make_items(page: list[dict[str, Any]]) -> Any:
-            @dlt.resource(primary_key="id", write_disposition="merge")
-            def items(updated=dlt.sources.incremental("ts", initial_value=0)):
-                yield from (row for row in page if row["ts"] > updated.last_value)
-
-            return items
-
-        items = make_items(page)
+    def make_source(page: list[dict[str, Any]]) -> Any:
+        @dlt.resource(primary_key="id", write_disposition="merge")
+        def items(updated=dlt.sources.incremental("ts", initial_value=0)):
+            yield from (row for row in page if row["ts"] > updated.last_value)
 
         @dlt.resource(write_disposition="replace")
         def users():
@@ -43,8 +37,12 @@ def source_with_incremental_and_merge(ctx: Context) -> Any:
         def api():
             return items, users
 
+        return api()
+
+    runs = []
+    for page in pages:
         pipeline = ctx.pipeline("src_inc_merge", dataset_name="d")
-        info = pipeline.run(api())
+        info = pipeline.run(make_source(page))
         runs.append({"failed": info.has_failed_jobs, "packages": len(info.loads_ids)})
     cursor = pipeline.state["sources"]["api"]["resources"]["items"]["incremental"]["ts"]
     # the row hashes are each library's own: compared by count
