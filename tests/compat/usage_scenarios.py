@@ -272,3 +272,164 @@ def refresh_drop_sources(ctx: Context) -> Any:
     pipeline.run(a(2))
     pipeline.run(a(3), refresh="drop_sources")
     return {"tables": ctx.tables(pipeline)}
+
+
+@scenario
+def sql_database_from_sqlite(ctx: Context) -> Any:
+    """``sql_database`` over a SQLite file: chosen tables, an incremental cursor, two runs."""
+    import sqlite3
+
+    path = ctx.workdir / "shop.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, total NUMERIC(10,2), at TEXT)")
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+        conn.executemany("INSERT INTO orders VALUES (?, ?, ?)", [(1, 9.5, "a"), (2, 3, "b")])
+        conn.execute("INSERT INTO notes VALUES (1, 'hi')")
+    from importlib import import_module
+
+    sql = import_module(f"{ctx.dlt.__name__}.sources.sql_database")
+    pipeline = ctx.pipeline("sqlite_src", dataset_name="d")
+    source = sql.sql_database(f"sqlite:///{path}", table_names=["orders"])
+    source.orders.apply_hints(incremental=ctx.dlt.sources.incremental("id"))
+    first = pipeline.run(source)
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO orders VALUES (3, 1.25, 'c')")
+    source = sql.sql_database(f"sqlite:///{path}", table_names=["orders"])
+    source.orders.apply_hints(incremental=ctx.dlt.sources.incremental("id"))
+    pipeline.run(source)
+    cols = pipeline.default_schema.get_table_columns("orders")
+    return {
+        "first_failed": first.has_failed_jobs,
+        "tables": ctx.tables(pipeline),
+        "types": {
+            k: [v.get("data_type"), v.get("nullable"), v.get("primary_key")]
+            for k, v in cols.items()
+        },
+    }
+
+
+@scenario
+def filesystem_csv_and_jsonl(ctx: Context) -> Any:
+    """``filesystem(...) | read_csv()`` and ``| read_jsonl()`` over a local folder."""
+    from importlib import import_module
+
+    data = ctx.workdir / "data"
+    data.mkdir()
+    (data / "a.csv").write_text("id,name\n1,ann\n2,bo\n")
+    (data / "b.csv").write_text("id,name\n3,cy\n")
+    (data / "c.jsonl").write_text('{"id": 1, "tags": ["x"]}\n{"id": 2, "tags": []}\n')
+    fs = import_module(f"{ctx.dlt.__name__}.sources.filesystem")
+    pipeline = ctx.pipeline("fs_src", dataset_name="d")
+    csvs = fs.filesystem(bucket_url=str(data), file_glob="*.csv") | fs.read_csv()
+    jsonl = fs.filesystem(bucket_url=str(data), file_glob="*.jsonl") | fs.read_jsonl()
+    pipeline.run(csvs.with_name("people"))
+    pipeline.run(jsonl.with_name("tagged"))
+    return {"tables": ctx.tables(pipeline)}
+
+
+@scenario
+def contract_freeze_violation(ctx: Context) -> Any:
+    """A frozen columns contract: a new column fails the run; what the program catches."""
+    dlt = ctx.dlt
+
+    @dlt.resource(schema_contract={"columns": "freeze"})
+    def items(rows):
+        yield rows
+
+    pipeline = ctx.pipeline("freeze", dataset_name="d")
+    pipeline.run(items([{"id": 1}]))
+    outcome = ctx.attempt(lambda: pipeline.run(items([{"id": 2, "extra": "x"}])))
+    return {"outcome": outcome, "tables": ctx.tables(pipeline)}
+
+
+@scenario
+def marks_and_hints_on_items(ctx: Context) -> Any:
+    """``dlt.mark.with_table_name`` and ``with_hints`` route and shape items of one resource."""
+    dlt = ctx.dlt
+
+    @dlt.resource
+    def mixed():
+        yield dlt.mark.with_table_name({"id": 1, "kind": "a"}, "alpha")
+        yield dlt.mark.with_hints(
+            {"id": 2, "score": "7"},
+            dlt.mark.make_hints(table_name="beta", columns={"score": {"data_type": "bigint"}}),
+        )
+
+    pipeline = ctx.pipeline("marks", dataset_name="d")
+    pipeline.run(mixed())
+    return {"tables": ctx.tables(pipeline)}
+
+
+@scenario
+def columns_as_list_and_compound_key(ctx: Context) -> Any:
+    """Columns given as a list of dicts; a compound primary key; a non-nullable column."""
+    dlt = ctx.dlt
+
+    @dlt.resource(
+        primary_key=["a", "b"],
+        write_disposition="merge",
+        columns=[
+            {"name": "a", "data_type": "text"},
+            {"name": "c", "data_type": "double", "nullable": False},
+        ],
+    )
+    def pairs(rows):
+        yield rows
+
+    pipeline = ctx.pipeline("compound", dataset_name="d")
+    pipeline.run(pairs([{"a": 1, "b": 1, "c": 1}, {"a": 1, "b": 2, "c": 2}]))
+    pipeline.run(pairs([{"a": 1, "b": 2, "c": 5}]))
+    cols = pipeline.default_schema.get_table_columns("pairs")
+    return {
+        "tables": ctx.tables(pipeline),
+        "hints": {
+            k: [v.get("data_type"), v.get("nullable"), v.get("primary_key")]
+            for k, v in cols.items()
+        },
+    }
+
+
+@scenario
+def pipeline_properties_after_runs(ctx: Context) -> Any:
+    """What programs read off a pipeline: first_run, dataset name, schema names, state."""
+    pipeline = ctx.pipeline("props", dataset_name="My Data")
+    before = pipeline.first_run
+    info = pipeline.run([{"x": 1}], table_name="t")
+    return {
+        "first_run_before": before,
+        "first_run_after": pipeline.first_run,
+        "dataset_name": pipeline.dataset_name,
+        "info_dataset": info.dataset_name,
+        "schema_names": pipeline.schema_names,
+        "default_schema_name": pipeline.default_schema_name,
+        "has_pending": pipeline.has_pending_data,
+        "rows": ctx.sql(pipeline, 'SELECT x FROM "my_data"."t"'),
+    }
+
+
+@scenario
+def arrow_and_pandas_inputs(ctx: Context) -> Any:
+    """An Arrow table and a pandas frame, yielded by resources, with a merge on a key."""
+    import pandas as pd
+    import pyarrow as pa
+
+    dlt = ctx.dlt
+
+    @dlt.resource(primary_key="id", write_disposition="merge")
+    def frames(n):
+        yield pd.DataFrame({"id": [1, 2], "v": [n * 1.5, n * 2.5], "s": ["a", None]})
+
+    @dlt.resource
+    def batches():
+        yield pa.table(
+            {"k": pa.array([1, 2], pa.int32()), "when": pa.array([0, 1], pa.timestamp("s"))}
+        )
+
+    pipeline = ctx.pipeline("arrow_pd", dataset_name="d")
+    pipeline.run([frames(1), batches()])
+    pipeline.run(frames(2))
+    cols = {
+        t: {k: v.get("data_type") for k, v in pipeline.default_schema.get_table_columns(t).items()}
+        for t in ("frames", "batches")
+    }
+    return {"tables": ctx.tables(pipeline), "types": cols}
