@@ -85,3 +85,20 @@ def test_a_table_with_a_type_csv_cannot_hold_takes_the_row_path(
     resource = sql_table(engine, table="arrays", schema=schema, backend="pyarrow")
     columns = resource.compute_table_schema()["columns"]
     assert copy_plan(engine, build_query(table, None, engine, None), columns) is None
+
+
+def test_a_text_query_from_a_query_adapter_takes_the_row_path(
+    postgres_url: str, schema: str
+) -> None:
+    """dlt lets a query adapter return SQL text: it has no column types to COPY with."""
+
+    def as_text(query: sa.Select, table: sa.Table) -> sa.TextClause:
+        return sa.text(f"SELECT id, note FROM {schema}.hostile WHERE id > 1 ORDER BY id")
+
+    engine = sa.create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://"))
+    resource = sql_table(
+        engine, table="hostile", schema=schema, backend="pyarrow", query_adapter_callback=as_text
+    )
+    assert copy_plan(engine, sa.text("SELECT 1"), {}) is None
+    rows = [row for page in resource.pages() for row in page.to_pylist()]
+    assert rows == [{"id": 2, "note": None}, {"id": 3, "note": ""}]

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 __all__ = [
     "ReflectionLevel",
     "SqlDatabaseError",
+    "TQueryAdapter",
+    "TTableAdapter",
+    "TTypeAdapter",
     "TableBackend",
     "engine_from_credentials",
     "remove_nullability_adapter",
@@ -56,6 +59,10 @@ __all__ = [
 BACKENDS = ("sqlalchemy", "pyarrow", "pandas")
 #: ``table_adapter_callback(table)``: changes the reflected table, or returns another one
 TableAdapter = Callable[["sa.Table"], "sa.Table | None"]
+#: dlt's names of the callback types
+TTableAdapter = TableAdapter
+TTypeAdapter = TypeAdapter
+TQueryAdapter = QueryAdapter
 #: ``create_engine``'s keyword arguments: each has the type SQLAlchemy's parameter takes
 EngineKwargs = Mapping[str, Any]
 
