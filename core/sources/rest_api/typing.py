@@ -212,15 +212,15 @@ ProcessingStep = ProcessingSteps
 
 class ResourceHints(TypedDict, total=False):
     """The table hints a resource config takes (dlt's ``TResourceHintsBase``), passed on to
-    ``loadstone.resource``."""
+    ``loadstone.resource`` (which takes a function of the item for ``table_name`` only)."""
 
-    write_disposition: TTableHintTemplate[TWriteDispositionConfig]
-    primary_key: TTableHintTemplate[TColumnNames]
-    merge_key: TTableHintTemplate[TColumnNames]
-    columns: TTableHintTemplate[TAnySchemaColumns]
+    write_disposition: TWriteDispositionConfig
+    primary_key: TColumnNames
+    merge_key: TColumnNames
+    columns: TAnySchemaColumns
     table_name: TTableHintTemplate[str]
     max_table_nesting: int
-    schema_contract: TTableHintTemplate[TSchemaContract]
+    schema_contract: TSchemaContract
     table_format: TTableFormat
     file_format: TLoaderFileFormat
 
