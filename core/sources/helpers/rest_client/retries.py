@@ -2,7 +2,7 @@
 
 A 429, a 5xx answer, a refused or dropped connection and a timeout are retried with
 exponential backoff (``backoff_factor * 2 ** (attempt - 1)`` seconds, at most
-``max_delay``; a ``Retry-After`` header in seconds wins). Any other 4xx is final at once.
+``max_delay``; a ``Retry-After`` header in seconds wins). Every other 4xx is final at once.
 When the attempts are used up the error is one line naming the method and URL, with secret
 query values masked: never a token. The settings are dlt's, read through the one resolver::
 
