@@ -40,9 +40,11 @@ from loadstone.exceptions import (
     one_line,
     os_error_text,
 )
+from loadstone.extract.decorators import is_source_factory
 from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.sources import Source, TableHints, check_file_format, is_source_factory
+from loadstone.extract.resource_hints import TableHints, check_file_format
+from loadstone.extract.source import Source
 from loadstone.normalize.checks import check_bound_columns
 from loadstone.normalize.contract import NormalizeContext, NormalizeResult
 from loadstone.pipelines import run_settings

@@ -33,17 +33,8 @@ from loadstone.sources.rest_api import config_setup, resolve
 from loadstone.sources.rest_api import typing as t
 from loadstone.typing import TDataItem
 
-HINT_KEYS = (
-    "write_disposition",
-    "primary_key",
-    "merge_key",
-    "columns",
-    "schema_contract",
-    "max_table_nesting",
-    "table_format",
-    "file_format",
-    "table_name",
-)
+#: the table hints a resource config may give (the keys of ResourceHints)
+HINT_KEYS = frozenset(t.ResourceHints.__optional_keys__)
 PROCESSING_STEPS = ("filter", "map")
 ACTION_KEYS = frozenset({"status_code", "content", "action"})
 
@@ -165,7 +156,7 @@ def make_resource(
     fields = resolve.parent_fields(call.endpoint)
     parent = resolve.parent_name(name, fields)
     template = call.incremental.cursor if call.incremental is not None else None
-    # the hint keys of the config, which ResourceHints lists
+    # the config's values under ResourceHints' keys, which it types
     hints = cast(t.ResourceHints, {k: v for k, v in spec.items() if k in HINT_KEYS})
     selected = bool(spec.get("selected", True))
     if parent is None:
