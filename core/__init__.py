@@ -41,12 +41,12 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
     "attach": ("loadstone.pipelines.pipeline", "attach"),
     "run": ("loadstone.pipelines.pipeline", "run"),
-    "resource": ("loadstone.extract.sources", "resource"),
-    "transformer": ("loadstone.extract.sources", "transformer"),
+    "resource": ("loadstone.extract.decorators", "resource"),
+    "transformer": ("loadstone.extract.decorators", "transformer"),
     "sources": ("loadstone.sources", None),
     "mark": ("loadstone.extract.mark", None),
     "secrets": ("loadstone.extract.injection", "secrets"),
-    "source": ("loadstone.extract.sources", "source"),
+    "source": ("loadstone.extract.decorators", "source"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
     "SchemaContract": ("loadstone.schema.contracts", "SchemaContract"),
@@ -124,6 +124,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "PipelineError": ("loadstone.exceptions", "PipelineError"),
     "PipelineLockedError": ("loadstone.exceptions", "PipelineLockedError"),
     "PipelineNotFound": ("loadstone.exceptions", "PipelineNotFound"),
+    "PipelineStateNotAvailable": ("loadstone.exceptions", "PipelineStateNotAvailable"),
     "PipelineStepFailed": ("loadstone.exceptions", "PipelineStepFailed"),
     "PluginContractError": ("loadstone.exceptions", "PluginContractError"),
     "PluginImportError": ("loadstone.exceptions", "PluginImportError"),
@@ -212,6 +213,7 @@ if TYPE_CHECKING:
         PipelineError,
         PipelineLockedError,
         PipelineNotFound,
+        PipelineStateNotAvailable,
         PipelineStepFailed,
         PluginContractError,
         PluginImportError,
@@ -238,8 +240,8 @@ if TYPE_CHECKING:
         ValueErrorWithKnownValues,
     )
     from loadstone.extract import mark
+    from loadstone.extract.decorators import resource, source, transformer
     from loadstone.extract.injection import secrets
-    from loadstone.extract.sources import resource, source, transformer
     from loadstone.hookspecs import hookimpl
     from loadstone.naming import NamingConvention
     from loadstone.pipelines.load_info import LoadInfo

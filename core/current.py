@@ -23,11 +23,11 @@ from loadstone.exceptions import (
     ResourceNameNotAvailable,
     SourceSectionNotAvailable,
 )
-from loadstone.extract.sources import current_schema
+from loadstone.extract.source import current_schema
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
-    from loadstone.extract.sources import Source
+    from loadstone.extract.source import Source
     from loadstone.pipelines.pipeline import Pipeline
     from loadstone.schema import Schema
 

@@ -89,6 +89,10 @@ class CurrentSourceSchemaNotAvailable(NoActiveContext):
     """``current.source_schema()`` outside a source body or its extraction (dlt's)."""
 
 
+class PipelineStateNotAvailable(NoActiveContext):
+    """``resource.state`` / ``source.state`` while no pipeline is active (dlt's)."""
+
+
 class DestinationError(LoadstoneError):
     """Base class of errors raised by destinations and their loaders."""
 

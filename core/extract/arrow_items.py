@@ -225,7 +225,7 @@ class ArrowTableWriter:
         self.rows += table.num_rows
         if self._chunk_rows >= ARROW_CHUNK_ROWS:
             self._close()
-        return table.num_rows
+        return int(table.num_rows)
 
     def _open(self, schema: pa.Schema) -> None:
         import pyarrow as pa

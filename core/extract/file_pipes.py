@@ -16,14 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from loadstone.extract.file_inputs import extract_file, extract_tabular, object_in_place
 from loadstone.extract.mark import unwrap
+from loadstone.extract.resource import Resource
 from loadstone.storage import package_storage
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
-    from loadstone.extract.extractor import PackageWriter
-    from loadstone.extract.sources import Resource
+    from loadstone.extract.writers import PackageWriter
 
 #: set on a reader's function: the file kind it reads (``"jsonl"`` or ``"parquet"``)
 READS_FILES = "__loadstone_reads_files__"
@@ -56,12 +58,10 @@ def extract_in_place(
     read_normally: Callable[[Resource], None],
 ) -> None:
     """The listed files into the package as files; the reader as in dlt when one cannot be."""
-    from loadstone.extract.sources import Resource as _Resource
-
     items = [item for page in res._parent.pages() for item in _items(page)]  # type: ignore[union-attr]
     placed = [_placeable(writer, item, kind) for item in items]
     if not items or any(p is None for p in placed):
-        listed = _Resource(iter([items]), "listing", args_bound=True)
+        listed = Resource(iter([items]), "listing", args_bound=True)
         reader = res._clone()
         reader._parent = listed
         read_normally(reader)
@@ -71,7 +71,7 @@ def extract_in_place(
         _add(writer, url, kind, target)
 
 
-def _items(page: Any) -> Iterator[Any]:
+def _items(page: TDataItem) -> Iterator[TDataItem]:
     data, _ = unwrap(page)
     if isinstance(data, list):
         yield from data
@@ -79,7 +79,7 @@ def _items(page: Any) -> Iterator[Any]:
         yield data
 
 
-def _placeable(writer: PackageWriter, item: Any, kind: str) -> str | None:
+def _placeable(writer: PackageWriter, item: TDataItem, kind: str) -> str | None:
     """The file's path or object URL when it can be recorded as it is, else None."""
     url = str(item.get("file_url", "")) if isinstance(item, dict) else ""
     suffixes = _JSONL if kind == "jsonl" else (".parquet",)
@@ -99,11 +99,9 @@ def _placeable(writer: PackageWriter, item: Any, kind: str) -> str | None:
 
 
 def _add(writer: PackageWriter, url: str, kind: str, target: str) -> None:
-    from loadstone.extract import extractor
-
     if package_storage.is_remote_url(url):
-        writer.add_files([extractor._object_in_place(writer.package, url, target)])
+        writer.add_files([object_in_place(writer.package, url, target)])
     elif kind == "jsonl":
-        extractor.extract_file(writer, Path(url), target)
+        extract_file(writer, Path(url), target)
     else:
-        extractor._extract_tabular(writer, Path(url), target, "parquet")
+        extract_tabular(writer, Path(url), target, "parquet")

@@ -10,17 +10,33 @@ extractor unwraps marks; steps such as ``add_map`` act on the data inside them.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
+
+from loadstone.extract.resource_hints import StoredHint, StoredHints, normalize_columns
+from loadstone.extract.resource_hints import make_hints as hint_dict
+from loadstone.typing import (
+    TAnySchemaColumns,
+    TColumnNames,
+    TDataItem,
+    TLoaderFileFormat,
+    TSchemaContract,
+    TTableFormat,
+    TTableHintTemplate,
+    TWriteDispositionConfig,
+)
+
+if TYPE_CHECKING:
+    from loadstone.extract.incremental import Incremental
 
 
 @attrs.frozen
 class DataItemWithMeta:
     """A page of data and what to do with it (one of the ``*Meta`` classes below)."""
 
-    meta: Any
-    data: Any
+    meta: Meta
+    data: TDataItem
 
 
 @attrs.frozen
@@ -30,7 +46,7 @@ class TableNameMeta:
 
 @attrs.frozen
 class HintsMeta:
-    hints: Mapping[str, Any]
+    hints: Mapping[str, StoredHint]
     create_table_variant: bool = False
 
 
@@ -39,13 +55,19 @@ class MaterializeTableSchema:
     """The page that makes the table exist without data."""
 
 
-def with_table_name(item: Any, table_name: str) -> DataItemWithMeta:
+#: what a mark asks for: another table, new hints, or the table without data
+Meta = TableNameMeta | HintsMeta | MaterializeTableSchema
+
+
+def with_table_name(item: TDataItem, table_name: str) -> DataItemWithMeta:
     """Send ``item`` (one item or a list of them) to ``table_name``."""
     return DataItemWithMeta(TableNameMeta(table_name), item)
 
 
 def with_hints(
-    item: Any, hints: Mapping[str, Any] | None = None, create_table_variant: bool = False
+    item: TDataItem,
+    hints: Mapping[str, StoredHint] | None = None,
+    create_table_variant: bool = False,
 ) -> DataItemWithMeta:
     """Apply ``hints`` (from :func:`make_hints`) to the resource's table, then yield ``item``."""
     if create_table_variant:
@@ -53,10 +75,8 @@ def with_hints(
     return DataItemWithMeta(HintsMeta(_internal_hints(hints or {}), create_table_variant), item)
 
 
-def _internal_hints(hints: Mapping[str, Any]) -> dict[str, Any]:
+def _internal_hints(hints: Mapping[str, StoredHint]) -> StoredHints:
     """dlt's hint dict (``make_hints`` form) -> the hint dict extract stores per table."""
-    from loadstone.extract.sources import make_hints as hint_dict
-
     known = ("columns", "write_disposition", "primary_key", "merge_key", "schema_contract")
     unknown = set(hints) - {*known, "name", "table_format", "file_format"}
     if unknown:
@@ -81,26 +101,24 @@ def materialize_table_schema() -> DataItemWithMeta:
 
 
 def make_hints(
-    table_name: str | Callable[[Any], str] | None = None,
-    parent_table_name: Any = None,
-    write_disposition: Any = None,
-    columns: Any = None,
-    primary_key: Any = None,
-    merge_key: Any = None,
-    schema_contract: Any = None,
-    table_format: Any = None,
-    file_format: Any = None,
-    additional_table_hints: Any = None,
-    references: Any = None,
-    incremental: Any = None,
-    nested_hints: Any = None,
-) -> dict[str, Any]:
+    table_name: TTableHintTemplate[str] | None = None,
+    parent_table_name: TTableHintTemplate[str] | None = None,
+    write_disposition: TWriteDispositionConfig | None = None,
+    columns: TAnySchemaColumns | None = None,
+    primary_key: TColumnNames | None = None,
+    merge_key: TColumnNames | None = None,
+    schema_contract: TSchemaContract | None = None,
+    table_format: TTableFormat | None = None,
+    file_format: TLoaderFileFormat | None = None,
+    additional_table_hints: Mapping[str, object] | None = None,
+    references: object = None,
+    incremental: Incremental | None = None,
+    nested_hints: Mapping[str, object] | None = None,
+) -> StoredHints:
     """Hints for :func:`with_hints` or ``apply_hints``: dlt's ``make_hints``.
 
     The hints loadstone cannot honour raise ``TypeError`` here rather than be ignored.
     """
-    from loadstone.extract.sources import normalize_columns
-
     for name, value in (
         ("parent_table_name", parent_table_name),
         ("additional_table_hints", additional_table_hints),
@@ -110,7 +128,7 @@ def make_hints(
     ):
         if value is not None:
             raise TypeError(f"make_hints({name}=...) is not supported by loadstone")
-    hints: dict[str, Any] = {"columns": normalize_columns(columns) if columns else {}}
+    hints: StoredHints = {"columns": normalize_columns(columns) if columns else {}}
     for name, value in (
         ("write_disposition", write_disposition),
         ("primary_key", primary_key),
@@ -127,30 +145,31 @@ def make_hints(
 
 
 def make_nested_hints(
-    columns: Any = None, schema_contract: Any = None, **others: Any
-) -> dict[str, Any]:
+    columns: TAnySchemaColumns | None = None,
+    schema_contract: TSchemaContract | None = None,
+    **others: object,
+) -> StoredHints:
     """Hints for one nested table, for ``nested_hints={"field": make_nested_hints(...)}``:
     ``columns`` and ``schema_contract`` (other hints raise ``TypeError`` rather than be
     ignored)."""
     for name, value in others.items():
         if value is not None:
             raise TypeError(f"make_nested_hints({name}=...) is not supported by loadstone")
-    from loadstone.extract.sources import normalize_columns
     from loadstone.schema.contracts import SchemaContract
 
-    hints: dict[str, Any] = {"columns": normalize_columns(columns)}
+    hints: StoredHints = {"columns": normalize_columns(columns)}
     if schema_contract is not None:
         SchemaContract.parse(schema_contract)  # a bad contract fails where it is given
         hints["schema_contract"] = schema_contract
     return hints
 
 
-def unwrap(page: Any) -> tuple[Any, Callable[[Any], Any]]:
+def unwrap(page: TDataItem) -> tuple[TDataItem, Callable[[TDataItem], TDataItem]]:
     """(the data of a page, a function that wraps new data in the page's mark again)."""
     if isinstance(page, DataItemWithMeta):
         return page.data, lambda data: DataItemWithMeta(page.meta, data)
     return page, _identity
 
 
-def _identity(data: Any) -> Any:
+def _identity(data: TDataItem) -> TDataItem:
     return data

@@ -55,7 +55,7 @@ def check_all(lock_timeout: float | None) -> None:
 
     ``lock_timeout`` is the pipeline's explicit value (``pipeline(lock_timeout=)``).
     """
-    from loadstone.extract.extractor import copy_inputs
+    from loadstone.extract.file_inputs import copy_inputs
     from loadstone.normalize.contract import check_normalizer_settings
     from loadstone.plugin_manager import get_normalizer
     from loadstone.spark_session import configured_target

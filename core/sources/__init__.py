@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.incremental import Incremental as incremental
-from loadstone.extract.sources import Resource, Source
+from loadstone.extract.resource import Resource
+from loadstone.extract.source import Source
 
 __all__ = ["Incremental", "Resource", "Source", "incremental"]

@@ -8,7 +8,9 @@ import pytest
 
 from loadstone import current
 from loadstone.exceptions import NoActiveContext, ResourceError
-from loadstone.extract.sources import Resource, Source, resource, source
+from loadstone.extract.decorators import resource, source
+from loadstone.extract.resource import Resource
+from loadstone.extract.source import Source
 
 
 def test_resource_name_and_table_name_default_to_the_function_name() -> None:

@@ -126,7 +126,7 @@ def test_values_json_has_no_type_for_are_typed_the_same() -> None:
     import datetime as dt
     import decimal
 
-    from loadstone.extract.extractor import encode_item
+    from loadstone.extract.item_json import encode_item
 
     typed = {
         "amount": decimal.Decimal("12.3456789012"),

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, schema_tables, snake_case
 
-from loadstone.extract.sources import make_hints
+from loadstone.extract.resource_hints import make_hints
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.schema import Schema

@@ -12,8 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loadstone.exceptions import LoadPackageError
-from loadstone.extract.extractor import PackageWriter, encode_item, extract, extract_file
-from loadstone.extract.sources import resource
+from loadstone.extract.decorators import resource
+from loadstone.extract.extractor import extract
+from loadstone.extract.file_inputs import extract_file
+from loadstone.extract.item_json import encode_item
+from loadstone.extract.writers import PackageWriter
 from loadstone.schema import Column, Schema, Table
 from loadstone.storage.load_package import (
     EXTRACTED,
@@ -98,7 +101,7 @@ def test_extracted_files_name_their_source_table(tmp_path: Path) -> None:
 def test_items_are_chunked_into_bounded_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("loadstone.extract.extractor.CHUNK_ITEMS", 10)
+    monkeypatch.setattr("loadstone.extract.writers.CHUNK_ITEMS", 10)
     package = LoadPackage.create(tmp_path, "s")
     extract(package, ({"i": i} for i in range(35)), table_name="t")
     files = package.extracted_files()

@@ -21,9 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from loadstone import config
 from loadstone.exceptions import FileReadError
+from loadstone.extract.decorators import resource, transformer
 from loadstone.extract.file_pipes import LISTS_FILES, READS_FILES
 from loadstone.extract.incremental import Incremental
-from loadstone.extract.sources import Resource, Source, reject_unsupported, resource, transformer
+from loadstone.extract.resource import Resource
+from loadstone.extract.resource_hints import reject_unsupported
+from loadstone.extract.source import Source
 from loadstone.sources.filesystem.files import (
     FileItem,
     FileItemDict,

@@ -9,7 +9,10 @@ configuration: ``def github(token=loadstone.secrets.value)``). See docs/sources/
 
 from __future__ import annotations
 
-from loadstone.extract.sources import Resource, Source, reject_unsupported, source
+from loadstone.extract.decorators import source
+from loadstone.extract.resource import Resource
+from loadstone.extract.resource_hints import reject_unsupported
+from loadstone.extract.source import Source
 from loadstone.sources.rest_api.resources import build_resources
 from loadstone.sources.rest_api.typing import (
     AuthConfig,

@@ -19,8 +19,9 @@ from requests import Response
 from requests.auth import AuthBase
 
 from loadstone.exceptions import IgnoreResponseException
+from loadstone.extract.decorators import resource, transformer
 from loadstone.extract.incremental import Incremental
-from loadstone.extract.sources import Resource, resource, transformer
+from loadstone.extract.resource import Resource
 from loadstone.sources.helpers.rest_client.client import (
     Hooks,
     PageData,

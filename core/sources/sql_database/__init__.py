@@ -24,9 +24,12 @@ import orjson
 
 from loadstone import config
 from loadstone.exceptions import SqlDatabaseError
+from loadstone.extract.decorators import resource
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.mark import with_hints
-from loadstone.extract.sources import Resource, Source, reject_unsupported, resource
+from loadstone.extract.resource import Resource
+from loadstone.extract.resource_hints import reject_unsupported
+from loadstone.extract.source import Source
 from loadstone.sources.sql_database.errors import describe, scrub, secret_parts
 from loadstone.sources.sql_database.schema_types import (
     REFLECTION_LEVELS,

@@ -1,0 +1,577 @@
+"""``Resource``: an iterable of data items plus the table hints that go with it.
+
+The data is a value (list, iterable, file path, DataFrame) or a function (generator, async
+generator, or a function returning data); a *transformer* is a resource whose function is
+called with each page of its parent. Mirrors dlt's ``DltResource`` so a dlt user ports a
+pipeline by changing the import. Nothing here touches Spark or a destination.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from loadstone.exceptions import ResourceError
+from loadstone.extract.incremental import Incremental
+from loadstone.extract.injection import inject
+from loadstone.extract.mark import unwrap
+from loadstone.extract.resource_hints import (
+    StoredHint,
+    StoredHints,
+    TableHints,
+    merge_hints,
+    nested_hint_list,
+    reject_unsupported,
+)
+from loadstone.extract.resource_pipe import (
+    Step,
+    flatten,
+    iterate_data,
+    limit_step,
+    maybe,
+    per_item,
+)
+from loadstone.extract.saved_state import StateDict, saved_source_state
+from loadstone.typing import (
+    TAnySchemaColumns,
+    TColumnNames,
+    TDataItem,
+    TLoaderFileFormat,
+    TSchemaContract,
+    TTableFormat,
+    TTableHintTemplate,
+    TWriteDispositionConfig,
+)
+
+if TYPE_CHECKING:
+    from loadstone.schema.stored import TColumnSchema
+
+
+class Resource:
+    """An iterable of data items with the table hints that go with it.
+
+    The data is a value (list, iterable, file path, DataFrame) or a function (generator,
+    async generator, or a function returning data). Iterating runs the function with its
+    bound arguments, configured ``secrets.value`` arguments and a bound incremental cursor,
+    then the steps added by ``add_map``/``add_filter``/``add_yield_map``/``add_limit``. A
+    *transformer* is a resource whose function is called with each page of its parent.
+    """
+
+    def __init__(
+        self,
+        data: TDataItem,
+        name: str,
+        *,
+        table_name: TTableHintTemplate[str] | None = None,
+        hints: Mapping[str, StoredHint] | None = None,
+        section: str | None = None,
+        selected: bool = True,
+        args_bound: bool = False,
+        incremental: Incremental | None = None,
+    ) -> None:
+        if not name:
+            raise ResourceError("a resource needs a name (pass name= or table_name=)")
+        self._data = data
+        self.name = name
+        self._table_name = table_name
+        self._hints: StoredHints = dict(hints or {})
+        self.section = section
+        self.selected = selected
+        self._args_bound = args_bound
+        #: made by ``@resource`` from a generator function: calling it binds arguments, even
+        #: when it needs none (``pipeline.run(users())``, dlt's everyday idiom)
+        self._from_function = False
+        self._call_args: tuple[TDataItem, ...] = ()
+        self._call_kwargs: dict[str, TDataItem] = {}
+        self._steps: list[Step] = []
+        self._incremental = incremental
+        self._parent: Resource | None = None
+        self.is_transformer = False
+
+    def _clone(self, name: str | None = None) -> Resource:
+        clone = Resource(
+            self._data,
+            name or self.name,
+            table_name=self._table_name,
+            hints=self._hints,
+            section=self.section,
+            selected=self.selected,
+            args_bound=self._args_bound,
+            incremental=self._incremental,
+        )
+        clone._from_function = self._from_function
+        clone._call_args, clone._call_kwargs = self._call_args, dict(self._call_kwargs)
+        clone._steps = list(self._steps)
+        clone._parent = self._parent
+        clone.is_transformer = self.is_transformer
+        return clone
+
+    # -- hints ----------------------------------------------------------------------------
+    @property
+    def table_name(self) -> TTableHintTemplate[str]:
+        """The table the items go to: a name, or a function of the item (dynamic tables)."""
+        return self._table_name if self._table_name is not None else self.name
+
+    @table_name.setter
+    def table_name(self, value: TTableHintTemplate[str]) -> None:
+        self._table_name = value
+
+    @property
+    def has_dynamic_table_name(self) -> bool:
+        """Whether the table is a function of each item (dlt's ``has_dynamic_table_name``)."""
+        return callable(self._table_name)
+
+    @property
+    def write_disposition(self) -> str:
+        return str(self._hints.get("write_disposition", "append"))
+
+    @write_disposition.setter
+    def write_disposition(self, value: TWriteDispositionConfig) -> None:
+        self.apply_hints(write_disposition=value)
+
+    @property
+    def max_table_nesting(self) -> int | None:
+        value = self._hints.get("max_nesting")
+        return None if value is None else int(value)
+
+    @max_table_nesting.setter
+    def max_table_nesting(self, value: int | None) -> None:
+        if value is None:
+            self._hints.pop("max_nesting", None)
+        else:
+            self._hints["max_nesting"] = int(value)
+
+    @property
+    def columns(self) -> dict[str, TColumnSchema]:
+        """The column hints, by name (dlt's read-only ``columns``; ``{}`` when none)."""
+        return {name: dict(col) for name, col in (self._hints.get("columns") or {}).items()}  # type: ignore[misc]  # a stored column is a TColumnSchema
+
+    @property
+    def schema_contract(self) -> TSchemaContract | None:
+        """The contract hint (dlt's read-only ``schema_contract``), ``None`` when not given."""
+        found: TSchemaContract | None = self._hints.get("schema_contract")
+        return found
+
+    @property
+    def table_format(self) -> TTableFormat | None:
+        """The table format hint (dlt's read-only ``table_format``), ``None`` when not given."""
+        found: TTableFormat | None = self._hints.get("table_format")
+        return found
+
+    @property
+    def incremental(self) -> Incremental | None:
+        return self._incremental or self._incremental_argument()[1]
+
+    def set_incremental(self, new_incremental: Incremental | None) -> Incremental | None:
+        """Set (or with ``None`` remove) the resource's cursor; returns it, as dlt's."""
+        if new_incremental is not None and not isinstance(new_incremental, Incremental):
+            raise TypeError(
+                f"set_incremental takes loadstone.sources.incremental(...) or None, "
+                f"got {new_incremental!r}"
+            )
+        self._incremental = new_incremental
+        return new_incremental
+
+    @property
+    def hints(self) -> StoredHints:
+        return dict(self._hints)
+
+    def compute_table_hints(self) -> StoredHints:
+        """The hints extract stores for this resource's table(s)."""
+        return dict(self._hints)
+
+    def compute_table_schema(self, item: TDataItem = None) -> StoredHints:
+        """The table this resource declares, in dlt's dict form (name, columns, hints)."""
+        hints = self._hints
+        table_name = self.table_name
+        if callable(table_name):
+            if item is None:
+                raise ResourceError(
+                    f"resource {self.name!r} has a dynamic table name: pass an item"
+                )
+            table_name = table_name(item)
+        columns = {name: dict(col) for name, col in (hints.get("columns") or {}).items()}
+        for hint in ("primary_key", "merge_key"):
+            for key in hints.get(hint) or ():
+                column = columns.setdefault(key, {"name": key})
+                column[hint] = True
+                if hint == "primary_key":
+                    column.setdefault("nullable", False)
+        table: StoredHints = {"columns": columns, "write_disposition": self.write_disposition}
+        for key, value in hints.items():
+            if key.startswith("x-") or key in ("schema_contract", "table_format", "file_format"):
+                table[key] = value
+        if "max_nesting" in hints:
+            table["x-normalizer"] = {"max_nesting": hints["max_nesting"]}
+        table["name"] = table_name
+        table["resource"] = self.name
+        return table
+
+    def apply_hints(
+        self,
+        table_name: TTableHintTemplate[str] | None = None,
+        parent_table_name: TTableHintTemplate[str] | None = None,
+        write_disposition: TWriteDispositionConfig | None = None,
+        columns: TAnySchemaColumns | None = None,
+        primary_key: TColumnNames | None = None,
+        merge_key: TColumnNames | None = None,
+        incremental: Incremental | None = None,
+        schema_contract: TSchemaContract | None = None,
+        additional_table_hints: Mapping[str, object] | None = None,
+        table_format: TTableFormat | None = None,
+        file_format: TLoaderFileFormat | None = None,
+        references: object = None,
+        create_table_variant: bool = False,
+        nested_hints: Mapping[str | tuple[str, ...], Mapping[str, StoredHint]] | None = None,
+        max_table_nesting: int | None = None,
+    ) -> Resource:
+        """Change the hints in place (dlt semantics: columns merge, the rest replaces)."""
+        reject_unsupported(
+            "apply_hints",
+            parent_table_name=parent_table_name,
+            additional_table_hints=additional_table_hints,
+            references=references,
+            create_table_variant=create_table_variant,
+        )
+        if table_name is not None:
+            self._table_name = table_name
+        if incremental is not None:
+            self._incremental = as_incremental(incremental)
+        new = TableHints(
+            write_disposition=write_disposition,
+            primary_key=primary_key,
+            merge_key=merge_key,
+            columns=columns,
+            schema_contract=schema_contract,
+            max_table_nesting=max_table_nesting,
+            table_format=table_format,
+            file_format=file_format,
+        ).stored()
+        if nested_hints is not None:
+            new["x-nested-hints"] = nested_hint_list(nested_hints)
+        self._hints = merge_hints(self._hints, new)
+        return self
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def state(self) -> StateDict:
+        """The resource's persistent state: the live dict while a pipeline extracts it, else
+        a copy of what the active pipeline saved (dlt's ``DltResource.state``)."""
+        from loadstone import current
+
+        try:
+            return current.resource_state(self.name)
+        except current.NoActiveContext:
+            pass
+        resources = saved_source_state(None).get("resources") or {}
+        found = resources.get(self.name) if isinstance(resources, dict) else None
+        return found if isinstance(found, dict) else {}
+
+    # -- binding --------------------------------------------------------------------------
+    def __call__(self, *args: TDataItem, **kwargs: TDataItem) -> Resource:
+        """Bind arguments of a decorated function: a new resource, same hints and steps."""
+        if not callable(self._data) or (self._args_bound and not self._from_function):
+            raise ResourceError(f"resource {self.name!r} is not a function and cannot be called")
+        bound = self._clone()
+        if callable(self.name):  # dlt: name=lambda args: ... names the resource by its arguments
+            bound.name = self.name(self._arguments(args, kwargs))
+        bound._call_args = args
+        bound._call_kwargs = inject(self._data, bound.name, self._skip_item(args), kwargs)
+        bound._args_bound = True
+        bound._from_function = False
+        return bound
+
+    @property
+    def requires_args(self) -> bool:
+        """Whether the function has required parameters not bound yet (dlt's)."""
+        return callable(self._data) and not self._args_bound
+
+    @property
+    def args_bound(self) -> bool:
+        """Whether arguments were bound (the decorated function was called), as dlt's."""
+        return self._args_bound and not self._from_function
+
+    @property
+    def explicit_args(self) -> dict[str, TDataItem]:
+        """The arguments the call passed, by parameter name (dlt's ``explicit_args``)."""
+        if not self.args_bound or not callable(self._data):
+            raise TypeError(f"Resource `{self.name}` is not yet parametrized")
+        try:
+            signature = inspect.signature(self._data)
+        except (TypeError, ValueError):
+            return dict(self._call_kwargs)
+        given = signature.bind_partial(*self._skip_item(self._call_args), **self._call_kwargs)
+        arguments = dict(given.arguments)
+        if self.is_transformer and signature.parameters:
+            arguments.pop(next(iter(signature.parameters)), None)  # the item, not an argument
+        return arguments
+
+    def _arguments(
+        self, args: tuple[TDataItem, ...], kwargs: dict[str, TDataItem]
+    ) -> dict[str, TDataItem]:
+        """The call's arguments by parameter name, defaults included (what dlt hands a
+        ``name=`` callable)."""
+        signature = inspect.signature(self._data)
+        bound = signature.bind_partial(*self._skip_item(args), **kwargs)
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def _skip_item(self, args: tuple[TDataItem, ...]) -> tuple[TDataItem, ...]:
+        """For a transformer the first parameter is the item: bind past it."""
+        return (None, *args) if self.is_transformer else args
+
+    def _incremental_argument(self) -> tuple[str | None, Incremental | None]:
+        """The function parameter holding an incremental cursor (passed or default)."""
+        if not callable(self._data) or isinstance(self._data, Resource):
+            return None, None
+        try:
+            signature = inspect.signature(self._data)
+        except (TypeError, ValueError):
+            return None, None
+        bound = signature.bind_partial(*self._skip_item(self._call_args), **self._call_kwargs)
+        for param in signature.parameters.values():
+            value = bound.arguments.get(param.name, param.default)
+            if isinstance(value, Incremental):
+                return param.name, value
+        return None, None
+
+    def _incremental_parameter(self) -> tuple[str | None, bool]:
+        """(the parameter annotated as an incremental cursor, whether the call passed it).
+
+        dlt hands the cursor of ``apply_hints(incremental=...)`` to that parameter, so a
+        resource can push it into its query (``sql_table`` does) even when its default is
+        None.
+        """
+        try:
+            signature = inspect.signature(self._data)
+        except (TypeError, ValueError):
+            return None, False
+        bound = signature.bind_partial(*self._skip_item(self._call_args), **self._call_kwargs)
+        for param in signature.parameters.values():
+            if "Incremental" in str(param.annotation) or "incremental" in str(param.annotation):
+                return param.name, param.name in bound.arguments
+        return None, False
+
+    def _bind_incremental(self) -> tuple[str | None, Incremental | None]:
+        """The cursor for this run, its start read from the resource's state.
+
+        A cursor the call passed wins; then one from ``apply_hints`` (or the decorator);
+        then the parameter's default.
+        """
+        param, template = self._incremental_argument()
+        if callable(self._data) and not isinstance(self._data, Resource):
+            annotated, passed = self._incremental_parameter()
+            if param is None:
+                param = annotated
+            if self._incremental is not None and not (passed and param == annotated):
+                template = self._incremental
+        if template is None:
+            template = self._incremental
+        if template is None:
+            return None, None
+        from loadstone import current
+
+        state: StateDict = {}
+        if template.end_value is None:  # a backfill range leaves no trace in state
+            try:
+                state = current.resource_state(self.name)
+            except current.NoActiveContext:
+                pass
+        return param, template.bind(self.name, state, self._hints.get("primary_key"))
+
+    def _call_data(
+        self, param: str | None, cursor: Incremental | None, item: TDataItem = None
+    ) -> TDataItem:
+        data = self._data
+        if not callable(data) or (isinstance(data, Iterable) and not self.is_transformer):
+            return data
+        args = self._skip_item(self._call_args)
+        if self.is_transformer:
+            args = (item, *args[1:])
+        kwargs = self._call_kwargs
+        if not self._args_bound or self._from_function:
+            kwargs = inject(data, self.name, args, kwargs)
+        if param is not None:
+            kwargs = {**kwargs, param: cursor}
+        return data(*args, **kwargs)
+
+    # -- data -----------------------------------------------------------------------------
+    def pages(self) -> Iterator[TDataItem]:
+        """What the resource yields, page by page (a page is an item, a list or a mark)."""
+        param, cursor = self._bind_incremental()
+        if self.is_transformer:
+            if self._parent is None:
+                raise ResourceError(
+                    f"transformer {self.name!r} has no input: pipe a resource into it "
+                    f"(resource | {self.name}) or give data_from="
+                )
+            pages: Iterator[TDataItem] = self._transform(self._parent.pages(), param, cursor)
+        else:
+            pages = iterate_data(self._call_data(param, cursor))
+        if cursor is not None:
+            pages = cursor.filter_pages(pages, unwrap)
+        for step in self._steps:
+            pages = step(pages)
+        return pages
+
+    def _transform(
+        self, parent_pages: Iterator[TDataItem], param: str | None, cursor: Incremental | None
+    ) -> Iterator[TDataItem]:
+        for page in parent_pages:
+            data, _ = unwrap(page)
+            if data is None:
+                continue
+            yield from iterate_data(self._call_data(param, cursor, data))
+
+    def __iter__(self) -> Iterator[TDataItem]:
+        """Items one by one; a yielded list (or a list page) counts as its items."""
+        for page in self.pages():
+            data, _ = unwrap(page)
+            yield from flatten([data])
+
+    @property
+    def data(self) -> TDataItem:
+        return self._data
+
+    def add_step(self, step: Step) -> Resource:
+        self._steps.append(step)
+        return self
+
+    def add_map(
+        self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
+    ) -> Resource:
+        """Transform each item (``None`` from ``func`` drops the item)."""
+        return self._insert_step(per_item(lambda item: maybe(func(item))), insert_at)
+
+    def add_filter(
+        self, func: Callable[[TDataItem], bool], insert_at: int | None = None
+    ) -> Resource:
+        """Keep only items for which ``func`` is true."""
+        return self._insert_step(per_item(lambda item: [item] if func(item) else []), insert_at)
+
+    def add_yield_map(
+        self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
+    ) -> Resource:
+        """Replace each item by the items ``func`` yields for it (0, 1 or many)."""
+        return self._insert_step(per_item(lambda item: list(flatten(func(item)))), insert_at)
+
+    def _insert_step(self, step: Step, insert_at: int | None) -> Resource:
+        if insert_at is None:
+            self._steps.append(step)
+        else:
+            self._steps.insert(insert_at, step)
+        return self
+
+    def add_limit(
+        self, max_items: int | None = None, max_time: float | None = None, count_rows: bool = False
+    ) -> Resource:
+        """Stop after ``max_items`` yields of the data (a yielded list is one; with
+        ``count_rows`` its rows count) or after ``max_time`` seconds, as dlt's ``add_limit``:
+        a quick way to try a pipeline on a sample of a large source."""
+        self._steps.append(limit_step(max_items, max_time, count_rows))
+        return self
+
+    def parallelize(self) -> Resource:
+        """dlt runs the resource in a worker thread; loadstone extracts resources one after
+        another, with the same items and tables, so this returns the resource as it is."""
+        return self
+
+    def with_name(self, new_name: str) -> Resource:
+        """A copy under another name (and table, unless the table was named apart), as dlt's."""
+        return self._clone(new_name)
+
+    def __or__(self, other: Resource | Callable[[TDataItem], TDataItem]) -> Resource:
+        """``resource | transformer``: the transformer reads this resource's pages."""
+        if isinstance(other, Resource) and other.is_transformer:
+            piped = other._clone()
+            piped._parent = self
+            return piped
+        if callable(other) and not isinstance(other, Resource):
+            return self._clone().add_map(other)
+        raise ResourceError(f"cannot pipe resource {self.name!r} into {other!r}")
+
+    def __ror__(self, data: TDataItem) -> Resource:
+        """``data | transformer``: plain data piped into a transformer."""
+        if not self.is_transformer:
+            raise ResourceError(f"resource {self.name!r} is not a transformer")
+        return resource_from(data, f"{self.name}_input") | self
+
+    def __repr__(self) -> str:
+        return f"Resource(name={self.name!r}, table_name={self.table_name!r}, hints={self._hints})"
+
+
+def data_name(data: TDataItem) -> str | None:
+    """The name a function (or other named data) gives its resource; none for a lambda."""
+    name = getattr(data, "__name__", None)
+    if isinstance(name, str) and name != "<lambda>":
+        return name
+    return None
+
+
+def as_incremental(value: Incremental | Mapping[str, Any]) -> Incremental:
+    """``incremental=`` as given: a cursor, or the keyword arguments of one."""
+    if isinstance(value, Incremental):
+        return value
+    if isinstance(value, Mapping):
+        return Incremental(**value)
+    raise TypeError(f"incremental must be loadstone.sources.incremental(...), got {value!r}")
+
+
+def resource_from(
+    target: TDataItem,
+    name: str | None,
+    table_name: TTableHintTemplate[str] | None = None,
+    hints: StoredHints | None = None,
+    *,
+    selected: bool = True,
+    section: str | None = None,
+    cursor: Incremental | None = None,
+    default_name: str | None = None,
+) -> Resource:
+    """A resource of data or of a function (``@resource``'s work on a new target).
+
+    As dlt: a function or generator names its resource; ``table_name`` only names the
+    data's; ``default_name`` (the source being made) names nameless data last.
+    """
+    res_name = name or data_name(target) or (table_name if isinstance(table_name, str) else None)
+    res_name = res_name or default_name
+    if res_name is None:
+        raise ResourceError(
+            "cannot infer the resource name from the data: pass name= or table_name="
+        )
+    is_function = (
+        inspect.isgeneratorfunction(target)
+        or inspect.isasyncgenfunction(target)
+        or (callable(target) and not isinstance(target, Iterable) and not inspect.isclass(target))
+    )
+    res = Resource(
+        target,
+        res_name,
+        table_name=table_name,
+        hints=hints,
+        selected=selected,
+        section=section or (getattr(target, "__module__", None) if is_function else None),
+        args_bound=not is_function or has_no_required_args(target),
+        incremental=cursor,
+    )
+    if is_function:
+        functools.update_wrapper(res, target, updated=())  # type: ignore[arg-type,unused-ignore]  # a Resource wraps the function
+        res._args_bound = has_no_required_args(target)
+        res._from_function = True
+    return res
+
+
+def has_no_required_args(func: Callable[..., object], skip_first: bool = False) -> bool:
+    """Whether ``func`` can be called without arguments (past the item, for a transformer)."""
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return True
+    params = list(sig.parameters.values())[1 if skip_first else 0 :]
+    return all(
+        p.default is not inspect.Parameter.empty
+        or p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        for p in params
+    )

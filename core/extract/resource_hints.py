@@ -1,0 +1,197 @@
+"""The table hints code gives (``@resource``, ``apply_hints``, ``run``), parsed once.
+
+dlt users pass hints as plain strings, dicts and lists; :class:`TableHints` turns the eight
+hint arguments into the stored form a load package keeps per source table (dlt's table
+form), which the normalizer reads with the schema's hint rules. A bad hint fails here, where
+it is given, before any data is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import attrs
+
+from loadstone.exceptions import InvalidSchemaError, ResourceError, ValueErrorWithKnownValues
+from loadstone.schema.hints import MERGE_STRATEGIES as MERGE_STRATEGIES
+from loadstone.schema.hints import write_disposition_hints
+from loadstone.schema.model import WRITE_DISPOSITIONS as WRITE_DISPOSITIONS
+from loadstone.typing import (
+    TAnySchemaColumns,
+    TColumnNames,
+    TLoaderFileFormat,
+    TSchemaContract,
+    TTableFormat,
+    TWriteDispositionConfig,
+)
+
+if TYPE_CHECKING:
+    pass
+
+#: one value of a stored hint dict: JSON-like (a name, a key list, columns, a contract...)
+StoredHint: TypeAlias = Any
+#: the hints stored per source table in a package, in dlt's table form (only given hints)
+StoredHints: TypeAlias = dict[str, StoredHint]
+#: a column as given in code: dlt's column dict, maybe without its name
+StoredColumn: TypeAlias = dict[str, StoredHint]
+
+
+def normalize_write_disposition(value: TWriteDispositionConfig | None) -> StoredHints:
+    """``"merge"`` or ``{"disposition": "merge", "strategy": "upsert", ...}`` -> hint dict.
+
+    dlt's table form ``{"write_disposition": ..., "x-merge-strategy": ...?, ...}``, parsed by
+    the schema's one parser (:func:`loadstone.schema.hints.write_disposition_hints`); a bad
+    value is this resource's error.
+    """
+    try:
+        return write_disposition_hints(value)
+    except InvalidSchemaError as ex:
+        raise ResourceError(f"write_disposition {value!r}: {ex}") from None
+
+
+def normalize_columns(columns: TAnySchemaColumns | None) -> dict[str, StoredColumn]:
+    """Columns given as a dict (name -> column dict) or a list of column dicts -> dict."""
+    if columns is None:
+        return {}
+    if isinstance(columns, Mapping):
+        out: dict[str, StoredColumn] = {}
+        for name, column in columns.items():
+            col = dict(column or {})
+            col.setdefault("name", name)
+            out[str(name)] = col
+        return out
+    if isinstance(columns, Sequence) and not isinstance(columns, str):
+        out = {}
+        for column in columns:
+            if not isinstance(column, Mapping) or "name" not in column:
+                raise ResourceError(f"a column in a list needs a 'name': {column!r}")
+            out[str(column["name"])] = dict(column)
+        return out
+    raise ResourceError(f"columns must be a dict or a list of column dicts, got {columns!r}")
+
+
+def _key_list(value: TColumnNames | None) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def nested_hint_list(
+    nested_hints: Mapping[str | tuple[str, ...], Mapping[str, StoredHint]],
+) -> list[StoredHints]:
+    """``nested_hints={"lines": make_nested_hints(columns=...)}`` (a key is a field name or a
+    path tuple) -> ``[{"path": [...], "columns": {...}}]``, the JSON form the package keeps."""
+    if callable(nested_hints) or not isinstance(nested_hints, Mapping):
+        raise TypeError("nested_hints must be a dict of path -> make_nested_hints(...)")
+    out = []
+    for path, hint in nested_hints.items():
+        parts = [path] if isinstance(path, str) else [str(p) for p in path]
+        unknown = set(hint or {}) - {"columns", "schema_contract"}
+        if unknown:
+            raise TypeError(
+                f"nested_hints {', '.join(sorted(unknown))} are not supported by loadstone "
+                f"(only columns and schema_contract)"
+            )
+        entry = {"path": parts, "columns": normalize_columns(hint.get("columns"))}
+        if hint.get("schema_contract") is not None:
+            entry["schema_contract"] = hint["schema_contract"]
+        out.append(entry)
+    return out
+
+
+@attrs.frozen(kw_only=True)
+class TableHints:
+    """The table hints code gives, as one value: ``@resource``, ``apply_hints``, ``run`` and
+    ``extract`` take the same eight arguments, and hand them on as this.
+
+    ``None`` means "not given"; :meth:`stored` is the package's hint dict (dlt's table form,
+    only the given hints), which the normalizer reads with the schema's hint rules.
+    """
+
+    write_disposition: TWriteDispositionConfig | None = None
+    primary_key: TColumnNames | None = None
+    merge_key: TColumnNames | None = None
+    columns: TAnySchemaColumns | None = None
+    schema_contract: TSchemaContract | None = None
+    max_table_nesting: int | None = None
+    table_format: TTableFormat | None = None
+    file_format: TLoaderFileFormat | None = None
+    #: the parsed form, made once when the value is built: a bad hint fails where it is
+    #: given (``run``, ``extract``, ``@resource``), before any work
+    _stored: StoredHints = attrs.field(
+        init=False,
+        eq=False,
+        repr=False,
+        default=attrs.Factory(lambda s: s._parse(), takes_self=True),
+    )
+
+    def stored(self) -> StoredHints:
+        """The hint dict stored per source table in a package; only given hints appear."""
+        return dict(self._stored)
+
+    def _parse(self) -> StoredHints:
+        hints: StoredHints = {}
+        hints.update(normalize_write_disposition(self.write_disposition))
+        if self.primary_key is not None:
+            hints["primary_key"] = _key_list(self.primary_key)
+        if self.merge_key is not None:
+            hints["merge_key"] = _key_list(self.merge_key)
+        if self.columns is not None:
+            hints["columns"] = normalize_columns(self.columns)
+        if self.schema_contract is not None:
+            hints["schema_contract"] = self.schema_contract
+        if self.max_table_nesting is not None:
+            hints["max_nesting"] = int(self.max_table_nesting)
+        if self.table_format is not None:
+            hints["table_format"] = self.table_format
+        if self.file_format is not None:
+            hints["file_format"] = check_file_format(self.file_format)
+        return hints
+
+
+#: dlt 1.31's loader file formats (``loader_file_format=`` / ``file_format=``)
+LOADER_FILE_FORMATS = (
+    "jsonl",
+    "typed-jsonl",
+    "insert_values",
+    "parquet",
+    "csv",
+    "reference",
+    "model",
+)
+
+
+def check_file_format(file_format: str | None) -> str | None:
+    """``file_format`` when dlt knows it (``xlsx`` is refused by name, as dlt refuses it)."""
+    if file_format is not None and file_format not in LOADER_FILE_FORMATS:
+        raise ValueErrorWithKnownValues("loader_file_format", file_format, LOADER_FILE_FORMATS)
+    return file_format
+
+
+def make_hints(**hints: StoredHint) -> StoredHints:
+    """``TableHints(**hints).stored()``: the stored hint dict of keyword hints."""
+    return TableHints(**hints).stored()
+
+
+def merge_hints(base: Mapping[str, StoredHint], override: Mapping[str, StoredHint]) -> StoredHints:
+    """Hints of ``override`` win; ``columns`` merge per column and per property."""
+    out = dict(base)
+    for key, value in override.items():
+        if key == "columns" and isinstance(out.get("columns"), Mapping):
+            cols = {k: dict(v) for k, v in out["columns"].items()}
+            for name, column in value.items():
+                cols[name] = {**cols.get(name, {}), **column}
+            out["columns"] = cols
+        else:
+            out[key] = value
+    return out
+
+
+def reject_unsupported(where: str, **given: object) -> None:
+    """Raise ``TypeError`` for dlt arguments loadstone cannot honour: never ignore them."""
+    for name, value in given.items():
+        if value is not None and value is not False:
+            raise TypeError(f"{where}({name}=...) is not supported by loadstone")

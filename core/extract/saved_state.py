@@ -1,0 +1,51 @@
+"""The state a pipeline saved for a source, read outside a run (``source.state``,
+``resource.state``).
+
+While a pipeline extracts, ``loadstone.current`` hands out the live state dicts; outside a
+run dlt's ``state`` members read what the active pipeline (the one made or attached last)
+saved, as a copy: writing to it changes nothing saved. With no active pipeline they raise
+:class:`~loadstone.exceptions.PipelineStateNotAvailable`, as dlt's do.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING
+
+from loadstone.exceptions import PipelineStateNotAvailable
+from loadstone.typing import TDataItem
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.pipeline import Pipeline
+
+#: a state dict: user data the source keeps between runs
+StateDict = dict[str, TDataItem]
+
+
+def saved_source_state(source_name: str | None) -> StateDict:
+    """A copy of the state the active pipeline saved for ``source_name`` (``None``: the
+    source a standalone resource runs in, named after the default schema)."""
+    pipeline = _active_pipeline()
+    if pipeline is None:
+        raise PipelineStateNotAvailable(
+            f"source {source_name or '(standalone)'!r} asked for the pipeline state but no "
+            "pipeline is active: call loadstone.pipeline(...) first"
+        )
+    name = source_name or pipeline.default_schema_name or pipeline.pipeline_name
+    found = (pipeline.state.get("sources") or {}).get(name) or {}
+    return copy.deepcopy(found) if isinstance(found, dict) else {}
+
+
+def _active_pipeline() -> Pipeline | None:
+    """The running pipeline, else the one made last, else None.
+
+    ``loadstone.current.pipeline()`` would make a default pipeline here (as dlt's
+    ``current.pipeline()`` does), but dlt's ``state`` members never make one, so this reads
+    ``current``'s two slots directly.
+    """
+    from loadstone import current
+
+    running = current._pipeline.get()
+    if running is not None:
+        return running
+    return current._active[0] if current._active else None

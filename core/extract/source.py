@@ -1,0 +1,178 @@
+"""``Source``: a named group of resources sharing one schema, and the schema in effect while
+a source function runs (``loadstone.current.source_schema()``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from loadstone.exceptions import ResourceError
+from loadstone.extract.resource import Resource
+from loadstone.extract.saved_state import StateDict, saved_source_state
+from loadstone.typing import TDataItem, TSchemaContract
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.load_info import LoadInfo
+    from loadstone.schema.schema import Schema
+
+_current_schema: contextvars.ContextVar[Schema | None] = contextvars.ContextVar(
+    "loadstone_current_schema", default=None
+)
+_current_source_name: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "loadstone_current_source_name", default=None
+)
+
+
+@contextlib.contextmanager
+def schema_context(schema: Schema | None, source_name: str | None = None) -> Iterator[None]:
+    """Make ``schema`` the one ``loadstone.current.source_schema()`` returns."""
+    token = _current_schema.set(schema)
+    token_name = _current_source_name.set(source_name)
+    try:
+        yield
+    finally:
+        _current_schema.reset(token)
+        _current_source_name.reset(token_name)
+
+
+def current_schema() -> Schema | None:
+    """The schema of the source whose function body runs now, if one does."""
+    return _current_schema.get()
+
+
+def current_source_name() -> str | None:
+    """The name of the source whose function body runs now (names nameless data)."""
+    return _current_source_name.get()
+
+
+class Resources(dict[str, Resource]):
+    """The resources of a source by name; ``selected`` lists the ones that will run."""
+
+    @property
+    def selected(self) -> dict[str, Resource]:
+        return {name: res for name, res in self.items() if res.selected}
+
+    def select(self, *names: str) -> Resources:
+        unknown = [n for n in names if n not in self]
+        if unknown:
+            raise ResourceError(
+                f"source has no resource(s) {', '.join(unknown)}; it has {', '.join(self)}"
+            )
+        for name, res in self.items():
+            res.selected = name in names
+        return self
+
+    def add(self, *resources: Resource) -> None:
+        """Add resources (a transformer piped from a resource of the source, ...) to the
+        source, selected, as dlt's ``source.resources.add``."""
+        for res in resources:
+            if not isinstance(res, Resource):
+                raise ResourceError(f"source.resources.add takes resources, got {type(res)!r}")
+            if res.name in self and self[res.name] is not res:
+                raise ResourceError(f"source already has a resource named {res.name!r}")
+            self[res.name] = res
+
+
+class Source:
+    """A named group of resources sharing one schema."""
+
+    def __init__(
+        self,
+        name: str,
+        schema: Schema,
+        resources: Sequence[Resource],
+        *,
+        section: str | None = None,
+        max_table_nesting: int | None = None,
+        root_key: bool | None = None,
+        schema_contract: TSchemaContract | None = None,
+    ) -> None:
+        self.name = name
+        self.schema = schema
+        self.section = section
+        self.max_table_nesting = max_table_nesting
+        self.root_key = root_key
+        self.schema_contract = schema_contract
+        self.resources = Resources()
+        for res in resources:
+            if res.name in self.resources:
+                raise ResourceError(f"source {name!r} has two resources named {res.name!r}")
+            self.resources[res.name] = res
+
+    @property
+    def selected_resources(self) -> dict[str, Resource]:
+        return self.resources.selected
+
+    def add_limit(
+        self, max_items: int | None = None, max_time: float | None = None, count_rows: bool = False
+    ) -> Source:
+        """``add_limit`` on every selected resource that is not a transformer (a transformer
+        follows its parent's pages), as dlt's ``DltSource.add_limit``; returns the source."""
+        for res in self.selected_resources.values():
+            if not res.is_transformer:
+                res.add_limit(max_items, max_time, count_rows)
+        return self
+
+    def with_resources(self, *names: str) -> Source:
+        """Select only the named resources (in place, like dlt) and return the source."""
+        self.resources.select(*names)
+        return self
+
+    def clone(self, with_name: str | None = None) -> Source:
+        """A copy with copies of the resources and of the schema (renamed with the source by
+        ``with_name``), as dlt's ``DltSource.clone``: hints changed on it stay on it."""
+        name = with_name or self.name
+        schema = self.schema.clone(with_name=name) if with_name else self.schema.clone()
+        copies = {id(res): res._clone() for res in self.resources.values()}
+        for res in copies.values():  # a transformer piped from a resource of the source
+            if res._parent is not None and id(res._parent) in copies:
+                res._parent = copies[id(res._parent)]
+        clone = Source(
+            name,
+            schema,
+            list(copies.values()),
+            section=self.section,
+            max_table_nesting=self.max_table_nesting,
+            root_key=self.root_key,
+            schema_contract=self.schema_contract,
+        )
+        return clone
+
+    @property
+    def state(self) -> StateDict:
+        """The source's persistent state: the live dict while a pipeline extracts it, else a
+        copy of what the active pipeline saved (dlt's ``DltSource.state``)."""
+        from loadstone import current
+
+        try:
+            if current.source().name == self.name:
+                return current.source_state()
+        except current.NoActiveContext:
+            pass
+        return saved_source_state(self.name)
+
+    @property
+    def run(self) -> Callable[..., LoadInfo]:
+        """``source.run(destination=..., ...)``: ``run`` of the active pipeline (a default one
+        when there is none) with this source as the data, as dlt's."""
+        from loadstone import current
+
+        return functools.partial(current.pipeline().run, self)
+
+    def __getattr__(self, name: str) -> Resource:
+        resources = self.__dict__.get("resources")
+        if resources is not None and name in resources:
+            found: Resource = resources[name]
+            return found
+        raise AttributeError(f"source has no attribute or resource {name!r}")
+
+    def __iter__(self) -> Iterator[TDataItem]:
+        for res in self.selected_resources.values():
+            yield from res
+
+    def __repr__(self) -> str:
+        return f"Source(name={self.name!r}, resources={list(self.resources)})"
