@@ -194,15 +194,13 @@ class Column(StoredFormView):
 
     def to_dict(self, *, with_name: bool = True) -> TColumnSchema:
         """The stored form; only keys that are set. ``with_name=False`` as in pretty YAML."""
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {"name": self.name} if with_name else {}
         for key in _COLUMN_KEYS[1:]:
             value = getattr(self, key)
             if value is not None:
                 values[key] = value
         values.update(self.extra)
-        out: dict[str, Any] = {"name": self.name} if with_name else {}
-        out.update(_ordered(values, self.key_order))
-        return cast(TColumnSchema, out)  # plus the x-* keys in extra
+        return cast(TColumnSchema, _ordered(values, self.key_order))  # plus x-* keys in extra
 
     @classmethod
     def from_dict(cls, data: TColumnSchema | Mapping[str, Any], name: str | None = None) -> Column:
@@ -225,10 +223,13 @@ class Column(StoredFormView):
             raise InvalidSchemaError(ex.message, column=column_name) from None
 
 
-def _ordered(values: dict[str, Any], key_order: tuple[str, ...]) -> dict[str, Any]:
-    """``values`` with keys in ``key_order`` first (as read from a file), then the rest."""
+def _ordered(values: dict[str, object], key_order: tuple[str, ...]) -> dict[str, object]:
+    """``values`` with keys in ``key_order`` first (as read from a file), then the rest:
+    a document read and written back keeps its key order (dlt's or a user's)."""
     if not key_order:
         return values
+    if "name" in values and "name" not in key_order:  # read without a name key: name first
+        key_order = ("name", *key_order)
     out = {key: values[key] for key in key_order if key in values}
     out.update((key, value) for key, value in values.items() if key not in out)
     return out
@@ -339,19 +340,16 @@ class Table(StoredFormView):
     # ---------------------------------------------------------------- stored form
     def to_dict(self, *, with_names: bool = True) -> TTableSchema:
         """The stored form: columns in order, then the table hints that are set."""
-        values: dict[str, Any] = {
-            "columns": {
-                name: column.to_dict(with_name=with_names) for name, column in self.columns.items()
-            }
+        values: dict[str, object] = {"name": self.name} if with_names else {}
+        values["columns"] = {
+            name: column.to_dict(with_name=with_names) for name, column in self.columns.items()
         }
         for key in _TABLE_KEYS[2:]:
             value = getattr(self, key)
             if value is not None:
                 values[key] = value
         values.update(self.extra)
-        out: dict[str, Any] = {"name": self.name} if with_names else {}
-        out.update(_ordered(values, self.key_order))
-        return cast(TTableSchema, out)  # plus the x-* keys in extra
+        return cast(TTableSchema, _ordered(values, self.key_order))  # plus x-* keys in extra
 
     @classmethod
     def from_dict(cls, data: TTableSchema | Mapping[str, Any], name: str | None = None) -> Table:

@@ -20,6 +20,7 @@ __all__ = [
     "TNormalizers",
     "TSchemaSettings",
     "TStoredSchema",
+    "TTableReference",
     "TTableSchema",
 ]
 
@@ -58,6 +59,18 @@ class TTableSchema(TypedDict, total=False):
     schema_contract: Any
     description: str
     resource: str
+
+
+class TTableReference(TypedDict, total=False):
+    """One entry of ``Schema.references`` (and of a table's ``references`` hint): rows of
+    ``table`` point by ``columns`` at ``referenced_columns`` of ``referenced_table``."""
+
+    label: str
+    cardinality: str
+    table: str
+    columns: list[str | None]
+    referenced_table: str
+    referenced_columns: list[str | None]
 
 
 class TSchemaSettings(TypedDict, total=False):
