@@ -10,7 +10,7 @@ destinations read the same rules without importing anything SQL.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from loadstone.destinations.contract import SYSTEM_TABLES
 from loadstone.schema import Column, Schema, Table
@@ -142,7 +142,7 @@ class TableModel:
     def root_key(self, table: str) -> str | None:
         return self._named(table, "root_key", "_dlt_root_id")
 
-    def root_hint(self, table: str, hint: str) -> Any:
+    def root_hint(self, table: str, hint: str) -> object:
         """A table hint of the root (nested tables inherit it): ``file_format``, scd2's ..."""
         return self._table(self.root(table)).extra.get(hint)
 
@@ -162,11 +162,11 @@ class TableModel:
             valid_to[0] if valid_to else default_to,
         )
 
-    def active_record_timestamp(self, table: str) -> Any:
+    def active_record_timestamp(self, table: str) -> object:
         """scd2 ``valid_to`` of active rows (``active_record_timestamp``); None means NULL."""
         return self.root_hint(table, "x-active-record-timestamp")
 
-    def boundary_timestamp(self, table: str) -> Any:
+    def boundary_timestamp(self, table: str) -> object:
         """scd2 validity instant given in code (``boundary_timestamp``), else None."""
         return self.root_hint(table, "x-boundary-timestamp")
 

@@ -17,8 +17,6 @@ means DuckDB's own size and opens the file exactly as ``duckdb.connect(path)`` d
 
 from __future__ import annotations
 
-from typing import Any
-
 from loadstone.exceptions import InvalidRowGroupSize
 
 KEY = "destination.duckdb.row_group_size"
@@ -34,12 +32,12 @@ _ADVICE = (
 )
 
 
-def parse_row_group_size(value: Any, origin: str = "argument") -> int | None:
+def parse_row_group_size(value: object, origin: str = "argument") -> int | None:
     """Rows per row group, or None for DuckDB's own size (``0``, ``"default"``).
 
     Text is accepted because environment variables and hand-written config are text.
     """
-    number: Any = value
+    number = value
     if isinstance(value, str):
         text = value.strip().replace("_", "")
         if text.lower() == "default":
@@ -54,7 +52,7 @@ def parse_row_group_size(value: Any, origin: str = "argument") -> int | None:
     return number
 
 
-def configured_row_group_size(explicit: Any = None) -> int | None:
+def configured_row_group_size(explicit: object = None) -> int | None:
     """The size loads write (None: DuckDB's own), from ``explicit`` or configuration."""
     from loadstone import config
 

@@ -15,14 +15,13 @@ import gzip
 import io
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from loadstone.destinations.contract import load_files
+from loadstone.destinations.contract import LoadFileSpec, load_files
 
 
 def extension(file_format: str, compress: bool) -> str:
@@ -32,12 +31,12 @@ def extension(file_format: str, compress: bool) -> str:
     return f"{file_format}.gz"
 
 
-def list_parquet(spec: Any) -> list[Path]:
+def list_parquet(spec: LoadFileSpec) -> list[Path]:
     """The non-empty Parquet files of a load request entry (the contract's one rule)."""
     return [f for f in load_files(spec) if pq.ParquetFile(f).metadata.num_rows > 0]
 
 
-def _json_default(value: Any) -> Any:
+def _json_default(value: object) -> str:
     if isinstance(value, decimal.Decimal):
         return str(value)
     if isinstance(value, (bytes, bytearray)):

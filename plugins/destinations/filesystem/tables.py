@@ -67,9 +67,14 @@ def plan_table(
         merge_strategy=model.strategy(name),
         primary_key=tuple(model.primary_key(root)),
         file_format=str(file_format),
-        table_format=model.root_hint(name, "table_format") or default_table_format,
+        table_format=_table_format(model.root_hint(name, "table_format"), default_table_format),
         columns=tuple(model.typed_columns(name)),
     )
+
+
+def _table_format(hinted: object, default: str | None) -> str | None:
+    """The ``table_format`` hint of a root, else the destination's."""
+    return str(hinted) if hinted else default
 
 
 def is_system_table(name: str) -> bool:

@@ -34,8 +34,9 @@ class PostgresCredentials:
     options: Mapping[str, str] = attrs.field(factory=dict)
 
     @classmethod
-    def parse(cls, value: str | Mapping[str, Any] | PostgresCredentials) -> PostgresCredentials:
-        """From a connection string, a mapping of fields or credentials (kept)."""
+    def parse(cls, value: object) -> PostgresCredentials:
+        """From a connection string, a mapping of fields or credentials (kept); anything else
+        is read as the text of a connection string."""
         if isinstance(value, PostgresCredentials):
             return value
         if isinstance(value, Mapping):
@@ -43,8 +44,9 @@ class PostgresCredentials:
         return cls._from_url(str(value))
 
     @classmethod
-    def _from_fields(cls, fields: Mapping[str, Any]) -> PostgresCredentials:
-        known = {k: fields[k] for k in FIELDS if fields.get(k) is not None}
+    def _from_fields(cls, fields: Mapping[str, object]) -> PostgresCredentials:
+        # values as configuration gives them: attrs takes them as they are (ports as ints)
+        known: dict[str, Any] = {k: fields[k] for k in FIELDS if fields.get(k) is not None}
         for key in ("port", "connect_timeout"):
             if key in known:
                 known[key] = int(known[key])
@@ -56,7 +58,7 @@ class PostgresCredentials:
     def _from_url(cls, url: str) -> PostgresCredentials:
         parts = urlsplit(url)
         query = dict(parse_qsl(parts.query))
-        fields: dict[str, Any] = {
+        fields: dict[str, object] = {
             "database": unquote(parts.path.lstrip("/")) or None,
             "username": unquote(parts.username) if parts.username else None,
             "password": unquote(parts.password) if parts.password else None,
@@ -66,18 +68,18 @@ class PostgresCredentials:
         }
         return cls._from_fields(fields)
 
-    def with_fields(self, fields: Mapping[str, Any]) -> PostgresCredentials:
+    def with_fields(self, fields: Mapping[str, object]) -> PostgresCredentials:
         """A copy with the given fields replaced (configuration on top of a string)."""
         changed = PostgresCredentials._from_fields({**self.as_fields(), **fields})
         return attrs.evolve(changed, options={**self.options, **changed.options})
 
-    def as_fields(self) -> dict[str, Any]:
+    def as_fields(self) -> dict[str, object]:
         fields = {k: getattr(self, k) for k in FIELDS}
         return {k: v for k, v in fields.items() if v is not None}
 
     def conninfo(self) -> dict[str, Any]:
-        """Keyword arguments of ``psycopg.connect``."""
-        info: dict[str, Any] = {
+        """Keyword arguments of ``psycopg.connect`` (Any: its keywords have many types)."""
+        info: dict[str, str | int | None] = {
             "dbname": self.database,
             "user": self.username,
             "password": self.password,
@@ -94,9 +96,9 @@ class PostgresCredentials:
         return f"postgresql://{user}{self.host}:{self.port}/{self.database}"
 
 
-def resolve_credentials(destination_name: str, explicit: Any) -> PostgresCredentials:
+def resolve_credentials(destination_name: str, explicit: object) -> PostgresCredentials:
     """Explicit credentials, else configuration; fields configured alone apply on top."""
-    base: Any = explicit
+    base = explicit
     if base is None:
         base = config.resolve(("destination", destination_name, "credentials"))
     credentials = PostgresCredentials() if base is None else PostgresCredentials.parse(base)
