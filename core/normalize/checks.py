@@ -11,12 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from loadstone.exceptions import UnboundColumnException
 
+if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
+    from loadstone.schema import Schema
+    from loadstone.storage.package_storage import RemoteData
 
-def file_columns(files: Iterable[Path], remote: Any = None) -> set[str]:
+#: hints from code per source table, as the package stores them (read, never changed)
+TableHints = Mapping[str, Mapping[str, object]]
+
+
+def file_columns(files: Iterable[Path], remote: RemoteData | None = None) -> set[str]:
     """Column names present in any of the Parquet files (read from their footers only).
 
     ``remote`` (``package_storage.RemoteData``): the files are objects of that storage.
@@ -33,8 +41,28 @@ def file_columns(files: Iterable[Path], remote: Any = None) -> set[str]:
     return names
 
 
+def _names(value: object) -> list[str]:
+    """A key hint's column names: one name or a sequence of them."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Iterable):
+        return [str(name) for name in value]
+    return []
+
+
+def _not_null_columns(columns: object) -> list[str]:
+    """Columns a ``columns`` hint declares ``nullable: false``."""
+    if not isinstance(columns, Mapping):
+        return []
+    return [
+        str(name)
+        for name, column in columns.items()
+        if isinstance(column, Mapping) and column.get("nullable") is False
+    ]
+
+
 def required_columns(
-    schema: Any, hints: Mapping[str, Mapping[str, Any]], naming: Any
+    schema: Schema, hints: TableHints, naming: NamingConvention
 ) -> dict[str, set[str]]:
     """Per table, the non-nullable columns: from the schema and from the package's key hints
     (a key column that never received data is not in the schema yet, but is required)."""
@@ -54,22 +82,18 @@ def required_columns(
         table_name = roots.get(source_name)
         if table_name is None:
             continue
-        keys = [*(table_hints.get("primary_key") or ()), *(table_hints.get("merge_key") or ())]
-        keys += [
-            name
-            for name, column in (table_hints.get("columns") or {}).items()
-            if isinstance(column, Mapping) and column.get("nullable") is False
-        ]
+        keys = [*_names(table_hints.get("primary_key")), *_names(table_hints.get("merge_key"))]
+        keys += _not_null_columns(table_hints.get("columns"))
         required.setdefault(table_name, set()).update(naming.normalize_path(k) for k in keys)
     return required
 
 
 def check_bound_columns(
-    schema: Any,
-    hints: Mapping[str, Mapping[str, Any]],
-    naming: Any,
+    schema: Schema,
+    hints: TableHints,
+    naming: NamingConvention,
     written: Mapping[str, Iterable[Path]],
-    remote: Any = None,
+    remote: RemoteData | None = None,
 ) -> None:
     """Raise :class:`UnboundColumnException` for the first table missing required columns.
 

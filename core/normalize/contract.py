@@ -40,9 +40,12 @@ from loadstone.exceptions import IdentifierCollisionError as IdentifierCollision
 # a normalizer raises the schema's collision error: one class for the whole product
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from loadstone.destinations.contract import Capabilities
     from loadstone.naming import NamingConvention
     from loadstone.schema import Schema
+    from loadstone.storage.package_storage import RemoteData
 
 #: What to do with a line that is not a JSON document.
 ON_BAD_RECORD_VALUES = ("fail", "skip", "quarantine")
@@ -77,7 +80,9 @@ PARQUET_TYPES: Mapping[str, str] = {
 }
 
 
-def arrow_type(data_type: str, precision: int | None = None, scale: int | None = None) -> Any:
+def arrow_type(
+    data_type: str, precision: int | None = None, scale: int | None = None
+) -> pa.DataType:
     """The pyarrow type loadstone writes for ``data_type`` (hinted precision/scale honoured)."""
     import pyarrow as pa
 
@@ -104,7 +109,7 @@ def arrow_type(data_type: str, precision: int | None = None, scale: int | None =
     raise ValueError(f"unknown data type {data_type!r}")
 
 
-def _check_on_bad_record(_instance: Any, _attribute: Any, value: str) -> None:
+def _check_on_bad_record(_instance: object, _attribute: object, value: str) -> None:
     if value not in ON_BAD_RECORD_VALUES:
         raise ValueError(f"on_bad_record must be one of {ON_BAD_RECORD_VALUES}, not {value!r}")
 
@@ -122,6 +127,7 @@ class NormalizeContext:
     may call it from any thread, or never.
     """
 
+    #: a classic or a Connect SparkSession (two unrelated classes), or a callable making one
     spark: Any
     naming: NamingConvention
     capabilities: Capabilities | None = None
@@ -131,9 +137,9 @@ class NormalizeContext:
     on_chunk: Callable[[ChunkRun], None] | None = None
     #: hears which engine the normalizer chose, and on which Spark master or remote
     on_engine: Callable[[EngineChoice], None] | None = None
-    #: the package's data files on an object store (``packages.storage_url = s3://...``,
-    #: a ``loadstone.storage.package_storage.RemoteData``): read input there, publish output
-    storage: Any = None
+    #: the package's data files on an object store (``packages.storage_url = s3://...``):
+    #: read input there, publish output
+    storage: RemoteData | None = None
 
 
 @attrs.frozen
@@ -176,12 +182,23 @@ class TableOutput:
     files: tuple[Path, ...] = ()
 
 
+def as_schema(schema: Schema | Mapping[str, object]) -> Schema:
+    """The one schema type past this boundary: a normalizer that returns its schema as a
+    stored document (a third-party one, written against the stored format) has it read here,
+    once, so nothing downstream branches on dicts."""
+    from loadstone.schema import Schema
+
+    if isinstance(schema, Schema):
+        return schema
+    return Schema.from_dict(schema, bump_version=False)
+
+
 @attrs.frozen
 class NormalizeResult:
     """The evolved schema, the data written per normalized table, and what changed."""
 
-    #: the evolved schema: a Schema when the normalizer was given one, else a stored dict
-    schema: Schema | dict[str, Any]
+    #: the evolved schema: always a Schema (a stored dict given here is read once)
+    schema: Schema = attrs.field(converter=as_schema)
     tables: Mapping[str, TableOutput]
     bad_records: int = 0
     new_tables: tuple[str, ...] = ()
@@ -224,7 +241,7 @@ class PackageToNormalize(Protocol):
 
     def extracted_files(self) -> Sequence[ExtractedInput]: ...
 
-    def table_hints(self) -> Mapping[str, Mapping[str, Any]]: ...
+    def table_hints(self) -> Mapping[str, Mapping[str, Any]]: ...  # hints as the user gave them
 
 
 @runtime_checkable
@@ -234,10 +251,11 @@ class Normalizer(Protocol):
     def normalize(
         self,
         package: PackageToNormalize,
-        schema: Schema | Mapping[str, Any] | None,
+        schema: Schema,
         context: NormalizeContext,
     ) -> NormalizeResult:
-        """Normalize ``package`` into Parquet under ``package.normalized_dir``."""
+        """Normalize ``package`` into Parquet under ``package.normalized_dir``, evolving a
+        copy of ``schema`` (returned in the result; ``schema`` itself stays as it was)."""
         ...
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, ClassVar, Final, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 import attrs
 
@@ -191,7 +191,7 @@ class SchemaState:
         return "relational" if module in _RELATIONAL_ALIASES else module
 
     @property
-    def json_normalizer_config(self) -> dict[str, object]:
+    def json_normalizer_config(self) -> dict[str, Any]:  # free-form: dlt's and the user's keys
         """``normalizers.json.config`` (``max_nesting``, ``propagation`` ...), a copy."""
         return copy.deepcopy(self._json_section().get("config") or {})
 

@@ -33,7 +33,6 @@ __all__ = [
     "MAX_PREVIOUS_HASHES",
     "bump_version",
     "content_hash",
-    "is_modified",
 ]
 
 #: the stored-schema format version loadstone reads and writes (dlt's current one).
@@ -73,15 +72,6 @@ def content_hash(stored: Mapping[str, Any]) -> str:
         default=str,
     )
     return base64.b64encode(hashlib.sha3_256(payload.encode("utf-8")).digest()).decode("ascii")
-
-
-def is_modified(stored: Mapping[str, Any]) -> bool:
-    """True when a stored dict's content does not match its recorded ``version_hash``.
-
-    A dict without a hash (a brand-new or hand-written schema) counts as modified.
-    """
-    recorded = stored.get("version_hash")
-    return recorded is None or recorded != content_hash(stored)
 
 
 def bump_version(

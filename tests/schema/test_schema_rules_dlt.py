@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, schema_tables, snake_case
+from schema_support import schema_of
 
 from loadstone.extract.resource_hints import make_hints
 from loadstone.normalize.contract import NormalizeContext
@@ -44,7 +45,7 @@ def test_the_normalizer_types_new_columns_as_dlt(
 ) -> None:
     package = StandInPackage(tmp_path)
     package.add_jsonl("t", [DLT["row"]])
-    schema = {"tables": {}, "settings": {"preferred_types": case["preferred_types"]}}
+    schema = schema_of({"settings": {"preferred_types": case["preferred_types"]}})
     context = NormalizeContext(spark=None, naming=snake_case())
     result = RelationalNormalizer().normalize(package, schema, context)
     columns = schema_tables(result)["t"]["columns"]
@@ -58,7 +59,7 @@ def test_scd2_columns_follow_the_declared_columns_as_in_dlt(tmp_path: Path) -> N
     package.add_jsonl("orders", [observed["row"]])
     package.table_hints = {"orders": make_hints(**observed["hints"])}
     context = NormalizeContext(spark=None, naming=snake_case())
-    result = RelationalNormalizer().normalize(package, {"tables": {}}, context)
+    result = RelationalNormalizer().normalize(package, schema_of(), context)
     columns = schema_tables(result)["orders"]["columns"]
     assert list(columns) == list(observed["columns"])
     for name, expected in observed["columns"].items():
