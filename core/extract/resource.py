@@ -285,8 +285,9 @@ class Resource:
 
     @property
     def requires_args(self) -> bool:
-        """Whether the function has required parameters not bound yet (dlt's)."""
-        return callable(self._data) and not self._args_bound
+        """Whether the function has required parameters not bound yet, as dlt's: always for
+        a transformer (its item is bound only when it runs)."""
+        return self.is_transformer or (callable(self._data) and not self._args_bound)
 
     @property
     def args_bound(self) -> bool:
@@ -294,10 +295,13 @@ class Resource:
         return self._args_bound and not self._from_function
 
     @property
-    def explicit_args(self) -> dict[str, TDataItem]:
-        """The arguments the call passed, by parameter name (dlt's ``explicit_args``)."""
-        if not self.args_bound or not callable(self._data):
+    def explicit_args(self) -> dict[str, TDataItem] | None:
+        """The arguments the call passed, by parameter name (dlt's ``explicit_args``);
+        ``None`` for data that is not a function."""
+        if not self.args_bound:
             raise TypeError(f"Resource `{self.name}` is not yet parametrized")
+        if not callable(self._data):
+            return None
         try:
             signature = inspect.signature(self._data)
         except (TypeError, ValueError):

@@ -3,8 +3,10 @@
 
 While a pipeline extracts, ``loadstone.current`` hands out the live state dicts; outside a
 run dlt's ``state`` members read what the active pipeline (the one made or attached last)
-saved, as a copy: writing to it changes nothing saved. With no active pipeline they raise
-:class:`~loadstone.exceptions.PipelineStateNotAvailable`, as dlt's do.
+saved, as a copy: writing to it changes nothing saved. While a run extracts another source,
+a source's state is the running pipeline's live section for it, saved with the run. With no
+active pipeline they raise :class:`~loadstone.exceptions.PipelineStateNotAvailable`, as dlt's
+do.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ StateDict = dict[str, TDataItem]
 
 
 def saved_source_state(source_name: str | None) -> StateDict:
-    """A copy of the state the active pipeline saved for ``source_name`` (``None``: the
-    source a standalone resource runs in, named after the default schema)."""
+    """The state the active pipeline keeps for ``source_name`` (``None``: the source a
+    standalone resource runs in, named after the default schema): live during a run, else a
+    copy."""
     pipeline = _active_pipeline()
     if pipeline is None:
         raise PipelineStateNotAvailable(
@@ -32,6 +35,13 @@ def saved_source_state(source_name: str | None) -> StateDict:
             "pipeline is active: call loadstone.pipeline(...) first"
         )
     name = source_name or pipeline.default_schema_name or pipeline.pipeline_name
+    from loadstone import current
+
+    if current._pipeline.get() is pipeline:  # a run: the live section, saved with the run
+        sources = pipeline.state.setdefault("sources", {})
+        live = sources.setdefault(name, {})
+        if isinstance(live, dict):
+            return live
     found = (pipeline.state.get("sources") or {}).get(name) or {}
     return copy.deepcopy(found) if isinstance(found, dict) else {}
 

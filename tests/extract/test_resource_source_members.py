@@ -1,0 +1,277 @@
+"""dlt 1.31's public resource and source members, answered as dlt answers them.
+
+Each expectation was observed by running the same program under dlt 1.31 (a black box):
+``columns``/``schema_contract``/``table_format`` are read-only views of the hints (``{}`` and
+``None`` when not given); ``requires_args`` is true for a function with unbound required
+parameters and always for a transformer; ``args_bound`` is true once the function was called
+(and for plain data); ``explicit_args`` raises ``TypeError`` before that, is ``None`` for plain
+data; ``set_incremental`` returns the cursor it set; ``state`` raises
+``PipelineStateNotAvailable`` with no active pipeline, reads a copy of the saved state
+outside a run and the live state inside one; ``source.clone`` copies resources and schema
+(``with_name`` renames both); ``source.run`` runs the active pipeline on the source.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import loadstone as dlt
+from loadstone import current
+from loadstone.exceptions import PipelineStateNotAvailable
+from loadstone.extract.resource import Resource
+from loadstone.extract.source import Source
+from loadstone.pipelines.pipeline import Pipeline
+
+
+@pytest.fixture(autouse=True)
+def no_active_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no active pipeline and leaves none behind."""
+    monkeypatch.setattr(current, "_active", [])
+
+
+def _pipeline(tmp_path: Path, name: str = "members") -> Pipeline:
+    made = dlt.pipeline(
+        name, destination="duckdb", dataset_name="ds", pipelines_dir=str(tmp_path / "pl")
+    )
+    current.activate(made)  # dlt.pipeline() activates the pipeline it makes
+    return made
+
+
+def _hinted() -> Resource:
+    @dlt.resource(
+        primary_key="id",
+        columns={"a": {"data_type": "text"}},
+        schema_contract="freeze",
+        table_format="delta",
+    )
+    def hinted(x: int = 1):
+        yield {"id": x}
+
+    return hinted
+
+
+def test_columns_contract_and_table_format_read_the_hints() -> None:
+    hinted = _hinted()
+
+    @dlt.resource
+    def plain():
+        yield 1
+
+    assert hinted.columns == {"a": {"data_type": "text", "name": "a"}}
+    assert (hinted.schema_contract, hinted.table_format) == ("freeze", "delta")
+    assert (plain.columns, plain.schema_contract, plain.table_format) == ({}, None, None)
+    plain.apply_hints(columns={"z": {"data_type": "bigint"}})
+    assert plain.columns == {"z": {"data_type": "bigint", "name": "z"}}
+
+
+@pytest.mark.parametrize("member", ["columns", "schema_contract", "table_format"])
+def test_the_hint_views_cannot_be_assigned(member: str) -> None:
+    with pytest.raises(AttributeError):
+        setattr(_hinted(), member, {})
+
+
+def test_requires_args_and_args_bound_follow_dlt() -> None:
+    @dlt.resource
+    def needs(x: int):
+        yield x
+
+    @dlt.transformer
+    def detail(item: int, y: int = 2):
+        yield item
+
+    listed = dlt.resource([1, 2], name="listed")
+    hinted = _hinted()
+    expected = {
+        "hinted": (False, False),
+        "needs": (True, False),
+        "listed": (False, True),
+        "detail": (True, False),
+    }
+    got = {r.name: (r.requires_args, r.args_bound) for r in (hinted, needs, listed, detail)}
+    assert got == expected
+    bound = needs(5)
+    assert (bound.requires_args, bound.args_bound, bound.explicit_args) == (False, True, {"x": 5})
+    assert list(bound) == [5]
+    piped = (listed | detail)(y=4)
+    assert (piped.requires_args, piped.args_bound, piped.explicit_args) == (True, True, {"y": 4})
+
+
+def test_explicit_args_before_binding_raise_and_plain_data_has_none() -> None:
+    with pytest.raises(TypeError, match="not yet parametrized"):
+        _ = _hinted().explicit_args
+    assert dlt.resource([1], name="listed").explicit_args is None
+    assert _hinted()(x=3).explicit_args == {"x": 3}
+
+
+def test_has_dynamic_table_name_and_parallelize() -> None:
+    @dlt.resource(table_name=lambda item: f"t_{item['k']}")
+    def dynamic():
+        yield {"k": 1}
+
+    assert dynamic.has_dynamic_table_name
+    assert not _hinted().has_dynamic_table_name
+    assert dynamic.parallelize() is dynamic
+
+
+def test_set_incremental_sets_returns_and_removes_the_cursor() -> None:
+    hinted = _hinted()
+    cursor = dlt.sources.incremental("id", initial_value=0)
+    assert hinted.set_incremental(cursor) is cursor
+    assert hinted.incremental is cursor
+    assert hinted.set_incremental(None) is None
+    assert hinted.incremental is None
+
+
+def test_set_incremental_filters_the_next_extract(tmp_path: Path) -> None:
+    @dlt.resource
+    def rows():
+        yield [{"id": 1}, {"id": 2}, {"id": 3}]
+
+    rows.set_incremental(dlt.sources.incremental("id", initial_value=2))
+    assert [row["id"] for row in rows] == [2, 3]
+
+
+def test_state_without_an_active_pipeline_raises_dlts_error() -> None:
+    @dlt.source
+    def src():
+        return _hinted()
+
+    with pytest.raises(PipelineStateNotAvailable):
+        _ = _hinted().state
+    with pytest.raises(PipelineStateNotAvailable):
+        _ = src().state
+
+
+def test_state_outside_a_run_is_a_copy_of_what_the_pipeline_saved(tmp_path: Path) -> None:
+    @dlt.resource
+    def counted():
+        dlt.current.resource_state()["seen"] = 1
+        yield {"id": 1}
+
+    @dlt.source
+    def src():
+        return counted
+
+    pipeline = _pipeline(tmp_path)
+    assert (counted.state, src().state) == ({}, {})
+    pipeline.run(src())
+    made = src()
+    assert made.state == {"resources": {"counted": {"seen": 1}}}
+    assert counted.state == {"seen": 1}
+    made.state["x"] = 1
+    counted.state["y"] = 1
+    assert pipeline.state["sources"] == {"src": {"resources": {"counted": {"seen": 1}}}}
+
+
+def test_state_inside_a_run_is_live_and_saved(tmp_path: Path) -> None:
+    @dlt.resource
+    def counted():
+        yield {"id": 1}
+
+    @dlt.source
+    def src():
+        return counted
+
+    pipeline = _pipeline(tmp_path)
+    made = src()
+
+    @dlt.resource
+    def peek():
+        made.state["peeked"] = True
+        yield {"a": 1}
+
+    pipeline.run(made)
+    pipeline.run(peek)
+    assert pipeline.state["sources"]["src"].get("peeked") is True
+
+
+def test_clone_copies_resources_and_schema() -> None:
+    @dlt.resource
+    def plain():
+        yield 1
+
+    @dlt.source
+    def src():
+        return _hinted(), plain
+
+    made = src()
+    clone = made.clone()
+    assert isinstance(clone, Source) and clone is not made
+    assert (clone.name, list(clone.resources)) == ("src", ["hinted", "plain"])
+    assert clone.resources["hinted"] is not made.resources["hinted"]
+    assert clone.schema is not made.schema and clone.schema.name == "src"
+    clone.resources["plain"].selected = False
+    clone.resources["hinted"].apply_hints(columns={"n": {"data_type": "bigint"}})
+    assert list(made.selected_resources) == ["hinted", "plain"]
+    assert sorted(made.resources["hinted"].columns) == ["a"]
+    assert sorted(clone.resources["hinted"].columns) == ["a", "n"]
+    renamed = made.clone(with_name="other")
+    assert (renamed.name, renamed.schema.name) == ("other", "other")
+
+
+def test_clone_keeps_a_transformer_piped_from_its_own_resource() -> None:
+    @dlt.resource
+    def users():
+        yield [{"id": 1}, {"id": 2}]
+
+    @dlt.transformer
+    def doubled(page: list[dict[str, int]]):
+        yield [{"id": u["id"] * 2} for u in page]
+
+    @dlt.source
+    def src():
+        return users
+
+    made = src()
+    made.resources.add(made.users | doubled)
+    clone = made.clone()
+    clone.resources["users"].add_filter(lambda user: user["id"] == 1)
+    assert list(clone.resources["doubled"]) == [{"id": 2}]
+    assert list(made.resources["doubled"]) == [{"id": 2}, {"id": 4}]
+
+
+def test_run_runs_the_active_pipeline_on_the_source(tmp_path: Path) -> None:
+    @dlt.resource
+    def users():
+        yield [{"id": 1}, {"id": 2}]
+
+    @dlt.source
+    def src():
+        return users
+
+    pipeline = _pipeline(tmp_path, "run_member")
+    info = src().run()
+    assert len(info.loads_ids) == 1
+    src().run(write_disposition="replace")
+    with pipeline.sql_client() as client:
+        assert client.execute_sql("select count(*) from users") == [(2,)]
+
+
+def test_resources_add_takes_a_transformer_and_runs_it(tmp_path: Path) -> None:
+    @dlt.resource
+    def users():
+        yield [{"id": 1}, {"id": 2}]
+
+    @dlt.transformer(data_from=users)
+    def details(page: list[dict[str, int]]):
+        yield [{"id": u["id"], "d": u["id"] * 10} for u in page]
+
+    @dlt.transformer
+    def extra(page: list[dict[str, int]]):
+        yield [{"id": u["id"], "e": 1} for u in page]
+
+    @dlt.source
+    def src():
+        return users
+
+    made = src()
+    made.resources.add(details)
+    made.resources.add(made.users | extra)
+    assert list(made.selected_resources) == ["users", "details", "extra"]
+    pipeline = _pipeline(tmp_path, "add_member")
+    pipeline.run(made)
+    with pipeline.sql_client() as client:
+        assert client.execute_sql("select id, d from details order by id") == [(1, 10), (2, 20)]
+        assert client.execute_sql("select id, e from extra order by id") == [(1, 1), (2, 1)]
