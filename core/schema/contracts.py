@@ -30,11 +30,12 @@ Pure functions over values (picklable, no Spark), so the normalizer can resolve 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
 from loadstone.exceptions import DataValidationError, InvalidSchemaError
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
     from loadstone.schema.schema import Schema
@@ -59,7 +60,14 @@ Entity = Literal["tables", "columns", "data_type"]
 Action = Literal["keep", "drop_row", "drop_value"]
 
 
-def _check_mode(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+def _mode_of(value: object) -> str | None:
+    """A mode as given (checked by the field's validator); a non-string shows as written."""
+    return value if value is None or isinstance(value, str) else repr(value)
+
+
+def _check_mode(
+    instance: object, attribute: attrs.Attribute[str | None], value: str | None
+) -> None:
     if value is not None and value not in CONTRACT_MODES:
         raise InvalidSchemaError(
             f"schema_contract {attribute.name}={value!r} is not one of {', '.join(CONTRACT_MODES)}"
@@ -75,7 +83,7 @@ class SchemaContract:
     data_type: str | None = attrs.field(default=None, validator=_check_mode)
 
     @classmethod
-    def parse(cls, value: Any) -> SchemaContract:
+    def parse(cls, value: object) -> SchemaContract:
         """From the stored/hint form: ``None``, a mode string, a dict, or a SchemaContract."""
         if value is None:
             return cls()
@@ -90,7 +98,11 @@ class SchemaContract:
                     f"schema_contract has unknown entities {sorted(unknown)}; use "
                     f"{', '.join(CONTRACT_ENTITIES)}"
                 )
-            return cls(value.get("tables"), value.get("columns"), value.get("data_type"))
+            return cls(
+                _mode_of(value.get("tables")),
+                _mode_of(value.get("columns")),
+                _mode_of(value.get("data_type")),
+            )
         raise InvalidSchemaError(f"schema_contract must be a mode or a dict, got {value!r}")
 
     def over(self, fallback: SchemaContract) -> SchemaContract:
@@ -106,12 +118,14 @@ class SchemaContract:
         return self.over(SchemaContract("evolve", "evolve", "evolve"))
 
     def mode(self, entity: str) -> str:
-        value = getattr(self, entity)
+        value: str | None = getattr(self, entity)
         return "evolve" if value is None else value
 
     def to_stored(self) -> str | dict[str, str] | None:
         """The compact stored form: a string when all three agree, else a dict of set ones."""
-        values = {e: getattr(self, e) for e in CONTRACT_ENTITIES if getattr(self, e) is not None}
+        values: dict[str, str] = {
+            e: getattr(self, e) for e in CONTRACT_ENTITIES if getattr(self, e) is not None
+        }
         if not values:
             return None
         if len(values) == 3 and len(set(values.values())) == 1:
@@ -141,7 +155,7 @@ def decide(
     *,
     table: str,
     column: str | None = None,
-    value: Any = None,
+    value: TDataItem = None,
     table_is_new: bool = False,
     schema_name: str | None = None,
 ) -> ContractDecision:
@@ -203,7 +217,7 @@ def resolve_contract(
 
 
 def check_new_table(
-    schema: Schema, table_name: str, *, parent_name: str | None = None, value: Any = None
+    schema: Schema, table_name: str, *, parent_name: str | None = None, value: TDataItem = None
 ) -> ContractDecision:
     """Decision for rows of a table the data would create (``tables`` entity)."""
     contract = resolve_contract(schema, table_name, parent_name=parent_name)
@@ -214,7 +228,7 @@ def check_new_column(
     schema: Schema,
     table_name: str,
     column_name: str,
-    value: Any,
+    value: TDataItem,
     *,
     table_is_new: bool | None = None,
 ) -> ContractDecision:
@@ -231,7 +245,7 @@ def check_variant(
     schema: Schema,
     table_name: str,
     variant_column: str,
-    value: Any,
+    value: TDataItem,
     *,
     table_is_new: bool | None = None,
 ) -> ContractDecision:
@@ -244,7 +258,7 @@ def _check_value(
     entity: Entity,
     table_name: str,
     column_name: str,
-    value: Any,
+    value: TDataItem,
     table_is_new: bool | None,
 ) -> ContractDecision:
     """A value that would add a column or a variant: nulls create nothing, so they keep."""

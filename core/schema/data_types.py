@@ -50,13 +50,14 @@ import json
 import math
 import re
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from loadstone.exceptions import (
     CoercionError,
     InvalidPrecisionError,
     UnsupportedValueError,
 )
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
@@ -113,12 +114,12 @@ _UTC: Final = dt.timezone.utc
 _ZERO: Final = dt.timedelta(0)
 
 
-def is_data_type(name: Any) -> bool:
+def is_data_type(name: object) -> bool:
     """True when ``name`` is one of :data:`DATA_TYPES`."""
     return name in _DATA_TYPE_SET
 
 
-def py_type_to_data_type(value: Any) -> str | None:
+def py_type_to_data_type(value: TDataItem) -> str | None:
     """The data type of a Python value; ``None`` for ``None`` (a null has no type).
 
     Order matters: ``bool`` is an ``int`` and ``datetime`` is a ``date`` in Python.
@@ -303,7 +304,7 @@ def parse_iso_date(value: str) -> dt.date | None:
 # coercion
 
 
-def can_coerce(to_type: str, from_type: str, value: Any) -> bool:
+def can_coerce(to_type: str, from_type: str, value: TDataItem) -> bool:
     """True when :func:`coerce_value` would succeed (convenience for planners and tests)."""
     try:
         coerce_value(to_type, from_type, value)
@@ -312,7 +313,7 @@ def can_coerce(to_type: str, from_type: str, value: Any) -> bool:
     return True
 
 
-def coerce_value(to_type: str, from_type: str | None, value: Any) -> Any:
+def coerce_value(to_type: str, from_type: str | None, value: TDataItem) -> TDataItem:
     """Convert ``value`` (of data type ``from_type``) so it is stored in a ``to_type`` column.
 
     Returns the converted value (``None`` stays ``None``); raises :class:`CoercionError` when
@@ -341,15 +342,15 @@ def coerce_value(to_type: str, from_type: str | None, value: Any) -> Any:
         raise CoercionError(to_type, from_type, value, str(ex)) from None
 
 
-def _fail(to_type: str, from_type: str, value: Any) -> CoercionError:
+def _fail(to_type: str, from_type: str, value: TDataItem) -> CoercionError:
     return CoercionError(to_type, from_type, value, f"{from_type} does not coerce to {to_type}")
 
 
-def _to_text(from_type: str, value: Any) -> str:
+def _to_text(from_type: str, value: TDataItem) -> str:
     if from_type == "text":
         return str(value)
     if from_type in ("timestamp", "date", "time"):
-        return value.isoformat()
+        return str(value.isoformat())
     if from_type == "binary":
         return base64.b64encode(bytes(value)).decode("ascii")
     if from_type == "json":
@@ -371,7 +372,7 @@ def _text_to_int(text: str) -> int:
     return int(text, 10)
 
 
-def _to_bigint(from_type: str, value: Any) -> int:
+def _to_bigint(from_type: str, value: TDataItem) -> int:
     if from_type == "text":
         result = _text_to_int(value)
     elif from_type == "double":
@@ -388,7 +389,7 @@ def _to_bigint(from_type: str, value: Any) -> int:
     return result
 
 
-def _to_wei(from_type: str, value: Any) -> int:
+def _to_wei(from_type: str, value: TDataItem) -> int:
     if from_type == "text":
         result = _text_to_int(value)
     elif from_type == "bigint":
@@ -408,7 +409,7 @@ def _to_wei(from_type: str, value: Any) -> int:
     return result
 
 
-def _to_double(from_type: str, value: Any) -> float:
+def _to_double(from_type: str, value: TDataItem) -> float:
     if from_type == "text":
         digits = _hex_digits(value)
         if digits is not None:
@@ -419,7 +420,7 @@ def _to_double(from_type: str, value: Any) -> float:
     raise _fail("double", from_type, value)
 
 
-def _to_decimal(from_type: str, value: Any) -> Decimal:
+def _to_decimal(from_type: str, value: TDataItem) -> Decimal:
     if from_type == "text":
         digits = _hex_digits(value)
         if digits is not None:
@@ -445,7 +446,7 @@ _TRUE_TEXT: Final = frozenset({"y", "yes", "t", "true", "1"})
 _FALSE_TEXT: Final = frozenset({"n", "no", "f", "false", "0"})
 
 
-def _to_bool(from_type: str, value: Any) -> bool:
+def _to_bool(from_type: str, value: TDataItem) -> bool:
     if from_type == "text":
         lowered = value.lower()
         if lowered in _TRUE_TEXT:
@@ -474,7 +475,7 @@ def _text_to_epoch_or_iso(text: str) -> dt.datetime:
     return _epoch_to_datetime(float(text))
 
 
-def _to_timestamp(from_type: str, value: Any) -> dt.datetime:
+def _to_timestamp(from_type: str, value: TDataItem) -> dt.datetime:
     if from_type == "text":
         return _text_to_epoch_or_iso(value)
     if from_type in ("bigint", "double"):
@@ -484,19 +485,20 @@ def _to_timestamp(from_type: str, value: Any) -> dt.datetime:
     raise _fail("timestamp", from_type, value)
 
 
-def _to_date(from_type: str, value: Any) -> dt.date:
+def _to_date(from_type: str, value: TDataItem) -> dt.date:
     if from_type == "text":
         return _text_to_epoch_or_iso(value).date()
     if from_type in ("bigint", "double"):
         return _epoch_to_datetime(value).date()
     if from_type == "timestamp":
-        if value.tzinfo is not None:
-            value = value.astimezone(_UTC)
-        return value.date()
+        instant: dt.datetime = value
+        if instant.tzinfo is not None:
+            instant = instant.astimezone(_UTC)
+        return instant.date()
     raise _fail("date", from_type, value)
 
 
-def _to_time(from_type: str, value: Any) -> dt.time:
+def _to_time(from_type: str, value: TDataItem) -> dt.time:
     if from_type == "text":
         stripped = value.strip()
         if ":" not in stripped or "T" in stripped or "-" in stripped[:3]:
@@ -507,7 +509,7 @@ def _to_time(from_type: str, value: Any) -> dt.time:
     raise _fail("time", from_type, value)
 
 
-def _to_binary(from_type: str, value: Any) -> bytes:
+def _to_binary(from_type: str, value: TDataItem) -> bytes:
     if from_type == "text":
         digits = _hex_digits(value)
         if digits is not None:
@@ -517,11 +519,12 @@ def _to_binary(from_type: str, value: Any) -> bytes:
         # little-endian, minimal length (0 -> b""), as dlt stores ints in binary columns
         if value < 0:
             raise CoercionError("binary", from_type, value, "negative integers have no bytes")
-        return value.to_bytes((value.bit_length() + 7) // 8, "little")
+        number: int = value
+        return number.to_bytes((number.bit_length() + 7) // 8, "little")
     raise _fail("binary", from_type, value)
 
 
-def _to_json(from_type: str, value: Any) -> Any:
+def _to_json(from_type: str, value: TDataItem) -> TDataItem:
     # a json column takes documents (dicts and lists) only; dlt puts a scalar arriving at a
     # json column into a variant column
     raise _fail("json", from_type, value)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Final
 
 from loadstone.exceptions import UnknownDetectionError
 from loadstone.schema.data_types import (
@@ -50,6 +50,7 @@ from loadstone.schema.data_types import (
     parse_iso_date,
     parse_iso_timestamp,
 )
+from loadstone.typing import TDataItem
 
 __all__ = [
     "DEFAULT_DETECTIONS",
@@ -82,12 +83,12 @@ TIMESTAMP_WINDOW_SECONDS: Final = 5 * 365 * 86400
 _UTC: Final = dt.timezone.utc
 
 
-def is_iso_timestamp(value: Any) -> bool:
+def is_iso_timestamp(value: TDataItem) -> bool:
     """True for a string that the ``iso_timestamp`` detection turns into a timestamp."""
     return type(value) is str and parse_iso_timestamp(value) is not None
 
 
-def is_iso_date(value: Any) -> bool:
+def is_iso_date(value: TDataItem) -> bool:
     """True for a string that the ``iso_date`` detection turns into a date."""
     return type(value) is str and parse_iso_date(value) is not None
 
@@ -95,7 +96,7 @@ def is_iso_date(value: Any) -> bool:
 # ---------------------------------------------------------------------------------- detectors
 
 
-def _detect_iso_timestamp(value: Any) -> str | None:
+def _detect_iso_timestamp(value: TDataItem) -> str | None:
     # cheap pre-check: a timestamp string has a digit first and at least 11 characters
     if type(value) is str and len(value) >= 11 and value[0].isdigit():
         if parse_iso_timestamp(value) is not None:
@@ -103,14 +104,14 @@ def _detect_iso_timestamp(value: Any) -> str | None:
     return None
 
 
-def _detect_iso_date(value: Any) -> str | None:
+def _detect_iso_date(value: TDataItem) -> str | None:
     if type(value) is str and 4 <= len(value) <= 10 and value[0].isdigit():
         if parse_iso_date(value) is not None:
             return "date"
     return None
 
 
-def _detect_timestamp(value: Any, now: float | None = None) -> str | None:
+def _detect_timestamp(value: TDataItem, now: float | None = None) -> str | None:
     if type(value) is int or type(value) is float:
         current = time.time() if now is None else now
         if current - TIMESTAMP_WINDOW_SECONDS <= value < current + TIMESTAMP_WINDOW_SECONDS:
@@ -118,25 +119,25 @@ def _detect_timestamp(value: Any, now: float | None = None) -> str | None:
     return None
 
 
-def _detect_large_integer(value: Any) -> str | None:
+def _detect_large_integer(value: TDataItem) -> str | None:
     if type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX:
         return "wei" if -WEI_MAX_ABS < value < WEI_MAX_ABS else None
     return None
 
 
-def _detect_hexbytes(value: Any) -> str | None:
+def _detect_hexbytes(value: TDataItem) -> str | None:
     if isinstance(value, bytes) and type(value).__name__ == "HexBytes":
         return "text"
     return None
 
 
-def _detect_wei_to_double(value: Any) -> str | None:
+def _detect_wei_to_double(value: TDataItem) -> str | None:
     if type(value) is int and not BIGINT_MIN <= value <= BIGINT_MAX:
         return "double"
     return None
 
 
-_DETECTORS: Final[dict[str, Callable[[Any], str | None]]] = {
+_DETECTORS: Final[dict[str, Callable[[TDataItem], str | None]]] = {
     "timestamp": _detect_timestamp,
     "iso_timestamp": _detect_iso_timestamp,
     "iso_date": _detect_iso_date,
@@ -153,7 +154,7 @@ def check_detections(detections: Sequence[str]) -> None:
             raise UnknownDetectionError(name, DETECTIONS)
 
 
-def detect_type(value: Any, detections: Sequence[str]) -> str | None:
+def detect_type(value: TDataItem, detections: Sequence[str]) -> str | None:
     """The data type the first answering detection gives ``value``; ``None`` when none does.
 
     Unknown names raise :class:`UnknownDetectionError` (a typo must not silently disable a
@@ -172,7 +173,7 @@ def detect_type(value: Any, detections: Sequence[str]) -> str | None:
     return None
 
 
-def convert_detected(data_type: str, value: Any) -> Any:
+def convert_detected(data_type: str, value: TDataItem) -> TDataItem:
     """Convert ``value`` to the Python value of the type its detection gave it.
 
     Only valid for a (value, type) pair that :func:`detect_type` produced.
@@ -190,7 +191,7 @@ def convert_detected(data_type: str, value: Any) -> Any:
     return value
 
 
-def detect(value: Any, detections: Sequence[str]) -> tuple[str, Any] | None:
+def detect(value: TDataItem, detections: Sequence[str]) -> tuple[str, TDataItem] | None:
     """``(data_type, converted value)`` from the first answering detection, else ``None``."""
     data_type = detect_type(value, detections)
     if data_type is None:

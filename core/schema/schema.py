@@ -131,7 +131,7 @@ class Schema(TableLookups, SchemaEvolution):
         remove_names: bool = True,
     ) -> str:
         """YAML as dlt exports it (key order kept, no ``name`` repeats)."""
-        return yaml.safe_dump(
+        text: str = yaml.safe_dump(
             self.to_dict(
                 remove_processing_hints=remove_processing_hints,
                 bump_version=bump_version,
@@ -142,6 +142,7 @@ class Schema(TableLookups, SchemaEvolution):
             default_flow_style=False,
             width=120,
         )
+        return text
 
     def to_pretty_json(
         self,
