@@ -14,38 +14,32 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from pathlib import Path
 
 import attrs
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from loadstone.destinations.contract import load_files
+from loadstone.destinations.contract import LoadFileSpec, load_files
 from loadstone.plugins.destinations.duckdb.sql import MAX_DECIMAL_PRECISION, literal, quote
+from loadstone.plugins.destinations.sql.table_files import TableFiles
 
 _counter = itertools.count()
 
 
 @attrs.frozen
-class ParquetSource:
+class ParquetSource(TableFiles):
     """The files of one table and the union of their columns."""
 
-    table: str
-    files: tuple[Path, ...]
-    column_types: dict[str, pa.DataType]
+    column_types: dict[str, pa.DataType] = attrs.field(factory=dict)
 
     @classmethod
-    def from_spec(cls, table: str, spec: Sequence[str | Path] | str | Path) -> ParquetSource:
+    def from_spec(cls, table: str, spec: LoadFileSpec) -> ParquetSource:
         files = load_files(spec)
         column_types: dict[str, pa.DataType] = {}
         for file in files:
             for field in pq.read_schema(file):
                 column_types.setdefault(field.name, field.type)
         return cls(table, tuple(files), column_types)
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.files
 
     def _wide_decimals(self) -> list[str]:
         return [

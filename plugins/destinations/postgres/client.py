@@ -24,7 +24,6 @@ from loadstone import config
 from loadstone.destinations.contract import Destination, LoadFileSpec, Row
 from loadstone.exceptions import PostgresConnectionError
 from loadstone.plugins.destinations.postgres.copy import (
-    ParquetFiles,
     copy_statement,
     file_batches,
     read_ahead,
@@ -37,6 +36,7 @@ from loadstone.plugins.destinations.postgres.sql import DIALECT, numbered_placeh
 from loadstone.plugins.destinations.sql import merge
 from loadstone.plugins.destinations.sql.dialect import qualified, quote
 from loadstone.plugins.destinations.sql.loader import Catalog, SqlLoader
+from loadstone.plugins.destinations.sql.table_files import TableFiles
 from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Schema
 
@@ -64,7 +64,7 @@ def connect(credentials: PostgresCredentials) -> psycopg.Connection[Row]:
     return conn
 
 
-class PostgresClient(SqlLoader[ParquetFiles]):
+class PostgresClient(SqlLoader[TableFiles]):
     """Loads packages into one dataset of a PostgreSQL database (see module docstring)."""
 
     dialect = DIALECT
@@ -151,13 +151,13 @@ class PostgresClient(SqlLoader[ParquetFiles]):
 
     # --- loading -----------------------------------------------------------------------
 
-    def file_source(self, table: str, spec: LoadFileSpec) -> ParquetFiles:
-        return ParquetFiles.from_spec(table, spec)
+    def file_source(self, table: str, spec: LoadFileSpec) -> TableFiles:
+        return TableFiles.from_spec(table, spec)
 
     def _load_tables(
         self,
         model: TableModel,
-        sources: Mapping[str, ParquetFiles],
+        sources: Mapping[str, TableFiles],
         load_id: str,
         current: list[str | None],
     ) -> None:
@@ -171,7 +171,7 @@ class PostgresClient(SqlLoader[ParquetFiles]):
         table: str,
         target: str,
         columns: Sequence[tuple[str, str]],
-        source: ParquetFiles,
+        source: TableFiles,
         ordered: bool,
     ) -> None:
         """COPY every file of ``source`` into ``target``, in file order (so ``ordered`` holds)."""

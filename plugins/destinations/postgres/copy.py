@@ -18,12 +18,10 @@ from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-import attrs
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from loadstone.destinations.contract import load_files
 from loadstone.plugins.destinations.sql.dialect import quote
 
 #: rows per record batch sent to COPY (bounded memory whatever the file size)
@@ -32,23 +30,6 @@ BATCH_ROWS = 65_536
 READ_AHEAD = 2
 T = TypeVar("T")
 _CSV = pa_csv.WriteOptions(include_header=False, quoting_style="needed")
-
-
-@attrs.frozen
-class ParquetFiles:
-    """The load files of one table, in name order (the package's first row stays first)."""
-
-    table: str
-    files: tuple[Path, ...]
-
-    @classmethod
-    def from_spec(cls, table: str, spec: Sequence[str | Path] | str | Path) -> ParquetFiles:
-        files = load_files(spec)
-        return cls(table, tuple(files))
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.files
 
 
 def _hex_binary(column: pa.ChunkedArray | pa.Array) -> pa.Array:
