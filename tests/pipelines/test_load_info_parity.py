@@ -246,12 +246,10 @@ def test_steps_one_by_one_leave_a_trace(pipeline: dlt.Pipeline) -> None:
     assert str(trace).startswith("Run started at ")
 
 
-@pytest.mark.xfail(reason="needs the hook in Pipeline._new_info: LoadInfo(..., pipeline=self)")
 def test_load_info_names_its_pipeline(pipeline: dlt.Pipeline) -> None:
     assert pipeline.run([{"a": 1}], table_name="t").pipeline is pipeline
 
 
-@pytest.mark.xfail(reason="needs the hook in Pipeline.load: self.recorder.record_info(info)")
 def test_trace_of_a_load_step_shows_its_load_info(pipeline: dlt.Pipeline) -> None:
     pipeline.extract([{"a": 1}], table_name="t")
     pipeline.normalize()
