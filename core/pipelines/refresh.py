@@ -15,9 +15,32 @@ data lands in the emptied tables.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
 
 import attrs
+
+from loadstone.exceptions import PipelineConfigError
+from loadstone.storage.loaded_inputs import LoadedInputs
+from loadstone.typing import TDataItem
+
+if TYPE_CHECKING:
+    from loadstone.destinations.contract import DestinationClient
+    from loadstone.load.target import DestinationTarget
+    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.schema import Schema, Table
+
+
+class DroppingClient(Protocol):
+    """What a refresh asks of a destination client: the SQL loaders' table checks."""
+
+    def dataset_exists(self) -> bool: ...
+
+    def table_exists(self, name: str) -> bool: ...
+
+    def qualified(self, table: str) -> str: ...
+
+    def query(self, sql: str, *params: object) -> object: ...
+
 
 REFRESH_MODES = ("drop_sources", "drop_resources", "drop_data")
 
@@ -42,7 +65,7 @@ class RefreshPlan:
 
 
 def plan_refresh(
-    mode: str, schema: Any, resource_names: Sequence[str], table_names: Iterable[str]
+    mode: str, schema: Schema, resource_names: Sequence[str], table_names: Iterable[str]
 ) -> RefreshPlan:
     """The plan for ``mode`` on ``schema``, given the resources run and their source tables."""
     if mode == "drop_sources":
@@ -63,7 +86,7 @@ def plan_refresh(
     return RefreshPlan(mode, truncate_tables=tuple(tables), reset_resources=tuple(resource_names))
 
 
-def resource_tables(schema: Any, resource_name: str) -> list[Any]:
+def resource_tables(schema: Schema, resource_name: str) -> list[Table]:
     """The root tables a resource filled (by the ``resource`` the schema records)."""
     return [
         t
@@ -72,7 +95,7 @@ def resource_tables(schema: Any, resource_name: str) -> list[Any]:
     ]
 
 
-def reset_state(plan: RefreshPlan, source_state: dict[str, Any]) -> None:
+def reset_state(plan: RefreshPlan, source_state: dict[str, TDataItem]) -> None:
     if plan.reset_resources is None:
         source_state.clear()
         return
@@ -81,8 +104,10 @@ def reset_state(plan: RefreshPlan, source_state: dict[str, Any]) -> None:
         resources.pop(name, None)
 
 
-def apply_to_destination(client: Any, plan: RefreshPlan) -> None:
+def apply_to_destination(destination: DestinationClient, plan: RefreshPlan) -> None:
     """Drop or empty the planned tables in the destination (those that exist)."""
+    # every loader's client has the table checks; the client contract does not name them
+    client = cast(DroppingClient, destination)
     if not (plan.drop_tables or plan.truncate_tables) or not client.dataset_exists():
         return
     for name in plan.drop_tables:
@@ -91,3 +116,37 @@ def apply_to_destination(client: Any, plan: RefreshPlan) -> None:
     for name in plan.truncate_tables:
         if client.table_exists(name):
             client.query(f"DELETE FROM {client.qualified(name)}")
+
+
+def drop_resources(
+    folder: WorkingFolder,
+    target: DestinationTarget,
+    schema: Schema,
+    resources: Sequence[str] | None,
+) -> list[str]:
+    """Drop the tables of ``resources`` (all data tables when None) from the destination and
+    ``schema``, and reset their state (the CLI's ``drop``); returns the dropped tables."""
+    if resources is None:
+        plan = plan_refresh("drop_sources", schema, [], [])
+    else:
+        known = {
+            t.resource for t in schema.data_tables(include_incomplete=True) if t.parent is None
+        }
+        unknown = [r for r in resources if r not in known]
+        if unknown:
+            raise PipelineConfigError(
+                f"schema {schema.name!r} has no resource(s) {', '.join(unknown)}; it has "
+                f"{', '.join(sorted(k for k in known if k)) or 'none'}"
+            )
+        tables = [t.name for r in resources for t in resource_tables(schema, r)]
+        plan = plan_refresh("drop_resources", schema, list(resources), tables)
+    with target.client(schema) as client:
+        apply_to_destination(client, plan)
+        schema.drop_tables(plan.drop_tables)
+        client.update_stored_schema(schema)
+    LoadedInputs(folder.root).forget_tables((*plan.drop_tables, *plan.truncate_tables))
+    source_state = (folder.state.get("sources") or {}).get(schema.name, {})
+    reset_state(plan, source_state)
+    folder.save_schema(schema)
+    folder.save_state(target)
+    return list(plan.drop_tables)

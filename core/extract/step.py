@@ -1,0 +1,294 @@
+"""The extract step: data -> one new load package (state ``extracted``), with its schema.
+
+:class:`ExtractStep` writes what a run is given into a new package of the pipeline's working
+folder, applies ``refresh=`` first, and records what the sources' state reached: in the
+package itself (one atomic switch with its data, so a crash cannot lose it) and in the
+folder. It is given an :class:`ExtractContext` -- the folder, the destination target, the
+recorder -- never the pipeline, so it runs on its own::
+
+    step = ExtractStep(ExtractContext(folder, target, StepRecorder()))
+    result = step.extract([{"id": 1}], "items", TableHints(), None, None)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import attrs
+
+from loadstone.exceptions import ExtractError, os_error_text
+from loadstone.extract.decorators import is_source_factory
+from loadstone.extract.extractor import ExtractResult, input_files_of
+from loadstone.extract.extractor import extract as extract_data
+from loadstone.extract.resource_hints import TableHints
+from loadstone.extract.source import Source
+from loadstone.pipelines.refresh import apply_to_destination, plan_refresh, reset_state
+from loadstone.schema import Schema
+from loadstone.storage import package_storage
+from loadstone.storage.load_package import EXTRACTED, InputFingerprint, LoadPackage
+from loadstone.storage.loaded_inputs import LoadedInputs
+from loadstone.typing import TDataItem, TDataItems
+
+if TYPE_CHECKING:
+    from loadstone.load.target import DestinationTarget
+    from loadstone.pipelines.load_info import StepInfo
+    from loadstone.pipelines.recorder import StepRecorder
+    from loadstone.pipelines.working_folder import WorkingFolder
+
+__all__ = ["ExtractContext", "ExtractStep", "apply_source_defaults", "fingerprint"]
+
+#: the state of one source, as resources read and change it
+SourceState = dict[str, TDataItem]
+
+
+def _no_scope(_state: SourceState) -> contextlib.AbstractContextManager[None]:
+    return contextlib.nullcontext()
+
+
+def _no_package(_step: str, _load_id: str) -> None:
+    return None
+
+
+@attrs.frozen
+class ExtractContext:
+    """What the extract step needs: where packages go, where data is sent, what it reports.
+
+    ``scope`` is entered around the user's code with the source's state (the pipeline sets
+    ``loadstone.current`` there); ``on_package`` hears of each package started.
+    """
+
+    folder: WorkingFolder
+    target: DestinationTarget
+    recorder: StepRecorder
+    scope: Callable[[SourceState], contextlib.AbstractContextManager[None]] = _no_scope
+    on_package: Callable[[str, str], None] = _no_package
+
+
+def fingerprint(pipeline_name: str, path: object) -> InputFingerprint:
+    """A local file's size and mtime, or an object's size and etag (read where it is)."""
+    from pathlib import Path
+
+    if isinstance(path, Path):
+        return InputFingerprint.of(path)
+    size, etag = package_storage.object_fingerprint(pipeline_name, str(path))
+    return InputFingerprint.of_object(str(path), size, etag)
+
+
+def apply_source_defaults(data: Source) -> None:
+    """A source's nesting, contract and root key settings as defaults of its resources."""
+    defaults: dict[str, object] = {}
+    if data.max_table_nesting is not None:
+        defaults["max_nesting"] = data.max_table_nesting
+    if data.schema_contract is not None:
+        defaults["schema_contract"] = data.schema_contract
+    if data.root_key:
+        defaults["root_key_propagation"] = True
+    for res in data.selected_resources.values():
+        for key, value in defaults.items():
+            if key not in res._hints:
+                res._hints[key] = value
+
+
+def _replaces_a_table(package: LoadPackage) -> bool:
+    from loadstone.schema.hints import disposition_of
+
+    return any(disposition_of(h)[0] == "replace" for h in package.table_hints().values())
+
+
+class ExtractStep:
+    """Extracts data into new packages of one working folder."""
+
+    def __init__(self, context: ExtractContext) -> None:
+        self.context = context
+
+    @property
+    def folder(self) -> WorkingFolder:
+        return self.context.folder
+
+    def extract(
+        self,
+        data: TDataItems,
+        table_name: str | None,
+        hints: TableHints,
+        schema: Schema | None,
+        refresh: str | None = None,
+    ) -> ExtractResult:
+        """Write ``data`` into a new package; ``refresh`` first drops or empties what the
+        run replaces (see :mod:`loadstone.pipelines.refresh`)."""
+        step = self.context.recorder.begin("extract")
+        source_name = data.name if isinstance(data, Source) else None
+        if is_source_factory(data):
+            data = data()
+            source_name = data.name
+        provided = (
+            schema if schema is not None else (data.schema if isinstance(data, Source) else None)
+        )
+        schema_name = (
+            (schema.name if isinstance(schema, Schema) else None)
+            or source_name
+            or self.folder.state.get("default_schema_name")
+            or self.folder.pipeline_name
+        )
+        package_schema = self.schema_for_extract(schema_name, provided)
+        if isinstance(data, Source):
+            apply_source_defaults(data)
+        state_key = source_name or schema_name
+        if refresh is not None:
+            source_state = self.folder.state.setdefault("sources", {}).setdefault(state_key, {})
+            self._refresh(refresh, package_schema, data, table_name, source_state)
+        package = self._new_package(schema_name)
+        self.context.on_package("extract", package.load_id)
+        result = self._write_package(package, data, table_name, hints, state_key, step)
+        self._switch_extracted(package, package_schema, result, state_key, data)
+        self.context.recorder.package_done(
+            step,
+            package.load_id,
+            rows=result.items,
+            size=result.bytes,
+            files=result.files,
+            row_counts={name: t.items for name, t in result.tables.items()},
+        )
+        self.context.recorder.finish(step, load_id=package.load_id)
+        return result
+
+    def _switch_extracted(
+        self,
+        package: LoadPackage,
+        schema: Schema,
+        result: ExtractResult,
+        state_key: str,
+        data: TDataItems,
+    ) -> None:
+        """Publish the package's files and switch it to ``extracted``, with the state the
+        sources reached: in the same atomic switch, a crash before the local state is saved
+        cannot lose it (see ``WorkingFolder.adopt_package_state``)."""
+        folder = self.folder
+        # after the extract, which names a missing or unreadable input in its own error
+        name = folder.pipeline_name
+        inputs = [fingerprint(name, path) for path in input_files_of(data)]
+        _publish_extracted(package)
+        package.write_schema(schema)
+        folder.register_schema(schema)
+        if _replaces_a_table(package):  # dlt keeps a replaced source's (maybe empty) state
+            folder.state.setdefault("sources", {}).setdefault(state_key, {})
+        folder.stamp_state(self.context.target)
+        folder.seed_import_schema(package, schema)
+        package.set_state(
+            EXTRACTED,
+            extracted_rows=result.items,
+            extracted_bytes=result.bytes,
+            pipeline_state=folder.state,
+            carries_state=folder.state_changed_since_extract(),
+            inputs=[i.asdict() for i in inputs],
+        )
+        folder.save_schema(schema)
+        folder.save_state(self.context.target)
+
+    def schema_for_extract(self, name: str, provided: Schema | None) -> Schema:
+        """The schema a new package of ``name`` uses: stored, imported or from code."""
+        stored = self.folder.schemas.get(name)
+        imported = self.folder.imported_schema(name)
+        if imported is not None and (
+            stored is None or not stored.data_tables(include_incomplete=True)
+        ):
+            stored = imported
+        if stored is None:
+            schema = provided if provided is not None else Schema(name)
+            naming = self.context.target.naming_name(name, schema)
+            if schema.naming_name != naming:
+                schema.set_naming(naming)
+            return schema
+        if provided is None:
+            return stored
+        # settings (detections, hints, preferred types) and declared tables come from code
+        return stored.with_code_declarations(provided)
+
+    def _new_package(self, schema_name: str) -> LoadPackage:
+        """A new package, its data files on ``packages.storage_url`` when that is set."""
+        name = self.folder.pipeline_name
+        return LoadPackage.create(
+            self.folder.packages_dir,
+            schema_name,
+            data_dir=package_storage.data_dir(name),
+            data_url=package_storage.data_url(name),
+        )
+
+    def _write_package(
+        self,
+        package: LoadPackage,
+        data: TDataItems,
+        table_name: str | None,
+        hints: TableHints,
+        state_key: str,
+        step: StepInfo,
+    ) -> ExtractResult:
+        """Extract ``data`` into ``package``; on any failure the package is removed whole."""
+        recorder = self.context.recorder
+
+        def on_progress(rows: int, size: int, files: int) -> None:
+            elapsed = time.time() - step.started_at
+            recorder.emit(
+                "extract", "progress", load_id=package.load_id, rows=rows, bytes=size,
+                files=files, elapsed=elapsed,
+            )  # fmt: skip
+
+        sources_state = self.folder.state.setdefault("sources", {})
+        existed = state_key in sources_state  # an empty one kept since a replace (as dlt)
+        source_state = sources_state.setdefault(state_key, {})
+        try:
+            with self.context.scope(source_state):
+                result = extract_data(
+                    package, data, table_name=table_name, hints=hints, progress=on_progress
+                )
+        except BaseException as error:
+            _remove(package)
+            if isinstance(error, OSError):
+                raise ExtractError(
+                    f"extract failed writing package {package.root}: "
+                    f"{os_error_text(error)}; nothing was extracted or loaded"
+                ) from error
+            raise
+        if not source_state and not existed:
+            sources_state.pop(state_key, None)
+        return result
+
+    def _refresh(
+        self,
+        mode: str,
+        schema: Schema,
+        data: TDataItems,
+        table_name: str | None,
+        source_state: SourceState,
+    ) -> None:
+        """Drop or empty the tables the run replaces and reset their state (``refresh=``)."""
+        from loadstone.extract.extractor import as_resources
+
+        _, resources = as_resources(data, table_name)
+        tables = [
+            name for name in (table_name or res.table_name for res in resources)
+            if isinstance(name, str)
+        ]  # fmt: skip
+        plan = plan_refresh(mode, schema, [res.name for res in resources], tables)
+        with self.context.target.client(schema) as client:
+            apply_to_destination(client, plan)
+        LoadedInputs(self.folder.root).forget_tables((*plan.drop_tables, *plan.truncate_tables))
+        schema.drop_tables(plan.drop_tables)
+        reset_state(plan, source_state)
+
+
+def _remove(package: LoadPackage) -> None:
+    package.delete_data()
+    shutil.rmtree(package.root, ignore_errors=True)
+
+
+def _publish_extracted(package: LoadPackage) -> None:
+    """Extracted files onto the package storage; a failure removes the package whole."""
+    try:
+        package.publish_extracted()
+    except BaseException:
+        _remove(package)
+        raise

@@ -1,0 +1,199 @@
+"""The load step: every normalized package -> the destination, in its own transaction.
+
+:class:`LoadStep` takes the pipeline's normalized packages oldest first and hands each to the
+destination's client as one :class:`~loadstone.destinations.contract.LoadRequest` (its tables'
+files, its schema, the pipeline state row when the package carries one). The client commits
+the data and the package's ``_dlt_loads`` row together, so a package found committed is
+marked loaded without loading it again. A package the destination refuses for its *data* is
+set aside and the schema changes it brought are taken back. It is given a
+:class:`LoadContext`, never the pipeline, so it runs on its own::
+
+    info = LoadStep(LoadContext(folder, target, StepRecorder())).load_pending()
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import attrs
+
+from loadstone.destinations.contract import LoadFileSpec, LoadRequest, PipelineStateRow
+from loadstone.exceptions import PackageDataError, PipelineStepFailed
+from loadstone.normalize.step import state_row_count
+from loadstone.pipelines import run_settings
+from loadstone.pipelines.load_info import LoadInfo, PackageInfo
+from loadstone.pipelines.recovery import complete_package, forget_schema_changes, set_aside
+from loadstone.schema import Schema
+from loadstone.storage import state as state_module
+from loadstone.storage.load_package import LOADED, NORMALIZED, LoadPackage, iter_pending
+
+if TYPE_CHECKING:
+    from loadstone.load.target import DestinationTarget
+    from loadstone.pipelines.load_info import StepInfo
+    from loadstone.pipelines.recorder import StepRecorder
+    from loadstone.pipelines.working_folder import WorkingFolder
+
+__all__ = ["LoadContext", "LoadStep"]
+
+
+def _no_package(_step: str, _load_id: str) -> None:
+    return None
+
+
+@attrs.frozen
+class LoadContext:
+    """What the load step needs: the folder, the destination and dataset, the recorder;
+    ``on_package`` hears of each package started."""
+
+    folder: WorkingFolder
+    target: DestinationTarget
+    recorder: StepRecorder
+    on_package: Callable[[str, str], None] = _no_package
+
+
+def _replaced_without_data(package: LoadPackage, schema: Schema) -> dict[str, LoadFileSpec]:
+    """Root tables a ``replace`` resource of the package fills that got no rows this time:
+    loaded with no files, so they are emptied, as dlt empties them."""
+    from loadstone.schema.hints import disposition_of
+
+    naming = schema.naming
+    empty: dict[str, LoadFileSpec] = {}
+    for source_name, hints in package.table_hints().items():
+        name = naming.normalize_tables_path(source_name)
+        table = schema.tables.get(name)
+        if table is None or table.parent is not None:
+            continue
+        if (disposition_of(hints)[0] or table.write_disposition) == "replace":
+            empty[name] = []
+    return empty
+
+
+class LoadStep:
+    """Loads the normalized packages of one working folder into one dataset."""
+
+    def __init__(self, context: LoadContext) -> None:
+        self.context = context
+
+    @property
+    def folder(self) -> WorkingFolder:
+        return self.context.folder
+
+    def new_info(self) -> LoadInfo:
+        """An empty load info naming the pipeline, destination and dataset."""
+        target = self.context.target
+        return LoadInfo(
+            pipeline_name=target.pipeline_name,
+            destination_name=target.destination.name,
+            dataset_name=target.dataset_name,
+            destination_location=target.location(),
+            # read before the load: True until a load succeeded
+            first_run=bool(self.folder.state.get("_local", {}).get("first_run", True)),
+        )
+
+    def load_pending(self) -> LoadInfo:
+        """Load every normalized package (oldest first); the info lists them."""
+        info = self.new_info()
+        packages = [p for p in iter_pending(self.folder.packages_dir) if p.state == NORMALIZED]
+        recorder = self.context.recorder
+        step = recorder.begin("load")
+        for package in packages:
+            info.packages.append(self.load_package(package, step))
+        recorder.finish(step)
+        info.steps = dict(recorder.steps)
+        return info
+
+    def load_package(self, package: LoadPackage, step: StepInfo) -> PackageInfo:
+        """Load one package and switch it to ``loaded``; its failures name it."""
+        self.context.on_package("load", package.load_id)
+        schema = package.read_schema()
+        if schema is None:
+            schema = self.folder.schema_for_package(package)
+        if schema is None:
+            schema = self.context.target.new_schema(package.schema_name, None)
+        package_info = _package_info(package, schema)
+        keep = run_settings.keep_completed_packages()  # read before the commit, not after
+        name = self.folder.pipeline_name
+        try:
+            with package.local_copies():
+                package_info.skipped = self._load_into_destination(package, schema)
+        except PipelineStepFailed:
+            raise
+        except PackageDataError as exc:  # refused for its data: it would fail every run
+            set_aside(self.folder, package, str(exc))
+            forget_schema_changes(self.folder, package)
+            raise PipelineStepFailed(name, "load", package.load_id, exc) from exc
+        except Exception as exc:
+            raise PipelineStepFailed(name, "load", package.load_id, exc) from exc
+        complete_package(self.folder, package, skipped=package_info.skipped, keep=keep)
+        meta = package.meta
+        self.context.recorder.package_done(
+            step,
+            package.load_id,
+            rows=sum(package_info.row_counts.values()),
+            # what was loaded: the normalized files (a package of an older version: its input)
+            size=int(meta.get("normalized_bytes", meta.get("extracted_bytes")) or 0),
+            files=len(package_info.files),
+            row_counts=package_info.row_counts,
+        )
+        return package_info
+
+    def _load_into_destination(self, package: LoadPackage, schema: Schema) -> bool:
+        """Load the package in the destination's transaction; True when it was there already."""
+        recorder = self.context.recorder
+        with self.context.target.client(schema) as client:
+            client.initialize_storage()
+            if client.is_package_loaded(package.load_id):
+                recorder.emit("load", "package_committed", load_id=package.load_id)
+                return True
+            # load_package applies the schema's changes itself, in the package's transaction:
+            # migrating here first would run every migration twice per package
+            local = self.folder.local_state()
+            local["last_load_id"] = package.load_id
+            local["first_run"] = False
+            self.folder.save_state(self.context.target)
+            client.load_package(self._load_request(package, schema))
+            recorder.emit("load", "package_committed", load_id=package.load_id)
+        return False
+
+    def _load_request(self, package: LoadPackage, schema: Schema) -> LoadRequest:
+        tables: dict[str, LoadFileSpec] = _replaced_without_data(package, schema)
+        for name, table in package.normalized_tables().items():
+            if table.row_count or table.files:
+                tables[name] = list(table.files) if table.files else str(table.folder)
+            else:
+                tables[name] = []
+        return LoadRequest(
+            load_id=package.load_id,
+            schema=schema,
+            tables=tables,
+            pipeline_state=self._state_row() if package.meta.get("carries_state", True) else None,
+        )
+
+    def _state_row(self) -> PipelineStateRow:
+        state = self.folder.state
+        return PipelineStateRow(
+            pipeline_name=self.folder.pipeline_name,
+            state=state_module.shareable(state),
+            version=int(state.get("_state_version", 1)),
+            engine_version=state_module.STATE_ENGINE_VERSION,
+            version_hash=state.get("_version_hash"),
+            created_at=_dt.datetime.now(tz=_dt.timezone.utc),
+        )
+
+
+def _package_info(package: LoadPackage, schema: Schema) -> PackageInfo:
+    """The package's entry in the load info, as it stands before the load."""
+    normalized = package.normalized_tables()
+    meta = package.meta
+    return PackageInfo(
+        load_id=package.load_id,
+        schema_name=package.schema_name,
+        state=LOADED,
+        row_counts={name: t.row_count for name, t in normalized.items()},
+        files=[str(f) for t in normalized.values() for f in t.files],
+        new_tables=list(meta.get("new_tables", [])),
+        new_columns={k: list(v) for k, v in (meta.get("new_columns") or {}).items()},
+        state_table=next(iter(state_row_count(package, schema)), None),
+    )

@@ -1,0 +1,76 @@
+"""The step boundary: any failure inside a step becomes :class:`PipelineStepFailed`.
+
+dlt's contract: ``run`` and each step called on its own raise ``PipelineStepFailed`` naming
+the pipeline, the step and the load package it was working on. :class:`StepBoundary` keeps
+the package a step works on (the steps report it through ``on_package``) and wraps the
+failure; :func:`step_boundary` puts a public step method inside it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar
+
+from loadstone.exceptions import PipelineStepFailed
+
+if TYPE_CHECKING:
+    from loadstone.pipelines.recorder import StepRecorder
+
+__all__ = ["HasBoundary", "StepBoundary", "step_boundary"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+class StepBoundary:
+    """Runs steps of one pipeline, remembering the package each one works on."""
+
+    def __init__(self, pipeline_name: str, recorder: StepRecorder) -> None:
+        self.pipeline_name = pipeline_name
+        self.recorder = recorder
+        #: the package the running step works on (named by ``PipelineStepFailed``)
+        self.active_load_id: str | None = None
+
+    def run(self, name: str, run_step: Callable[[], _R]) -> _R:
+        """Run one step; any failure in it becomes :class:`PipelineStepFailed`."""
+        self.active_load_id = None
+        try:
+            return run_step()
+        except PipelineStepFailed:
+            raise
+        except Exception as exc:
+            raise PipelineStepFailed.wrap(
+                self.pipeline_name, name, self.active_load_id, exc
+            ) from exc
+
+    def package_started(self, step: str, load_id: str) -> None:
+        """A step began a package: remember it and tell the progress callback."""
+        self.active_load_id = load_id
+        self.recorder.emit(step, "package_started", load_id=load_id)
+
+
+class HasBoundary(Protocol):
+    @property
+    def boundary(self) -> StepBoundary: ...
+
+
+_Self = TypeVar("_Self", bound=HasBoundary)
+
+
+def step_boundary(
+    step: str,
+) -> Callable[[Callable[Concatenate[_Self, _P], _R]], Callable[Concatenate[_Self, _P], _R]]:
+    """Make a public step method (``extract``/``normalize``/``load``) raise
+    :class:`PipelineStepFailed` for any failure, as dlt's do when called one by one."""
+
+    def decorate(
+        method: Callable[Concatenate[_Self, _P], _R],
+    ) -> Callable[Concatenate[_Self, _P], _R]:
+        @functools.wraps(method)
+        def wrapped(self: _Self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            return self.boundary.run(step, lambda: method(self, *args, **kwargs))
+
+        return wrapped
+
+    return decorate

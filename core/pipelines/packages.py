@@ -1,0 +1,155 @@
+"""The part of a pipeline's API that reads and tidies its working folder: paths, the lock's
+holder, the last trace, the packages by state, and the drops (dlt's ``list_*`` / ``drop_*``).
+
+:class:`PipelinePackages` is a base class of :class:`~loadstone.pipelines.pipeline.Pipeline`:
+these members only read the :class:`~loadstone.pipelines.working_folder.WorkingFolder` or
+call :mod:`loadstone.pipelines.recovery` / :mod:`loadstone.pipelines.refresh`, and keeping
+them here leaves the pipeline module to the steps and the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loadstone.pipelines import recovery
+from loadstone.pipelines.load_info import PipelineTrace
+from loadstone.pipelines.refresh import drop_resources
+from loadstone.storage.json_files import read_json_object
+from loadstone.storage.load_package import (
+    EXTRACTED,
+    NORMALIZED,
+    LoadPackage,
+    iter_pending,
+    list_packages,
+)
+
+if TYPE_CHECKING:
+    from loadstone.load.target import DestinationTarget
+    from loadstone.pipelines.recorder import StepRecorder
+    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.schema import Schema
+    from loadstone.storage.pipeline_lock import LockStatus
+
+__all__ = ["PipelinePackages"]
+
+
+class PipelinePackages:
+    """A pipeline's folder, packages and drops; the pipeline provides what is declared
+    first (its folder, recorder, destination target, lock and default schema)."""
+
+    folder: WorkingFolder
+    recorder: StepRecorder
+
+    def _target(self) -> DestinationTarget:
+        raise NotImplementedError
+
+    def _locked(self, timeout: float | None = None) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError
+
+    @property
+    def default_schema(self) -> Schema:
+        raise NotImplementedError
+
+    @property
+    def working_dir(self) -> Path:
+        return self.folder.root
+
+    @property
+    def packages_dir(self) -> Path:
+        return self.folder.packages_dir
+
+    @property
+    def schemas_dir(self) -> Path:
+        return self.folder.schemas_dir
+
+    @property
+    def failed_packages_dir(self) -> Path:
+        """Packages whose input could not be normalized, kept for inspection, never retried."""
+        return self.folder.failed_packages_dir
+
+    @property
+    def is_running_elsewhere(self) -> bool:
+        """Whether another process holds this pipeline's lock right now."""
+        return not self.folder.lock.held and self.lock_status.running
+
+    @property
+    def lock_status(self) -> LockStatus:
+        """Whether the lock is held, and whether its recorded holder is alive."""
+        return self.folder.lock_status
+
+    def running_holder(self) -> str:
+        return self.folder.running_holder()
+
+    @property
+    def last_trace(self) -> PipelineTrace | None:
+        """The trace of the last run (also saved as ``trace.json`` in the working folder)."""
+        if self.recorder.last_trace is None:
+            path = self.folder.trace_path
+            if path.exists():
+                repair = "delete it: it only describes the last run"
+                self.recorder.last_trace = PipelineTrace(read_json_object(path, repair=repair))
+        return self.recorder.last_trace
+
+    # -- inspection -----------------------------------------------------------------------
+    def list_pending_packages(self) -> list[LoadPackage]:
+        """Packages a crash or failure left between extract and load."""
+        return list(iter_pending(self.packages_dir))
+
+    @property
+    def has_pending_data(self) -> bool:
+        return bool(self.list_pending_packages())
+
+    def list_extracted_load_packages(self) -> list[str]:
+        """Load ids of packages extracted and not normalized yet (dlt's name)."""
+        return [p.load_id for p in self.list_pending_packages() if p.state == EXTRACTED]
+
+    def list_normalized_load_packages(self) -> list[str]:
+        """Load ids of packages normalized and not loaded yet (dlt's name)."""
+        return [p.load_id for p in self.list_pending_packages() if p.state == NORMALIZED]
+
+    def list_packages(self) -> list[LoadPackage]:
+        return list_packages(self.packages_dir)
+
+    def failed_packages(self) -> list[tuple[str, str]]:
+        """(load id, cause) of every package set aside, oldest first."""
+        return recovery.failed_packages(self.folder)
+
+    def committed_packages(self) -> list[str]:
+        """Load ids of pending packages the destination already committed (read only).
+
+        A run killed between the destination's COMMIT and the package's state switch leaves
+        a package that looks pending; its ``_dlt_loads`` row says it is loaded. The next run
+        (or ``load``) marks it so without loading it again, and does not extract its input
+        again either.
+        """
+        target = self._target()
+        return recovery.committed_packages(self.folder, target, lambda: self.default_schema)
+
+    def drop_pending_packages(self) -> list[str]:
+        """Delete every package that is not loaded (their data will not be loaded).
+
+        Refuses (:class:`PipelineLockedError`) while a run holds the pipeline; a package the
+        destination already committed is marked loaded instead of dropped; a package whose
+        own metadata is damaged is dropped all the same.
+        """
+        with self._locked(timeout=0):
+            target = self._target()
+            return recovery.drop_pending_packages(self.folder, target, lambda: self.default_schema)
+
+    def drop_resources(self, resources: Sequence[str] | None = None) -> list[str]:
+        """Drop the tables of ``resources`` (all data tables when None) from the destination
+        and the schema, and reset their state: the next run loads them from scratch (the CLI's
+        ``drop``). Returns the dropped table names."""
+        with self._locked():
+            target = self._target()
+            return drop_resources(self.folder, target, self.default_schema, resources)
+
+    def drop(self) -> None:
+        """Delete the local working folder (state, schemas, packages, trace)."""
+        with self._locked(timeout=0):
+            if self.working_dir.exists():
+                shutil.rmtree(self.working_dir)

@@ -1,0 +1,274 @@
+"""Crash recovery: what a run finds in the working folder before it does its own work.
+
+A run killed at any moment leaves packages in one of their states (see
+:mod:`loadstone.storage.load_package`); the next run finishes them before it extracts
+anything. This module holds those decisions, each a function of the
+:class:`~loadstone.pipelines.working_folder.WorkingFolder`:
+
+* a package still ``extracting`` never counted: it is deleted;
+* a package whose data can never load is set aside in ``failed_packages/`` with its cause;
+* an input file a pending package already holds is not extracted again; one loaded unchanged
+  before is not loaded again (``reload=True`` does);
+* a package the destination already committed is marked loaded, not loaded twice;
+* a lost folder takes state and schemas back from the destination.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+from loadstone.exceptions import LoadstoneError
+from loadstone.extract.extractor import input_files_of
+from loadstone.extract.step import fingerprint
+from loadstone.schema import Schema
+from loadstone.storage import state as state_module
+from loadstone.storage.load_package import (
+    EXTRACTED,
+    EXTRACTING,
+    LOADED,
+    NORMALIZED,
+    InputFingerprint,
+    LoadPackage,
+    iter_pending,
+    list_packages,
+)
+from loadstone.storage.loaded_inputs import LoadedInputs
+from loadstone.typing import TDataItems
+
+if TYPE_CHECKING:
+    from loadstone.load.target import DestinationTarget
+    from loadstone.pipelines.recorder import StepRecorder
+    from loadstone.pipelines.working_folder import WorkingFolder
+
+#: ``package.json`` key of a package set aside: why it could not be normalized
+FAILURE_KEY = "failure"
+#: what a run that found pending packages says (it loads them and returns, as dlt's run)
+PENDING_FIRST = (
+    "pending load packages were loaded first and the run stopped there, as dlt's run does: "
+    "the data given to this run was not extracted; run again to load it"
+)
+
+
+# -- packages that can never load -----------------------------------------------------------
+def set_aside(folder: WorkingFolder, package: LoadPackage, cause: str) -> None:
+    """Move a package that can never load out of the way, recording why in it."""
+    with contextlib.suppress(LoadstoneError):
+        package.update(**{FAILURE_KEY: cause, "failed_at": time.time()})
+    folder.failed_packages_dir.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(package.root), str(folder.failed_packages_dir / package.root.name))
+
+
+def failed_packages(folder: WorkingFolder) -> list[tuple[str, str]]:
+    """(load id, cause) of every package set aside, oldest first."""
+    found = []
+    for package in list_packages(folder.failed_packages_dir):
+        cause = package.damage or str(package.meta.get(FAILURE_KEY) or "unknown cause")
+        found.append((package.root.name, cause))
+    return found
+
+
+def forget_schema_changes(folder: WorkingFolder, package: LoadPackage) -> None:
+    """Take back the tables and columns a package set aside at load added to the schema.
+
+    They exist nowhere else (the destination rolled the package back), and a column only
+    that package brought -- a user key named like dlt's non-nullable ``_dlt_list_idx`` --
+    would make every later package fail the same way.
+    """
+    schema = folder.schemas.get(package.schema_name)
+    if schema is None:
+        return
+    meta = package.meta
+    schema.drop_tables(meta.get("new_tables") or [])
+    for name, added in (meta.get("new_columns") or {}).items():
+        if schema.has_table(name):
+            table = schema.get_table(name)
+            kept = {k: c for k, c in table.columns.items() if k not in added}
+            schema.replace_table(attrs.evolve(table, columns=kept))
+    folder.save_schema(schema)
+
+
+# -- packages left behind -------------------------------------------------------------------
+def drop_incomplete_extracts(folder: WorkingFolder) -> None:
+    """A package still ``extracting`` was cut off mid-write: its data never counted."""
+    for package in list_packages(folder.packages_dir):
+        if package.damage is None and package.state == EXTRACTING:
+            package.delete_data()
+            shutil.rmtree(package.root, ignore_errors=True)
+
+
+def mark_damaged_normalized(folder: WorkingFolder, recorder: StepRecorder) -> None:
+    """A package whose normalized files are missing or damaged goes back to ``extracted``,
+    to be normalized again from its extracted copy (never loaded in part)."""
+    for package in iter_pending(folder.packages_dir):
+        damage = package.normalized_damage() if package.state == NORMALIZED else None
+        if damage is not None:
+            recorder.notice("load", f"package {package.load_id}: {damage}; normalizing it again")
+            package.set_state(EXTRACTED, normalized_tables={})
+
+
+def has_normalized(folder: WorkingFolder) -> bool:
+    return any(p.state == NORMALIZED for p in iter_pending(folder.packages_dir))
+
+
+def complete_package(
+    folder: WorkingFolder, package: LoadPackage, *, skipped: bool, keep: bool
+) -> None:
+    """After the destination's commit: remember the package's file inputs, then switch
+    it to loaded (a kill between the two leaves it pending: see ``loaded_inputs``)."""
+    LoadedInputs(folder.root).record(package)
+    package.set_state(LOADED, loaded_at=time.time(), skipped=skipped)
+    if not keep:
+        package.delete_data()
+
+
+def committed_packages(
+    folder: WorkingFolder, target: DestinationTarget, schema: Callable[[], Schema]
+) -> list[str]:
+    """Load ids of pending packages the destination already committed (read only).
+
+    A run killed between the destination's COMMIT and the package's state switch leaves
+    a package that looks pending; its ``_dlt_loads`` row says it is loaded.
+    """
+    normalized = [
+        p for p in iter_pending(folder.packages_dir) if p.damage is None and p.state == NORMALIZED
+    ]
+    if not normalized or not target.reachable():
+        return []
+    with target.client(schema()) as client:
+        return [p.load_id for p in normalized if client.is_package_loaded(p.load_id)]
+
+
+def drop_pending_packages(
+    folder: WorkingFolder, target: DestinationTarget, schema: Callable[[], Schema]
+) -> list[str]:
+    """Delete every package that is not loaded; one the destination already committed is
+    marked loaded instead; one whose own metadata is damaged is dropped all the same."""
+    dropped: list[str] = []
+    with contextlib.suppress(LoadstoneError, OSError):
+        committed = set(committed_packages(folder, target, schema))
+        for package in iter_pending(folder.packages_dir):
+            if package.load_id in committed:
+                complete_package(folder, package, skipped=True, keep=False)
+    for package in list_packages(folder.packages_dir):
+        if package.is_pending or package.state == EXTRACTING:
+            with contextlib.suppress(LoadstoneError, OSError):
+                package.delete_data()  # its metadata may be damaged
+            shutil.rmtree(package.root, ignore_errors=True)
+            dropped.append(package.root.name)
+    return dropped
+
+
+# -- inputs seen before ---------------------------------------------------------------------
+def _held_fingerprint(pipeline_name: str, path: Path | str) -> InputFingerprint | None:
+    """The fingerprint to look up, or None where the input cannot be read (the extract
+    step then says why, naming it)."""
+    try:
+        return fingerprint(pipeline_name, path)
+    except Exception:  # a missing file or unreachable store: reported by the extract
+        return None
+
+
+def _rest(files: list[Path | str], remaining: list[Path | str], data: TDataItems) -> TDataItems:
+    """``data`` as the run goes on with it: as given, the remaining files, or None."""
+    if len(remaining) == len(files):
+        return data
+    if not remaining:
+        return None
+    return remaining if len(remaining) > 1 else remaining[0]
+
+
+def without_extracted_inputs(
+    folder: WorkingFolder, data: TDataItems, recorder: StepRecorder
+) -> TDataItems:
+    """``data`` without the input files a pending package already holds (None if all)."""
+    files = input_files_of(data)
+    if not files:
+        return data
+    held = {
+        print_: package.load_id
+        for package in iter_pending(folder.packages_dir)
+        for print_ in package.inputs()
+    }
+    remaining: list[Path | str] = []
+    for path in files:
+        found = _held_fingerprint(folder.pipeline_name, path) if held else None
+        load_id = held.get(found) if found is not None else None
+        if load_id is None:
+            remaining.append(path)
+        else:
+            recorder.notice(
+                "extract",
+                f"{path} was extracted into package {load_id} by an interrupted run: "
+                "finishing that package instead of extracting it again",
+            )
+    return _rest(files, remaining, data)
+
+
+def without_loaded_inputs(
+    folder: WorkingFolder, data: TDataItems, recorder: StepRecorder
+) -> TDataItems:
+    """``data`` without the input files already loaded unchanged (None if all).
+
+    Running the same command again after it finished -- or after a kill in its last
+    instant, when the load had committed -- must not load the same rows twice.
+    """
+    files = input_files_of(data)
+    if not files:
+        return data
+    loaded = LoadedInputs(folder.root)
+    remaining: list[Path | str] = []
+    skipped: list[str] = []
+    for path in files:
+        print_ = _held_fingerprint(folder.pipeline_name, path)
+        found = loaded.find(print_) if print_ is not None else None
+        if found is None:
+            remaining.append(path)
+        else:
+            skipped.append(f"{path} (package {found.load_id})")
+    if not skipped:
+        return data
+    more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
+    recorder.notice(
+        "extract",
+        f"{skipped[0]}{more} already loaded unchanged: not loaded again (`--reload` or "
+        "run(reload=True) loads it again)",
+    )
+    return _rest(files, remaining, data)
+
+
+# -- a lost folder --------------------------------------------------------------------------
+def restore_from_destination(
+    folder: WorkingFolder, target: DestinationTarget, schema: Callable[[], Schema]
+) -> bool:
+    """Without a local state, take state and schemas from the destination (if any); a
+    schema the state names but the folder lacks (deleted: damaged) is taken from it too.
+
+    True when something was taken (the pipeline then names its dataset again and saves).
+    ``schema`` gives the schema to open the client with, only when one is opened.
+    """
+    missing = [n for n in folder.state.get("schema_names") or [] if n not in folder.schemas]
+    if folder.had_local_state and not missing:
+        return False
+    with target.client(schema()) as client:
+        if not folder.had_local_state:
+            folder.had_local_state = True  # ask once per pipeline object
+            restored = client.get_stored_state(folder.pipeline_name)
+            if not restored:
+                return False
+            folder.state = state_module.merge_restored(folder.state, restored)
+            local = folder.local_state()
+            local["first_run"] = False
+            local["restored_from_destination"] = True
+            missing = list(folder.state.get("schema_names") or [])
+        for name in missing:
+            stored = client.get_stored_schema(name)
+            if stored:
+                folder.save_schema(Schema.from_dict(stored))
+    return True
