@@ -88,9 +88,9 @@ def min_executors() -> int:
     return loadstone_config.get_int("normalize.min_executors", 1, minimum=0)
 
 
-def spark_min_bytes(default: int) -> int:
+def spark_min_bytes(lazy_spark_bytes: int) -> int:
     """``normalize.spark_min_bytes``: below it a local session is not worth starting."""
-    return loadstone_config.get_size("normalize.spark_min_bytes", default)
+    return loadstone_config.get_size("normalize.spark_min_bytes", lazy_spark_bytes)
 
 
 def executor_wait_seconds() -> float:
