@@ -5,21 +5,21 @@
  * them costs a handful of dict operations and a branch on its type. Profiling the engine over
  * a 32 MB chunk put 85% of its time in two loops: flattening a source dict into a row
  * (`flatten`) and placing each value of the row into the table's column lists (`fill`). Both
- * are transliterations of the pure-Python reference in engine.py, which stays the spec: the
+ * are transliterations of the pure-Python reference (rows.py, row_typing.py), which stays the spec: the
  * engine's tests run every case through both and compare the output. Only the common case is
  * handled here; anything that needs a decision (a new column, a coercion, a variant, a
  * contract) is handed back to Python exactly where the Python loop would have handled it.
  *
- * Contracts (all arguments are exact dicts/lists/tuples as engine.py builds them):
+ * Contracts (all arguments are exact dicts/lists/tuples as the Python engine builds them):
  *
  * flatten(prefix_names, name_of, data, prefix, depth, max_nesting, out, table_types, pending)
- *     engine.ChunkEngine.flatten: source keys of `data` become columns of `out`; nested dicts
+ *     rows.RowFlattener.flatten: source keys of `data` become columns of `out`; nested dicts
  *     are flattened after this level's own keys, last one first; lists go to `pending` as
  *     (parts, list, depth + 1). `name_of(names, prefix, key)` is called for a key not yet in
  *     `prefix_names[prefix]` and returns (parts, column).
  *
  * fill(raw, exact, columns, n, pos, seq) -> int | (pos, column, value, seq)
- *     engine.ChunkEngine.type_row's fast path over `raw` from dict position `pos`: a value
+ *     row_typing.RowTyper.type_row's fast path over `raw` from dict position `pos`: a value
  *     whose Python type is `exact[column]` (ints within 64 bits) is placed in row `n` of the
  *     column's (rows, values) lists; None is skipped. The first other value is returned with
  *     the position to resume from and the visit counter `seq`; at the end, `seq` alone.
@@ -38,7 +38,7 @@
  *     offsets: the caller then asks pyarrow, which reports such values its own way.
  *
  * scan_line(raw) -> (brackets, keys, digits19)
- *     engine.scan_line in one pass over a line's bytes instead of four: the count of `[` plus
+ *     json_lines.scan_line in one pass over a line's bytes instead of four: the count of `[` plus
  *     `{`, the count of `":`, and whether 19 ASCII digits follow each other somewhere.
  */
 #define PY_SSIZE_T_CLEAN
@@ -272,7 +272,7 @@ common_iso_timestamp(PyObject *value)
     return moment;
 }
 
-/* engine.ChunkEngine.put: place `value` in row `n` of `column` (a later value wins). */
+/* table_buffers.put: place `value` in row `n` of `column` (a later value wins). */
 static int
 put_value(PyObject *columns, PyObject *column, Py_ssize_t n, PyObject *n_obj, PyObject *value)
 {
@@ -611,13 +611,13 @@ speedups_scan_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef speedups_methods[] = {
     {"scan_line", (PyCFunction)(void (*)(void))speedups_scan_line, METH_FASTCALL,
-     "scan_line(raw) -> (brackets, keys, digits19): engine.scan_line in one pass"},
+     "scan_line(raw) -> (brackets, keys, digits19): json_lines.scan_line in one pass"},
     {"flatten", (PyCFunction)(void (*)(void))speedups_flatten, METH_FASTCALL,
      "flatten(prefix_names, name_of, data, prefix, depth, max_nesting, out, table_types, "
-     "pending): engine.ChunkEngine.flatten"},
+     "pending): rows.RowFlattener.flatten"},
     {"fill", (PyCFunction)(void (*)(void))speedups_fill, METH_FASTCALL,
      "fill(raw, exact, columns, n, pos, seq) -> seq | (pos, column, value, seq): the fast "
-     "path of engine.ChunkEngine.type_row"},
+     "path of row_typing.RowTyper.type_row"},
     {"scatter", (PyCFunction)(void (*)(void))speedups_scatter, METH_FASTCALL,
      "scatter(rows, values, n) -> list: a sparse column as a row-long list"},
     {"text_buffers", (PyCFunction)(void (*)(void))speedups_text_buffers, METH_FASTCALL,
@@ -629,7 +629,7 @@ static PyMethodDef speedups_methods[] = {
 static struct PyModuleDef speedups_module = {
     PyModuleDef_HEAD_INIT,
     "_speedups",
-    "The relational engine's per-value hot path in C (see engine.py for the reference).",
+    "The relational engine's per-value hot path in C (see rows.py and row_typing.py for the reference).",
     -1,
     speedups_methods,
 };

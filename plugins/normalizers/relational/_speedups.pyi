@@ -1,6 +1,8 @@
 """Types of the C extension ``_speedups`` (``_speedups.c``): the engine's per-value hot path.
 
-Each function is the fast path of a Python loop in ``engine.py``, which stays the reference.
+Each function is the fast path of a Python loop of the engine (``rows.py``, ``row_typing.py``,
+``table_buffers.py``, ``json_lines.py``), which stays the reference; :mod:`.native` types
+what the engine calls.
 """
 
 from typing import Any
@@ -21,7 +23,7 @@ def flatten(
     pending: list[tuple[tuple[str, ...], list[Any], int]],
     /,
 ) -> None:
-    """``engine.ChunkEngine.flatten``: one item's keys as columns, lists set aside."""
+    """``rows.RowFlattener.flatten``: one item's keys as columns, lists set aside."""
 
 def fill(
     raw: dict[str, Any],
@@ -44,4 +46,4 @@ def text_buffers(
     """Arrow string buffers (validity, offsets, data) of a text column, or None."""
 
 def scan_line(raw: bytes, /) -> tuple[int, int, bool]:
-    """``engine.scan_line`` in one pass: brackets, ``":`` pairs, 19 digits in a row."""
+    """``json_lines.scan_line`` in one pass: brackets, ``":`` pairs, 19 digits in a row."""

@@ -2,7 +2,7 @@
 
 Two moments of one package:
 
-* before the tasks run, :func:`plan_roots` reads each source table's code hints (the
+* before the tasks run, :func:`plan_root` reads each source table's code hints (the
   package's ``table_hints``, dlt's dict form) into a partial :class:`~loadstone.schema.Table`
   with :func:`~loadstone.schema.hints.table_from_hints` and
   :func:`~loadstone.schema.hints.normalize_hints`, and into the engine's :class:`RootSpec`;
