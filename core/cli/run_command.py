@@ -14,13 +14,14 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from loadstone.exceptions import InputError
 from loadstone.storage import package_storage
 
 if TYPE_CHECKING:
     from loadstone.pipelines.load_info import ProgressEvent
+    from loadstone.typing import TWriteDispositionConfig
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")
 #: tables read through the Arrow path (pyarrow's Parquet and CSV readers)
@@ -149,7 +150,7 @@ def check_input(path: Path, accepted: tuple[str, ...]) -> None:
     raise InputError(f"{path}: {what}; loadstone run reads {', '.join(accepted)}")
 
 
-def parse_write_disposition(value: str | None) -> str | dict[str, str] | None:
+def parse_write_disposition(value: str | None) -> TWriteDispositionConfig | None:
     """The CLI's ``merge:upsert`` spelling as the hint ``run()`` takes.
 
     Only the syntax is read here; the value is checked by the schema's one parser
@@ -159,8 +160,11 @@ def parse_write_disposition(value: str | None) -> str | dict[str, str] | None:
         return None
     if ":" in value:
         disposition, strategy = value.split(":", 1)
-        return {"disposition": disposition, "strategy": strategy}
-    return value
+        hint: object = {"disposition": disposition, "strategy": strategy}
+    else:
+        hint = value
+    # the text is the user's: the schema's parser checks it when the hint is applied
+    return cast("TWriteDispositionConfig", hint)
 
 
 #: turns on each refresh of a step that has not finished a part yet
@@ -278,5 +282,5 @@ def run_command(args: argparse.Namespace) -> int:
     finally:
         if isinstance(progress, ProgressDisplay):
             progress.close()
-    print(info)
+    print(info.with_figures())
     return 0

@@ -327,6 +327,11 @@ class LoadInfo:
     def __str__(self) -> str:
         return self.asstr(verbosity=0)
 
+    def with_figures(self) -> str:
+        """dlt's text, then loadstone's figures: rows per table, each step's time and size,
+        schema changes (what ``loadstone run`` prints)."""
+        return "\n".join([*self._summary(), *self._figures()])
+
     def _summary(self) -> list[str]:
         """dlt's four lines: the load step, where the packages went, the location, each
         package's state."""

@@ -15,6 +15,10 @@ Layout::
         extracted/        JSONL (or .jsonl.gz, or Spark JSON part files) written by extract
         normalized/       the normalizer's output, one folder per table
         schema.json       the schema this package was normalized with
+
+Long because: one class owns every file of the package folder and its state switches, so
+that each atomic rename is written in one place (creation, metadata, inputs, extracted and
+normalized files, hints, schema).
 """
 
 from __future__ import annotations

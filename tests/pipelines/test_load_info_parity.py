@@ -62,6 +62,9 @@ def test_str_and_asstr_are_dlts_wording() -> None:
     assert "Jobs details:" in detailed
     assert "Job: _dlt_pipeline_state, table: _dlt_pipeline_state in completed_jobs." in detailed
     assert "Rows loaded per table:" in detailed  # loadstone's figures come last
+    # what `loadstone run` prints: dlt's lines, then loadstone's figures
+    assert info.with_figures().splitlines()[:4] == DLT_STR.splitlines()
+    assert "Rows loaded per table:" in info.with_figures()
 
 
 def test_members_users_read() -> None:
