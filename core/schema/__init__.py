@@ -23,7 +23,7 @@ Identifiers
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from loadstone.exceptions import InvalidSchemaError, TableNotFoundError
 from loadstone.schema.model import Column, Table
@@ -104,7 +104,7 @@ if TYPE_CHECKING:
     from loadstone.schema.naming_change import check_naming_change
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     try:
         module = _LAZY[name]
     except KeyError:

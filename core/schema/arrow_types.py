@@ -17,15 +17,18 @@ Recorded from dlt 1.31 as a black box (``tests/fixtures/arrow/dlt_arrow_types.js
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from loadstone.schema.model import Column
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: timestamp unit -> the precision dlt records (None: the default, not recorded)
 _TIMESTAMP_PRECISION = {"s": 0, "ms": 3, "us": None, "ns": None}
 
 
-def column_from_arrow(name: str, arrow_type: Any) -> Column | None:
+def column_from_arrow(name: str, arrow_type: pa.DataType) -> Column | None:
     """The column dlt 1.31 infers for an Arrow field of ``arrow_type``; None for ``null``."""
     import pyarrow as pa
 
@@ -71,5 +74,5 @@ def column_from_arrow(name: str, arrow_type: Any) -> Column | None:
     return Column(name, data_type="text", nullable=True)  # durations, intervals...: as their text
 
 
-def _is_view(arrow_type: Any, kind: str) -> bool:
+def _is_view(arrow_type: pa.DataType, kind: str) -> bool:
     return str(arrow_type) == f"{kind}_view"

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
+
+if TYPE_CHECKING:
+    from loadstone.schema.stored import TColumnSchema, TStoredSchema, TTableSchema
 
 #: the formats :func:`render` writes
 FORMATS = ("mermaid", "dbml", "dot")
@@ -45,9 +48,9 @@ def _is_dlt_table(name: str) -> bool:
     return name.startswith("_dlt")
 
 
-def tables_of(stored: Mapping[str, Any], include_dlt_tables: bool = True) -> dict[str, Any]:
+def tables_of(stored: TStoredSchema, include_dlt_tables: bool = True) -> dict[str, TTableSchema]:
     """The tables to draw, in schema order, each with only its typed columns."""
-    out: dict[str, Any] = {}
+    out: dict[str, TTableSchema] = {}
     for name, table in (stored.get("tables") or {}).items():
         if not include_dlt_tables and _is_dlt_table(name):
             continue
@@ -61,14 +64,14 @@ def tables_of(stored: Mapping[str, Any], include_dlt_tables: bool = True) -> dic
     return out
 
 
-def _hinted(table: Mapping[str, Any], hint: str, default: str) -> str:
+def _hinted(table: TTableSchema, hint: str, default: str) -> str:
     for name, column in table["columns"].items():
         if column.get(hint):
             return str(name)
     return default
 
 
-def references(tables: Mapping[str, Any]) -> list[Reference]:
+def references(tables: Mapping[str, TTableSchema]) -> list[Reference]:
     """The references a load creates between ``tables``, in dlt's order."""
     refs: list[Reference] = []
     if LOADS in tables:
@@ -77,7 +80,7 @@ def references(tables: Mapping[str, Any]) -> list[Reference]:
                 refs.append(Reference(name, "_dlt_load_id", LOADS, "load_id", "_dlt_load"))
     for name, table in tables.items():
         parent = table.get("parent")
-        if parent in tables:
+        if parent is not None and parent in tables:
             column = _hinted(table, "parent_key", "_dlt_parent_id")
             target_column = _hinted(tables[parent], "row_key", "_dlt_id")
             refs.append(Reference(name, column, parent, target_column, "_dlt_parent"))
@@ -103,20 +106,22 @@ def references(tables: Mapping[str, Any]) -> list[Reference]:
     return refs
 
 
-def _root_of(tables: Mapping[str, Any], name: str) -> str:
+def _root_of(tables: Mapping[str, TTableSchema], name: str) -> str:
     seen = {name}
-    while (parent := tables[name].get("parent")) in tables and parent not in seen:
+    while (parent := tables[name].get("parent")) is not None and parent in tables:
+        if parent in seen:
+            break
         name = parent
         seen.add(name)
     return name
 
 
-def column_keys(column: Mapping[str, Any]) -> list[str]:
+def column_keys(column: TColumnSchema) -> list[str]:
     return [key for hint, key in (("primary_key", "PK"), ("unique", "UK")) if column.get(hint)]
 
 
 def to_mermaid(
-    stored: Mapping[str, Any],
+    stored: TStoredSchema,
     *,
     hide_columns: bool = False,
     hide_descriptions: bool = False,
@@ -143,7 +148,7 @@ def to_mermaid(
     return "\n".join(lines) + "\n"
 
 
-def _dbml_settings(column: Mapping[str, Any]) -> str:
+def _dbml_settings(column: TColumnSchema) -> str:
     settings = [
         setting
         for hint, setting in (("primary_key", "pk"), ("unique", "unique"))
@@ -156,7 +161,7 @@ def _dbml_settings(column: Mapping[str, Any]) -> str:
     return f" [{', '.join(settings)}]" if settings else ""
 
 
-def to_dbml(stored: Mapping[str, Any], *, include_dlt_tables: bool = True) -> str:
+def to_dbml(stored: TStoredSchema, *, include_dlt_tables: bool = True) -> str:
     """DBML (dbdiagram.io, dbdocs): data tables first, then dlt's, then the references."""
     tables = tables_of(stored, include_dlt_tables)
     ordered = sorted(tables.items(), key=lambda item: _is_dlt_table(item[0]))
@@ -179,7 +184,7 @@ def to_dbml(stored: Mapping[str, Any], *, include_dlt_tables: bool = True) -> st
     return "\n\n".join(blocks) + "\n"
 
 
-def _dot_label(name: str, table: Mapping[str, Any]) -> Iterator[str]:
+def _dot_label(name: str, table: TTableSchema) -> Iterator[str]:
     yield '    <table border="0" cellborder="1" cellspacing="0" cellpadding="6">'
     yield f'    <tr><td port="p0" bgcolor="#bbca06"><b>{html.escape(name)}</b></td></tr>'
     for index, (column_name, column) in enumerate(table["columns"].items(), start=1):
@@ -191,7 +196,7 @@ def _dot_label(name: str, table: Mapping[str, Any]) -> Iterator[str]:
     yield "    </table>"
 
 
-def to_dot(stored: Mapping[str, Any], *, include_dlt_tables: bool = True) -> str:
+def to_dot(stored: TStoredSchema, *, include_dlt_tables: bool = True) -> str:
     """Graphviz DOT: one HTML-like record per table, an edge per reference, column to column."""
     tables = tables_of(stored, include_dlt_tables)
     graph_name = str(stored.get("name") or "schema")
@@ -219,7 +224,7 @@ def _ends(ref: Reference) -> tuple[tuple[str, str], tuple[str, str]]:
     return (ref.table, ref.column), (ref.target, ref.target_column)
 
 
-def render(stored: Mapping[str, Any], fmt: str, *, include_dlt_tables: bool = True) -> str:
+def render(stored: TStoredSchema, fmt: str, *, include_dlt_tables: bool = True) -> str:
     """The schema document ``stored`` in ``fmt`` (one of :data:`FORMATS`)."""
     if fmt == "mermaid":
         return to_mermaid(stored, include_dlt_tables=include_dlt_tables)

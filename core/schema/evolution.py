@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self is 3.11+
 
     from loadstone.naming import NamingConvention
+    from loadstone.typing import TSchemaContract
 
 __all__ = ["SchemaEvolution"]
 
@@ -176,7 +177,7 @@ class SchemaEvolution(SchemaState):
         """The data type the preferred-type rules give ``col_name`` (None: no rule matches)."""
         return preferred_type_for(self._settings, col_name)
 
-    def set_schema_contract(self, contract: object) -> None:
+    def set_schema_contract(self, contract: TSchemaContract | None) -> None:
         """Schema-wide contract: a mode string or ``{"tables": ..., "columns": ..., "data_type": ...}``."""
         from loadstone.schema.contracts import SchemaContract
 

@@ -25,6 +25,7 @@ from loadstone.schema.model import WRITE_DISPOSITIONS, Column, Table
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
+    from loadstone.typing import TSchemaContract
 
 __all__ = [
     "MERGE_STRATEGIES",
@@ -45,16 +46,16 @@ _ROW_KEY: Final = "_dlt_id"
 
 
 def parse_write_disposition(
-    value: str | Mapping[str, Any] | None,
-) -> tuple[str | None, dict[str, Any]]:
+    value: object,
+) -> tuple[str | None, dict[str, object]]:
     """``(disposition, extra table keys)`` from a write_disposition hint.
 
     ``"merge"`` -> ``("merge", {})``; ``{"disposition": "merge", "strategy": "scd2"}`` ->
     ``("merge", {"x-merge-strategy": "scd2"})`` (dlt's stored key). Further dict keys
     (``validity_column_names``, ``boundary_timestamp`` ...) are kept as ``x-<key>`` table hints.
     """
-    extra: dict[str, Any] = {}
-    disposition: Any
+    extra: dict[str, object] = {}
+    disposition: object
     if value is None:
         return None, {}
     if isinstance(value, str):
@@ -78,14 +79,14 @@ def parse_write_disposition(
                 extra[hint] = item
     else:
         raise InvalidSchemaError(f"write_disposition must be a string or dict, got {value!r}")
-    if disposition not in WRITE_DISPOSITIONS:
+    if not isinstance(disposition, str) or disposition not in WRITE_DISPOSITIONS:
         raise InvalidSchemaError(
             f"unknown write_disposition {disposition!r}; use one of {', '.join(WRITE_DISPOSITIONS)}"
         )
     return disposition, extra
 
 
-def write_disposition_hints(value: str | Mapping[str, Any] | None) -> dict[str, Any]:
+def write_disposition_hints(value: object) -> dict[str, object]:
     """A write_disposition hint as stored table keys: ``{"write_disposition": ..., "x-...": ...}``.
 
     The same parse as :func:`parse_write_disposition`, in the form resources keep their hints.
@@ -94,7 +95,7 @@ def write_disposition_hints(value: str | Mapping[str, Any] | None) -> dict[str, 
     return {} if disposition is None else {"write_disposition": disposition, **extra}
 
 
-def disposition_of(table: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def disposition_of(table: Mapping[str, object]) -> tuple[str | None, str | None]:
     """``(write disposition, merge strategy)`` a stored table or a hint dict declares.
 
     Reads dlt's stored form (``write_disposition`` plus ``x-merge-strategy``) and the
@@ -104,7 +105,7 @@ def disposition_of(table: Mapping[str, Any]) -> tuple[str | None, str | None]:
     raw = table.get("write_disposition")
     disposition, extra = parse_write_disposition(raw)
     strategy = table.get("x-merge-strategy") or extra.get("x-merge-strategy")
-    return disposition, strategy
+    return disposition, None if strategy is None else str(strategy)
 
 
 def _as_list(value: str | Sequence[str] | None) -> list[str]:
@@ -116,13 +117,13 @@ def _as_list(value: str | Sequence[str] | None) -> list[str]:
 
 
 def columns_from_hint(
-    columns: Mapping[str, Any] | Sequence[Mapping[str, Any] | Column] | None,
+    columns: Mapping[str, object] | Sequence[Mapping[str, object] | Column] | None,
 ) -> dict[str, Column]:
     """Columns from a ``columns=`` hint: ``{name: {hints}}`` or ``[{"name": ..., hints}]``."""
     out: dict[str, Column] = {}
     if columns is None:
         return out
-    items: Iterable[tuple[str | None, Any]]
+    items: Iterable[tuple[str | None, object]]
     if isinstance(columns, Mapping):
         items = columns.items()
     else:
@@ -131,7 +132,7 @@ def columns_from_hint(
         if isinstance(spec, Column):
             column = spec if name is None else attrs.evolve(spec, name=name)
         elif isinstance(spec, Mapping):
-            column = Column.from_dict(spec, name if name is not None else spec.get("name"))
+            column = Column.from_dict(spec, name)  # without a key: the dict's own name
         else:
             raise InvalidSchemaError(f"column hint for {name!r} must be a dict, got {spec!r}")
         if column.data_type is not None:
@@ -150,7 +151,7 @@ def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
                 columns[name] = column.evolve(**{hint: None})
     for name in names:
         existing = columns.get(name) or Column(name)
-        changes: dict[str, Any] = {hint: True}
+        changes: dict[str, object] = {hint: True}
         if hint == "primary_key" and existing.nullable is None:
             changes["nullable"] = False
         columns[name] = existing.evolve(**changes)
@@ -188,11 +189,11 @@ def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
 def table_from_hints(
     table_name: str,
     *,
-    columns: Mapping[str, Any] | Sequence[Mapping[str, Any] | Column] | None = None,
+    columns: Mapping[str, object] | Sequence[Mapping[str, object] | Column] | None = None,
     primary_key: str | Sequence[str] | None = None,
     merge_key: str | Sequence[str] | None = None,
-    write_disposition: str | Mapping[str, Any] | None = None,
-    schema_contract: Any = None,
+    write_disposition: str | Mapping[str, object] | None = None,
+    schema_contract: TSchemaContract | None = None,
     parent: str | None = None,
     description: str | None = None,
     resource: str | None = None,

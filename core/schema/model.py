@@ -13,14 +13,17 @@ trip through loadstone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Final, cast
+from collections.abc import Iterable, Iterator, KeysView, Mapping
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import attrs
 
 from loadstone.exceptions import InvalidSchemaError
 from loadstone.schema.data_types import is_data_type
 from loadstone.schema.stored import TColumnSchema, TTableSchema
+
+if TYPE_CHECKING:
+    from loadstone.typing import TSchemaContract
 
 __all__ = [
     "BOOLEAN_HINTS",
@@ -71,7 +74,7 @@ _TABLE_KEYS: Final = (
 )
 
 
-def _frozen_extra(value: Mapping[str, Any] | None) -> dict[str, Any]:
+def _frozen_extra(value: Mapping[str, object] | None) -> dict[str, Any]:
     return dict(value or {})
 
 
@@ -79,7 +82,9 @@ def _key_order(value: Iterable[str]) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _check_data_type(instance: Column, attribute: attrs.Attribute[Any], value: Any) -> None:
+def _check_data_type(
+    instance: Column, attribute: attrs.Attribute[str | None], value: str | None
+) -> None:
     if value is not None and not is_data_type(value):
         raise InvalidSchemaError(f"unknown data_type {value!r}", column=instance.name)
 
@@ -92,7 +97,7 @@ class StoredFormView:
     copies: change a schema through its methods, never through these views.
     """
 
-    def to_dict(self) -> Mapping[str, Any]:  # pragma: no cover - each class defines its own
+    def to_dict(self) -> Mapping[str, object]:  # pragma: no cover - each class defines its own
         raise NotImplementedError
 
     def __getitem__(self, key: str) -> Any:
@@ -101,7 +106,7 @@ class StoredFormView:
     def get(self, key: str, default: Any = None) -> Any:
         return self.to_dict().get(key, default)
 
-    def keys(self) -> Any:
+    def keys(self) -> KeysView[str]:
         return self.to_dict().keys()
 
     def items(self) -> Any:
@@ -113,7 +118,7 @@ class StoredFormView:
     def __contains__(self, key: object) -> bool:
         return key in self.to_dict()
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         return iter(self.to_dict())
 
     def __len__(self) -> int:
@@ -148,7 +153,7 @@ class Column(StoredFormView):
     sort: bool | None = None
     variant: bool | None = None
     hard_delete: bool | None = None
-    dedup_sort: Any = None
+    dedup_sort: str | bool | None = None
     description: str | None = None
     extra: dict[str, Any] = attrs.field(factory=dict, converter=_frozen_extra, hash=False)
     #: key order of the stored dict this column was read from (written back the same way;
@@ -165,7 +170,7 @@ class Column(StoredFormView):
         """A column with a data type; dlt does not create columns that only saw nulls."""
         return self.data_type is not None
 
-    def hint(self, name: str) -> Any:
+    def hint(self, name: str) -> object:
         """The value of a hint by its stored name (``not_null`` reads ``nullable``)."""
         if name == "not_null":
             return None if self.nullable is None else not self.nullable
@@ -203,13 +208,15 @@ class Column(StoredFormView):
         return cast(TColumnSchema, _ordered(values, self.key_order))  # plus x-* keys in extra
 
     @classmethod
-    def from_dict(cls, data: TColumnSchema | Mapping[str, Any], name: str | None = None) -> Column:
+    def from_dict(
+        cls, data: TColumnSchema | Mapping[str, object], name: str | None = None
+    ) -> Column:
         """Read a stored column; ``name`` (the dict key in ``columns``) wins over ``data['name']``."""
         column_name = name if name is not None else data.get("name")
         if not isinstance(column_name, str) or not column_name:
             raise InvalidSchemaError(f"column without a name: {dict(data)!r}")
-        known: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
+        known: dict[str, Any] = {}  # field values, checked by the attrs validators
+        extra: dict[str, object] = {}
         for key, value in data.items():
             if key == "name":
                 continue
@@ -257,7 +264,8 @@ class Table(StoredFormView):
     columns: dict[str, Column] = attrs.field(factory=dict, converter=_columns_dict, hash=False)
     write_disposition: str | None = None
     parent: str | None = None
-    schema_contract: Any = None
+    #: the contract as given (a mode, a dict per entity, or a SchemaContract)
+    schema_contract: TSchemaContract | None = None
     description: str | None = None
     resource: str | None = None
     extra: dict[str, Any] = attrs.field(factory=dict, converter=_frozen_extra, hash=False)
@@ -311,7 +319,7 @@ class Table(StoredFormView):
         columns[column.name] = column if existing is None else existing.merge(column)
         return attrs.evolve(self, columns=columns)
 
-    def with_normalizer_hint(self, key: str, value: Any) -> Table:
+    def with_normalizer_hint(self, key: str, value: object) -> Table:
         hints = {**self.normalizer_hints, key: value}
         return attrs.evolve(self, extra={**self.extra, "x-normalizer": hints})
 
@@ -352,7 +360,7 @@ class Table(StoredFormView):
         return cast(TTableSchema, _ordered(values, self.key_order))  # plus x-* keys in extra
 
     @classmethod
-    def from_dict(cls, data: TTableSchema | Mapping[str, Any], name: str | None = None) -> Table:
+    def from_dict(cls, data: TTableSchema | Mapping[str, object], name: str | None = None) -> Table:
         table_name = name if name is not None else data.get("name")
         if not isinstance(table_name, str) or not table_name:
             raise InvalidSchemaError(f"table without a name: {sorted(data)!r}")
@@ -362,14 +370,16 @@ class Table(StoredFormView):
             if isinstance(raw_columns, Mapping):
                 for column_name, column_data in raw_columns.items():
                     columns[column_name] = Column.from_dict(column_data or {}, column_name)
-            else:
+            elif isinstance(raw_columns, Iterable):  # dlt's older list of columns
                 for column_data in raw_columns:
                     column = Column.from_dict(column_data)
                     columns[column.name] = column
+            else:
+                raise InvalidSchemaError(f"columns must be a mapping, got {raw_columns!r}")
         except InvalidSchemaError as ex:
             raise InvalidSchemaError(ex.message, table=table_name, column=ex.column) from None
-        known: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
+        known: dict[str, Any] = {}  # field values, checked by the attrs validators
+        extra: dict[str, object] = {}
         for key, value in data.items():
             if key in ("name", "columns"):
                 continue

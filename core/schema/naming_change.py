@@ -10,8 +10,8 @@ tables) are simply renamed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["NamingChangeError", "apply_naming_change", "check_naming_change", "renamed_identifiers"]
 
 
-def _normalizers(naming: NamingConvention, use_break_path: bool) -> tuple[Any, Any]:
+def _normalizers(
+    naming: NamingConvention, use_break_path: bool
+) -> tuple[Callable[[str], str], Callable[[str], str]]:
     if use_break_path:
         return naming.normalize_tables_path, naming.normalize_path
     return naming.normalize_table_identifier, naming.normalize_identifier
@@ -63,7 +65,9 @@ def check_naming_change(
         raise NamingChangeError(schema.name, schema.naming_name, naming.name(), affected)
 
 
-def _rename_table(table: Table, norm_table: Any, norm_column: Any) -> Table:
+def _rename_table(
+    table: Table, norm_table: Callable[[str], str], norm_column: Callable[[str], str]
+) -> Table:
     columns: dict[str, Column] = {}
     for column in table.columns.values():
         renamed = attrs.evolve(column, name=norm_column(column.name))

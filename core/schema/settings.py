@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import attrs
 
@@ -23,6 +23,9 @@ from loadstone.schema.data_types import is_data_type
 from loadstone.schema.detections import DEFAULT_DETECTIONS, check_detections
 from loadstone.schema.model import COLUMN_HINTS, StoredFormView
 from loadstone.schema.stored import TSchemaSettings
+
+if TYPE_CHECKING:
+    from loadstone.typing import TSchemaContract
 
 __all__ = [
     "RELATIONAL_DEFAULT_HINTS",
@@ -81,11 +84,11 @@ def _as_preferred(value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)
 
 
-def _as_extra(value: Mapping[str, Any]) -> dict[str, Any]:
+def _as_extra(value: Mapping[str, object]) -> dict[str, Any]:
     return dict(value)
 
 
-def _check_hints(instance: Any, attribute: Any, value: Mapping[str, Sequence[str]]) -> None:
+def _check_hints(instance: object, attribute: object, value: Mapping[str, Sequence[str]]) -> None:
     for hint, rules in value.items():
         if hint not in COLUMN_HINTS:
             raise InvalidSchemaError(
@@ -95,7 +98,7 @@ def _check_hints(instance: Any, attribute: Any, value: Mapping[str, Sequence[str
             _compiled(rule)
 
 
-def _check_preferred(instance: Any, attribute: Any, value: Mapping[str, str]) -> None:
+def _check_preferred(instance: object, attribute: object, value: Mapping[str, str]) -> None:
     for rule, data_type in value.items():
         if not is_data_type(data_type):
             raise InvalidSchemaError(
@@ -104,7 +107,7 @@ def _check_preferred(instance: Any, attribute: Any, value: Mapping[str, str]) ->
         _compiled(rule)
 
 
-def _check_detections(instance: Any, attribute: Any, value: Sequence[str]) -> None:
+def _check_detections(instance: object, attribute: object, value: Sequence[str]) -> None:
     check_detections(value)
 
 
@@ -125,7 +128,8 @@ class SchemaSettings(StoredFormView):
     preferred_types: dict[str, str] = attrs.field(
         factory=dict, converter=_as_preferred, validator=_check_preferred, hash=False
     )
-    schema_contract: Any = attrs.field(default=None, hash=False)
+    #: the contract as given (a mode, a dict per entity, or a SchemaContract)
+    schema_contract: TSchemaContract | None = attrs.field(default=None, hash=False)
     extra: dict[str, Any] = attrs.field(factory=dict, converter=_as_extra, hash=False)
 
     @classmethod
@@ -162,12 +166,12 @@ class SchemaSettings(StoredFormView):
         types.update(new_preferred_types)
         return attrs.evolve(self, preferred_types=types)
 
-    def with_schema_contract(self, contract: Any) -> SchemaSettings:
+    def with_schema_contract(self, contract: TSchemaContract | None) -> SchemaSettings:
         return attrs.evolve(self, schema_contract=contract)
 
     # ------------------------------------------------------------ stored form
     def to_dict(self) -> TSchemaSettings:
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         if self.schema_contract is not None:
             out["schema_contract"] = self.schema_contract
         if self.detections:
@@ -180,9 +184,9 @@ class SchemaSettings(StoredFormView):
         return cast(TSchemaSettings, out)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> SchemaSettings:
+    def from_dict(cls, data: Mapping[str, object] | None) -> SchemaSettings:
         data = dict(data or {})
-        known = {
+        known: dict[str, Any] = {  # field values, checked by the validators
             key: data.pop(key)
             for key in ("detections", "default_hints", "preferred_types", "schema_contract")
             if key in data
@@ -226,13 +230,13 @@ def compile_preferred(preferred: Mapping[str, str]) -> PreferredTypes:
     return PreferredTypes(tuple(preferred.items()))
 
 
-def hints_for_column(settings: SchemaSettings, column_name: str) -> dict[str, Any]:
+def hints_for_column(settings: SchemaSettings, column_name: str) -> dict[str, bool]:
     """Column hints the default_hints rules give a (normalized) column name.
 
     Returned as stored column keys: ``not_null`` becomes ``nullable: False``, every other hint
     ``<hint>: True``.
     """
-    out: dict[str, Any] = {}
+    out: dict[str, bool] = {}
     for hint, rules in settings.default_hints.items():
         if any(matches_rule(rule, column_name) for rule in rules):
             if hint == "not_null":

@@ -45,7 +45,7 @@ class TColumnSchema(TypedDict, total=False):
     sort: bool
     variant: bool
     hard_delete: bool
-    dedup_sort: Any
+    dedup_sort: str | bool
     description: str
 
 
@@ -56,7 +56,7 @@ class TTableSchema(TypedDict, total=False):
     columns: dict[str, TColumnSchema]
     write_disposition: str
     parent: str
-    schema_contract: Any
+    schema_contract: str | dict[str, str]
     description: str
     resource: str
 
@@ -76,7 +76,7 @@ class TTableReference(TypedDict, total=False):
 class TSchemaSettings(TypedDict, total=False):
     """Rules for new columns (``loadstone.schema.settings``) and the schema-wide contract."""
 
-    schema_contract: Any
+    schema_contract: str | dict[str, str]
     detections: list[str]
     default_hints: dict[str, list[str]]
     preferred_types: dict[str, str]

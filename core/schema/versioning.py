@@ -25,7 +25,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 __all__ = [
     "ENGINE_VERSION",
@@ -43,26 +43,30 @@ HASH_EXCLUDED_KEYS: Final = frozenset(
 )
 
 
-def _hashable_form(stored: Mapping[str, Any]) -> dict[str, Any]:
+def _hashable_table(table: Mapping[str, object]) -> dict[str, object]:
+    """A table without its ``name``, with columns as a list (their order counts)."""
+    hashed = {k: v for k, v in table.items() if k != "name"}
+    columns = hashed.get("columns") or {}
+    if isinstance(columns, Mapping):
+        hashed["columns"] = [
+            {"name": name, **{k: v for k, v in dict(col or {}).items() if k != "name"}}
+            for name, col in columns.items()
+        ]
+    return hashed
+
+
+def _hashable_form(stored: Mapping[str, object]) -> dict[str, object]:
     content = {k: v for k, v in stored.items() if k not in HASH_EXCLUDED_KEYS}
     tables = content.get("tables")
     if isinstance(tables, Mapping):
-        hashed_tables: dict[str, Any] = {}
-        for table_name, table in tables.items():
-            table = dict(table)
-            table.pop("name", None)
-            columns = table.get("columns") or {}
-            if isinstance(columns, Mapping):
-                table["columns"] = [
-                    {"name": name, **{k: v for k, v in (col or {}).items() if k != "name"}}
-                    for name, col in columns.items()
-                ]
-            hashed_tables[table_name] = table
-        content["tables"] = hashed_tables
+        content["tables"] = {
+            name: _hashable_table(table) if isinstance(table, Mapping) else table
+            for name, table in tables.items()
+        }
     return content
 
 
-def content_hash(stored: Mapping[str, Any]) -> str:
+def content_hash(stored: Mapping[str, object]) -> str:
     """The version hash of a stored schema dict (see module docs for what it covers)."""
     payload = json.dumps(
         _hashable_form(stored),

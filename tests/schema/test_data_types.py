@@ -6,6 +6,7 @@ The coercion table is checked against dlt 1.31's observed behaviour
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import math
@@ -15,7 +16,7 @@ from typing import Any
 
 import locations
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from loadstone.exceptions import (
@@ -315,6 +316,8 @@ def test_big_integers_are_lossless_through_wei(value: int) -> None:
 @settings(deadline=None)
 @given(st.binary())
 def test_binary_text_round_trip_is_base64(value: bytes) -> None:
+    # base64 text that starts with ``0x`` reads as a hex literal, as in dlt (b"\xd3\x10\x00")
+    assume(not base64.b64encode(value).startswith(b"0x"))
     assert coerce_value("binary", "text", coerce_value("text", "binary", value)) == value
 
 

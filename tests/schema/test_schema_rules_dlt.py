@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, schema_tables, snake_case
-from schema_support import schema_of
+from schema_documents import schema_of
 
 from loadstone.extract.resource_hints import make_hints
 from loadstone.normalize.contract import NormalizeContext
