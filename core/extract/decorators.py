@@ -17,15 +17,9 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypedDict, TypeGuard, Union, overload
 
-from loadstone.extract.incremental import Incremental
+from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject
-from loadstone.extract.resource import (
-    Resource,
-    as_incremental,
-    data_name,
-    has_no_required_args,
-    resource_from,
-)
+from loadstone.extract.resource import Resource, resource_from
 from loadstone.extract.resource_hints import (
     StoredHint,
     TableHints,
@@ -33,7 +27,8 @@ from loadstone.extract.resource_hints import (
     nested_hint_list,
     reject_unsupported,
 )
-from loadstone.extract.source import Source, current_source_name, schema_context
+from loadstone.extract.resource_signature import data_name, has_no_required_args
+from loadstone.extract.source import Source, current_source_name, own_resources, schema_context
 from loadstone.schema.schema import Schema
 from loadstone.typing import (
     TAnySchemaColumns,
@@ -321,7 +316,7 @@ def source(
             kwargs = inject(f, source_name, args, kwargs)
             with schema_context(src_schema, source_name):
                 returned = f(*args, **kwargs)
-                resources = _resources_of(returned, source_name)
+                resources = own_resources(_resources_of(returned, source_name), source_name)
             return Source(
                 source_name,
                 src_schema,

@@ -385,3 +385,12 @@ class Incremental:
             f"Incremental(cursor_path={self.cursor_path!r}, initial_value="
             f"{self.initial_value!r}, end_value={self.end_value!r})"
         )
+
+
+def as_incremental(value: Incremental | Mapping[str, object]) -> Incremental:
+    """``incremental=`` as given: a cursor, or the keyword arguments of one."""
+    if isinstance(value, Incremental):
+        return value
+    if isinstance(value, Mapping):
+        return Incremental(**value)  # type: ignore[arg-type]  # checked by Incremental itself
+    raise TypeError(f"incremental must be loadstone.sources.incremental(...), got {value!r}")

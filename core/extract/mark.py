@@ -72,10 +72,10 @@ def with_hints(
     """Apply ``hints`` (from :func:`make_hints`) to the resource's table, then yield ``item``."""
     if create_table_variant:
         raise TypeError("with_hints(create_table_variant=True) is not supported by loadstone")
-    return DataItemWithMeta(HintsMeta(_internal_hints(hints or {}), create_table_variant), item)
+    return DataItemWithMeta(HintsMeta(stored_hints_of(hints or {}), create_table_variant), item)
 
 
-def _internal_hints(hints: Mapping[str, StoredHint]) -> StoredHints:
+def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
     """dlt's hint dict (``make_hints`` form) -> the hint dict extract stores per table."""
     known = ("columns", "write_disposition", "primary_key", "merge_key", "schema_contract")
     unknown = set(hints) - {*known, "name", "table_format", "file_format"}

@@ -11,12 +11,12 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from loadstone.exceptions import ResourceError
-from loadstone.extract.incremental import Incremental
+from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject
-from loadstone.extract.mark import unwrap
+from loadstone.extract.mark import stored_hints_of, unwrap
 from loadstone.extract.resource_hints import (
     StoredHint,
     StoredHints,
@@ -33,7 +33,14 @@ from loadstone.extract.resource_pipe import (
     maybe,
     per_item,
 )
-from loadstone.extract.saved_state import StateDict, saved_source_state
+from loadstone.extract.resource_signature import (
+    arguments_by_name,
+    data_name,
+    has_no_required_args,
+    incremental_argument,
+    incremental_parameter,
+)
+from loadstone.extract.saved_state import StateDict, resource_state_of
 from loadstone.typing import (
     TAnySchemaColumns,
     TColumnNames,
@@ -89,6 +96,32 @@ class Resource:
         self._incremental = incremental
         self._parent: Resource | None = None
         self.is_transformer = False
+        #: the source this resource belongs to (``@source`` sets it on its own copy)
+        self.source_name: str | None = None
+
+    @classmethod
+    def from_data(
+        cls,
+        data: TDataItem,
+        name: str | None = None,
+        section: str | None = None,
+        hints: Mapping[str, StoredHint] | None = None,
+        selected: bool = True,
+        data_from: Resource | None = None,
+    ) -> Resource:
+        """A resource of ``data`` (a value, an iterable or a function), as dlt's
+        ``DltResource.from_data``; ``hints`` is the stored hint dict (``compute_table_hints``
+        of another resource)."""
+        if isinstance(data, Resource):
+            return data
+        made = resource_from(
+            data, name, None, dict(hints or {}), selected=selected, section=section
+        )
+        if data_from is not None:
+            made.is_transformer = True
+            made._args_bound = has_no_required_args(data, skip_first=True)
+            made._parent = data_from
+        return made
 
     def _clone(self, name: str | None = None) -> Resource:
         clone = Resource(
@@ -106,6 +139,10 @@ class Resource:
         clone._steps = list(self._steps)
         clone._parent = self._parent
         clone.is_transformer = self.is_transformer
+        clone.source_name = self.source_name
+        for attr in _WRAPPED:  # the function's name and docs, as functools.update_wrapper set them
+            if attr in self.__dict__:
+                clone.__dict__[attr] = self.__dict__[attr]
         return clone
 
     # -- hints ----------------------------------------------------------------------------
@@ -254,20 +291,45 @@ class Resource:
         self._hints = merge_hints(self._hints, new)
         return self
 
+    def merge_hints(
+        self, hints_template: Mapping[str, StoredHint], create_table_variant: bool = False
+    ) -> Resource:
+        """Apply hints made by ``loadstone.mark.make_hints`` (dlt's ``merge_hints``): columns
+        merge, the rest replaces; a ``table_name`` in them names the table."""
+        reject_unsupported("merge_hints", create_table_variant=create_table_variant)
+        new = stored_hints_of(hints_template)
+        table_name = new.pop("name", None)
+        if table_name is not None:
+            self._table_name = table_name
+        self._hints = merge_hints(self._hints, new)
+        return self
+
+    @property
+    def nested_hints(self) -> dict[str | tuple[str, ...], StoredHints] | None:
+        """The hints of nested tables by field name (a path tuple for deeper ones), ``None``
+        when none were given (dlt's ``nested_hints``)."""
+        given = self._hints.get("x-nested-hints")
+        if not given:
+            return None
+        out: dict[str | tuple[str, ...], StoredHints] = {}
+        for entry in given:
+            path = entry["path"]
+            hints = {k: v for k, v in entry.items() if k != "path"}
+            out[path[0] if len(path) == 1 else tuple(path)] = hints
+        return out
+
+    @property
+    def parent_table_name(self) -> None:
+        """Always ``None``: loadstone refuses ``parent_table_name=`` (nested tables come from
+        nested data, as in dlt without that hint)."""
+        return None
+
     # -- state ----------------------------------------------------------------------------
     @property
     def state(self) -> StateDict:
         """The resource's persistent state: the live dict while a pipeline extracts it, else
         a copy of what the active pipeline saved (dlt's ``DltResource.state``)."""
-        from loadstone import current
-
-        try:
-            return current.resource_state(self.name)
-        except current.NoActiveContext:
-            pass
-        resources = saved_source_state(None).get("resources") or {}
-        found = resources.get(self.name) if isinstance(resources, dict) else None
-        return found if isinstance(found, dict) else {}
+        return resource_state_of(self.name, self.source_name)
 
     # -- binding --------------------------------------------------------------------------
     def __call__(self, *args: TDataItem, **kwargs: TDataItem) -> Resource:
@@ -276,12 +338,26 @@ class Resource:
             raise ResourceError(f"resource {self.name!r} is not a function and cannot be called")
         bound = self._clone()
         if callable(self.name):  # dlt: name=lambda args: ... names the resource by its arguments
-            bound.name = self.name(self._arguments(args, kwargs))
+            bound.name = self.name(
+                arguments_by_name(self._data, self._skip_item(args), kwargs, defaults=True)
+            )
         bound._call_args = args
         bound._call_kwargs = inject(self._data, bound.name, self._skip_item(args), kwargs)
         bound._args_bound = True
         bound._from_function = False
         return bound
+
+    def bind(self, *args: TDataItem, **kwargs: TDataItem) -> Resource:
+        """Bind arguments in place and return the resource itself (dlt's ``bind``; calling
+        the resource binds them on a copy)."""
+        bound = self(*args, **kwargs)
+        self.name, self._call_args, self._call_kwargs = (
+            bound.name,
+            bound._call_args,
+            bound._call_kwargs,
+        )
+        self._args_bound, self._from_function = True, False
+        return self
 
     @property
     def requires_args(self) -> bool:
@@ -303,24 +379,14 @@ class Resource:
         if not callable(self._data):
             return None
         try:
-            signature = inspect.signature(self._data)
+            arguments = arguments_by_name(
+                self._data, self._skip_item(self._call_args), self._call_kwargs, defaults=False
+            )
         except (TypeError, ValueError):
             return dict(self._call_kwargs)
-        given = signature.bind_partial(*self._skip_item(self._call_args), **self._call_kwargs)
-        arguments = dict(given.arguments)
-        if self.is_transformer and signature.parameters:
-            arguments.pop(next(iter(signature.parameters)), None)  # the item, not an argument
+        if self.is_transformer:
+            arguments.pop(next(iter(arguments), ""), None)  # the item, not an argument
         return arguments
-
-    def _arguments(
-        self, args: tuple[TDataItem, ...], kwargs: dict[str, TDataItem]
-    ) -> dict[str, TDataItem]:
-        """The call's arguments by parameter name, defaults included (what dlt hands a
-        ``name=`` callable)."""
-        signature = inspect.signature(self._data)
-        bound = signature.bind_partial(*self._skip_item(args), **kwargs)
-        bound.apply_defaults()
-        return dict(bound.arguments)
 
     def _skip_item(self, args: tuple[TDataItem, ...]) -> tuple[TDataItem, ...]:
         """For a transformer the first parameter is the item: bind past it."""
@@ -330,33 +396,7 @@ class Resource:
         """The function parameter holding an incremental cursor (passed or default)."""
         if not callable(self._data) or isinstance(self._data, Resource):
             return None, None
-        try:
-            signature = inspect.signature(self._data)
-        except (TypeError, ValueError):
-            return None, None
-        bound = signature.bind_partial(*self._skip_item(self._call_args), **self._call_kwargs)
-        for param in signature.parameters.values():
-            value = bound.arguments.get(param.name, param.default)
-            if isinstance(value, Incremental):
-                return param.name, value
-        return None, None
-
-    def _incremental_parameter(self) -> tuple[str | None, bool]:
-        """(the parameter annotated as an incremental cursor, whether the call passed it).
-
-        dlt hands the cursor of ``apply_hints(incremental=...)`` to that parameter, so a
-        resource can push it into its query (``sql_table`` does) even when its default is
-        None.
-        """
-        try:
-            signature = inspect.signature(self._data)
-        except (TypeError, ValueError):
-            return None, False
-        bound = signature.bind_partial(*self._skip_item(self._call_args), **self._call_kwargs)
-        for param in signature.parameters.values():
-            if "Incremental" in str(param.annotation) or "incremental" in str(param.annotation):
-                return param.name, param.name in bound.arguments
-        return None, False
+        return incremental_argument(self._data, self._skip_item(self._call_args), self._call_kwargs)
 
     def _bind_incremental(self) -> tuple[str | None, Incremental | None]:
         """The cursor for this run, its start read from the resource's state.
@@ -366,7 +406,9 @@ class Resource:
         """
         param, template = self._incremental_argument()
         if callable(self._data) and not isinstance(self._data, Resource):
-            annotated, passed = self._incremental_parameter()
+            annotated, passed = incremental_parameter(
+                self._data, self._skip_item(self._call_args), self._call_kwargs
+            )
             if param is None:
                 param = annotated
             if self._incremental is not None and not (passed and param == annotated):
@@ -506,21 +548,8 @@ class Resource:
         return f"Resource(name={self.name!r}, table_name={self.table_name!r}, hints={self._hints})"
 
 
-def data_name(data: TDataItem) -> str | None:
-    """The name a function (or other named data) gives its resource; none for a lambda."""
-    name = getattr(data, "__name__", None)
-    if isinstance(name, str) and name != "<lambda>":
-        return name
-    return None
-
-
-def as_incremental(value: Incremental | Mapping[str, Any]) -> Incremental:
-    """``incremental=`` as given: a cursor, or the keyword arguments of one."""
-    if isinstance(value, Incremental):
-        return value
-    if isinstance(value, Mapping):
-        return Incremental(**value)
-    raise TypeError(f"incremental must be loadstone.sources.incremental(...), got {value!r}")
+#: what ``functools.update_wrapper`` copies from a decorated function onto its resource
+_WRAPPED = (*functools.WRAPPER_ASSIGNMENTS, "__wrapped__")
 
 
 def resource_from(
@@ -565,17 +594,3 @@ def resource_from(
         res._args_bound = has_no_required_args(target)
         res._from_function = True
     return res
-
-
-def has_no_required_args(func: Callable[..., object], skip_first: bool = False) -> bool:
-    """Whether ``func`` can be called without arguments (past the item, for a transformer)."""
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):
-        return True
-    params = list(sig.parameters.values())[1 if skip_first else 0 :]
-    return all(
-        p.default is not inspect.Parameter.empty
-        or p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-        for p in params
-    )

@@ -46,6 +46,20 @@ def saved_source_state(source_name: str | None) -> StateDict:
     return copy.deepcopy(found) if isinstance(found, dict) else {}
 
 
+def resource_state_of(resource_name: str, source_name: str | None) -> StateDict:
+    """A resource's state: live while a pipeline extracts its source, else from
+    :func:`saved_source_state`."""
+    from loadstone import current
+
+    try:
+        return current.resource_state(resource_name)
+    except current.NoActiveContext:
+        pass
+    resources = saved_source_state(source_name).get("resources") or {}
+    found = resources.get(resource_name) if isinstance(resources, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
 def _active_pipeline() -> Pipeline | None:
     """The running pipeline, else the one made last, else None.
 

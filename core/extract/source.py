@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -49,8 +50,26 @@ def current_source_name() -> str | None:
     return _current_source_name.get()
 
 
+def own_resources(resources: Sequence[Resource], source_name: str) -> list[Resource]:
+    """Copies of ``resources`` for a source named ``source_name``, as dlt's sources hold:
+    hints applied to them stay on the source, and a transformer piped from one of them reads
+    the copy."""
+    copies = {id(res): res._clone() for res in resources}
+    for res in copies.values():
+        res.source_name = source_name
+        if res._parent is not None and id(res._parent) in copies:
+            res._parent = copies[id(res._parent)]
+    return list(copies.values())
+
+
 class Resources(dict[str, Resource]):
     """The resources of a source by name; ``selected`` lists the ones that will run."""
+
+    def __init__(self, source_name: str | None = None, source_section: str | None = None) -> None:
+        super().__init__()
+        #: the source's name and configuration section (dlt's ``DltResourceDict`` members)
+        self.source_name = source_name
+        self.source_section = source_section
 
     @property
     def selected(self) -> dict[str, Resource]:
@@ -74,6 +93,8 @@ class Resources(dict[str, Resource]):
                 raise ResourceError(f"source.resources.add takes resources, got {type(res)!r}")
             if res.name in self and self[res.name] is not res:
                 raise ResourceError(f"source already has a resource named {res.name!r}")
+            if self.source_name is not None:
+                res.source_name = self.source_name
             self[res.name] = res
 
 
@@ -97,7 +118,7 @@ class Source:
         self.max_table_nesting = max_table_nesting
         self.root_key = root_key
         self.schema_contract = schema_contract
-        self.resources = Resources()
+        self.resources = Resources(name, section)
         for res in resources:
             if res.name in self.resources:
                 raise ResourceError(f"source {name!r} has two resources named {res.name!r}")
@@ -127,20 +148,30 @@ class Source:
         ``with_name``), as dlt's ``DltSource.clone``: hints changed on it stay on it."""
         name = with_name or self.name
         schema = self.schema.clone(with_name=name) if with_name else self.schema.clone()
-        copies = {id(res): res._clone() for res in self.resources.values()}
-        for res in copies.values():  # a transformer piped from a resource of the source
-            if res._parent is not None and id(res._parent) in copies:
-                res._parent = copies[id(res._parent)]
         clone = Source(
             name,
             schema,
-            list(copies.values()),
+            own_resources(list(self.resources.values()), name),
             section=self.section,
             max_table_nesting=self.max_table_nesting,
             root_key=self.root_key,
             schema_contract=self.schema_contract,
         )
         return clone
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether a selected resource's data is a generator already run to its end (then
+        extracting the source again loads nothing from it), as dlt's."""
+        return any(
+            inspect.isgenerator(res.data) and inspect.getgeneratorstate(res.data) == "GEN_CLOSED"
+            for res in self.selected_resources.values()
+        )
+
+    def parallelize(self) -> Source:
+        """dlt runs the resources in worker threads; loadstone extracts them one after
+        another, with the same items and tables, so this returns the source as it is."""
+        return self
 
     @property
     def state(self) -> StateDict:

@@ -275,3 +275,85 @@ def test_resources_add_takes_a_transformer_and_runs_it(tmp_path: Path) -> None:
     with pipeline.sql_client() as client:
         assert client.execute_sql("select id, d from details order by id") == [(1, 10), (2, 20)]
         assert client.execute_sql("select id, e from extra order by id") == [(1, 1), (2, 1)]
+
+
+def test_a_source_holds_copies_of_its_resources_named_by_it() -> None:
+    @dlt.resource
+    def users(x: int = 1):
+        """Users of the shop."""
+        yield {"id": x}
+
+    @dlt.source
+    def shop():
+        return users
+
+    made = shop()
+    held = made.resources["users"]
+    assert held is not users
+    assert (held.source_name, users.source_name) == ("shop", None)
+    assert (held.__name__, held.__doc__) == ("users", "Users of the shop.")
+    held.apply_hints(primary_key="id")
+    assert users.compute_table_schema()["columns"] == {}
+    assert held.compute_table_schema()["columns"]["id"]["primary_key"] is True
+    assert (made.resources.source_name, made.resources.source_section) == ("shop", __name__)
+
+
+def test_bind_binds_in_place_and_returns_the_resource() -> None:
+    @dlt.resource
+    def needs(x: int):
+        yield {"n": x}
+
+    assert needs.bind(7) is needs
+    assert (list(needs), needs.args_bound) == ([{"n": 7}], True)
+
+
+def test_from_data_makes_a_resource() -> None:
+    made = Resource.from_data([1, 2], name="fd")
+    assert (type(made), made.name, list(made)) == (Resource, "fd", [1, 2])
+    assert Resource.from_data(made) is made
+
+
+def test_exhausted_tells_a_generator_that_was_run_to_its_end() -> None:
+    def gen():
+        yield {"a": 1}
+
+    items = gen()
+
+    @dlt.source
+    def once():
+        return dlt.resource(items, name="g")
+
+    made = once()
+    assert not made.exhausted
+    list(made.resources["g"])
+    assert made.exhausted
+    assert made.parallelize() is made
+
+
+def test_merge_hints_takes_make_hints_and_merges_columns() -> None:
+    listed = dlt.resource([1], name="m", primary_key="id")
+    listed.merge_hints(
+        dlt.mark.make_hints(columns={"z": {"data_type": "text"}}, write_disposition="merge")
+    )
+    table = listed.compute_table_schema()
+    assert table["write_disposition"] == "merge"
+    assert table["columns"] == {
+        "z": {"data_type": "text", "name": "z"},
+        "id": {"name": "id", "nullable": False, "primary_key": True},
+    }
+
+
+def test_nested_hints_by_field_and_no_parent_table_name() -> None:
+    @dlt.resource(
+        nested_hints={
+            "lines": dlt.mark.make_nested_hints(columns=[{"name": "q", "data_type": "bigint"}])
+        }
+    )
+    def orders():
+        yield {"id": 1, "lines": [{"q": 1}]}
+
+    assert orders.nested_hints == {
+        "lines": {"columns": {"q": {"name": "q", "data_type": "bigint"}}}
+    }
+    assert _hinted().nested_hints is None
+    assert orders.parent_table_name is None
