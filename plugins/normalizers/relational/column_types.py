@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.facts import ColumnFact, ColumnKey, Position
 from loadstone.plugins.normalizers.relational.names import ColumnNames
-from loadstone.plugins.normalizers.relational.native import _speedups
+from loadstone.plugins.normalizers.relational.native import ISO_TIMESTAMP_TEXT
 from loadstone.plugins.normalizers.relational.task import EngineConfig, RootSpec
 from loadstone.typing import TDataItem
 
@@ -21,8 +21,8 @@ from loadstone.typing import TDataItem
 #: gets the C path's sentinel instead: no Python type is it (so the Python loop coerces every
 #: value), while the C path turns ISO text of the common shape into the datetime directly
 EXACT: dict[str, object] = {"text": str, "bigint": int, "double": float, "bool": bool}
-if _speedups is not None:
-    EXACT["timestamp"] = _speedups.ISO_TIMESTAMP_TEXT
+if ISO_TIMESTAMP_TEXT is not None:
+    EXACT["timestamp"] = ISO_TIMESTAMP_TEXT
 
 
 class ColumnTypes:

@@ -19,6 +19,8 @@ except ImportError:  # built without a C compiler: the pure-Python reference run
 
 #: whether the C hot path is importable here (the test suite requires it)
 NATIVE_AVAILABLE = _speedups is not None
+#: the C path's marker of a timestamp column (ISO text of the common shapes goes straight in)
+ISO_TIMESTAMP_TEXT: object | None = None if _speedups is None else _speedups.ISO_TIMESTAMP_TEXT
 
 #: source key -> (normalized key path, column name), per flatten prefix
 PrefixNames = dict[tuple[str, ...], dict[str, tuple[tuple[str, ...], str]]]

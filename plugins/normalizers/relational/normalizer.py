@@ -173,6 +173,7 @@ class RelationalNormalizer:
         every_file = list(package.extracted_files())
         arrow_files = [f for f in every_file if is_arrow_file(f.path)]
         files = [f for f in every_file if not is_arrow_file(f.path)]
+        existing_before = frozenset(schema.tables)
         # a table asked for with materialize_table_schema() exists even without data
         materialize = [n for n, h in hints_by_source.items() if (h or {}).get("x-materialize")]
         sources = dict.fromkeys([*(f.table_name for f in every_file), *materialize])
@@ -180,7 +181,7 @@ class RelationalNormalizer:
             source: plan_root(schema, source, hints_by_source.get(source) or {}, context.naming)
             for source in sources
         }
-        config = self._engine_config(schema, context, plans, str(package.load_id), out_dir)
+        config = self._engine_config(schema, context, plans, existing_before, package, out_dir)
         slots = cluster_slots()
         workers = slots if slots > 1 else self._pool.workers
         chunks = plan_chunks(files, self.chunk_bytes, workers, context.storage)
@@ -210,17 +211,18 @@ class RelationalNormalizer:
         schema: Schema,
         context: NormalizeContext,
         plans: Mapping[str, RootPlan],
-        load_id: str,
+        existing_tables: frozenset[str],
+        package: PackageToNormalize,
         out_dir: Path,
     ) -> EngineConfig:
         """What every chunk task gets: the schema's rules and each source table's spec."""
         return EngineConfig(
             naming=context.naming,
-            load_id=load_id,
+            load_id=str(package.load_id),
             out_dir=str(out_dir),
             specs={source: plan.spec for source, plan in plans.items()},
             known=known_types(schema, list(plans.values())),
-            existing_tables=frozenset(schema.tables),
+            existing_tables=existing_tables,
             detections=schema.settings.detections,
             preferred=compile_preferred(schema.settings.preferred_types),
             use_break_path=schema.use_break_path_on_normalize,
