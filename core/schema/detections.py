@@ -43,13 +43,8 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from loadstone.exceptions import UnknownDetectionError
-from loadstone.schema.data_types import (
-    BIGINT_MAX,
-    BIGINT_MIN,
-    WEI_MAX_ABS,
-    parse_iso_date,
-    parse_iso_timestamp,
-)
+from loadstone.schema.data_types import BIGINT_MAX, BIGINT_MIN, WEI_MAX_ABS
+from loadstone.schema.iso8601 import parse_iso_date, parse_iso_timestamp
 from loadstone.typing import TDataItem
 
 __all__ = [
