@@ -18,9 +18,10 @@ import os
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from loadstone.storage.load_package import ExtractedFile
+from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:  # pyarrow is imported when Arrow data first arrives, not with loadstone
     import pyarrow as pa
@@ -36,13 +37,13 @@ PARQUET_SUFFIX = ".parquet"
 ARROW_SUFFIX = ".arrow"
 
 
-def is_pandas_frame(value: Any) -> bool:
+def is_pandas_frame(value: TDataItem) -> bool:
     """A ``pandas.DataFrame`` (told by its class: pandas need not be installed)."""
     cls = type(value)
     return cls.__name__ == "DataFrame" and cls.__module__.startswith("pandas.")
 
 
-def is_arrow_item(value: Any) -> bool:
+def is_arrow_item(value: TDataItem) -> bool:
     """An item the Arrow path takes: a pyarrow Table or RecordBatch, or a pandas DataFrame."""
     cls = type(value)
     if cls.__module__.startswith("pyarrow") and cls.__name__ in ("Table", "RecordBatch"):
@@ -115,7 +116,7 @@ class ArrowItemError(ValueError):
     """An Arrow or pandas item cannot be turned into an Arrow table (cause in one line)."""
 
 
-def as_arrow_table(item: Any) -> pa.Table:
+def as_arrow_table(item: TDataItem) -> pa.Table:
     """``item`` as a ``pyarrow.Table``; a DataFrame's index is not a column (as in dlt)."""
     import pyarrow as pa
 
@@ -130,7 +131,7 @@ def as_arrow_table(item: Any) -> pa.Table:
         raise ArrowItemError(f"the pandas DataFrame cannot be read as Arrow: {cause}") from None
 
 
-def _from_pandas(frame: Any) -> pa.Table:
+def _from_pandas(frame: TDataItem) -> pa.Table:
     """``pyarrow.Table.from_pandas`` (index left out), with columns of ``Decimal`` objects
     converted through their text: Arrow's own conversion of Decimal objects costs about 2 s
     per million values, most of a frame's conversion (:func:`decimals_as_arrow`)."""
@@ -152,7 +153,7 @@ def _from_pandas(frame: Any) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=[str(n) for n in frame.columns])
 
 
-def decimals_as_arrow(values: list[Any]) -> pa.Array | None:
+def decimals_as_arrow(values: list[TDataItem]) -> pa.Array | None:
     """``Decimal`` values (or None) as the ``decimal128`` array ``pyarrow.array`` infers
     (same precision and scale), built from their text with Arrow compute; None when a value
     is not a plain finite decimal (exponents, NaN, another type) or needs over 38 digits.

@@ -22,18 +22,22 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
 
 from loadstone.exceptions import (
     IncrementalCursorPathHasValueNone,
     IncrementalCursorPathMissing,
 )
+from loadstone.typing import TDataItem
 
 ON_CURSOR_VALUE_MISSING = ("raise", "include", "exclude")
 ROW_ORDERS = ("asc", "desc")
 RANGES = ("open", "closed")
 
 _MISSING = object()
+
+
+#: ``last_value_func=``: ``max``/``min`` by name, or a function of the cursor values seen
+LastValueFunc = str | Callable[[Sequence[TDataItem]], TDataItem]
 
 
 def _path_segments(cursor_path: str) -> tuple[str, ...]:
@@ -48,7 +52,9 @@ def _path_segments(cursor_path: str) -> tuple[str, ...]:
     return tuple(segments)
 
 
-def _resolve_last_value_func(func: Any) -> Callable[[Sequence[Any]], Any]:
+def _resolve_last_value_func(
+    func: LastValueFunc | None,
+) -> Callable[[Sequence[TDataItem]], TDataItem]:
     if func is None or func == "max":
         return max
     if func == "min":
@@ -58,7 +64,7 @@ def _resolve_last_value_func(func: Any) -> Callable[[Sequence[Any]], Any]:
     raise TypeError(f"last_value_func must be max, min, 'max', 'min' or a function, got {func!r}")
 
 
-def _coerce_pair(reference: Any, value: Any) -> tuple[Any, Any]:
+def _coerce_pair(reference: TDataItem, value: TDataItem) -> tuple[TDataItem, TDataItem]:
     """A value read back from state (JSON) as text meets datetimes again: compare as datetimes."""
     if isinstance(reference, str) and isinstance(value, (_dt.datetime, _dt.date)):
         return type(value).fromisoformat(reference), value
@@ -67,28 +73,28 @@ def _coerce_pair(reference: Any, value: Any) -> tuple[Any, Any]:
     return reference, value
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: TDataItem) -> TDataItem:
     if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
         return value.isoformat()
     return value
 
 
-def item_hash(item: Any, primary_key: Sequence[str] | None) -> str:
+def item_hash(item: TDataItem, primary_key: Sequence[str] | None) -> str:
     """The identity of an item for deduplication at the start value: its key, else itself."""
     if primary_key and isinstance(item, Mapping):
-        content: Any = [item.get(key) for key in primary_key]
+        content: TDataItem = [item.get(key) for key in primary_key]
     else:
         content = item
     text = json.dumps(content, sort_keys=True, default=str, separators=(",", ":"))
     return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")[:12]
 
 
-def _row_hash(table: Any, index: int, key: Any) -> Callable[[], str]:
+def _row_hash(table: TDataItem, index: int, key: TDataItem) -> Callable[[], str]:
     """The identity of row ``index`` of an Arrow table, computed when asked for."""
     return lambda: item_hash(table.slice(index, 1).to_pylist()[0], key)
 
 
-def _cursor_values(column: Any) -> list[Any]:
+def _cursor_values(column: TDataItem) -> list[TDataItem]:
     """A cursor column as Python values; nanosecond timestamps as ``datetime`` (to the
     microsecond), not pandas' ``Timestamp``, so they compare with values kept in state."""
     import pyarrow as pa
@@ -108,10 +114,10 @@ class Incremental:
     def __init__(
         self,
         cursor_path: str | None = None,
-        initial_value: Any = None,
-        last_value_func: Any = max,
+        initial_value: TDataItem = None,
+        last_value_func: LastValueFunc = max,
         primary_key: str | Sequence[str] | None = None,
-        end_value: Any = None,
+        end_value: TDataItem = None,
         row_order: str | None = None,
         allow_external_schedulers: bool | None = None,
         on_cursor_value_missing: str = "raise",
@@ -143,9 +149,9 @@ class Incremental:
         self.range_end = range_end
         self._segments = _path_segments(cursor_path)
         self.resource_name = "?"
-        self.start_value: Any = initial_value
-        self.last_value: Any = initial_value
-        self._state: dict[str, Any] | None = None
+        self.start_value: TDataItem = initial_value
+        self.last_value: TDataItem = initial_value
+        self._state: dict[str, TDataItem] | None = None
         self._seen_hashes: frozenset[str] = frozenset()
         #: identities of the items at the last value; an Arrow row's is computed at commit
         self._new_hashes: list[str | Callable[[], str]] = []
@@ -170,7 +176,10 @@ class Incremental:
         )
 
     def bind(
-        self, resource_name: str, resource_state: dict[str, Any], primary_key: Any = None
+        self,
+        resource_name: str,
+        resource_state: dict[str, TDataItem],
+        primary_key: str | Sequence[str] | None = None,
     ) -> Incremental:
         """A fresh copy reading its start from ``resource_state`` (kept for :meth:`commit`)."""
         bound = self.copy()
@@ -206,8 +215,8 @@ class Incremental:
         }
 
     # -- filtering ------------------------------------------------------------------------
-    def cursor_value(self, item: Any) -> Any:
-        value: Any = item
+    def cursor_value(self, item: TDataItem) -> TDataItem:
+        value: TDataItem = item
         for segment in self._segments:
             if isinstance(value, Mapping) and segment in value:
                 value = value[segment]
@@ -217,12 +226,12 @@ class Incremental:
                 return _MISSING
         return value
 
-    def _is_after(self, reference: Any, value: Any) -> bool:
+    def _is_after(self, reference: TDataItem, value: TDataItem) -> bool:
         """True when ``value`` comes after ``reference`` in the cursor's direction."""
         reference, value = _coerce_pair(reference, value)
         return bool(value != reference and self._func([reference, value]) == value)
 
-    def _out_of_range(self, value: Any) -> Any:
+    def _out_of_range(self, value: TDataItem) -> TDataItem:
         """The boundary ``value`` fails (start or end value), or _MISSING when in range."""
         start = self.start_value
         if start is not None:
@@ -242,7 +251,7 @@ class Incremental:
                 return end
         return _MISSING
 
-    def _stops(self, value: Any, boundary: Any) -> bool:
+    def _stops(self, value: TDataItem, boundary: TDataItem) -> bool:
         """With ``row_order``, an item out of range on the side rows move to ends the read."""
         if self.row_order is None:
             return False
@@ -254,11 +263,13 @@ class Incremental:
         except TypeError:
             return False
 
-    def _keep(self, item: Any) -> bool | None:
+    def _keep(self, item: TDataItem) -> bool | None:
         """True keep, False drop, None drop and stop reading."""
         return self._verdict(self.cursor_value(item), item, lambda: item_hash(item, self._key))
 
-    def _verdict(self, value: Any, item: Any, hash_of: Callable[[], str]) -> bool | None:
+    def _verdict(
+        self, value: TDataItem, item: TDataItem, hash_of: Callable[[], str]
+    ) -> bool | None:
         """The one rule for an item whose cursor holds ``value`` (dict or Arrow row alike).
 
         ``hash_of`` computes the item's identity only where it is needed (at the start or
@@ -290,7 +301,7 @@ class Incremental:
         self._kept += 1
         return True
 
-    def _advance(self, value: Any, hashed: str | Callable[[], str]) -> None:
+    def _advance(self, value: TDataItem, hashed: str | Callable[[], str]) -> None:
         if self._key == ():  # no deduplication: only the last value is kept
             if self.last_value is None or self._is_after(self.last_value, value):
                 self.last_value = value
@@ -303,7 +314,7 @@ class Incremental:
             return
         self._new_hashes.append(hashed)
 
-    def _filter_arrow(self, item: Any) -> tuple[Any, bool]:
+    def _filter_arrow(self, item: TDataItem) -> tuple[TDataItem, bool]:
         """(the rows of an Arrow/pandas item that pass, or None; whether reading stops).
 
         The cursor column is read once as Python values and each value meets the same rule
@@ -331,11 +342,11 @@ class Incremental:
             return None, stopped
         return (table if len(kept) == table.num_rows else table.take(kept)), stopped
 
-    def _filter_list(self, items: list[Any]) -> tuple[list[Any], bool]:
+    def _filter_list(self, items: list[TDataItem]) -> tuple[list[TDataItem], bool]:
         """(the entries of a list page that pass, whether reading stops)."""
         from loadstone.extract.arrow_items import is_arrow_item
 
-        kept: list[Any] = []
+        kept: list[TDataItem] = []
         for item in items:
             if is_arrow_item(item):
                 rows, stop = self._filter_arrow(item)
@@ -350,7 +361,9 @@ class Incremental:
                 return kept, True
         return kept, False
 
-    def filter_pages(self, pages: Iterator[Any], unwrap: Callable[[Any], Any]) -> Iterator[Any]:
+    def filter_pages(
+        self, pages: Iterator[TDataItem], unwrap: Callable[[TDataItem], TDataItem]
+    ) -> Iterator[TDataItem]:
         """Pages with out-of-range and already loaded items removed; commits at the end."""
         from loadstone.extract.arrow_items import is_arrow_item
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 from decimal import Decimal, InvalidOperation
-from typing import Any, Final
+from typing import Final
+
+from loadstone.typing import TDataItem
 
 __all__ = ["MARK", "MARK_BYTES", "decode_item", "mark"]
 
@@ -32,7 +34,7 @@ _TIME: Final = MARK + "t"
 _BINARY: Final = MARK + "b"
 
 
-def mark(value: Any) -> str | None:
+def mark(value: TDataItem) -> str | None:
     """The marked string of ``value``, or None when it is not one of the marked types.
 
     A ``datetime`` is a ``date`` in Python and a non-finite ``Decimal`` has no exact value:
@@ -49,7 +51,7 @@ def mark(value: Any) -> str | None:
     return None
 
 
-def _unmark(text: str) -> Any:
+def _unmark(text: str) -> TDataItem:
     """The value a marked string stands for (the text itself when it does not parse)."""
     kind = text[1:2]
     payload = text[2:]
@@ -67,7 +69,7 @@ def _unmark(text: str) -> Any:
     return text
 
 
-def decode_item(item: Any) -> Any:
+def decode_item(item: TDataItem) -> TDataItem:
     """``item`` with every marked string replaced by its value (changed in place, returned)."""
     if isinstance(item, str):
         return _unmark(item) if item.startswith(MARK) else item
