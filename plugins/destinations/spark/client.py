@@ -2,7 +2,8 @@
 
 Tables are ``USING parquet`` tables of the catalog, created with ``CREATE TABLE`` and evolved
 with ``ALTER TABLE ... ADD COLUMNS``. Spark has no transactions over several tables, so a
-package is made visible by renaming files (``table_files.py``): every table's rows are first
+package is made visible by renaming files (``table_files.py``; through the session's JVM, or
+in this process over Spark Connect, ``file_stores.py``): every table's rows are first
 written by Spark into hidden staging folders, then renamed into the tables, then the
 ``_dlt_pipeline_state`` row, and **last** the ``_dlt_loads`` row. A failure, or a rerun after
 a kill, first takes back whatever an earlier attempt of the same load id left (its files carry
@@ -19,14 +20,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     ClosesOnExit,
     Destination,
     LoadRequest,
+    Row,
     SchemaVersionRow,
+    StateDict,
     as_schema,
     decode_state,
     encode_state,
@@ -46,10 +49,14 @@ from loadstone.plugins.destinations.spark.types import (
 from loadstone.plugins.destinations.sql.bookkeeping import now
 from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.tables import TableModel
-from loadstone.schema import Column
+from loadstone.schema import Column, Schema
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame
+
+    from loadstone.naming import NamingConvention
+    from loadstone.schema.stored import TStoredSchema
 
 
 class SparkClient(ClientNames, ClosesOnExit):
@@ -58,11 +65,12 @@ class SparkClient(ClientNames, ClosesOnExit):
     def __init__(
         self,
         destination: Destination,
-        schema: Any,
+        schema: Schema | None,
         dataset_name: str,
         *,
         pipeline_name: str | None = None,
-        **_: Any,
+        naming: NamingConvention | None = None,
+        **_: object,
     ) -> None:
         self.destination = destination
         self.schema = schema
@@ -72,7 +80,7 @@ class SparkClient(ClientNames, ClosesOnExit):
         #: the user's session (or the one started for the load) and the writer's own
         self.base_session, self.session = writer_session(self.settings)
         self.catalog = self.settings.catalog
-        self._naming = self._resolve_naming(schema)
+        self._naming = naming if naming is not None else self._resolve_naming(schema)
 
     # --- names -------------------------------------------------------------------------
 
@@ -84,7 +92,7 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     # --- catalog -----------------------------------------------------------------------
 
-    def _sql(self, text: str, params: Sequence[Any] | None = None) -> DataFrame:
+    def _sql(self, text: str, params: Sequence[object] | None = None) -> DataFrame:
         return self.session.sql(text, args=list(params) if params else None)
 
     def dataset_exists(self) -> bool:
@@ -185,12 +193,12 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     # --- system rows ---------------------------------------------------------------------
 
-    def row_frame(self, name: str, values: Sequence[Any]) -> DataFrame:
+    def row_frame(self, name: str, values: Sequence[object]) -> DataFrame:
         """One row of a system table as a DataFrame of that table's columns."""
         ddl = ", ".join(f"{quote(c.name)} {spark_type(c)}" for c in self._system_columns(name))
         return self.session.createDataFrame([tuple(values)], ddl)
 
-    def _append_row(self, name: str, values: Sequence[Any]) -> None:
+    def _append_row(self, name: str, values: Sequence[object]) -> None:
         table = self.table_ident(name)
         self.row_frame(name, values).write.insertInto(self.qualified(table))
         self.refresh(table)
@@ -227,7 +235,7 @@ class SparkClient(ClientNames, ClosesOnExit):
             self._check_dispositions(TableModel(as_schema(self.schema), self))
         self.ensure_dataset()
 
-    def update_stored_schema(self, schema: Any = None) -> list[str]:
+    def update_stored_schema(self, schema: Schema | None = None) -> list[str]:
         schema = schema if schema is not None else self.schema
         version = SchemaVersionRow.of(schema)
         self._adopt_naming(schema)
@@ -248,9 +256,11 @@ class SparkClient(ClientNames, ClosesOnExit):
 
         PackageLoad(self, model, request, version).run()
 
-    def system_rows(self, request: LoadRequest, version: SchemaVersionRow) -> dict[str, list[Any]]:
+    def system_rows(
+        self, request: LoadRequest, version: SchemaVersionRow
+    ) -> dict[str, list[object]]:
         """The ``_dlt_pipeline_state`` row (when the request has state) and ``_dlt_loads`` row."""
-        rows: dict[str, list[Any]] = {}
+        rows: dict[str, list[object]] = {}
         state = request.pipeline_state
         if state is not None:
             rows["_dlt_pipeline_state"] = [
@@ -284,7 +294,7 @@ class SparkClient(ClientNames, ClosesOnExit):
         ).collect()
         return bool(found)
 
-    def get_stored_schema(self, schema_name: str) -> dict[str, Any] | None:
+    def get_stored_schema(self, schema_name: str) -> TStoredSchema | None:
         version = self.table_ident("_dlt_version")
         if not (self.dataset_exists() and self.table_exists(version)):
             return None
@@ -295,9 +305,9 @@ class SparkClient(ClientNames, ClosesOnExit):
             f"ORDER BY {quote(c('inserted_at'))} DESC, {quote(c('version'))} DESC LIMIT 1",
             [schema_name],
         ).collect()
-        return json.loads(rows[0][0]) if rows else None
+        return cast("TStoredSchema", json.loads(rows[0][0])) if rows else None
 
-    def get_stored_state(self, pipeline_name: str) -> dict[str, Any] | None:
+    def get_stored_state(self, pipeline_name: str) -> StateDict | None:
         """Newest pipeline state of a *completed* load (its load id is in ``_dlt_loads``)."""
         state = self.table_ident("_dlt_pipeline_state")
         loads = self.table_ident("_dlt_loads")
@@ -317,7 +327,7 @@ class SparkClient(ClientNames, ClosesOnExit):
     def table_row_counts(self) -> dict[str, int]:
         return {t: self.session.table(self.qualified(t)).count() for t in self.table_names()}
 
-    def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, *params: object) -> list[Row]:
         """Run Spark SQL (``?`` placeholders) and return all rows as tuples."""
         return [tuple(row) for row in self._sql(sql, params).collect()]
 
@@ -347,7 +357,7 @@ class SparkConnection:
     def __init__(self, client: SparkClient) -> None:
         self._client = client
 
-    def sql(self, text: str, params: Sequence[Any] | None = None) -> _ArrowResult:
+    def sql(self, text: str, params: Sequence[object] | None = None) -> _ArrowResult:
         return _ArrowResult(self._client._sql(text, params))
 
 
@@ -355,5 +365,5 @@ class _ArrowResult:
     def __init__(self, frame: DataFrame) -> None:
         self._frame = frame
 
-    def to_arrow_table(self) -> Any:
+    def to_arrow_table(self) -> pa.Table:
         return self._frame.toArrow()

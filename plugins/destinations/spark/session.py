@@ -9,23 +9,27 @@ then ``[destination.spark]`` in config (env ``DESTINATION__SPARK__...``):
   metastore folder; ``metastore_uri`` – a Hive metastore service (``thrift://...``) instead.
 * ``options`` – any other Spark options for a session the destination starts.
 
-A running session (the one the normalizer started, or the user's) is used as it is: its
-catalog is the user's choice. Without one, the destination starts a session with the Hive
-metastore (``enableHiveSupport``), so another Spark application pointed at the same metastore
-reads the tables. The writer works in its own ``newSession()``: same SparkContext and catalog,
-its own SQL settings (ANSI casts that fail on overflow, microsecond Parquet timestamps, UTC),
-so the user's session keeps its settings.
+A running session (the one the normalizer started, or the user's; classic or Spark Connect) is
+used as it is: its catalog is the user's choice. Without one, the destination starts a session
+from ``[spark]`` config: with ``spark.remote`` a Spark Connect session (the server owns its
+catalog), else one with the Hive metastore (``enableHiveSupport``), so another Spark
+application pointed at the same metastore reads the tables. The writer works in its own
+``newSession()``: same catalog (and SparkContext, or Connect server), its own SQL settings
+(ANSI casts that fail on overflow, microsecond Parquet timestamps, UTC), so the user's session
+keeps its settings.
 """
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeGuard
 
 import attrs
 
-from loadstone.exceptions import DestinationError, InMemoryCatalog
+from loadstone.exceptions import InMemoryCatalog
+from loadstone.spark_session import configured_target, is_remote_session
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -40,14 +44,24 @@ WRITER_SETTINGS: Mapping[str, str] = {
 }
 
 
-def _configured(name: str, key: str) -> Any:
-    from loadstone import config
-
-    return config.resolve(("destination", name, key), default=None)
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
-def _absolute(path: Any) -> str | None:
+def _absolute(path: object) -> str | None:
     return None if path is None else str(Path(str(path)).expanduser().absolute())
+
+
+def _is_session(value: object) -> TypeGuard[SparkSession]:
+    """A classic SparkSession, or a Spark Connect one (which has no ``sparkContext``)."""
+    return hasattr(value, "sparkContext") or is_remote_session(value)
+
+
+def _options(value: object) -> dict[str, str]:
+    """More Spark options (a table in config, a dict in code), as text."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in value.items()}
 
 
 @attrs.frozen
@@ -59,44 +73,49 @@ class SparkSettings:
     metastore_dir: str | None = None
     metastore_uri: str | None = None
     options: Mapping[str, str] = attrs.field(factory=dict)
-    session: Any = None
+    #: the user's session, classic or Spark Connect (the latter duck-types the former)
+    session: SparkSession | None = None
 
     @classmethod
-    def resolve(cls, name: str, explicit: Mapping[str, Any]) -> SparkSettings:
+    def resolve(cls, name: str, explicit: Mapping[str, object]) -> SparkSettings:
         """Factory arguments first, then configuration; ``credentials`` may be a session."""
+        from loadstone import config
 
-        def get(key: str) -> Any:
+        def get(key: str) -> object:
             value = explicit.get(key)
-            return value if value is not None else _configured(name, key)
+            if value is not None:
+                return value
+            return config.resolve(("destination", name, key), default=None)
 
         credentials = explicit.get("credentials")
-        session = credentials if hasattr(credentials, "sparkContext") else None
-        options = get("options") or {}
+        options = get("options")
         return cls(
-            catalog=get("catalog"),
+            catalog=_text(get("catalog")),
             warehouse_dir=_absolute(get("warehouse_dir")),
             metastore_dir=_absolute(get("metastore_dir")),
-            metastore_uri=get("metastore_uri"),
-            options={str(k): str(v) for k, v in dict(options).items()},
-            session=session,
+            metastore_uri=_text(get("metastore_uri")),
+            options=_options(options),
+            session=credentials if _is_session(credentials) else None,
         )
 
     def session_options(self) -> dict[str, str]:
-        """Options for a session this destination starts: the Hive metastore by default."""
+        """Options for a session this destination starts: the Hive metastore by default (a
+        Connect server owns its catalog and its static settings: none are sent to it)."""
         from loadstone import config
 
         chosen = config.spark_options()
         options: dict[str, str] = {}
-        if "spark.sql.catalogImplementation" not in chosen:
-            options["spark.sql.catalogImplementation"] = "hive"
-        if self.warehouse_dir:
-            options["spark.sql.warehouse.dir"] = self.warehouse_dir
-        if self.metastore_uri:
-            options["spark.hadoop.hive.metastore.uris"] = str(self.metastore_uri)
-        elif self.metastore_dir:
-            options["spark.hadoop.javax.jdo.option.ConnectionURL"] = (
-                f"jdbc:derby:;databaseName={self.metastore_dir};create=true"
-            )
+        if configured_target().remote is None:
+            if "spark.sql.catalogImplementation" not in chosen:
+                options["spark.sql.catalogImplementation"] = "hive"
+            if self.warehouse_dir:
+                options["spark.sql.warehouse.dir"] = self.warehouse_dir
+            if self.metastore_uri:
+                options["spark.hadoop.hive.metastore.uris"] = str(self.metastore_uri)
+            elif self.metastore_dir:
+                options["spark.hadoop.javax.jdo.option.ConnectionURL"] = (
+                    f"jdbc:derby:;databaseName={self.metastore_dir};create=true"
+                )
         options.update(self.options)
         return options
 
@@ -110,22 +129,53 @@ def writer_session(settings: SparkSettings) -> tuple[SparkSession, SparkSession]
         from loadstone.spark_session import get_spark_session
 
         base = get_spark_session(settings.session_options())
-    if type(base).__module__.startswith("pyspark.sql.connect"):
-        raise DestinationError(
-            "destination 'spark' needs a classic SparkSession (it moves table files through "
-            "the session's JVM); this one is a Spark Connect session"
-        )
-    session = base.newSession()
+    session = _connect_writer(base) if is_remote_session(base) else base.newSession()
     for key, value in WRITER_SETTINGS.items():
         session.conf.set(key, value)
     if settings.catalog is None and _is_in_memory(session):
-        raise InMemoryCatalog(
-            "the running SparkSession keeps tables in its in-memory catalog, which forgets them "
-            "when it stops; start it with Hive support (config [spark] "
-            'spark.sql.catalogImplementation = "hive") or name a persistent catalog '
-            "in [destination.spark] catalog"
-        )
+        raise InMemoryCatalog(_in_memory_reason(session))
     return base, session
+
+
+#: the writer session of each Spark Connect session (by its id), shared by the clients
+_CONNECT_WRITERS: dict[str, SparkSession] = {}
+
+
+def _connect_writer(base: SparkSession) -> SparkSession:
+    """The writer session of a Connect session: one per session, made once and stopped at
+    exit. Each Connect session has a channel of its own to the server, and pyspark closes a
+    forgotten one only when the interpreter shuts down, where closing it waits forever."""
+    key = str(base.session_id)  # type: ignore[attr-defined]  # Connect sessions have ids
+    writer = _CONNECT_WRITERS.get(key)
+    if writer is None or writer.is_stopped:  # type: ignore[attr-defined]  # Connect only
+        if not _CONNECT_WRITERS:
+            atexit.register(_stop_connect_writers)
+        writer = _CONNECT_WRITERS[key] = base.newSession()
+    return writer
+
+
+def _stop_connect_writers() -> None:
+    """Release the writer sessions on the server and close their channels (best effort)."""
+    for writer in _CONNECT_WRITERS.values():
+        writer.stop()
+    _CONNECT_WRITERS.clear()
+
+
+def _in_memory_reason(session: SparkSession) -> str:
+    """What to do about an in-memory catalog, for a session here or a Connect server."""
+    if is_remote_session(session):
+        return (
+            "the Spark Connect server keeps tables in its in-memory catalog, which forgets them "
+            "when the server stops; start the server with Hive support (--conf "
+            "spark.sql.catalogImplementation=hive) or name a persistent catalog in "
+            "[destination.spark] catalog"
+        )
+    return (
+        "the running SparkSession keeps tables in its in-memory catalog, which forgets them "
+        "when it stops; start it with Hive support (config [spark] "
+        'spark.sql.catalogImplementation = "hive") or name a persistent catalog '
+        "in [destination.spark] catalog"
+    )
 
 
 def _is_in_memory(session: SparkSession) -> bool:

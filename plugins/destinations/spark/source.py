@@ -14,7 +14,7 @@ Only the files' footers are read on the driver, to learn their columns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,12 +39,12 @@ def list_files(spec: Sequence[str | Path] | str | Path) -> list[Path]:
 def unreadable(field_type: pa.DataType) -> bool:
     """Types Spark's Parquet reader refuses: wide decimals and times of day."""
     if pa.types.is_decimal(field_type):
-        return field_type.precision > MAX_DECIMAL_PRECISION
-    return pa.types.is_time(field_type)
+        return bool(field_type.precision > MAX_DECIMAL_PRECISION)
+    return bool(pa.types.is_time(field_type))
 
 
 def rewrite_as_text(paths: tuple[str, str]) -> str:
-    """Executor task: copy one file with its unreadable columns as text; returns the copy."""
+    """Copy one file with its unreadable columns as text; returns the copy."""
     source, target = paths
     table = pq.read_table(source)
     for index, field in enumerate(table.schema):
@@ -53,6 +53,15 @@ def rewrite_as_text(paths: tuple[str, str]) -> str:
     Path(target).parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, target)
     return target
+
+
+def rewrite_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Executor task (``mapInArrow``, so the same on classic Spark and Spark Connect): rewrite
+    the files of ``(source, target)`` rows, one row a file."""
+    for batch in batches:
+        pairs = zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True)
+        done = [rewrite_as_text((str(source), str(target))) for source, target in pairs]
+        yield pa.RecordBatch.from_pydict({"target": done})
 
 
 def _readable_files(session: SparkSession, files: list[Path]) -> list[str]:
@@ -67,9 +76,9 @@ def _readable_files(session: SparkSession, files: list[Path]) -> list[str]:
         else:
             out.append(str(file))
     if jobs:
-        context = session.sparkContext
-        slices = max(1, min(len(jobs), context.defaultParallelism))
-        context.parallelize(jobs, slices).map(rewrite_as_text).collect()
+        frame = session.createDataFrame(jobs, "source STRING, target STRING")
+        # one task a file: the rewrites run side by side on the executors
+        frame.repartition(len(jobs)).mapInArrow(rewrite_batches, "target STRING").collect()
     return out
 
 

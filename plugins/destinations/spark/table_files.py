@@ -13,15 +13,17 @@ or ``.``. A package therefore becomes visible by *renames*, never by rewriting:
 Every file a package adds carries its load id in its name, so :meth:`TableFolder.undo` can
 take back an attempt that failed or was killed at any point (delete its files, move set-aside
 files back, drop the staging folder) and a rerun loads the package exactly once. Files are
-moved with Hadoop's FileSystem API through the session's JVM, so the same moves work on local
-disks, HDFS and object stores Hadoop knows.
+moved through the session's JVM (Hadoop's FileSystem API) on classic Spark and with fsspec in
+this process over Spark Connect (``file_stores.py``); the moves are the same on both.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
+
+from loadstone.plugins.destinations.spark.file_stores import FileStore, open_store
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -41,86 +43,57 @@ def _hidden(name: str) -> bool:
 
 @attrs.frozen
 class TableFolder:
-    """The folder of one table, with Hadoop FileSystem handles (JVM objects)."""
+    """The folder of one table (its URI as Spark reports it) and the store that moves files."""
 
     location: str
-    fs: Any
-    path: Any
-    jvm: Any
+    store: FileStore
 
     @classmethod
     def open(cls, session: SparkSession, location: str) -> TableFolder:
-        jvm = session.sparkContext._jvm
-        if jvm is None:  # a stopped session (or Spark Connect): no JVM to reach
-            raise RuntimeError(f"the Spark session has no JVM to move files in {location}")
-        path = jvm.org.apache.hadoop.fs.Path(location)
-        fs = path.getFileSystem(session.sparkContext._jsc.hadoopConfiguration())
-        return cls(location, fs, path, jvm)
+        return cls(location, open_store(session, location))
 
-    def _child(self, *names: str) -> Any:
-        path = self.path
-        for name in names:
-            path = self.jvm.org.apache.hadoop.fs.Path(path, name)
-        return path
-
-    def _names(self, folder: Any) -> list[str]:
-        if not self.fs.exists(folder):
-            return []
-        return sorted(
-            str(status.getPath().getName())
-            for status in self.fs.listStatus(folder)
-            if status.isFile()
-        )
+    def _child(self, *names: str) -> str:
+        return "/".join([self.location.rstrip("/"), *names])
 
     def staging(self, load_id: str) -> str:
         """Where Spark writes the package's rows of this table (hidden from readers)."""
-        return str(self._child(STAGING, load_id).toString())
+        return self._child(STAGING, load_id)
 
     def data_files(self) -> list[str]:
         """Names of the files readers see."""
-        return [n for n in self._names(self.path) if not _hidden(n)]
-
-    def _move(self, source: Any, target: Any) -> None:
-        if not self.fs.rename(source, target):
-            raise OSError(f"could not move {source.toString()} to {target.toString()}")
+        return [n for n in self.store.names(self.location) if not _hidden(n)]
 
     def set_aside(self, load_id: str) -> None:
         """``replace``: move every visible file out of sight, keeping it until the commit."""
-        aside = self._child(REPLACED, load_id)
-        self.fs.mkdirs(aside)
+        self.store.make_folder(self._child(REPLACED, load_id))
         for name in self.data_files():
-            self._move(self._child(name), self._child(REPLACED, load_id, name))
+            self.store.move(self._child(name), self._child(REPLACED, load_id, name))
 
     def publish(self, load_id: str) -> int:
         """Rename the staged files into the table; returns how many there were."""
         staged = self._child(STAGING, load_id)
-        names = [n for n in self._names(staged) if not _hidden(n)]
+        names = [n for n in self.store.names(staged) if not _hidden(n)]
         for name in names:
-            self._move(
+            self.store.move(
                 self._child(STAGING, load_id, name), self._child(load_prefix(load_id) + name)
             )
-        self.fs.delete(staged, True)
-        self._drop_if_empty(self._child(STAGING))
+        self.store.delete(staged)
+        self.store.drop_if_empty(self._child(STAGING))
         return len(names)
-
-    def _drop_if_empty(self, folder: Any) -> None:
-        """Leave no empty hidden folder behind once the last load using it is done."""
-        if self.fs.exists(folder) and not list(self.fs.listStatus(folder)):
-            self.fs.delete(folder, False)
 
     def undo(self, load_id: str) -> None:
         """Take back every trace of an attempt to load ``load_id`` (idempotent)."""
         prefix = load_prefix(load_id)
         for name in self.data_files():
             if name.startswith(prefix):
-                self.fs.delete(self._child(name), False)
+                self.store.delete(self._child(name))
         aside = self._child(REPLACED, load_id)
-        for name in self._names(aside):
-            self._move(self._child(REPLACED, load_id, name), self._child(name))
-        self.fs.delete(aside, True)
-        self.fs.delete(self._child(STAGING, load_id), True)
+        for name in self.store.names(aside):
+            self.store.move(self._child(REPLACED, load_id, name), self._child(name))
+        self.store.delete(aside)
+        self.store.delete(self._child(STAGING, load_id))
 
     def forget_replaced(self, load_id: str) -> None:
         """After the commit: the files a ``replace`` set aside are gone for good."""
-        self.fs.delete(self._child(REPLACED, load_id), True)
-        self._drop_if_empty(self._child(REPLACED))
+        self.store.delete(self._child(REPLACED, load_id))
+        self.store.drop_if_empty(self._child(REPLACED))
