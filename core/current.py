@@ -147,7 +147,8 @@ def extract_context(
     pipeline_obj: Pipeline, state: StateDict, source: Source | None = None
 ) -> Iterator[None]:
     """Set the running pipeline, the source state and (when given) the source for the extract
-    step."""
+    step; the pipeline stays the active one afterwards, as dlt's does."""
+    activate(pipeline_obj)
     tokens = (_pipeline.set(pipeline_obj), _state.set(state), _source.set(source))
     try:
         yield

@@ -75,16 +75,22 @@ def test_inside_a_resource_the_names_and_states_are_dlts(tmp_path: Path) -> None
     assert pipeline.state["sources"]["src"] == {"resources": {"users": {"x": 1}}, "y": 2, "z": 3}
     with pytest.raises(ResourceNameNotAvailable):
         current.resource_name()
+    assert current.pipeline() is pipeline  # dlt: the pipeline stays active after its run
 
 
-def test_source_and_its_schema_while_a_source_is_extracted() -> None:
+def test_source_and_its_schema_while_a_source_is_extracted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
     @dlt.source(name="shop")
     def shop() -> object:
         return dlt.resource([{"id": 1}], name="orders")
 
     source = shop()
     state: dict[str, object] = {}
-    with current.extract_context(object(), state, source):
+    owner = dlt.pipeline("owner", destination="duckdb", dataset_name="ds")
+    with current.extract_context(owner, state, source):
         assert current.source() is source
         assert current.source_schema() is source.schema
         assert current.source_state() is state
