@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import dlt
+import dlt.common.schema.utils as schema_utils
 
 from tests.compat.schema_object import schema_outcome
 
@@ -27,7 +28,7 @@ FIXTURE = (
 
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="dlt_schema_object_") as folder:
-        outcome = schema_outcome(dlt, Path(folder))
+        outcome = schema_outcome(dlt, Path(folder), utils=schema_utils)
     FIXTURE.parent.mkdir(parents=True, exist_ok=True)
     record = {"dlt_version": dlt.__version__, "outcome": outcome}
     FIXTURE.write_text(json.dumps(record, indent=1) + "\n")

@@ -321,6 +321,67 @@ def _fresh(out: dict[str, Any], dlt: Any) -> None:
     _probe(out, "fresh_schema", fresh)
 
 
+def _names(tables: Any) -> list[str]:
+    return [t["name"] for t in tables]
+
+
+def helper_outcome(utils: Any, schema: Any) -> dict[str, Any]:
+    """dlt's column and table hint helpers (``dlt.common.schema.utils``; loadstone's
+    ``loadstone.schema.utils``) on ``schema``'s tables."""
+    tables = schema.tables
+    users, tags = tables["users"], tables["users__tags"]
+    out: dict[str, Any] = {}
+    probes: dict[str, Callable[[], Any]] = {
+        "columns_with_primary_key": lambda: utils.get_columns_names_with_prop(users, "primary_key"),
+        "columns_not_nullable": lambda: utils.get_columns_names_with_prop(users, "nullable"),
+        "columns_with_description_incomplete": lambda: utils.get_columns_names_with_prop(
+            users, "description", include_incomplete=True
+        ),
+        "has_row_key": lambda: utils.has_column_with_prop(users, "row_key"),
+        "has_merge_key": lambda: utils.has_column_with_prop(users, "merge_key"),
+        "first_parent_key": lambda: utils.get_first_column_name_with_prop(tags, "parent_key"),
+        "first_merge_key": lambda: utils.get_first_column_name_with_prop(users, "merge_key"),
+        "write_disposition_nested": lambda: utils.get_write_disposition(tables, "users__tags"),
+        "merge_strategy_nested": lambda: utils.get_merge_strategy(tables, "users__tags"),
+        "table_format": lambda: utils.get_table_format(tables, "users__tags"),
+        "file_format": lambda: utils.get_file_format(tables, "_dlt_pipeline_state"),
+        "is_nested": lambda: [utils.is_nested_table(tags), utils.is_nested_table(users)],
+        "root_table": lambda: utils.get_root_table(tables, "users__tags")["name"],
+        "nested_tables": lambda: _names(utils.get_nested_tables(tables, "users")),
+        "nested_tables_without_self": lambda: _names(
+            utils.get_nested_tables(tables, "users", include_self=False)
+        ),
+        "seen_data": lambda: [
+            utils.has_table_seen_data(tables[n]) for n in ("users", "_dlt_loads")
+        ],
+        "complete_column": lambda: [
+            utils.is_complete_column(users["columns"][n]) for n in ("id", "name")
+        ],
+        "nullable_column": lambda: [
+            utils.is_nullable_column(users["columns"][n]) for n in ("id", "name")
+        ],
+        "validity_columns": lambda: utils.get_validity_column_names(users),
+        "inherited_hint": lambda: utils.get_inherited_table_hint(
+            tables, "users__tags", "write_disposition"
+        ),
+        "inherited_hint_none": lambda: utils.get_inherited_table_hint(
+            tables, "users__tags", "table_format", allow_none=True
+        ),
+        "inherited_hint_missing": lambda: utils.get_inherited_table_hint(
+            tables, "users__tags", "table_format"
+        ),
+        "data_and_dlt_tables": lambda: [
+            _names(part) for part in utils.get_data_and_dlt_tables(tables)
+        ],
+        "tables_by_resource": lambda: {
+            k: _names(v) for k, v in utils.group_tables_by_resource(tables).items()
+        },
+    }
+    for name, fn in probes.items():
+        _probe(out, name, fn)
+    return out
+
+
 def _probes(schema: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in (_lookups, _naming, _versions, _documents, _clones, _changes):
@@ -329,12 +390,13 @@ def _probes(schema: Any) -> dict[str, Any]:
 
 
 def schema_outcome(
-    dlt: Any, workdir: Path, document: dict[str, Any] | None = None
+    dlt: Any, workdir: Path, document: dict[str, Any] | None = None, utils: Any = None
 ) -> dict[str, Any]:
     """What each of dlt's public ``Schema`` members gives, on two schemas: the pipeline's
     ``default_schema`` after a run, and ``Schema.from_dict(document)`` where ``document`` is
     the stored form of dlt's pipeline schema (the recorder takes it from its own run; the
-    test passes the recorded one, so both libraries answer on the same content)."""
+    test passes the recorded one, so both libraries answer on the same content). ``utils``:
+    the module of column and table hint helpers, asked on the second schema."""
     schema = _run(dlt, workdir)
     if document is None:
         document = json.loads(json.dumps(schema.to_dict(bump_version=False), default=str))
@@ -343,6 +405,7 @@ def schema_outcome(
         "document": document,
         "pipeline": _probes(schema),
         "from_document": _probes(loaded),
+        "helpers": {} if utils is None else helper_outcome(utils, loaded),
     }
     _fresh(out, dlt)
     return json.loads(json.dumps(out, default=str))

@@ -6,7 +6,8 @@
 (nested data, a primary key, merge), and ``Schema.from_dict`` of the document dlt stored for
 that run. dlt's answers are recorded in ``tests/fixtures/schema_object/dlt_schema_object.json``
 (``/tmp/dltenv/bin/python -m tests.compat.record_schema``); here loadstone answers the same
-probes, one test per probe. dlt is not needed to run these tests.
+probes, one test per probe, and its ``loadstone.schema.utils`` answers for dlt's column and
+table hint helpers (``dlt.common.schema.utils``). dlt is not needed to run these tests.
 
 The answers that still differ are listed with the reason, as expected failures: a fix shows
 up as XPASS.
@@ -22,6 +23,7 @@ import locations
 import pytest
 
 import loadstone
+import loadstone.schema.utils as schema_utils
 from tests.compat.schema_object import schema_outcome
 
 FIXTURE = locations.FIXTURES / "schema_object" / "dlt_schema_object.json"
@@ -106,7 +108,7 @@ KNOWN_PIPELINE = {
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     workdir: Path = tmp_path_factory.mktemp("schema_object")
-    return schema_outcome(loadstone, workdir, RECORDED["document"])
+    return schema_outcome(loadstone, workdir, RECORDED["document"], utils=schema_utils)
 
 
 def _cases(section: str, known: dict[str, str]) -> list[Any]:
@@ -123,7 +125,9 @@ def _cases(section: str, known: dict[str, str]) -> list[Any]:
 
 @pytest.mark.parametrize(
     ("section", "probe"),
-    _cases("from_document", KNOWN_FROM_DOCUMENT) + _cases("pipeline", KNOWN_PIPELINE),
+    _cases("from_document", KNOWN_FROM_DOCUMENT)
+    + _cases("pipeline", KNOWN_PIPELINE)
+    + _cases("helpers", {}),
 )
 def test_schema_member_answers_as_dlt(outcome: dict[str, Any], section: str, probe: str) -> None:
     assert outcome[section][probe] == RECORDED[section][probe]
