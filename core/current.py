@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = [
     "NoActiveContext",
     "activate",
+    "active",
+    "deactivate",
     "extract_context",
     "pipeline",
     "resource_context",
@@ -98,6 +100,16 @@ def activate(pipeline_obj: Pipeline) -> None:
     """Make ``pipeline_obj`` the one ``pipeline()`` returns outside a run (dlt activates the
     pipeline ``dlt.pipeline()`` / ``attach()`` made last)."""
     _active[:] = [pipeline_obj]
+
+
+def active() -> Pipeline | None:
+    """The active pipeline, without making one (``Pipeline.is_active``)."""
+    return _active[0] if _active else None
+
+
+def deactivate() -> None:
+    """No active pipeline any more (dlt's ``pipeline.deactivate()``)."""
+    _active.clear()
 
 
 def pipeline() -> Pipeline:

@@ -110,3 +110,6 @@ def test_pipeline_outside_a_run_is_the_active_one(tmp_path: Path) -> None:
     )
     current.activate(made)
     assert current.pipeline() is made
+    assert current.active() is made
+    current.deactivate()
+    assert current.active() is None
