@@ -19,7 +19,7 @@ from loadstone.schema.model import Column, Table
 from loadstone.schema.settings import hints_for_column, preferred_type_for
 from loadstone.schema.state import SchemaState
 from loadstone.schema.stored import TTableSchema
-from loadstone.schema.versioning import ENGINE_VERSION
+from loadstone.schema.versioning import ENGINE_VERSION, MAX_PREVIOUS_HASHES
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -132,6 +132,25 @@ class SchemaEvolution(SchemaState):
         merged.was_modified_on_load = merged.version_hash != self.stored_version_hash
         merged.bump_version()
         return merged
+
+    def replace_schema_content(
+        self, schema: SchemaState, link_to_replaced_schema: bool = False
+    ) -> None:
+        """Become a copy of ``schema`` (name, tables, settings, versions), as dlt's; with
+        ``link_to_replaced_schema`` this schema's former hash heads ``previous_hashes``."""
+        former = self.stored_version_hash or self.version_hash
+        twin = schema.copy()
+        self.__dict__.clear()
+        self.__dict__.update(twin.__dict__)
+        if link_to_replaced_schema:
+            self.previous_hashes = [former, *self.previous_hashes][:MAX_PREVIOUS_HASHES]
+
+    def will_update_normalizers(self) -> bool:
+        """False: normalizers are read from the schema itself, nothing to refresh (dlt's)."""
+        return False
+
+    def update_normalizers(self) -> None:
+        """Nothing to refresh (see :meth:`will_update_normalizers`); kept for dlt's API."""
 
     def replace_table(self, table: Table) -> None:
         """Put ``table`` as is (no merge): for hints that must override, e.g. dropped columns."""

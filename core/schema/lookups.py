@@ -8,12 +8,16 @@ lists, so code ported from dlt reads the same values.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from loadstone.exceptions import InvalidSchemaError, TableNotFoundError
 from loadstone.schema.model import Table
 from loadstone.schema.state import SchemaState
-from loadstone.schema.stored import TColumnSchema, TTableReference
+from loadstone.schema.stored import TColumnSchema, TTableReference, TTableSchema
 from loadstone.schema.system_tables import version_references
+
+if TYPE_CHECKING:
+    from loadstone.typing import TSchemaContract
 
 __all__ = ["TableLookups", "is_complete"]
 
@@ -145,6 +149,38 @@ class TableLookups(SchemaState):
                 raise InvalidSchemaError("parent cycle", table=table.name)
             seen.add(table.name)
         return table
+
+    # ------------------------------------------------------------------ contracts
+    @staticmethod
+    def expand_schema_contract_settings(
+        settings: TSchemaContract | None, default: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
+        """A contract as dlt's dict of all three entities: a mode applies to each, a dict
+        fills the entities it leaves out from ``default`` (``evolve`` without one)."""
+        from loadstone.schema.contracts import CONTRACT_ENTITIES, SchemaContract
+
+        base = dict(default) if default is not None else dict.fromkeys(CONTRACT_ENTITIES, "evolve")
+        given = SchemaContract.parse(settings)
+        return {**base, **{e: given.mode(e) for e in CONTRACT_ENTITIES if getattr(given, e)}}
+
+    def resolve_contract_settings_for_table(
+        self, table_name: str, new_table_schema: TTableSchema | Table | None = None
+    ) -> dict[str, str]:
+        """The contract that applies to ``table_name`` (its root table's over the schema's),
+        as dlt's dict; ``new_table_schema`` stands for a table not in the schema yet."""
+        from loadstone.schema.contracts import CONTRACT_ENTITIES, SchemaContract, resolve_contract
+
+        if table_name in self._tables or new_table_schema is None:
+            contract = resolve_contract(self, table_name)  # type: ignore[arg-type]  # a Schema
+        else:
+            parent = new_table_schema.get("parent")
+            if parent is not None and str(parent) in self._tables:
+                contract = resolve_contract(self, str(parent))  # type: ignore[arg-type]  # a Schema
+            else:
+                declared = SchemaContract.parse(new_table_schema.get("schema_contract"))
+                schema_level = SchemaContract.parse(self._settings.schema_contract)
+                contract = declared.over(schema_level).resolved()
+        return {e: contract.mode(e) for e in CONTRACT_ENTITIES}
 
     # ------------------------------------------------------------------ references
     @property

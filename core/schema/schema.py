@@ -252,6 +252,11 @@ class Schema(TableLookups, SchemaEvolution):
             schema._remove_processing_hints()
         return schema
 
+    @classmethod
+    def from_stored_schema(cls, stored_schema: TStoredSchema | Mapping[str, object]) -> Schema:
+        """A stored document as it is (dlt's): its version kept, nothing bumped."""
+        return cls.from_dict(stored_schema, bump_version=False)
+
     def _remove_processing_hints(self) -> None:
         for name, table in self._tables.items():
             extra = {k: v for k, v in table.extra.items() if k not in PROCESSING_HINTS}

@@ -304,6 +304,58 @@ def _changes(out: dict[str, Any], schema: Any) -> None:
         _probe(out, name, fn)
 
 
+def _contracts(out: dict[str, Any], schema: Any) -> None:
+    """Contract settings as dlt resolves them, and the members that replace content."""
+    expand = type(schema).expand_schema_contract_settings
+
+    def resolved_with_schema_contract() -> Any:
+        twin = schema.clone()
+        twin.set_schema_contract({"columns": "freeze"})
+        return twin.resolve_contract_settings_for_table("users__tags")
+
+    def resolved_from_root() -> Any:
+        twin = schema.clone()
+        twin.update_table({"name": "users", "columns": {}, "schema_contract": "discard_row"})
+        return [twin.resolve_contract_settings_for_table(n) for n in ("users__tags", "users")]
+
+    def replaced(link: bool) -> Any:
+        other = type(schema)("other")
+        other.replace_schema_content(schema, link_to_replaced_schema=link)
+        return {
+            "name": other.name,
+            "tables": keys(other.tables),
+            "version": other.version,
+            "stored_version": other.stored_version,
+            "is_modified": other.is_modified,
+            "previous_hashes": len(other.previous_hashes),
+        }
+
+    probes: dict[str, Callable[[], Any]] = {
+        "expand_contract": lambda: [
+            expand("freeze"),
+            expand({"columns": "freeze"}),
+            expand(None),
+            expand(None, default={"tables": "freeze"}),
+        ],
+        "resolve_contract": lambda: [
+            schema.resolve_contract_settings_for_table(n) for n in ("users", "nope")
+        ],
+        "resolve_contract_schema_wide": resolved_with_schema_contract,
+        "resolve_contract_from_root": resolved_from_root,
+        "resolve_contract_new_table": lambda: schema.resolve_contract_settings_for_table(
+            "nope", {"name": "nope", "schema_contract": "freeze"}
+        ),
+        "will_update_normalizers": lambda: [
+            schema.will_update_normalizers(),
+            schema.update_normalizers(),
+        ],
+        "replace_schema_content": lambda: replaced(False),
+        "replace_schema_content_linked": lambda: replaced(True),
+    }
+    for name, fn in probes.items():
+        _probe(out, name, fn)
+
+
 def _fresh(out: dict[str, Any], dlt: Any) -> None:
     def fresh() -> Any:
         schema = dlt.Schema("fresh")
@@ -384,7 +436,9 @@ def helper_outcome(utils: Any, schema: Any) -> dict[str, Any]:
 
 def _probes(schema: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for part in (_lookups, _naming, _versions, _documents, _clones, _changes):
+    # replacing content reads previous_hashes: before the probes that change clones (a dlt
+    # clone shares that list with its original)
+    for part in (_lookups, _naming, _versions, _contracts, _documents, _clones, _changes):
         part(out, schema)
     return out
 
@@ -401,7 +455,9 @@ def schema_outcome(
     if document is None:
         document = json.loads(json.dumps(schema.to_dict(bump_version=False), default=str))
     loaded = dlt.Schema.from_dict(copy.deepcopy(document), bump_version=False)
+    stored = type(loaded).from_stored_schema(copy.deepcopy(document))
     out: dict[str, Any] = {
+        "from_stored_schema": [stored.version, stored.stored_version, stored.is_modified],
         "document": document,
         "pipeline": _probes(schema),
         "from_document": _probes(loaded),

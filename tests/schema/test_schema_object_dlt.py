@@ -71,6 +71,9 @@ KNOWN_PIPELINE = {
     **KNOWN_FROM_DOCUMENT,
     "previous_hashes": _SAVES,
     **dict.fromkeys(
+        ("replace_schema_content", "replace_schema_content_linked"), f"{_TABLE_ORDER}; {_SAVES}"
+    ),
+    **dict.fromkeys(
         (
             "tables_keys",
             "data_table_names",
@@ -137,6 +140,10 @@ def test_a_new_schema_answers_as_dlt(outcome: dict[str, Any]) -> None:
     assert outcome["fresh_schema"] == RECORDED["fresh_schema"]
 
 
+def test_a_stored_schema_is_read_as_it_is(outcome: dict[str, Any]) -> None:
+    assert outcome["from_stored_schema"] == RECORDED["from_stored_schema"]
+
+
 def test_every_public_member_of_dlts_schema_is_there() -> None:
     """The members the probes cover, by name (dlt 1.31's public ``Schema`` surface that users
     read; the normalizer-internal ones are loadstone's own normalizer's business)."""
@@ -184,5 +191,11 @@ def test_every_public_member_of_dlts_schema_is_there() -> None:
         "loads_table_name",
         "state_table_name",
         "ENGINE_VERSION",
+        "expand_schema_contract_settings",
+        "resolve_contract_settings_for_table",
+        "from_stored_schema",
+        "replace_schema_content",
+        "update_normalizers",
+        "will_update_normalizers",
     ):
         assert hasattr(schema, name), name
