@@ -92,6 +92,8 @@ class TableFolder:
             self.store.move(self._child(REPLACED, load_id, name), self._child(name))
         self.store.delete(aside)
         self.store.delete(self._child(STAGING, load_id))
+        self.store.drop_if_empty(self._child(REPLACED))
+        self.store.drop_if_empty(self._child(STAGING))
 
     def forget_replaced(self, load_id: str) -> None:
         """After the commit: the files a ``replace`` set aside are gone for good."""
