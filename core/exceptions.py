@@ -37,6 +37,10 @@ class PipelineNotFound(LoadstoneError):
     """No local folder for the named pipeline."""
 
 
+class PipelineNotActive(LoadstoneError):
+    """``pipeline.deactivate()`` on a pipeline that is not the active one (dlt's name)."""
+
+
 class InputError(LoadstoneError):
     """A path given to ``loadstone run`` is missing or holds no input files."""
 

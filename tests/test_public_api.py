@@ -99,6 +99,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "PipelineConfigError": ("loadstone.exceptions", "PipelineConfigError"),
     "PipelineError": ("loadstone.exceptions", "PipelineError"),
     "PipelineLockedError": ("loadstone.exceptions", "PipelineLockedError"),
+    "PipelineNotActive": ("loadstone.exceptions", "PipelineNotActive"),
     "PipelineNotFound": ("loadstone.exceptions", "PipelineNotFound"),
     "PipelineStateNotAvailable": ("loadstone.exceptions", "PipelineStateNotAvailable"),
     "PipelineStepFailed": ("loadstone.exceptions", "PipelineStepFailed"),

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from loadstone.pipelines.recorder import StepRecorder
     from loadstone.pipelines.working_folder import WorkingFolder
 
-__all__ = ["LoadContext", "LoadStep"]
+__all__ = ["LoadContext", "LoadStep", "package_info"]
 
 
 def _no_package(_step: str, _load_id: str) -> None:
@@ -112,12 +112,12 @@ class LoadStep:
             schema = self.folder.schema_for_package(package)
         if schema is None:
             schema = self.context.target.new_schema(package.schema_name, None)
-        package_info = _package_info(package, schema)
+        entry = package_info(package, schema)
         keep = run_settings.keep_completed_packages()  # read before the commit, not after
         name = self.folder.pipeline_name
         try:
             with package.local_copies():
-                package_info.skipped = self._load_into_destination(package, schema)
+                entry.skipped = self._load_into_destination(package, schema)
         except PipelineStepFailed:
             raise
         except PackageDataError as exc:  # refused for its data: it would fail every run
@@ -126,18 +126,18 @@ class LoadStep:
             raise PipelineStepFailed(name, "load", package.load_id, exc) from exc
         except Exception as exc:
             raise PipelineStepFailed(name, "load", package.load_id, exc) from exc
-        complete_package(self.folder, package, skipped=package_info.skipped, keep=keep)
+        complete_package(self.folder, package, skipped=entry.skipped, keep=keep)
         meta = package.meta
         self.context.recorder.package_done(
             step,
             package.load_id,
-            rows=sum(package_info.row_counts.values()),
+            rows=sum(entry.row_counts.values()),
             # what was loaded: the normalized files (a package of an older version: its input)
             size=int(meta.get("normalized_bytes", meta.get("extracted_bytes")) or 0),
-            files=len(package_info.files),
-            row_counts=package_info.row_counts,
+            files=len(entry.files),
+            row_counts=entry.row_counts,
         )
-        return package_info
+        return entry
 
     def _load_into_destination(self, package: LoadPackage, schema: Schema) -> bool:
         """Load the package in the destination's transaction; True when it was there already."""
@@ -183,17 +183,17 @@ class LoadStep:
         )
 
 
-def _package_info(package: LoadPackage, schema: Schema) -> PackageInfo:
-    """The package's entry in the load info, as it stands before the load."""
+def package_info(package: LoadPackage, schema: Schema | None, state: str = LOADED) -> PackageInfo:
+    """The package's entry in a load info (``state``: loaded, the load's view of it)."""
     normalized = package.normalized_tables()
     meta = package.meta
     return PackageInfo(
         load_id=package.load_id,
         schema_name=package.schema_name,
-        state=LOADED,
+        state=state,
         row_counts={name: t.row_count for name, t in normalized.items()},
         files=[str(f) for t in normalized.values() for f in t.files],
         new_tables=list(meta.get("new_tables", [])),
         new_columns={k: list(v) for k, v in (meta.get("new_columns") or {}).items()},
-        state_table=next(iter(state_row_count(package, schema)), None),
+        state_table=next(iter(state_row_count(package, schema)), None) if schema else None,
     )

@@ -15,12 +15,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loadstone.exceptions import PackageNotFound
+from loadstone.load.step import package_info
 from loadstone.pipelines import recovery
-from loadstone.pipelines.load_info import PipelineTrace
+from loadstone.pipelines.load_info import PackageInfo, PipelineTrace
 from loadstone.pipelines.refresh import drop_resources
 from loadstone.storage.json_files import read_json_object
 from loadstone.storage.load_package import (
     EXTRACTED,
+    LOADED,
     NORMALIZED,
     LoadPackage,
     iter_pending,
@@ -110,6 +113,25 @@ class PipelinePackages:
     def list_normalized_load_packages(self) -> list[str]:
         """Load ids of packages normalized and not loaded yet (dlt's name)."""
         return [p.load_id for p in self.list_pending_packages() if p.state == NORMALIZED]
+
+    def list_completed_load_packages(self) -> list[str]:
+        """Load ids of the packages loaded, oldest first (dlt's name)."""
+        return [p.load_id for p in self.list_packages() if p.damage is None and p.state == LOADED]
+
+    @property
+    def has_data(self) -> bool:
+        """Whether the pipeline holds anything: schemas, packages, or loads it remembers."""
+        return bool(
+            self.folder.schemas or self.folder.state.get("schema_names") or self.list_packages()
+        )
+
+    def get_load_package_info(self, load_id: str) -> PackageInfo:
+        """A package's state, tables and schema changes (dlt's ``get_load_package_info``);
+        an unknown load id raises :class:`PackageNotFound`."""
+        for package in self.list_packages():
+            if package.root.name == load_id and package.damage is None:
+                return package_info(package, package.read_schema(), state=package.state)
+        raise PackageNotFound(f"Package with `load_id={load_id}` could not be found")
 
     def list_packages(self) -> list[LoadPackage]:
         return list_packages(self.packages_dir)

@@ -9,12 +9,9 @@ skip what the destination already committed (its ``_dlt_loads`` row is written l
 same transaction as the data). Write dispositions, staging and merge are the destination's
 work; the pipeline passes hints through.
 
-:class:`Pipeline` is a facade: it holds the public API and delegates to the steps, each
-beside its package and given a small frozen context instead of the pipeline --
-:class:`~loadstone.extract.step.ExtractStep`, :class:`~loadstone.normalize.step.NormalizeStep`,
-:class:`~loadstone.load.step.LoadStep` -- and to the
-:class:`~loadstone.pipelines.working_folder.WorkingFolder` (state, schemas, lock) and
-:mod:`loadstone.pipelines.recovery` (what a crash left behind).
+:class:`Pipeline` is a facade: the public API, delegating to the steps (``extract/step.py``,
+``normalize/step.py``, ``load/step.py``: each given a small frozen context, not the
+pipeline), the ``WorkingFolder`` (state, schemas, lock) and ``recovery`` (what a crash left).
 """
 
 from __future__ import annotations
@@ -48,15 +45,16 @@ from loadstone.pipelines.load_info import LoadInfo
 from loadstone.pipelines.packages import PipelinePackages
 from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
 from loadstone.pipelines.refresh import check_refresh
+from loadstone.pipelines.state_view import PipelineStateView
 from loadstone.pipelines.working_folder import (
     WorkingFolder,
     default_pipelines_dir,
     stored_destination,
 )
 from loadstone.schema import Schema
+from loadstone.schema.stored import TTableSchema
 from loadstone.storage import state as state_module
 from loadstone.storage.pipeline_lock import configured_timeout
-from loadstone.storage.state import PipelineState
 from loadstone.typing import (
     TAnySchemaColumns,
     TColumnNames,
@@ -93,7 +91,7 @@ def _as_schema(schema: Schema | Mapping[str, object] | None) -> Schema | None:
     return Schema.from_dict(dict(schema))
 
 
-class Pipeline(PipelinePackages):
+class Pipeline(PipelineStateView, PipelinePackages):
     """A named pipeline: its destination and dataset, state, schemas and packages."""
 
     def __init__(
@@ -151,29 +149,6 @@ class Pipeline(PipelinePackages):
 
     # -- names ----------------------------------------------------------------------------
     @property
-    def state(self) -> PipelineState:
-        return self.folder.state
-
-    @property
-    def schemas(self) -> dict[str, Schema]:
-        """The pipeline's schemas by name."""
-        return self.folder.schemas
-
-    @property
-    def first_run(self) -> bool:
-        return bool(self.state.get("_local", {}).get("first_run", True))
-
-    @property
-    def schema_names(self) -> list[str]:
-        """Names of the pipeline's schemas, the default first (dlt's ``schema_names``)."""
-        return list(self.state.get("schema_names") or [])
-
-    @property
-    def default_schema_name(self) -> str | None:
-        name = self.state.get("default_schema_name")
-        return str(name) if name is not None else None
-
-    @property
     def default_schema(self) -> Schema:
         """The pipeline's default schema (the first one it extracted with)."""
         name = self.default_schema_name
@@ -196,11 +171,20 @@ class Pipeline(PipelinePackages):
         return self._target().naming_for(schema)
 
     @property
+    def naming(self) -> NamingConvention:
+        """The default schema's naming convention in this destination (dlt's ``naming``)."""
+        return self.naming_for(self.default_schema)
+
+    @property
     def dataset_name(self) -> str:
         """The dataset the pipeline loads into (normalized; dev mode adds a time suffix)."""
         if self._dataset_name is None:
             stored = None if self.dev_mode else self.state.get("dataset_name")
-            base = self._explicit_dataset_name or stored or f"{self.pipeline_name}_dataset"
+            base = (
+                self._explicit_dataset_name
+                or stored
+                or f"{self.pipeline_name}{self.DEFAULT_DATASET_SUFFIX}"
+            )
             base = normalized_dataset_name(
                 self.destination, base, lambda: self.naming_for(self.default_schema)
             )
@@ -208,6 +192,9 @@ class Pipeline(PipelinePackages):
                 base = f"{base}_{self._dev_suffix}"
             self._dataset_name = base
         return self._dataset_name
+
+    def _as_pipeline(self) -> Pipeline:
+        return self
 
     # -- the steps' contexts --------------------------------------------------------------
     def _target(self) -> DestinationTarget:
@@ -459,6 +446,17 @@ class Pipeline(PipelinePackages):
             self._dataset_name = None
             self.folder.save_state(target)
 
+    def sync_schema(self, schema_name: str | None = None) -> dict[str, TTableSchema]:
+        """Create or update the destination's tables of a schema (the default one) without
+        loading data; returns the schema's tables when anything changed, else ``{}``, as
+        dlt's ``sync_schema``."""
+        schema = self.schemas[schema_name] if schema_name else self.default_schema
+        self.destination.require_loader()
+        with self._locked(), self._target().client(schema) as client:
+            client.initialize_storage()
+            changed = client.update_stored_schema(schema)
+        return {name: table.to_dict() for name, table in schema.tables.items()} if changed else {}
+
     def sync_destination(self) -> None:
         """Take state and schemas from the destination (dlt's ``sync_destination``)."""
         with self._locked():
@@ -513,7 +511,7 @@ def pipeline(
             raise TypeError(f"pipeline({name}=...) is not supported by loadstone")
     if pipeline_name is None:
         pipeline_name = default_pipeline_name()
-    return Pipeline(
+    made = Pipeline(
         pipeline_name,
         destination,
         dataset_name,
@@ -526,6 +524,8 @@ def pipeline(
         refresh=refresh,
         spark=spark,
     )
+    made.activate()  # dlt's active pipeline: the one made last
+    return made
 
 
 def default_pipeline_name() -> str:
@@ -586,10 +586,12 @@ def attach(
     base = Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
     if state_module.load_local(base / name) is None:
         raise CannotRestorePipelineException(name, base)
-    return Pipeline(
+    attached = Pipeline(
         name,
         destination,
         dataset_name,
         pipelines_dir=base,
         progress=progress if callable(progress) else None,
     )
+    attached.activate()
+    return attached

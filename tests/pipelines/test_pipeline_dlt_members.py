@@ -1,0 +1,76 @@
+"""dlt 1.31's Pipeline members loadstone had lacked, behaving as dlt's (outcomes taken from
+dlt 1.31 run as a black box): has_data, list_completed_load_packages,
+get_load_package_info, sync_schema, naming, local state values, activate/deactivate."""
+
+from __future__ import annotations
+
+import pytest
+
+import loadstone as dlt
+from loadstone import current
+from loadstone.exceptions import PackageNotFound, PipelineNotActive
+
+
+def test_has_data_and_the_completed_packages_follow_the_steps() -> None:
+    pipe = dlt.pipeline("members", destination="duckdb")
+    assert pipe.has_data is False
+    assert pipe.list_completed_load_packages() == []
+    pipe.extract([{"id": 1}], table_name="t")
+    assert pipe.has_data is True
+    [load_id] = pipe.list_extracted_load_packages()
+    assert pipe.get_load_package_info(load_id).state == "extracted"
+    assert pipe.get_load_package_info(load_id).schema_name == "members"
+    pipe.normalize()
+    assert pipe.get_load_package_info(load_id).state == "normalized"
+    pipe.load()
+    assert pipe.list_completed_load_packages() == [load_id]
+    info = pipe.get_load_package_info(load_id)
+    assert (info.state, info.load_id) == ("loaded", load_id)
+    assert dlt.attach("members").has_data is True
+
+
+def test_an_unknown_load_id_is_not_found() -> None:
+    pipe = dlt.pipeline("unknown_id", destination="duckdb")
+    with pytest.raises(PackageNotFound, match="load_id=nope"):
+        pipe.get_load_package_info("nope")
+
+
+def test_sync_schema_creates_the_tables_and_then_changes_nothing() -> None:
+    pipe = dlt.pipeline("syncing", destination="duckdb")
+    pipe.extract([{"id": 1}], table_name="t")
+    pipe.normalize()
+    assert "t" in pipe.sync_schema()
+    pipe.load()
+    assert pipe.sync_schema() == {}
+
+
+def test_naming_is_the_default_schemas_convention_in_the_destination() -> None:
+    pipe = dlt.pipeline("named", destination="duckdb")
+    assert pipe.naming.name() == "snake_case"
+    assert (pipe.STATE_FILE, pipe.DEFAULT_DATASET_SUFFIX) == ("state.json", "_dataset")
+
+
+def test_local_state_values_are_read_and_set_as_dlt_does() -> None:
+    pipe = dlt.pipeline("local_vals", destination="duckdb")
+    pipe.run([{"a": 1}], table_name="t")
+    assert pipe.get_local_state_val("first_run") is False
+    pipe.set_local_state_val("x_custom", 5)
+    assert pipe.get_local_state_val("x_custom") == 5
+    assert dlt.attach("local_vals").get_local_state_val("x_custom") == 5
+    with pytest.raises(KeyError):
+        pipe.get_local_state_val("nope")
+
+
+def test_the_pipeline_made_last_is_the_active_one() -> None:
+    first = dlt.pipeline("active_a", destination="duckdb")
+    assert first.is_active
+    first.deactivate()
+    assert not first.is_active
+    with pytest.raises(PipelineNotActive, match="active_a"):
+        first.deactivate()
+    first.activate()
+    second = dlt.pipeline("active_b", destination="duckdb")
+    assert (first.is_active, second.is_active) == (False, True)
+    assert current.pipeline() is second
+    with pytest.raises(PipelineNotActive):
+        first.deactivate()
