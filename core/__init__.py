@@ -20,7 +20,7 @@ Configuration
     config (the resolver and its typed accessors; ``config["a.b"]`` reads, sets and tests
     a key as dlt's), TSecretValue, TSecretStrValue
 Reading loaded data
-    Dataset, Relation (``pipeline.dataset()``)
+    Dataset, Relation (``pipeline.dataset()``), dataset (a dataset without a pipeline)
 Version
     version (``version.__version__``)
 Errors
@@ -61,6 +61,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "TSecretStrValue": ("loadstone.config", "TSecretStrValue"),
     "Dataset": ("loadstone.destinations.dataset", "Dataset"),
     "Relation": ("loadstone.destinations.dataset", "Relation"),
+    "dataset": ("loadstone.dataset_access", "dataset"),
     "version": ("loadstone.version", None),
     # every public error (loadstone.exceptions)
     "ArrowDataError": ("loadstone.exceptions", "ArrowDataError"),
@@ -155,6 +156,7 @@ __all__ = ["__version__", *_EXPORTS]
 if TYPE_CHECKING:
     from loadstone import config, current, destinations, sources, version
     from loadstone.config import TSecretStrValue, TSecretValue
+    from loadstone.dataset_access import dataset
     from loadstone.destinations.contract import Capabilities, Destination
     from loadstone.destinations.dataset import Dataset, Relation
     from loadstone.exceptions import (

@@ -38,6 +38,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "TSecretStrValue": ("loadstone.config", "TSecretStrValue"),
     "Dataset": ("loadstone.destinations.dataset", "Dataset"),
     "Relation": ("loadstone.destinations.dataset", "Relation"),
+    "dataset": ("loadstone.dataset_access", "dataset"),
     "version": ("loadstone.version", None),
     "ArrowDataError": ("loadstone.exceptions", "ArrowDataError"),
     "AuthError": ("loadstone.exceptions", "AuthError"),
