@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -147,15 +148,21 @@ class PackageInfo:
     @property
     def jobs(self) -> dict[str, list[LoadJobInfo]]:
         """dlt's jobs of a loaded package, one per table it wrote (all completed)."""
-        completed = [LoadJobInfo(JobFileInfo(table), "completed_jobs") for table in self.tables]
+        formats = {Path(f).parent.name: Path(f).suffix.lstrip(".") or None for f in self.files}
+        completed = [
+            LoadJobInfo(JobFileInfo(table, formats.get(table)), "completed_jobs")
+            for table in self.tables
+        ]
         return {"new_jobs": [], "started_jobs": [], "failed_jobs": [], "completed_jobs": completed}
 
 
 @attrs.frozen
 class JobFileInfo:
-    """What a job's file name says in dlt: the table it loads."""
+    """What a job's file name says in dlt: the table it loads and the format of its files
+    (``parquet`` ...; None where the package keeps no file, as for the pipeline state)."""
 
     table_name: str
+    file_format: str | None = None
 
 
 @attrs.frozen

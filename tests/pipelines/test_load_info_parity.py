@@ -214,6 +214,9 @@ def test_a_run_reports_as_dlt(pipeline: dlt.Pipeline, tmp_path: Path) -> None:
     assert lines[3] == f"Load package {info.loads_ids[0]} is LOADED and contains no failed jobs"
     assert info.first_run is True
     jobs = info.load_packages[0].jobs["completed_jobs"]
+    # dlt names each job's file format (insert_values on DuckDB); loadstone loads Parquet
+    formats = {j.job_file_info.table_name: j.job_file_info.file_format for j in jobs}
+    assert formats == {"users": "parquet", "users__tags": "parquet", "_dlt_pipeline_state": None}
     assert sorted(j.job_file_info.table_name for j in jobs) == [
         "_dlt_pipeline_state",
         "users",
