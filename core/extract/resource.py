@@ -230,12 +230,16 @@ class Resource:
                 )
             table_name = table_name(item)
         columns = {name: dict(col) for name, col in (hints.get("columns") or {}).items()}
-        for hint in ("primary_key", "merge_key"):
-            for key in hints.get(hint) or ():
-                column = columns.setdefault(key, {"name": key})
-                column[hint] = True
-                if hint == "primary_key":
-                    column.setdefault("nullable", False)
+        for hint in ("primary_key", "merge_key"):  # the resource's key replaces column flags
+            if hint not in hints:
+                continue
+            keys = hints[hint] or []
+            for name, column in columns.items():
+                if name not in keys:
+                    column.pop(hint, None)
+            for key in keys:
+                columns.setdefault(key, {"name": key}).update({hint: True})
+                columns[key].setdefault("nullable", False)
         table: StoredHints = {"columns": columns, "write_disposition": self.write_disposition}
         for key, value in hints.items():
             if key.startswith("x-") or key in ("schema_contract", "table_format", "file_format"):

@@ -357,3 +357,25 @@ def test_nested_hints_by_field_and_no_parent_table_name() -> None:
     }
     assert _hinted().nested_hints is None
     assert orders.parent_table_name is None
+
+
+def test_a_resource_key_replaces_the_key_flags_of_column_hints() -> None:
+    @dlt.resource(
+        merge_key="sensor",
+        columns={"batch": {"merge_key": True, "primary_key": True, "nullable": False}},
+    )
+    def readings():
+        yield {"sensor": "a", "batch": 1}
+
+    assert readings.compute_table_schema()["columns"] == {
+        "batch": {"primary_key": True, "nullable": False, "name": "batch"},
+        "sensor": {"name": "sensor", "nullable": False, "merge_key": True},
+    }
+    listed = dlt.resource([1], name="q", columns={"batch": {"primary_key": True}})
+    listed.apply_hints(primary_key="sensor")
+    assert listed.compute_table_schema()["columns"] == {
+        "batch": {"name": "batch"},
+        "sensor": {"name": "sensor", "nullable": False, "primary_key": True},
+    }
+    listed.apply_hints(primary_key=[])
+    assert listed.compute_table_schema()["columns"] == {"batch": {"name": "batch"}}
