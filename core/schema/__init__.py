@@ -4,6 +4,9 @@ Table of contents (names importable from ``loadstone.schema``):
 
 Model
     Schema, Table, Column, SchemaSettings, TableNotFoundError, InvalidSchemaError
+    (``Schema`` is assembled from ``state`` -- what it holds and its versions --, ``lookups``,
+    ``evolution`` and the stored form in ``schema``; dlt's bookkeeping tables in
+    ``system_tables``)
 Versions
     content_hash, ENGINE_VERSION, MAX_PREVIOUS_HASHES
 Files
@@ -13,6 +16,9 @@ Contracts
     SchemaContract, ContractViolation, ContractDecision (module ``loadstone.schema.contracts``)
 Hints from code
     table_from_hints, normalize_hints (module ``loadstone.schema.hints``)
+dlt's column and table hint helpers
+    get_columns_names_with_prop, get_write_disposition, get_root_table ... (module
+    ``loadstone.schema.utils``, dlt's ``dlt.common.schema.utils`` by the same names)
 Identifiers
     check_case_collisions, check_batch_collisions, find_identifier_collisions,
     IdentifierCollisionError
