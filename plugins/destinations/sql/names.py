@@ -21,6 +21,10 @@ class ClientNames:
     destination: Destination
     schema: Schema | None
     _naming: NamingConvention | None
+    #: the convention the client was opened with (set by ``_bind_dataset``; a client that
+    #: binds its dataset itself keeps adopting its schema's convention as before)
+    _bound_naming: NamingConvention | None = None
+    _has_bound_naming: bool = False
 
     def _bind_dataset(
         self,
@@ -38,6 +42,7 @@ class ClientNames:
         self.staging_dataset_name = staging_dataset_name or f"{dataset_name}_staging"
         self.pipeline_name = pipeline_name
         self._naming = naming if naming is not None else self._resolve_naming(schema)
+        self._bound_naming, self._has_bound_naming = self._naming, True
 
     def _resolve_naming(self, schema: Schema | None) -> NamingConvention | None:
         """For a client opened without a resolved convention (by its class, not through
@@ -45,10 +50,13 @@ class ClientNames:
         return self.destination.naming_for(schema)
 
     def _adopt_naming(self, schema: Schema | None, naming: NamingConvention | None = None) -> None:
-        """Use the convention a package brings (``naming``, resolved by its caller), else its
-        schema's own when no override fixed the destination's."""
+        """Use the convention a package brings (``naming``, resolved by its caller); for the
+        client's own schema the one it was opened with; for another schema, its own when no
+        override fixed the destination's."""
         if naming is not None:
             self._naming = naming
+        elif schema is not None and schema is self.schema and self._has_bound_naming:
+            self._naming = self._bound_naming
         elif schema is not None and not self.destination.naming_convention:
             self._naming = schema_naming(schema)
 
