@@ -1,9 +1,11 @@
-"""The part of a pipeline's API that reads and tidies its working folder: paths, the lock's
-holder, the last trace, the packages by state, and the drops (dlt's ``list_*`` / ``drop_*``).
+"""The part of a pipeline's API used outside a run: paths, the lock's holder, the last
+trace, the packages by state, the drops (dlt's ``list_*`` / ``drop_*``), and the destination
+reached without loading (``sync_schema``, ``destination_client``).
 
 :class:`PipelinePackages` is a base class of :class:`~loadstone.pipelines.pipeline.Pipeline`:
-these members only read the :class:`~loadstone.pipelines.working_folder.WorkingFolder` or
-call :mod:`loadstone.pipelines.recovery` / :mod:`loadstone.pipelines.refresh`, and keeping
+these members read the :class:`~loadstone.pipelines.working_folder.WorkingFolder`, call
+:mod:`loadstone.pipelines.recovery` / :mod:`loadstone.pipelines.refresh` or open a client of
+the :class:`~loadstone.load.target.DestinationTarget`, and keeping
 them here leaves the pipeline module to the steps and the run.
 """
 
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 from loadstone.exceptions import PackageNotFound
 from loadstone.load.step import package_info
 from loadstone.pipelines import recovery
-from loadstone.pipelines.load_info import PackageInfo, PipelineTrace
+from loadstone.pipelines.load_info import LoadJobInfo, PackageInfo, PipelineTrace
 from loadstone.pipelines.refresh import drop_resources
 from loadstone.storage.json_files import read_json_object
 from loadstone.storage.load_package import (
@@ -31,10 +33,12 @@ from loadstone.storage.load_package import (
 )
 
 if TYPE_CHECKING:
+    from loadstone.destinations.contract import DestinationClient
     from loadstone.load.target import DestinationTarget
     from loadstone.pipelines.recorder import StepRecorder
     from loadstone.pipelines.working_folder import WorkingFolder
     from loadstone.schema import Schema
+    from loadstone.schema.stored import TTableSchema
     from loadstone.storage.pipeline_lock import LockStatus
 
 __all__ = ["PipelinePackages"]
@@ -133,6 +137,21 @@ class PipelinePackages:
                 return package_info(package, package.read_schema(), state=package.state)
         raise PackageNotFound(f"Package with `load_id={load_id}` could not be found")
 
+    def list_failed_jobs_in_package(self, load_id: str) -> list[LoadJobInfo]:
+        """dlt's failed jobs of a package: none here (a failing package fails its load whole
+        and stays pending or is set aside); an unknown load id raises PackageNotFound."""
+        self.get_load_package_info(load_id)
+        return []
+
+    def list_extracted_resources(self) -> list[str]:
+        """The extracted files waiting for normalize (dlt's name), as paths."""
+        return [
+            str(file.path)
+            for package in self.list_pending_packages()
+            if package.state == EXTRACTED
+            for file in package.extracted_files()
+        ]
+
     def list_packages(self) -> list[LoadPackage]:
         return list_packages(self.packages_dir)
 
@@ -175,3 +194,25 @@ class PipelinePackages:
         with self._locked(timeout=0):
             if self.working_dir.exists():
                 shutil.rmtree(self.working_dir)
+
+    # -- the destination, without loading ----------------------------------------------
+    @property
+    def staging(self) -> None:
+        """dlt's staging destination: loadstone has none (``staging=`` is refused)."""
+        return None
+
+    def destination_client(self, schema_name: str | None = None) -> DestinationClient:
+        """A client on the dataset for a schema (the default one); a context manager."""
+        schema = self.folder.schemas[schema_name] if schema_name else self.default_schema
+        return self._target().client(schema)
+
+    def sync_schema(self, schema_name: str | None = None) -> dict[str, TTableSchema]:
+        """Create or update the destination's tables of a schema (the default one) without
+        loading data; returns the schema's tables when anything changed, else ``{}``, as
+        dlt's ``sync_schema``."""
+        schema = self.folder.schemas[schema_name] if schema_name else self.default_schema
+        self._target().destination.require_loader()
+        with self._locked(), self._target().client(schema) as client:
+            client.initialize_storage()
+            changed = client.update_stored_schema(schema)
+        return {name: table.to_dict() for name, table in schema.tables.items()} if changed else {}

@@ -52,7 +52,6 @@ from loadstone.pipelines.working_folder import (
     stored_destination,
 )
 from loadstone.schema import Schema
-from loadstone.schema.stored import TTableSchema
 from loadstone.storage import state as state_module
 from loadstone.storage.pipeline_lock import configured_timeout
 from loadstone.typing import (
@@ -445,17 +444,6 @@ class Pipeline(PipelineStateView, PipelinePackages):
         if recovery.restore_from_destination(self.folder, target, lambda: self.default_schema):
             self._dataset_name = None
             self.folder.save_state(target)
-
-    def sync_schema(self, schema_name: str | None = None) -> dict[str, TTableSchema]:
-        """Create or update the destination's tables of a schema (the default one) without
-        loading data; returns the schema's tables when anything changed, else ``{}``, as
-        dlt's ``sync_schema``."""
-        schema = self.schemas[schema_name] if schema_name else self.default_schema
-        self.destination.require_loader()
-        with self._locked(), self._target().client(schema) as client:
-            client.initialize_storage()
-            changed = client.update_stored_schema(schema)
-        return {name: table.to_dict() for name, table in schema.tables.items()} if changed else {}
 
     def sync_destination(self) -> None:
         """Take state and schemas from the destination (dlt's ``sync_destination``)."""

@@ -74,3 +74,19 @@ def test_the_pipeline_made_last_is_the_active_one() -> None:
     assert current.pipeline() is second
     with pytest.raises(PipelineNotActive):
         first.deactivate()
+
+
+def test_staging_failed_jobs_extracted_files_and_the_destination_client() -> None:
+    pipe = dlt.pipeline("extras", destination="duckdb")
+    assert pipe.staging is None
+    with pytest.raises(PackageNotFound):
+        pipe.list_failed_jobs_in_package("nope")
+    pipe.extract([{"id": 1}], table_name="t")
+    assert len(pipe.list_extracted_resources()) >= 1
+    pipe.normalize()
+    pipe.load()
+    [load_id] = pipe.list_completed_load_packages()
+    assert pipe.list_failed_jobs_in_package(load_id) == []
+    assert pipe.list_extracted_resources() == []
+    with pipe.destination_client() as client:
+        assert client.is_package_loaded(load_id)
