@@ -213,7 +213,7 @@ def transformer(
 
     ``data_from`` names the input; without it, pipe one in: ``users | user_details``.
     """
-    reject_unsupported("transformer", references=references, nested_hints=nested_hints, spec=spec)
+    reject_unsupported("transformer", references=references, spec=spec)
 
     def make(func: DataFunction) -> Resource:
         res = resource(
@@ -228,6 +228,7 @@ def transformer(
             schema_contract=schema_contract,
             table_format=table_format,
             file_format=file_format,
+            nested_hints=nested_hints,
             selected=selected,
             section=section,
         )

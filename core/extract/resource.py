@@ -23,6 +23,7 @@ from loadstone.extract.resource_hints import (
     TableHints,
     merge_hints,
     nested_hint_list,
+    nested_hints_by_path,
     reject_unsupported,
 )
 from loadstone.extract.resource_pipe import (
@@ -32,6 +33,7 @@ from loadstone.extract.resource_pipe import (
     limit_step,
     maybe,
     per_item,
+    table_filter,
 )
 from loadstone.extract.resource_signature import (
     arguments_by_name,
@@ -312,15 +314,7 @@ class Resource:
     def nested_hints(self) -> dict[str | tuple[str, ...], StoredHints] | None:
         """The hints of nested tables by field name (a path tuple for deeper ones), ``None``
         when none were given (dlt's ``nested_hints``)."""
-        given = self._hints.get("x-nested-hints")
-        if not given:
-            return None
-        out: dict[str | tuple[str, ...], StoredHints] = {}
-        for entry in given:
-            path = entry["path"]
-            hints = {k: v for k, v in entry.items() if k != "path"}
-            out[path[0] if len(path) == 1 else tuple(path)] = hints
-        return out
+        return nested_hints_by_path(self._hints.get("x-nested-hints") or [])
 
     @property
     def parent_table_name(self) -> None:
@@ -521,6 +515,12 @@ class Resource:
         ``count_rows`` its rows count) or after ``max_time`` seconds, as dlt's ``add_limit``:
         a quick way to try a pipeline on a sample of a large source."""
         self._steps.append(limit_step(max_items, max_time, count_rows))
+        return self
+
+    def select_tables(self, *table_names: str) -> Resource:
+        """Keep only the items that go to ``table_names`` (dlt's ``select_tables``)."""
+        table_of = self._table_name if callable(self._table_name) else None
+        self._steps.append(table_filter(set(table_names), table_of))
         return self
 
     def parallelize(self) -> Resource:

@@ -102,6 +102,22 @@ def nested_hint_list(
     return out
 
 
+def nested_hints_by_path(
+    stored: Sequence[Mapping[str, StoredHint]],
+) -> dict[str | tuple[str, ...], StoredHints] | None:
+    """The stored nested hints (:func:`nested_hint_list`) by field name, a path tuple for
+    deeper ones, as dlt's ``nested_hints``; ``None`` when there are none."""
+    if not stored:
+        return None
+    out: dict[str | tuple[str, ...], StoredHints] = {}
+    for entry in stored:
+        path = entry["path"]
+        out[path[0] if len(path) == 1 else tuple(path)] = {
+            k: v for k, v in entry.items() if k != "path"
+        }
+    return out
+
+
 @attrs.frozen(kw_only=True)
 class TableHints:
     """The table hints code gives, as one value: ``@resource``, ``apply_hints``, ``run`` and

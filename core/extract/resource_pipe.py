@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Iterator, Mapping
 from typing import NoReturn
 
 from loadstone.extract.arrow_items import is_arrow_item
-from loadstone.extract.mark import DataItemWithMeta, unwrap
+from loadstone.extract.mark import DataItemWithMeta, TableNameMeta, unwrap
 from loadstone.typing import TDataItem
 
 #: A step of a resource's pipe: pages in, pages out (``add_map``, ``add_limit`` ...).
@@ -82,6 +82,34 @@ def limit_step(max_items: int | None, max_time: float | None, count_rows: bool) 
             close_pages(pages)
 
     return limited
+
+
+def table_filter(names: Collection[str], table_of: Callable[[TDataItem], str] | None) -> Step:
+    """Keep the items going to one of ``names`` (dlt's ``select_tables``): a page marked
+    with a table name by its mark, an item by ``table_of`` (a dynamic table name); with a
+    static table name nothing unmarked passes, as in dlt. Marks without data pass."""
+
+    def step(pages: Iterator[TDataItem]) -> Iterator[TDataItem]:
+        try:
+            for page in pages:
+                data, rewrap = unwrap(page)
+                if isinstance(page, DataItemWithMeta) and isinstance(page.meta, TableNameMeta):
+                    if page.meta.table_name in names:
+                        yield page
+                elif data is None:
+                    yield page
+                elif table_of is None:
+                    continue
+                elif isinstance(data, list):
+                    kept = [item for item in data if table_of(item) in names]
+                    if kept:
+                        yield rewrap(kept)
+                elif table_of(data) in names:
+                    yield page
+        finally:
+            close_pages(pages)
+
+    return step
 
 
 def iterate_data(data: TDataItem) -> Iterator[TDataItem]:

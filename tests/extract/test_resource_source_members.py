@@ -379,3 +379,32 @@ def test_a_resource_key_replaces_the_key_flags_of_column_hints() -> None:
     }
     listed.apply_hints(primary_key=[])
     assert listed.compute_table_schema()["columns"] == {"batch": {"name": "batch"}}
+
+
+def test_select_tables_keeps_the_items_of_the_named_tables() -> None:
+    @dlt.resource(table_name=lambda item: item["kind"])
+    def events():
+        yield [{"kind": "a", "n": 1}, {"kind": "b", "n": 2}, {"kind": "c", "n": 3}]
+        yield dlt.mark.with_table_name({"kind": "x", "n": 4}, "b")
+        yield {"kind": "a", "n": 5}
+
+    assert events.select_tables("a", "b") is events
+    assert [item["n"] for item in events] == [1, 2, 4, 5]
+
+    @dlt.resource
+    def static():
+        yield {"n": 1}
+
+    assert list(static.select_tables("static")) == []  # as dlt: only dynamic names select
+
+
+def test_a_transformer_takes_nested_hints() -> None:
+    @dlt.transformer(
+        nested_hints={"lines": dlt.mark.make_nested_hints(columns={"q": {"data_type": "bigint"}})}
+    )
+    def detail(item: dict[str, object]):
+        yield item
+
+    assert detail.nested_hints == {
+        "lines": {"columns": {"q": {"data_type": "bigint", "name": "q"}}}
+    }
