@@ -12,4 +12,4 @@ from loadstone.exceptions import InMemoryCatalog
 def test_an_in_memory_catalog_is_refused_with_how_to_fix_it(spark: object) -> None:
     destination = loadstone.destinations.spark(spark)
     with pytest.raises(InMemoryCatalog, match=r'spark.sql.catalogImplementation = "hive"'):
-        destination.client({"name": "shop", "tables": {}}, "shop")
+        destination.client(None, "shop")
