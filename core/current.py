@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import copy
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,7 @@ from loadstone.exceptions import (
     ResourceNameNotAvailable,
     SourceSectionNotAvailable,
 )
-from loadstone.extract.source import current_schema
+from loadstone.extract.source import current_schema, current_source_name
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -125,13 +126,22 @@ def pipeline() -> Pipeline:
 
 
 def source_state() -> StateDict:
-    """The persistent state dict of the source being extracted (saved with the pipeline)."""
+    """The persistent state dict of the source being extracted (saved with the pipeline).
+
+    Inside a ``@source`` body, with an active pipeline, a copy of the source's saved state:
+    dlt reads it there, and what the body writes is not kept (the extract's state is).
+    """
     found = _state.get()
-    if found is None:
-        raise SourceSectionNotAvailable(
-            "source_state() works only while a pipeline extracts a source"
-        )
-    return found
+    if found is not None:
+        return found
+    name = current_source_name()
+    if name is not None and _active:
+        saved = _active[0].state.get("sources", {}).get(name, {})
+        return copy.deepcopy(saved) if isinstance(saved, dict) else {}
+    raise SourceSectionNotAvailable(
+        "source_state() works only while a pipeline extracts a source, or in a @source body "
+        "once a pipeline is made"
+    )
 
 
 def state() -> StateDict:

@@ -113,3 +113,38 @@ def test_pipeline_outside_a_run_is_the_active_one(tmp_path: Path) -> None:
     assert current.active() is made
     current.deactivate()
     assert current.active() is None
+
+
+def test_in_a_source_body_the_state_is_a_copy_of_the_saved_one(tmp_path: Path) -> None:
+    # dlt 1.31: the body reads the source's saved state; what it writes there is not kept
+    seen: list[dict[str, object]] = []
+
+    @dlt.source(name="counted")
+    def counted() -> object:
+        body_state = current.source_state()
+        seen.append(dict(body_state))
+        body_state["from_body"] = True
+
+        @dlt.resource(name="rows")
+        def rows() -> object:
+            current.resource_state()["runs"] = current.resource_state().get("runs", 0) + 1
+            yield {"id": 1}
+
+        return rows
+
+    pipeline = dlt.pipeline(
+        "counted", destination="duckdb", dataset_name="ds", pipelines_dir=str(tmp_path / "pl")
+    )
+    current.activate(pipeline)  # what dlt.pipeline() does (the pipeline's own hook)
+    pipeline.extract(counted())
+    pipeline.extract(counted())
+    assert seen == [{}, {"resources": {"rows": {"runs": 1}}}]
+    assert pipeline.state["sources"]["counted"] == {"resources": {"rows": {"runs": 2}}}
+    with pytest.raises(ResourceNameNotAvailable):  # dlt: in the body, no resource runs
+
+        @dlt.source(name="counted")
+        def asks_for_a_resource_state() -> object:
+            current.resource_state()
+            return dlt.resource([1], name="r")
+
+        asks_for_a_resource_state()
