@@ -304,6 +304,16 @@ class Relation:
         return f"Relation({self.sql!r})"
 
 
+def open_reading_client(pipeline: Pipeline, dataset_name: str) -> DestinationClient:
+    """A client of the pipeline's destination for reading ``dataset_name``: unqualified table
+    names in SQL resolve in the dataset, as in dlt, where the client can."""
+    client: DestinationClient = pipeline.destination.client(
+        pipeline.default_schema, dataset_name, pipeline_name=pipeline.pipeline_name
+    )
+    client.use_dataset()
+    return client
+
+
 class Dataset:
     """The tables of one dataset of the pipeline's destination."""
 
@@ -313,14 +323,7 @@ class Dataset:
         self._open: DestinationClient | None = None
 
     def _new_client(self) -> DestinationClient:
-        client: DestinationClient = self._pipeline.destination.client(
-            self._pipeline.default_schema,
-            self.dataset_name,
-            pipeline_name=self._pipeline.pipeline_name,
-        )
-        # unqualified table names in SQL resolve in the dataset, as in dlt, where the client can
-        client.use_dataset()
-        return client
+        return open_reading_client(self._pipeline, self.dataset_name)
 
     @contextlib.contextmanager
     def _client(self) -> Iterator[DestinationClient]:
@@ -447,13 +450,7 @@ class SqlClient:
 
     def open_connection(self) -> DestinationClient:
         if self._client is None:
-            self._client = self._pipeline.destination.client(
-                self._pipeline.default_schema,
-                self.dataset_name,
-                pipeline_name=self._pipeline.pipeline_name,
-            )
-            # unqualified names resolve in the dataset, as in dlt, where the client can
-            self._client.use_dataset()
+            self._client = open_reading_client(self._pipeline, self.dataset_name)
         return self._client
 
     def close_connection(self) -> None:
