@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypedDict, TypeGuard, Union, overload
 
 from loadstone.extract.incremental import Incremental, as_incremental
-from loadstone.extract.injection import inject
+from loadstone.extract.injection import inject, section_of
 from loadstone.extract.resource import Resource, resource_from
 from loadstone.extract.resource_hints import (
     StoredHint,
@@ -322,7 +322,7 @@ def source(
                 source_name,
                 src_schema,
                 resources,
-                section=section or f.__module__,
+                section=section or section_of(f),
                 max_table_nesting=max_table_nesting,
                 root_key=root_key,
                 schema_contract=schema_contract,

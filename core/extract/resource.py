@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from loadstone.exceptions import ResourceError
 from loadstone.extract.incremental import Incremental, as_incremental
-from loadstone.extract.injection import inject
+from loadstone.extract.injection import inject, section_of
 from loadstone.extract.mark import stored_hints_of, unwrap
 from loadstone.extract.resource_hints import (
     StoredHint,
@@ -589,7 +589,7 @@ def resource_from(
         table_name=table_name,
         hints=hints,
         selected=selected,
-        section=section or (getattr(target, "__module__", None) if is_function else None),
+        section=section or (section_of(target) if is_function else None),
         args_bound=not is_function or has_no_required_args(target),
         incremental=cursor,
     )

@@ -295,7 +295,10 @@ def test_a_source_holds_copies_of_its_resources_named_by_it() -> None:
     held.apply_hints(primary_key="id")
     assert users.compute_table_schema()["columns"] == {}
     assert held.compute_table_schema()["columns"]["id"]["primary_key"] is True
-    assert (made.resources.source_name, made.resources.source_section) == ("shop", __name__)
+    assert (made.resources.source_name, made.resources.source_section) == (
+        "shop",
+        __name__.rsplit(".", 1)[-1],  # the module's last name, as dlt's section
+    )
 
 
 def test_bind_binds_in_place_and_returns_the_resource() -> None:
