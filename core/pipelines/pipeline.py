@@ -136,7 +136,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
             export_schema_path=self.export_schema_path,
         )
         # dev mode starts from scratch: no state, no schemas, no pending packages
-        self.folder.open(wipe=dev_mode, lock_timeout=self._lock_timeout())
+        self.folder.open(wipe=dev_mode, lock_timeout=self._lock_timeout)
         self.destination = resolve_destination(
             destination if destination is not None else stored_destination(self.state)
         )

@@ -107,10 +107,11 @@ class WorkingFolder:
         self.had_local_state = False
         self._seen_on_disk: tuple[tuple[str, int, int], ...] = ()
 
-    def open(self, *, wipe: bool, lock_timeout: float) -> None:
-        """Read the saved state and schemas; ``wipe`` (dev mode) first deletes the folder."""
+    def open(self, *, wipe: bool = False, lock_timeout: Callable[[], float] = lambda: 0) -> None:
+        """Read the saved state and schemas; ``wipe`` (dev mode) first deletes the folder,
+        holding the lock (its timeout is read only then: a bad setting fails the run)."""
         if wipe and self.root.exists():
-            self.lock.acquire(lock_timeout)
+            self.lock.acquire(lock_timeout())
             try:
                 shutil.rmtree(self.root)
             finally:

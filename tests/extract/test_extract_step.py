@@ -18,7 +18,7 @@ from loadstone.storage.load_package import EXTRACTED, iter_pending
 
 def _context(tmp_path: Path) -> ExtractContext:
     folder = WorkingFolder(tmp_path / "pipelines", "solo")
-    folder.open(wipe=False, lock_timeout=0)
+    folder.open()
     target = DestinationTarget(resolve_destination("duckdb"), "solo", lambda: "solo_data")
     return ExtractContext(folder, target, StepRecorder(None))
 

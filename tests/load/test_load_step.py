@@ -21,7 +21,7 @@ def _normalized(tmp_path: Path) -> tuple[WorkingFolder, DestinationTarget, Path]
     database = tmp_path / "solo.duckdb"
     destination = resolve_destination("duckdb").configured(credentials=str(database))
     folder = WorkingFolder(tmp_path / "pipelines", "solo")
-    folder.open(wipe=False, lock_timeout=0)
+    folder.open()
     target = DestinationTarget(destination, "solo", lambda: "solo_data")
     recorder = StepRecorder(None)
     rows = [{"id": 1}, {"id": 2}]

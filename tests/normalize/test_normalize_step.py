@@ -18,7 +18,7 @@ def test_the_normalize_step_normalizes_extracted_packages_without_a_pipeline(
     tmp_path: Path,
 ) -> None:
     folder = WorkingFolder(tmp_path / "pipelines", "solo")
-    folder.open(wipe=False, lock_timeout=0)
+    folder.open()
     target = DestinationTarget(resolve_destination("duckdb"), "solo", lambda: "solo_data")
     recorder = StepRecorder(None)
     rows = [{"id": 1, "tags": [{"n": "a"}, {"n": "b"}]}]
@@ -37,7 +37,7 @@ def test_the_normalize_step_normalizes_extracted_packages_without_a_pipeline(
 
 def test_nothing_extracted_is_nothing_normalized(tmp_path: Path) -> None:
     folder = WorkingFolder(tmp_path / "pipelines", "empty")
-    folder.open(wipe=False, lock_timeout=0)
+    folder.open()
     target = DestinationTarget(resolve_destination("duckdb"), "empty", lambda: "d")
     step = NormalizeStep(NormalizeStepContext(folder, target, StepRecorder(None)))
     assert step.normalize_pending() == []
