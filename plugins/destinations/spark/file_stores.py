@@ -126,17 +126,24 @@ class FsspecStore:
     def open(cls, location: str) -> FsspecStore:
         credentials = configured_credentials(("destination", "spark"))
         fs, path = open_filesystem(_fs_url(location), credentials)
-        if not fs.exists(path):
+        local = is_local(_fs_url(location))
+        # an object store has no empty folders: only a local one is known to be missing
+        if local and not fs.exists(path):
             raise DestinationError(
                 f"the table folder {location} (where the Spark Connect server keeps the table) "
                 "is not reachable from this process: over Spark Connect the destination moves "
                 "the table's files itself, so the tables must be on storage both sides see "
                 "(a shared mount, or an object store)"
             )
-        return cls(fs, is_local(_fs_url(location)))
+        return cls(fs, local)
 
     def _path(self, uri: str) -> str:
-        return split_url(_fs_url(uri))[1] if self._local else uri
+        """The path in the filesystem; an object store's listings are read anew (the server
+        wrote files since, and a stale listing would publish none of them)."""
+        if self._local:
+            return split_url(_fs_url(uri))[1]
+        self._fs.invalidate_cache()
+        return uri
 
     def _checksum(self, path: str) -> str:
         folder, name = posixpath.split(path)

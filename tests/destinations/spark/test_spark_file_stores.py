@@ -1,12 +1,13 @@
-"""The renames of a table's files with fsspec (the Spark Connect side), on a local folder named
-as Spark names it (``file:/...``), without Spark: publish, replace, undo, and Hadoop's
-``.crc`` companions moving with their files."""
+"""The renames of a table's files with fsspec (the Spark Connect side), without Spark: on a local
+folder named as Spark names it (``file:/...``), with Hadoop's ``.crc`` companions moving with
+their files, and on an S3 bucket (the loopback moto server) named ``s3a://``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
 from loadstone.exceptions import DestinationError
 from loadstone.plugins.destinations.spark.file_stores import FsspecStore
@@ -72,3 +73,34 @@ def test_forget_replaced_deletes_the_set_aside_files_after_the_commit(tmp_path: 
 def test_a_table_folder_this_process_cannot_see_stops_the_load(tmp_path: Path) -> None:
     with pytest.raises(DestinationError, match="not reachable from this process"):
         FsspecStore.open(f"file:{tmp_path / 'on-the-server'}")
+
+
+def test_on_an_object_store_the_files_the_server_wrote_are_published(
+    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``s3a://`` as Spark names it, dlt's credential keys under ``destination.spark``; the
+    folder is listed before the server writes into it (as a load's undo does)."""
+    import s3fs
+
+    for key, value in s3_server.credentials.items():
+        monkeypatch.setenv(f"DESTINATION__SPARK__CREDENTIALS__{key.upper()}", value)
+    bucket = s3_server.new_bucket()
+    server = s3fs.S3FileSystem(
+        key="testing",
+        secret="testing",
+        client_kwargs={"endpoint_url": s3_server.endpoint_url, "region_name": "us-east-1"},
+        skip_instance_cache=True,
+    )
+    server.pipe_file(f"{bucket}/t/old.parquet", b"old")
+    folder = TableFolder(f"s3a://{bucket}/t", FsspecStore.open(f"s3a://{bucket}/t"))
+    folder.undo("4.5")  # an append: nothing is set aside, nothing else lists the folder anew
+    assert folder.data_files() == ["old.parquet"]
+    server.pipe_file(f"{bucket}/t/_loadstone_staging/4.5/part-0.parquet", b"new")
+    server.pipe_file(f"{bucket}/t/_loadstone_staging/4.5/_SUCCESS", b"")
+    assert folder.publish("4.5") == 1
+    server.invalidate_cache()
+    assert sorted(server.find(f"{bucket}/t")) == [
+        f"{bucket}/t/ls-4.5-part-0.parquet",
+        f"{bucket}/t/old.parquet",
+    ]
