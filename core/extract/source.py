@@ -159,6 +159,17 @@ class Source:
         )
         return clone
 
+    def discover_schema(self, item: TDataItem = None) -> Schema:
+        """A copy of the source's schema with the tables the selected resources declare
+        (their hints, names normalized), as dlt's ``discover_schema``; a resource with a
+        dynamic table name adds the table of ``item``, or none without one."""
+        schema = self.schema.clone()
+        for res in self.selected_resources.values():
+            if res.has_dynamic_table_name and item is None:
+                continue
+            schema.update_table(res.compute_table_schema(item))
+        return schema
+
     @property
     def exhausted(self) -> bool:
         """Whether a selected resource's data is a generator already run to its end (then

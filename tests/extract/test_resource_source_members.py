@@ -411,3 +411,27 @@ def test_a_transformer_takes_nested_hints() -> None:
     assert detail.nested_hints == {
         "lines": {"columns": {"q": {"data_type": "bigint", "name": "q"}}}
     }
+
+
+def test_discover_schema_adds_the_tables_the_resources_declare() -> None:
+    @dlt.resource(
+        primary_key="id", write_disposition="merge", columns={"CamelCol": {"data_type": "text"}}
+    )
+    def orders():
+        yield {"id": 1}
+
+    @dlt.resource(table_name=lambda item: item["k"])
+    def dynamic():
+        yield {"k": "t1"}
+
+    @dlt.source
+    def shop():
+        return orders, dynamic
+
+    made = shop()
+    discovered = made.discover_schema()
+    assert discovered is not made.schema and "orders" not in made.schema.tables
+    assert sorted(discovered.tables) == ["_dlt_loads", "_dlt_version", "orders"]
+    assert discovered.tables["orders"]["write_disposition"] == "merge"
+    assert sorted(discovered.tables["orders"]["columns"]) == ["camel_col", "id"]
+    assert "t2" in made.discover_schema(item={"k": "t2"}).tables
