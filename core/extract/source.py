@@ -124,6 +124,16 @@ class Source:
                 raise ResourceError(f"source {name!r} has two resources named {res.name!r}")
             self.resources[res.name] = res
 
+    @classmethod
+    def from_data(cls, schema: Schema, section: str | None, data: TDataItem) -> Source:
+        """A source named after ``schema`` holding ``data`` (a resource, a function, or a
+        list of them), as dlt's ``DltSource.from_data``; a source is returned as it is."""
+        if isinstance(data, Source):
+            return data
+        items = data if isinstance(data, (list, tuple)) else [data]
+        resources = [Resource.from_data(item) for item in items]
+        return cls(schema.name, schema, own_resources(resources, schema.name), section=section)
+
     @property
     def selected_resources(self) -> dict[str, Resource]:
         return self.resources.selected

@@ -435,3 +435,18 @@ def test_discover_schema_adds_the_tables_the_resources_declare() -> None:
     assert discovered.tables["orders"]["write_disposition"] == "merge"
     assert sorted(discovered.tables["orders"]["columns"]) == ["camel_col", "id"]
     assert "t2" in made.discover_schema(item={"k": "t2"}).tables
+
+
+def test_source_from_data_groups_resources_under_the_schema() -> None:
+    schema = dlt.Schema("myschema")
+
+    @dlt.resource
+    def users():
+        yield {"id": 1}
+
+    made = Source.from_data(schema, "sec", users)
+    assert (made.name, made.section, list(made.resources)) == ("myschema", "sec", ["users"])
+    assert made.schema is schema and made.resources["users"] is not users
+    rows = Source.from_data(schema, "sec", [dlt.resource([{"a": 1}], name="rows")])
+    assert list(rows.resources["rows"]) == [{"a": 1}]
+    assert Source.from_data(schema, "sec", made) is made
