@@ -122,6 +122,7 @@ class Source:
         for res in resources:
             if res.name in self.resources:
                 raise ResourceError(f"source {name!r} has two resources named {res.name!r}")
+            res.source_name = name
             self.resources[res.name] = res
 
     @classmethod

@@ -450,3 +450,9 @@ def test_source_from_data_groups_resources_under_the_schema() -> None:
     rows = Source.from_data(schema, "sec", [dlt.resource([{"a": 1}], name="rows")])
     assert list(rows.resources["rows"]) == [{"a": 1}]
     assert Source.from_data(schema, "sec", made) is made
+
+
+def test_the_resources_of_a_source_built_without_the_decorator_know_it() -> None:
+    listed = dlt.resource([1], name="listed")
+    made = Source("built", dlt.Schema("built"), [listed])  # as the built-in sources build theirs
+    assert made.resources["listed"].source_name == "built"
