@@ -11,7 +11,7 @@ which tables take part and in what order:
 4. rename the staged data files in, then the state row, then (last) the ``_dlt_loads`` row;
 5. forget the set-aside files.
 
-Any exception before step 4's last rename takes the attempt back (step 1 again) and is
+An exception before step 4's last rename takes the attempt back (step 1 again) and is
 reported as :class:`LoadFailed` naming the table it happened in.
 """
 

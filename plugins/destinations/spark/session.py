@@ -16,7 +16,8 @@ catalog), else one with the Hive metastore (``enableHiveSupport``), so another S
 application pointed at the same metastore reads the tables. The writer works in its own
 ``newSession()``: same catalog (and SparkContext, or Connect server), its own SQL settings
 (ANSI casts that fail on overflow, microsecond Parquet timestamps, UTC), so the user's session
-keeps its settings.
+keeps its settings. Over Spark Connect that session is made once per user's session and
+stopped at exit (each is a channel to the server).
 """
 
 from __future__ import annotations
