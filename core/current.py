@@ -103,6 +103,11 @@ def activate(pipeline_obj: Pipeline) -> None:
     _active[:] = [pipeline_obj]
 
 
+def running() -> Pipeline | None:
+    """The pipeline whose run is in progress here, without making one."""
+    return _pipeline.get()
+
+
 def active() -> Pipeline | None:
     """The active pipeline, without making one (``Pipeline.is_active``)."""
     return _active[0] if _active else None

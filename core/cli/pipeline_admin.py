@@ -96,7 +96,7 @@ def sync_text(pipe: Pipeline) -> str:
     from loadstone.pipelines.pipeline import Pipeline
 
     name, base = pipe.pipeline_name, pipe.pipelines_dir
-    destination, dataset = pipe.destination, pipe.dataset_name
+    destination, dataset = pipe.destination, pipe.destination_dataset_name
     pipe.drop()
     fresh = Pipeline(name, destination, dataset, pipelines_dir=base)
     fresh.sync_destination()

@@ -196,7 +196,7 @@ def _committed(pipe: Pipeline) -> list[str]:
 
 
 def show_text(pipe: Pipeline, limit: int) -> str:
-    dataset = pipe.dataset(pipe.state.get("dataset_name") or None)
+    dataset = pipe.dataset()
     counts = sorted(dataset.row_counts().fetchall())
     out = [f"dataset {dataset.dataset_name} in {pipe.destination.name}", ""]
     out.append(_table(counts, ("table", "rows")) if counts else "(no data tables)")

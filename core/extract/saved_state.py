@@ -37,7 +37,7 @@ def saved_source_state(source_name: str | None) -> StateDict:
     name = source_name or pipeline.default_schema_name or pipeline.pipeline_name
     from loadstone import current
 
-    if current._pipeline.get() is pipeline:  # a run: the live section, saved with the run
+    if current.running() is pipeline:  # a run: the live section, saved with the run
         sources = pipeline.state.setdefault("sources", {})
         live = sources.setdefault(name, {})
         if isinstance(live, dict):
@@ -65,11 +65,8 @@ def _active_pipeline() -> Pipeline | None:
 
     ``loadstone.current.pipeline()`` would make a default pipeline here (as dlt's
     ``current.pipeline()`` does), but dlt's ``state`` members never make one, so this reads
-    ``current``'s two slots directly.
+    ``current``'s two slots without making one.
     """
     from loadstone import current
 
-    running = current._pipeline.get()
-    if running is not None:
-        return running
-    return current._active[0] if current._active else None
+    return current.running() or current.active()

@@ -45,7 +45,9 @@ __all__ = ["ExtractContext", "ExtractStep", "apply_source_defaults", "fingerprin
 SourceState = dict[str, TDataItem]
 
 
-def _no_scope(_state: SourceState) -> contextlib.AbstractContextManager[None]:
+def _no_scope(
+    _state: SourceState, _source: Source | None
+) -> contextlib.AbstractContextManager[None]:
     return contextlib.nullcontext()
 
 
@@ -57,14 +59,16 @@ def _no_package(_step: str, _load_id: str) -> None:
 class ExtractContext:
     """What the extract step needs: where packages go, where data is sent, what it reports.
 
-    ``scope`` is entered around the user's code with the source's state (the pipeline sets
+    ``scope`` is entered around the user's code with the source's state and the source (the pipeline sets
     ``loadstone.current`` there); ``on_package`` hears of each package started.
     """
 
     folder: WorkingFolder
     target: DestinationTarget
     recorder: StepRecorder
-    scope: Callable[[SourceState], contextlib.AbstractContextManager[None]] = _no_scope
+    scope: Callable[[SourceState, Source | None], contextlib.AbstractContextManager[None]] = (
+        _no_scope
+    )
     on_package: Callable[[str, str], None] = _no_package
 
 
@@ -240,7 +244,7 @@ class ExtractStep:
         existed = state_key in sources_state  # an empty one kept since a replace (as dlt)
         source_state = sources_state.setdefault(state_key, {})
         try:
-            with self.context.scope(source_state):
+            with self.context.scope(source_state, data if isinstance(data, Source) else None):
                 result = extract_data(
                     package, data, table_name=table_name, hints=hints, progress=on_progress
                 )

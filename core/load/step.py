@@ -167,6 +167,7 @@ class LoadStep:
         return LoadRequest(
             load_id=package.load_id,
             schema=schema,
+            naming=self.context.target.naming_for(schema),
             tables=tables,
             pipeline_state=self._state_row() if package.meta.get("carries_state", True) else None,
         )

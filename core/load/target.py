@@ -102,17 +102,24 @@ def without_password(location: str) -> str:
 class DestinationTarget:
     """A destination and the dataset a pipeline loads into.
 
-    ``dataset`` is asked for the dataset name each time it is needed: the pipeline names it
-    lazily (it depends on the default schema's naming convention, which an extract may set).
+    ``dataset`` is asked for the dataset's name in the destination each time it is needed: the
+    pipeline names it lazily (it depends on the default schema's naming convention, which an
+    extract may set). ``given_dataset`` is the name as the user gave it, which dlt keeps in
+    the state and shows as ``pipeline.dataset_name``; by default the same.
     """
 
     destination: Destination
     pipeline_name: str
     dataset: Callable[[], str]
+    given_dataset: Callable[[], str] | None = None
 
     @property
     def dataset_name(self) -> str:
         return self.dataset()
+
+    @property
+    def given_dataset_name(self) -> str:
+        return self.given_dataset() if self.given_dataset is not None else self.dataset()
 
     @property
     def capabilities(self) -> Capabilities:
@@ -120,7 +127,10 @@ class DestinationTarget:
 
     def client(self, schema: Schema | None) -> DestinationClient:
         """A client on the dataset (a context manager)."""
-        return self.destination.client(schema, self.dataset_name, pipeline_name=self.pipeline_name)
+        naming = self.naming_for(schema) if schema is not None else None
+        return self.destination.client(
+            schema, self.dataset_name, pipeline_name=self.pipeline_name, naming=naming
+        )
 
     # -- naming ---------------------------------------------------------------------------
     def naming_name(self, source_name: str | None, schema: Schema | None) -> str:

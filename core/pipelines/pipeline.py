@@ -176,7 +176,9 @@ class Pipeline(PipelineStateView, PipelinePackages):
 
     @property
     def dataset_name(self) -> str:
-        """The dataset the pipeline loads into (normalized; dev mode adds a time suffix)."""
+        """The dataset the pipeline loads into, as given (dev mode adds a time suffix), as
+        dlt's; the destination names it through the naming convention
+        (:attr:`destination_dataset_name`)."""
         if self._dataset_name is None:
             stored = None if self.dev_mode else self.state.get("dataset_name")
             base = (
@@ -184,13 +186,16 @@ class Pipeline(PipelineStateView, PipelinePackages):
                 or stored
                 or f"{self.pipeline_name}{self.DEFAULT_DATASET_SUFFIX}"
             )
-            base = normalized_dataset_name(
-                self.destination, base, lambda: self.naming_for(self.default_schema)
-            )
-            if self._dev_suffix:
-                base = f"{base}_{self._dev_suffix}"
-            self._dataset_name = base
+            self._dataset_name = f"{base}_{self._dev_suffix}" if self._dev_suffix else base
         return self._dataset_name
+
+    @property
+    def destination_dataset_name(self) -> str:
+        """The dataset's name in the destination: :attr:`dataset_name` through the default
+        schema's naming convention, unless configuration switches that off (as dlt)."""
+        return normalized_dataset_name(
+            self.destination, self.dataset_name, lambda: self.naming_for(self.default_schema)
+        )
 
     def _as_pipeline(self) -> Pipeline:
         return self
@@ -198,7 +203,12 @@ class Pipeline(PipelineStateView, PipelinePackages):
     # -- the steps' contexts --------------------------------------------------------------
     def _target(self) -> DestinationTarget:
         """The destination and dataset as they are now (``run()`` may change them)."""
-        return DestinationTarget(self.destination, self.pipeline_name, lambda: self.dataset_name)
+        return DestinationTarget(
+            self.destination,
+            self.pipeline_name,
+            lambda: self.destination_dataset_name,
+            lambda: self.dataset_name,
+        )
 
     def _extract_step(self) -> ExtractStep:
         return ExtractStep(
@@ -206,7 +216,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
                 self.folder,
                 self._target(),
                 self.recorder,
-                scope=lambda state: current.extract_context(self, state),
+                scope=lambda state, source: current.extract_context(self, state, source),
                 on_package=self.boundary.package_started,
             )
         )
@@ -455,13 +465,13 @@ class Pipeline(PipelineStateView, PipelinePackages):
         """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``."""
         from loadstone.destinations.dataset import Dataset
 
-        return Dataset(self, dataset_name or self.dataset_name)
+        return Dataset(self, dataset_name or self.destination_dataset_name)
 
     def sql_client(self) -> SqlClient:
         """A SQL client on the pipeline's dataset (context manager, like dlt's)."""
         from loadstone.destinations.dataset import SqlClient
 
-        return SqlClient(self, self.dataset_name)
+        return SqlClient(self, self.destination_dataset_name)
 
     def __repr__(self) -> str:
         return (

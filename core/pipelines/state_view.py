@@ -74,8 +74,7 @@ class PipelineStateView:
     @property
     def is_active(self) -> bool:
         """Whether ``loadstone.current.pipeline()`` returns this pipeline outside a run."""
-        # current keeps the active pipeline in a list; current.pipeline() would make one
-        return any(active is self for active in current._active)
+        return current.active() is self
 
     def activate(self) -> None:
         """Make this the active pipeline (``pipeline()`` and ``attach()`` activate theirs)."""
@@ -87,7 +86,7 @@ class PipelineStateView:
             raise PipelineNotActive(
                 f"Pipeline `{self.pipeline_name}` is not active so it cannot be deactivated"
             )
-        current._active.clear()  # what current.activate() set, as dlt deactivates
+        current.deactivate()
 
     def _as_pipeline(self) -> Pipeline:
         raise NotImplementedError

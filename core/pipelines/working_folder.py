@@ -197,7 +197,7 @@ class WorkingFolder:
         self.state["pipeline_name"] = self.pipeline_name
         self.state["destination_type"] = f"{DESTINATION_TYPE_PREFIX}{target.destination.name}"
         self.state["destination_name"] = None
-        self.state["dataset_name"] = target.dataset_name
+        self.state["dataset_name"] = target.given_dataset_name
         if not self.state.get("sources"):
             self.state.pop("sources", None)
         state_module.bump_version(self.state)

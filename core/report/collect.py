@@ -46,7 +46,7 @@ class ReportData:
 
 
 def _destination_facts(pipe: Pipeline, limit: int) -> tuple[list[tuple[str, int]], list[LoadRow]]:
-    dataset = pipe.dataset(pipe.state.get("dataset_name") or None)
+    dataset = pipe.dataset()
     counts = sorted((str(t), int(n)) for t, n in dataset.row_counts().fetchall())
     if "_dlt_loads" not in dataset.tables:
         return counts, []

@@ -56,14 +56,6 @@ DELIBERATE: dict[str, list[tuple[tuple[str, ...], Any, str]]] = {
             "the tables a failed package created are rolled back with it; a rerun makes them",
         ),
     ],
-    "pipeline_and_load_info_members": [
-        (
-            ("dataset_name",),
-            "my_data",
-            "pipeline.dataset_name is the dataset's name in the destination (normalized)",
-        ),
-        (("tables",), ["items", "items__tags"], "the harness reads the dataset by that name"),
-    ],
     "run_with_a_pending_package_on_first_run": [
         (
             ("tables",),

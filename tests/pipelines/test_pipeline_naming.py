@@ -66,21 +66,23 @@ def test_case_collision_on_a_case_insensitive_destination_stops_before_loading(
     assert len(list(pipe.failed_packages_dir.iterdir())) == 1
 
 
-def test_dataset_name_goes_through_the_naming_convention() -> None:
+def test_dataset_name_is_kept_as_given_and_normalized_in_the_destination() -> None:
     pipe = dlt.pipeline("ds_names", destination="duckdb", dataset_name="My Data")
-    assert pipe.dataset_name == "my_data"
+    assert pipe.dataset_name == "My Data"  # as dlt's
+    assert pipe.destination_dataset_name == "my_data"
 
 
 def test_dataset_name_normalization_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DESTINATION__DUCKDB__ENABLE_DATASET_NAME_NORMALIZATION", "false")
     pipe = dlt.pipeline("ds_kept", destination="duckdb", dataset_name="My Data")
-    assert pipe.dataset_name == "My Data"
+    assert pipe.destination_dataset_name == "My Data"
 
 
 def test_dev_mode_dataset_suffix_follows_the_normalized_name() -> None:
     pipe: Any = dlt.pipeline("dev", destination="duckdb", dataset_name="My Data", dev_mode=True)
     assert (
-        pipe.dataset_name.startswith("my_data_") and len(pipe.dataset_name) == len("my_data_") + 14
+        pipe.destination_dataset_name.startswith("my_data_")
+        and len(pipe.destination_dataset_name) == len("my_data_") + 14
     )
 
 

@@ -75,7 +75,7 @@ def test_source_loads_only_selected_resources() -> None:
 def test_load_info_prints_and_serializes_ids_counts_steps() -> None:
     pipe = dlt.pipeline("info", destination="duckdb", dataset_name="d")
     info = pipe.run([{"id": 1, "kids": [{"n": 1}, {"n": 2}]}], table_name="parents")
-    text = str(info)
+    text = info.with_figures()
     assert info.loads_ids[0] in text
     assert "LOADED" in text and "parents__kids" in text
     data = info.asdict()
