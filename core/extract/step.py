@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from loadstone.exceptions import ExtractError, os_error_text
+from loadstone.exceptions import ExtractError
+from loadstone.exceptions.base import os_error_text
 from loadstone.extract.decorators import is_source_factory
 from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data

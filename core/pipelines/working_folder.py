@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from loadstone.exceptions import CorruptFileError, LoadstoneError, one_line
+from loadstone.exceptions import CorruptFileError, LoadstoneError
+from loadstone.exceptions.base import one_line
 from loadstone.schema import Schema, Table
 from loadstone.storage import state as state_module
 from loadstone.storage.json_files import read_json_object, write_json_atomic

@@ -15,7 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from loadstone.exceptions import CorruptFileError, StorageError, os_error_text
+from loadstone.exceptions import CorruptFileError, StorageError
+from loadstone.exceptions.base import os_error_text
 
 #: The UTF-8 byte order mark some editors put in front of JSON; accepted wherever JSON is.
 BOM = b"\xef\xbb\xbf"

@@ -1,0 +1,160 @@
+"""Errors of destinations and their loaders, and of reading loaded data back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from loadstone.exceptions.base import LoadstoneError, PackageDataError
+
+if TYPE_CHECKING:
+    from loadstone.plugins.destinations.postgres.credentials import PostgresCredentials
+
+
+#: the destination an error suggests when none is available
+SUGGESTED_DESTINATION = "duckdb"
+
+
+class DestinationError(LoadstoneError):
+    """Base class of errors raised by destinations and their loaders."""
+
+
+class DestinationNotSupported(DestinationError):
+    """The destination has a capability profile but no loader.
+
+    Raised by :meth:`Destination.require_loader` (and ``client()``) so the pipeline stops
+    before extracting or normalizing anything.
+    """
+
+    def __init__(self, name: str, available: Sequence[str] = ()) -> None:
+        self.name = name
+        self.available = list(available) or [SUGGESTED_DESTINATION]
+        super().__init__(
+            f"destination {name!r} has a capability profile but no loader yet; "
+            f"available loaders: {', '.join(self.available)}"
+        )
+
+
+class DestinationSchemaMismatch(DestinationError, PackageDataError):
+    """A table already in the destination has a column whose type differs from the schema's."""
+
+    def __init__(self, table: str, column: str, existing_type: str, expected_type: str) -> None:
+        self.table = table
+        self.column = column
+        self.existing_type = existing_type
+        self.expected_type = expected_type
+        super().__init__(
+            f"table {table!r} already exists with column {column!r} of type {existing_type}, "
+            f"but the schema needs {expected_type}; change the column in the destination or "
+            f"rename the incoming column"
+        )
+
+
+class LoadFailed(DestinationError):
+    """Loading a package failed; the destination was rolled back (nothing of it is visible)."""
+
+    def __init__(
+        self, load_id: str, table: str | None, reason: str, files: Sequence[str] = ()
+    ) -> None:
+        self.load_id = load_id
+        self.table = table
+        self.reason = reason
+        self.files = list(files)
+        where = f" table {table!r}" if table else ""
+        shown = f" (files: {', '.join(self.files[:3])}{' ...' if len(self.files) > 3 else ''})"
+        super().__init__(
+            f"load of package {load_id}{where} failed and was rolled back: {reason}"
+            + (shown if self.files else "")
+        )
+
+
+class LoadRefused(LoadFailed, PackageDataError):
+    """The destination refused the package's data or schema (a value it cannot convert, a
+    constraint the rows break, a key a merge needs): loading it again fails the same way, so
+    the pipeline sets the package aside instead of keeping it pending. Loaders raise this
+    where they can tell; any other :class:`LoadFailed` is retried."""
+
+
+class UnsupportedType(DestinationError, PackageDataError):
+    """A column's data type (or its precision) cannot be represented in the destination."""
+
+    def __init__(self, table: str, column: str, data_type: str, reason: str) -> None:
+        self.table = table
+        self.column = column
+        self.data_type = data_type
+        super().__init__(f"table {table!r} column {column!r} ({data_type}): {reason}")
+
+
+class MissingLoadFile(DestinationError):
+    """A file or folder named in a load request does not exist."""
+
+
+class DatasetError(LoadstoneError):
+    """A query on the loaded data failed (unknown table, bad SQL)."""
+
+
+class DuckDBConnectionError(DestinationError):
+    """The database file cannot be opened (most often: another process holds its lock).
+
+    The advice never says "retry": retrying a whole run would extract its input again. The
+    pipeline adds how to finish the kept package.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        super().__init__(
+            f"cannot open DuckDB database {path}: {reason} (another process, e.g. a running "
+            f"pipeline or a DuckDB shell, has it open; waited "
+            f"destination.duckdb.lock_timeout seconds)"
+        )
+
+
+class InvalidRowGroupSize(DestinationError):
+    """The configured row group size is not one DuckDB accepts; says where it was set."""
+
+    def __init__(self, key: str, value: Any, origin: str, advice: str) -> None:
+        self.value = value
+        self.origin = origin
+        super().__init__(f"{key} = {value!r} ({origin}) is not a row group size: {advice}")
+
+
+class FilesystemConfigError(DestinationError):
+    """A filesystem setting is missing or has a value the destination does not know."""
+
+
+class PostgresConnectionError(DestinationError):
+    """The server cannot be reached or refused the credentials."""
+
+    def __init__(self, credentials: PostgresCredentials, reason: str) -> None:
+        super().__init__(f"cannot connect to PostgreSQL at {credentials.url()}: {reason}")
+
+
+class PostgresCredentialsMissing(DestinationError):
+    """No credentials (or no database/host) were given for the postgres destination."""
+
+    def __init__(self, name: str, missing: str) -> None:
+        super().__init__(
+            f"destination {name!r}: no {missing} in the credentials; give "
+            f"credentials='postgresql://user:password@host:5432/database', or set "
+            f"DESTINATION__{name.upper()}__CREDENTIALS, or [destination.{name}.credentials] "
+            f"database/username/password/host/port in .loadstone/secrets.toml"
+        )
+
+
+class UnsupportedWriteDisposition(DestinationError):
+    """A table asks for a write disposition the Spark destination does not do."""
+
+    def __init__(
+        self, table: str, disposition: str, strategy: str | None, detail: str = ""
+    ) -> None:
+        self.table = table
+        self.disposition = disposition
+        shown = f"{disposition} (strategy {strategy!r})" if strategy else disposition
+        super().__init__(
+            f"destination 'spark' cannot load table {table!r} with write disposition {shown}"
+            f"{detail}; it supports append, replace and merge with strategy 'delete-insert'"
+        )
+
+
+class InMemoryCatalog(DestinationError):
+    """The session's catalog forgets its tables when the session ends."""

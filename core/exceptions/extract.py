@@ -1,0 +1,63 @@
+"""Errors of resources, sources and the extract step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from loadstone.exceptions.base import LoadstoneError
+
+if TYPE_CHECKING:
+    pass
+
+
+class ExtractError(LoadstoneError):
+    """Input could not be turned into extracted files (unknown kind, unreadable file ...)."""
+
+
+class ResourceExtractionError(ExtractError):
+    """The code of a resource raised while its items were read (the cause is chained)."""
+
+    def __init__(self, resource_name: str, cause: BaseException) -> None:
+        self.resource_name = resource_name
+        self.cause = cause
+        super().__init__(
+            f"resource {resource_name!r} raised while extracting: {type(cause).__name__}: {cause}"
+        )
+
+
+class IncrementalCursorPathMissing(LoadstoneError):
+    """An item has no value at the cursor path (``on_cursor_value_missing="raise"``)."""
+
+    def __init__(self, resource_name: str, cursor_path: str, item: Any) -> None:
+        self.resource_name = resource_name
+        self.cursor_path = cursor_path
+        self.item = item
+        super().__init__(
+            f"resource {resource_name!r}: cursor path {cursor_path!r} was not found in item "
+            f"{_short(item)}; every item needs it, or pass on_cursor_value_missing="
+            f"'include'|'exclude'"
+        )
+
+
+class IncrementalCursorPathHasValueNone(IncrementalCursorPathMissing):
+    """The value at the cursor path is None (``on_cursor_value_missing="raise"``)."""
+
+
+class ResourceError(LoadstoneError):
+    """A resource or source is declared or used wrongly (name, hint, data)."""
+
+
+class ValueErrorWithKnownValues(LoadstoneError, ValueError):
+    """A setting that takes one of a known set of values got another (dlt's name)."""
+
+    def __init__(self, key: str, value: Any, known: Sequence[str]) -> None:
+        self.key = key
+        self.value = value
+        self.known = tuple(known)
+        super().__init__(f"{key}={value!r} is not one of: {', '.join(known)}")
+
+
+def _short(item: Any) -> str:
+    text = repr(item)
+    return text if len(text) <= 200 else text[:200] + "..."
