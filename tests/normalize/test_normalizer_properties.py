@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 
@@ -69,6 +69,9 @@ def _values(result: Any) -> dict[str, list[str]]:
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=RECORDS, chunk_bytes=st.integers(min_value=1, max_value=400))
+@example(  # a name two paths share: the dict's list first, then the list's list
+    records=[{"c d": {"b": [None]}}, {"c d": [{"b": [None]}]}], chunk_bytes=1
+)
 def test_any_split_into_chunks_gives_the_sequential_schema_and_values(
     records: list[dict[str, Any]], chunk_bytes: int
 ) -> None:

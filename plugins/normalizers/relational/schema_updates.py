@@ -377,8 +377,10 @@ class TableSummary:
                 sources.setdefault(name, source)
             for name, table in fact.tables.items():
                 if name not in first or table.first < first[name]:
+                    # the first row of a table names its parent, as in one pass: a name two
+                    # paths share (a dict's list, then a list's list) keeps the first one
                     first[name] = table.first
-                parents[name] = table.parent
+                    parents[name] = table.parent
                 rows[name] = rows.get(name, 0) + table.rows
             for name, paths in fact.files.items():
                 files.setdefault(name, []).extend(paths)
