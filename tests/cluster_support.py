@@ -176,6 +176,26 @@ def _spawn(args: Sequence[str], env: Mapping[str, str], log: Path) -> subprocess
         )
 
 
+@attrs.define
+class ConnectServer:
+    """A Spark Connect server on ``local[2]`` (its executors see this machine's disk)."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        Cluster(Path(), "", self.url, (), Path(), [self.process]).stop()
+
+
+def start_connect_server(base: Path) -> ConnectServer:
+    """One Connect server alone: what the Connect tests need, without a master and workers."""
+    _require_setup()
+    for name in ("logs", "spark-local"):
+        (base / name).mkdir(parents=True, exist_ok=True)
+    process, bound = _start_connect(base, _spark_env(base), free_port())
+    return ConnectServer(f"sc://127.0.0.1:{bound}", process)
+
+
 def start_cluster(base: Path, connect: bool = True) -> Cluster:
     """Master, two hidden-disk workers and (``connect``) a Connect server; stopped by
     ``Cluster.stop``. The benchmark starts one too (``bench/benchmark.py --start-cluster``)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -100,11 +101,23 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """A standalone master, two hidden-disk workers and a Connect server, once per session."""
+def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """A Spark Connect server (``local[2]``), once per worker: the Connect tests of the
+    normalizer and of the Spark destination share it, whichever worker runs them."""
+    from cluster_support import start_connect_server
+
+    server = start_connect_server(tmp_path_factory.mktemp("connect"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory, connect_server: Any) -> Iterator[object]:
+    """A standalone master, two hidden-disk workers and the Connect server, once per session."""
     from cluster_support import start_cluster
 
-    running = start_cluster(tmp_path_factory.mktemp("cluster"))
+    running = start_cluster(tmp_path_factory.mktemp("cluster"), connect=False)
+    running.connect_url = connect_server.url
     yield running
     running.stop()
 

@@ -1,6 +1,7 @@
 """The Spark catalog destination over Spark Connect, on the suite's loopback Connect server.
 
-The server is the one the cluster tests use (the ``cluster`` fixture, once per session). The
+The server is the one the normalizer's Connect test uses too (``connect_server``, once per
+worker). The
 loads run in two client processes (``spark_connect_child.py``): one killed with SIGKILL half
 way through a ``merge``, then one that reruns it and loads an ``append`` and a ``replace``
 table; each test checks one behaviour against what that process read back through the server.
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster_support import Cluster
+from cluster_support import ConnectServer
 
 pytestmark = pytest.mark.cluster
 
@@ -36,12 +37,14 @@ def _child(command: str, work: Path, url: str) -> subprocess.CompletedProcess[st
 
 
 @pytest.fixture(scope="module")
-def loaded(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def loaded(
+    connect_server: ConnectServer, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
     """What the client processes did and read (the killed one's exit status too)."""
     work = tmp_path_factory.mktemp("spark_connect")
-    crashed = _child("crash", work, cluster.connect_url)
+    crashed = _child("crash", work, connect_server.url)
     assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-3000:]
-    done = _child("loads", work, cluster.connect_url)
+    done = _child("loads", work, connect_server.url)
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(json.loads((work / "loads.json").read_text(encoding="utf-8")))
 
