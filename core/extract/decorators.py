@@ -24,7 +24,6 @@ from loadstone.extract.resource_hints import (
     StoredHint,
     TableHints,
     merge_hints,
-    nested_hint_list,
     reject_unsupported,
 )
 from loadstone.extract.resource_signature import data_name, has_no_required_args
@@ -133,9 +132,8 @@ def resource(
         max_table_nesting=max_table_nesting,
         table_format=table_format,
         file_format=file_format,
+        nested_hints=nested_hints,
     ).stored()
-    if nested_hints is not None:
-        hints["x-nested-hints"] = nested_hint_list(nested_hints)
     cursor = None if incremental is None else as_incremental(incremental)
 
     def make(target: TDataItem) -> Resource:

@@ -22,7 +22,6 @@ from loadstone.extract.resource_hints import (
     StoredHints,
     TableHints,
     merge_hints,
-    nested_hint_list,
     nested_hints_by_path,
     reject_unsupported,
 )
@@ -291,9 +290,8 @@ class Resource:
             max_table_nesting=max_table_nesting,
             table_format=table_format,
             file_format=file_format,
+            nested_hints=nested_hints,
         ).stored()
-        if nested_hints is not None:
-            new["x-nested-hints"] = nested_hint_list(nested_hints)
         self._hints = merge_hints(self._hints, new)
         return self
 

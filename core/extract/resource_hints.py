@@ -121,7 +121,7 @@ def nested_hints_by_path(
 @attrs.frozen(kw_only=True)
 class TableHints:
     """The table hints code gives, as one value: ``@resource``, ``apply_hints``, ``run`` and
-    ``extract`` take the same eight arguments, and hand them on as this.
+    ``extract`` take the same arguments, and hand them on as this.
 
     ``None`` means "not given"; :meth:`stored` is the package's hint dict (dlt's table form,
     only the given hints), which the normalizer reads with the schema's hint rules.
@@ -135,6 +135,8 @@ class TableHints:
     max_table_nesting: int | None = None
     table_format: TTableFormat | None = None
     file_format: TLoaderFileFormat | None = None
+    #: hints of nested tables (``make_nested_hints`` per field or path)
+    nested_hints: Mapping[str | tuple[str, ...], Mapping[str, StoredHint]] | None = None
     #: the parsed form, made once when the value is built: a bad hint fails where it is
     #: given (``run``, ``extract``, ``@resource``), before any work
     _stored: StoredHints = attrs.field(
@@ -165,6 +167,8 @@ class TableHints:
             hints["table_format"] = self.table_format
         if self.file_format is not None:
             hints["file_format"] = check_file_format(self.file_format)
+        if self.nested_hints is not None:
+            hints["x-nested-hints"] = nested_hint_list(self.nested_hints)
         return hints
 
 
