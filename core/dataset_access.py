@@ -19,6 +19,7 @@ from loadstone.load.target import resolve_destination
 from loadstone.schema import Schema
 
 if TYPE_CHECKING:
+    from loadstone.naming import NamingConvention
     from loadstone.pipelines.pipeline import Pipeline
 
 __all__ = ["dataset"]
@@ -26,12 +27,14 @@ __all__ = ["dataset"]
 
 @attrs.frozen
 class _Owner:
-    """What a :class:`Dataset` reads of its pipeline: where, with which schema, under which
-    name (a DuckDB file without credentials is named after it)."""
+    """What a :class:`Dataset` reads of its pipeline: where, with which schema and naming
+    convention, under which name (a DuckDB file without credentials is named after it)."""
 
     destination: Destination
     default_schema: Schema
     pipeline_name: str
+    #: no pipeline resolved a convention: the destination's override, else the schema's
+    naming: NamingConvention | None
 
 
 def dataset(
@@ -42,6 +45,6 @@ def dataset(
     resolved = resolve_destination(destination)
     if not isinstance(schema, Schema):
         schema = Schema(schema or dataset_name)
-    owner = _Owner(resolved, schema, resolved.name)
-    # a Dataset reads only these three members of its pipeline
+    owner = _Owner(resolved, schema, resolved.name, resolved.naming_for(schema))
+    # a Dataset reads only these members of its pipeline
     return Dataset(cast("Pipeline", owner), dataset_name)

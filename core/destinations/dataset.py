@@ -308,7 +308,10 @@ def open_reading_client(pipeline: Pipeline, dataset_name: str) -> DestinationCli
     """A client of the pipeline's destination for reading ``dataset_name``: unqualified table
     names in SQL resolve in the dataset, as in dlt, where the client can."""
     client: DestinationClient = pipeline.destination.client(
-        pipeline.default_schema, dataset_name, pipeline_name=pipeline.pipeline_name
+        pipeline.default_schema,
+        dataset_name,
+        pipeline_name=pipeline.pipeline_name,
+        naming=pipeline.naming,  # the convention the pipeline loaded with, resolved once
     )
     client.use_dataset()
     return client
