@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+from schema_documents import schema_of
 
 from loadstone.exceptions import BadRecordError
 from loadstone.normalize.contract import BAD_RECORDS_TABLE, NormalizeContext
@@ -29,7 +30,7 @@ def _normalize(
     chunk_bytes: int = 1 << 25,
 ) -> Any:
     context = NormalizeContext(spark=spark, naming=snake_case(), on_bad_record=on_bad_record)
-    return RelationalNormalizer(chunk_bytes=chunk_bytes).normalize(package, {"tables": {}}, context)
+    return RelationalNormalizer(chunk_bytes=chunk_bytes).normalize(package, schema_of(), context)
 
 
 def test_a_malformed_line_fails_naming_file_and_line(tmp_path: Path) -> None:
@@ -65,7 +66,7 @@ def test_the_first_malformed_line_stops_normalizing_at_its_chunk(tmp_path: Path)
         spark=None, naming=snake_case(), progress=lambda done, total: seen.append((done, total))
     )
     with pytest.raises(BadRecordError) as info:
-        RelationalNormalizer(chunk_bytes=40).normalize(package, {"tables": {}}, context)
+        RelationalNormalizer(chunk_bytes=40).normalize(package, schema_of(), context)
     assert info.value.line == 4
     chunks_run, total = seen[-1]
     assert chunks_run < total / 4  # the chunks after the bad one were never normalized

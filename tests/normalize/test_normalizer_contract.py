@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+from schema_documents import schema_of
 
 from loadstone.destinations.contract import Capabilities
 from loadstone.exceptions import SchemaContractError
@@ -40,7 +41,7 @@ def _normalize(
     package.add_jsonl(table, records)
     package.table_hints = {table: hints or {}}
     context = NormalizeContext(spark=None, naming=naming or snake_case(), capabilities=capabilities)
-    return RelationalNormalizer().normalize(package, schema or {"tables": {}}, context)
+    return RelationalNormalizer().normalize(package, schema or schema_of(), context)
 
 
 def test_the_plugin_hook_returns_a_normalizer() -> None:
@@ -215,16 +216,15 @@ def test_long_identifiers_are_shortened_to_the_naming_limit(tmp_path: Path) -> N
 
 
 def test_legacy_break_path_setting_normalizes_keys_whole(tmp_path: Path) -> None:
-    schema = {"tables": {}, "normalizers": {"use_break_path_on_normalize": False}}
+    schema = schema_of({"normalizers": {"use_break_path_on_normalize": False}})
     result = _normalize(tmp_path, [{"a__b": 1}], schema=schema)
     assert "a_b" in schema_tables(result)["t"]["columns"]
 
 
 def test_default_hints_of_the_schema_apply_to_new_columns(tmp_path: Path) -> None:
-    schema = {
-        "tables": {},
-        "settings": {"default_hints": {"partition": ["re:_at$"], "not_null": ["id"]}},
-    }
+    schema = schema_of(
+        {"settings": {"default_hints": {"partition": ["re:_at$"], "not_null": ["id"]}}}
+    )
     columns = schema_tables(_normalize(tmp_path, [{"id": 1, "created_at": "x"}], schema=schema))[
         "t"
     ]["columns"]
@@ -233,10 +233,9 @@ def test_default_hints_of_the_schema_apply_to_new_columns(tmp_path: Path) -> Non
 
 
 def test_preferred_types_fix_the_type_of_new_columns(tmp_path: Path) -> None:
-    schema = {
-        "tables": {},
-        "settings": {"preferred_types": {"re:_ts$": "timestamp", "price": "double"}},
-    }
+    schema = schema_of(
+        {"settings": {"preferred_types": {"re:_ts$": "timestamp", "price": "double"}}}
+    )
     result = _normalize(tmp_path, [{"seen_ts": 0, "price": 3}], schema=schema)
     columns = schema_tables(result)["t"]["columns"]
     assert (columns["seen_ts"]["data_type"], columns["price"]["data_type"]) == (

@@ -22,6 +22,7 @@ from normalizer_support import (
     schema_tables,
     snake_case,
 )
+from schema_documents import schema_of
 
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
@@ -43,7 +44,7 @@ def _normalize(tmp_path: Path, table: str, records: list[Any], hints: dict[str, 
     package.add_jsonl(table, records)
     package.table_hints = {table: hints}
     context = NormalizeContext(spark=None, naming=snake_case())
-    return RelationalNormalizer().normalize(package, {"tables": {}}, context)
+    return RelationalNormalizer().normalize(package, schema_of(), context)
 
 
 def _comparable(value: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+from schema_documents import schema_of
 
 from loadstone.exceptions import BadRecordError, ConfigValueError, NormalizeError
 from loadstone.normalize.contract import NormalizeContext
@@ -38,7 +39,7 @@ def _events_package(tmp_path: Path, cases_dir: Path, name: str) -> StandInPackag
 def _normalize(package: StandInPackage, workers: int | None) -> tuple[Any, RelationalNormalizer]:
     normalizer = RelationalNormalizer(chunk_bytes=SMALL_CHUNKS, workers=workers)
     context = NormalizeContext(spark=None, naming=snake_case())
-    return normalizer.normalize(package, {"tables": {}}, context), normalizer
+    return normalizer.normalize(package, schema_of(), context), normalizer
 
 
 def _content(result: Any) -> tuple[Any, dict[str, list[str]]]:

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+from schema_documents import schema_of
 
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import (
@@ -60,7 +61,7 @@ def _run(
         chunk_bytes=chunk_bytes, flush_rows=flush_rows, native=native, workers=1
     )
     result = normalizer.normalize(
-        package, {"tables": {}}, NormalizeContext(spark=None, naming=snake_case())
+        package, schema_of(), NormalizeContext(spark=None, naming=snake_case())
     )
     tables = schema_tables(result)
     return {

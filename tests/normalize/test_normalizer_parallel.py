@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+from schema_documents import schema_of
 
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
@@ -30,7 +31,7 @@ def _run(
     package = StandInPackage(tmp_path / name)
     for table, records in files:
         package.add_jsonl(table, records, gz=gz)
-    return RelationalNormalizer(chunk_bytes=chunk_bytes).normalize(package, {"tables": {}}, context)
+    return RelationalNormalizer(chunk_bytes=chunk_bytes).normalize(package, schema_of(), context)
 
 
 def _columns(result: Any) -> dict[str, list[tuple[str, str | None]]]:
@@ -62,7 +63,7 @@ def test_a_chunk_that_guessed_another_type_is_rerun_with_the_first_values_type(
     normalizer = RelationalNormalizer(chunk_bytes=SMALL_CHUNKS)
     package = StandInPackage(tmp_path / "p")
     package.add_jsonl("t", records)
-    result = normalizer.normalize(package, {"tables": {}}, context)
+    result = normalizer.normalize(package, schema_of(), context)
     assert normalizer.last_stats["reruns"] >= 1
     columns = dict(_columns(result)["t"])
     assert columns["v"] == "bigint"
@@ -139,7 +140,7 @@ def test_a_lazy_session_starts_in_the_background_and_takes_over_remaining_chunks
     package = StandInPackage(tmp_path / "many")
     package.add_jsonl("t", records)
     normalizer = RelationalNormalizer(chunk_bytes=SMALL_CHUNKS, lazy_spark_bytes=1)
-    parallel = normalizer.normalize(package, {"tables": {}}, context)
+    parallel = normalizer.normalize(package, schema_of(), context)
     assert calls == [1]
     assert normalizer.last_stats["chunks"] > 2
     assert _columns(parallel) == _columns(sequential)
@@ -165,7 +166,7 @@ def _progress_of(tmp_path: Path, spark: Any) -> list[tuple[int, int]]:
     records = [{"n": i, "pad": "x" * 40} for i in range(200)]
     package = StandInPackage(tmp_path / "p")
     package.add_jsonl("t", records)
-    RelationalNormalizer(chunk_bytes=2048).normalize(package, {"tables": {}}, context)
+    RelationalNormalizer(chunk_bytes=2048).normalize(package, schema_of(), context)
     return seen
 
 

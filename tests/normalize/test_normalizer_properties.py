@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
+from schema_documents import schema_of
 
 from loadstone.normalize.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
@@ -43,7 +44,7 @@ def _normalize(records: list[dict[str, Any]], chunk_bytes: int) -> tuple[Any, Re
     package.add_jsonl("t", records)
     normalizer = RelationalNormalizer(chunk_bytes=chunk_bytes)
     context = NormalizeContext(spark=None, naming=snake_case())
-    return normalizer.normalize(package, {"tables": {}}, context), normalizer
+    return normalizer.normalize(package, schema_of(), context), normalizer
 
 
 def _columns(result: Any) -> list[tuple[str, list[tuple[str, Any]]]]:
@@ -91,7 +92,7 @@ def _normalize_frozen(records: list[dict[str, Any]], chunk_bytes: int) -> Any:
     package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_frozen_")))
     package.add_jsonl("t", [{"seed": 1}])
     context = NormalizeContext(spark=None, naming=snake_case())
-    existing = RelationalNormalizer().normalize(package, {"tables": {}}, context).schema
+    existing = RelationalNormalizer().normalize(package, schema_of(), context).schema
     package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_frozen_")))
     package.add_jsonl("t", records)
     package.table_hints = {"t": {"schema_contract": {"data_type": "freeze"}}}

@@ -72,30 +72,19 @@ from loadstone.plugins.normalizers.relational.settings import (
 from loadstone.plugins.normalizers.relational.settle import raise_failures, settle
 from loadstone.plugins.normalizers.relational.task import Chunk, EngineConfig
 from loadstone.schema import Schema
-from loadstone.schema.detections import DEFAULT_DETECTIONS
 from loadstone.schema.settings import compile_preferred
 
 if TYPE_CHECKING:
-    from loadstone.schema.stored import TStoredSchema
+    pass
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "RelationalNormalizer"]
 
 
-def _working_schema(schema: Schema | TStoredSchema | Mapping[str, object] | None) -> Schema:
-    """The schema this package evolves: a copy, so a failed package changes nothing.
-
-    A stored dict (tests, third-party callers) is read with a new schema's defaults for the
-    settings it leaves out (``iso_timestamp`` detection); the result is then a dict again.
-    """
-    if isinstance(schema, Schema):
-        return schema.copy()
-    data: dict[str, object] = dict(schema or {})
-    stored_settings = data.get("settings")
-    settings = dict(stored_settings) if isinstance(stored_settings, Mapping) else {}
-    settings.setdefault("detections", list(DEFAULT_DETECTIONS))
-    data["settings"] = settings
-    data.setdefault("name", "normalized")
-    return Schema.from_dict(data, bump_version=False)
+def _working_schema(schema: Schema) -> Schema:
+    """The schema this package evolves: a copy, so a failed package changes nothing."""
+    if not isinstance(schema, Schema):
+        raise TypeError(f"a normalizer evolves a Schema, got {type(schema).__name__}")
+    return schema.copy()
 
 
 class RelationalNormalizer:
@@ -137,7 +126,7 @@ class RelationalNormalizer:
     def normalize(
         self,
         package: PackageToNormalize,
-        schema: Schema | Mapping[str, object] | None,
+        schema: Schema,
         context: NormalizeContext,
     ) -> NormalizeResult:
         working = _working_schema(schema)
