@@ -101,3 +101,27 @@ def test_a_chunk_whose_guess_an_earlier_chunk_overturns_is_rerun_with_that_type(
     # after the first malformed line, no chunk is re-run: the package fails there
     bad = TaskError("bad_record", line=1)
     assert to_rerun([_facts(0, "bigint", 1, bad), _facts(1, "text", 1)]) == {}
+
+
+def test_random_row_keys_are_dlt_shaped_and_never_repeat_across_a_fork() -> None:
+    """Root keys come from a block of random bytes; a forked worker must not reuse its
+    parent's block (two workers would then write the same ``_dlt_id``)."""
+    import base64
+    import os
+
+    from loadstone.plugins.normalizers.relational.row_keys import new_random_id
+
+    parent_first = new_random_id()
+    assert len(parent_first) == 14 and len(base64.b64decode(parent_first + "==")) == 10
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its keys, then exit without pytest's teardown
+        os.write(write, " ".join(new_random_id() for _ in range(100)).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    os.close(write)
+    child = set(os.read(read, 1 << 16).decode().split())
+    os.close(read)
+    parent = {new_random_id() for _ in range(100)}
+    assert len(child) == 100 and len(parent) == 100
+    assert not child & parent

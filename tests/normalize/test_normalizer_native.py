@@ -232,6 +232,8 @@ def test_text_buffers_build_the_array_pyarrow_would(cells: list[str | None]) -> 
     raw=st.binary(max_size=80)
     | st.text(alphabet='0123456789[{}]":, a-', max_size=80)
     | st.from_regex(r'[a":]{0,40}\d{15,45}[a":\d]{0,40}', fullmatch=True)
+    | st.text(alphabet='\uf8e0\uf8e1\u00ef\u00a3"a', max_size=40)
+    | st.lists(st.sampled_from([b"\xef", b"\xa3", b"\xa0", b"a"]), max_size=30).map(b"".join)
 )
 def test_the_line_scan_finds_in_c_what_python_counts(raw: bytes | str) -> None:
     from loadstone.plugins.normalizers.relational import _speedups

@@ -45,5 +45,5 @@ def text_buffers(
 ) -> tuple[bytes | None, bytes, bytes] | None:
     """Arrow string buffers (validity, offsets, data) of a text column, or None."""
 
-def scan_line(raw: bytes, /) -> tuple[int, int, bool]:
-    """``json_lines.scan_line`` in one pass: brackets, ``":`` pairs, 19 digits in a row."""
+def scan_line(raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]:
+    """``json_lines.scan_line`` in one pass: brackets, ``":`` pairs, 19 digits, type mark."""

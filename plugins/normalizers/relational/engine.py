@@ -24,6 +24,7 @@ the type; the driver compares and re-runs only the tasks that guessed differentl
 
 from __future__ import annotations
 
+import gc
 import traceback
 from collections.abc import Mapping
 
@@ -32,6 +33,7 @@ from loadstone.plugins.normalizers.relational.column_types import ColumnTypes
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, TableFact, TaskError
 from loadstone.plugins.normalizers.relational.json_lines import (
     BadLine,
+    is_blank,
     iter_lines,
     parse_line,
     scan_line,
@@ -110,14 +112,17 @@ def run_chunk(
     process = engine.rows.process_item
     record_bad = engine.bad.record
     scan = scan_line if engine.native is None else engine.native.scan_line
+    collecting = gc.isenabled()
+    gc.disable()  # a chunk's items hold no cycles; collecting them cost 1-2% of its CPU
     try:
         for number, raw in iter_lines(chunk, config.remote):
-            if not raw or raw.isspace():
+            if not raw:
                 continue
             try:
                 item = parse_line(raw, scan)
             except BadLine as exc:
-                record_bad(number, exc, raw)
+                if not is_blank(raw):  # checked here: whitespace-only lines are rare
+                    record_bad(number, exc, bytes(raw))
                 continue
             process(item, spec, number)
         engine.buffers.flush_all()
@@ -133,4 +138,7 @@ def run_chunk(
             traceback=traceback.format_exc(),
         )
         return engine.facts(error)
+    finally:
+        if collecting:
+            gc.enable()
     return engine.facts()

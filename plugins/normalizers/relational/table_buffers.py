@@ -133,7 +133,9 @@ class TableBuffers:
         self._file_counter += 1
         name = f"c{self._chunk.index:05d}-a{self._attempt}-{self._file_counter:04d}.parquet"
         path = folder / name
-        pq.write_table(data, path, compression=self._compression)
+        # no min/max statistics: every reader scans these files whole (measured: 15% of a
+        # chunk's Parquet encoding, 1% of its CPU, on GitHub events)
+        pq.write_table(data, path, compression=self._compression, write_statistics=False)
         self.files.setdefault(table, []).append(str(path))
 
     def flush_all(self) -> None:
