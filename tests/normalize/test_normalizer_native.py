@@ -9,6 +9,7 @@ both ways, with the root row ids made deterministic, and compares the whole outp
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
 import tempfile
@@ -325,3 +326,55 @@ def test_a_timestamp_column_takes_iso_text_in_c_and_other_text_in_python() -> No
         "at",
         "at__v_text",
     ]
+
+
+_FIXED = {
+    0: (pa.int64(), st.integers(min_value=-(2**63), max_value=2**63 - 1)),
+    1: (pa.float64(), st.floats(allow_nan=False)),
+    2: (pa.bool_(), st.booleans()),
+    3: (
+        pa.timestamp("us", tz="UTC"),
+        st.datetimes(timezones=st.just(datetime.timezone.utc)),
+    ),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), kind=st.sampled_from(sorted(_FIXED)))
+def test_fixed_buffers_build_the_array_pyarrow_would(data: st.DataObject, kind: int) -> None:
+    from loadstone.plugins.normalizers.relational import _speedups
+
+    arrow_type, values = _FIXED[kind]
+    cells = data.draw(st.lists(st.none() | values, max_size=40))
+    rows = [i for i, cell in enumerate(cells) if cell is not None]
+    dense = len(rows) == len(cells)
+    built = _speedups.fixed_buffers(
+        None if dense else rows, [cells[i] for i in rows], len(cells), kind
+    )
+    assert built is not None
+    validity, buffer = built
+    array = pa.Array.from_buffers(
+        arrow_type,
+        len(cells),
+        [None if validity is None else pa.py_buffer(validity), pa.py_buffer(buffer)],
+    )
+    array.validate(full=True)
+    assert array.equals(pa.array(cells, type=arrow_type))
+
+
+@pytest.mark.parametrize(
+    ("kind", "odd"),
+    [
+        (0, 2**63),  # beyond 64 bits: pyarrow reports it
+        (0, True),  # a bool is an int to Python, not to the column
+        (0, 1.5),
+        (1, 1),
+        (2, 1),
+        (3, datetime.datetime(2024, 1, 1)),  # naive
+        (3, datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))),
+    ],
+)
+def test_fixed_buffers_leave_other_values_to_pyarrow(kind: int, odd: object) -> None:
+    from loadstone.plugins.normalizers.relational import _speedups
+
+    assert _speedups.fixed_buffers(None, [odd], 1, kind) is None

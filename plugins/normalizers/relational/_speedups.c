@@ -37,6 +37,13 @@
  *     a value is not a str, cannot be encoded (a lone surrogate), or the data outgrows 32-bit
  *     offsets: the caller then asks pyarrow, which reports such values its own way.
  *
+ * fixed_buffers(rows, values, n, kind) -> (validity | None, data) | None
+ *     The two buffers of an Arrow array of `n` rows of a fixed-width `kind`: 0 int64 (exact
+ *     ints within 64 bits), 1 float64 (exact floats), 2 bool (True/False, bit-packed), 3
+ *     timestamp[us] of datetimes whose tzinfo is datetime.timezone.utc (what fill's ISO
+ *     parse and Python's UTC coercion give). None for any other value: the caller asks
+ *     pyarrow, whose generic per-object conversion was 4% of a chunk's CPU on GitHub events.
+ *
  * scan_line(raw) -> (brackets, keys, digits19, marked)
  *     `raw`: bytes or any contiguous buffer (the engine passes memoryview slices of a chunk).
  *     json_lines.scan_line in one pass over a line's bytes instead of five: the count of `[` plus
@@ -550,6 +557,145 @@ fail:
     return NULL;
 }
 
+/* days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil) */
+static long long
+days_from_civil(long long y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const long long era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = (unsigned)(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long long)doe - 719468;
+}
+
+/* one value of a fixed-width kind into slot `row` of `out`; 0 placed, 1 not this kind */
+static int
+put_fixed(PyObject *value, int kind, char *out, Py_ssize_t row)
+{
+    switch (kind) {
+    case 0: {
+        if (!PyLong_CheckExact(value)) {
+            return 1;
+        }
+        int overflow = 0;
+        long long number = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow || (number == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 1;
+        }
+        int64_t wide = (int64_t)number;
+        memcpy(out + row * 8, &wide, 8);
+        return 0;
+    }
+    case 1: {
+        if (!PyFloat_CheckExact(value)) {
+            return 1;
+        }
+        double real = PyFloat_AS_DOUBLE(value);
+        memcpy(out + row * 8, &real, 8);
+        return 0;
+    }
+    case 2:
+        if (value == Py_True) {
+            ((uint8_t *)out)[row >> 3] |= (uint8_t)(1u << (row & 7));
+            return 0;
+        }
+        return value == Py_False ? 0 : 1;
+    default: {
+        if (!PyDateTime_CheckExact(value) || !_PyDateTime_HAS_TZINFO(value) ||
+            PyDateTime_DATE_GET_TZINFO(value) != PyDateTime_TimeZone_UTC) {
+            return 1;
+        }
+        long long days = days_from_civil(PyDateTime_GET_YEAR(value),
+                                         (unsigned)PyDateTime_GET_MONTH(value),
+                                         (unsigned)PyDateTime_GET_DAY(value));
+        int64_t micros = (int64_t)((((days * 24 + PyDateTime_DATE_GET_HOUR(value)) * 60 +
+                                     PyDateTime_DATE_GET_MINUTE(value)) * 60 +
+                                    PyDateTime_DATE_GET_SECOND(value)) * 1000000LL +
+                                   PyDateTime_DATE_GET_MICROSECOND(value));
+        memcpy(out + row * 8, &micros, 8);
+        return 0;
+    }
+    }
+}
+
+static PyObject *
+speedups_fixed_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "fixed_buffers takes 4 arguments");
+        return NULL;
+    }
+    PyObject *rows = args[0], *values = args[1];
+    if (!PyList_Check(values) || (rows != Py_None && (!PyList_Check(rows) ||
+                                                      PyList_GET_SIZE(rows) !=
+                                                          PyList_GET_SIZE(values)))) {
+        PyErr_SetString(PyExc_TypeError, "fixed_buffers: rows (or None) and values must be "
+                                         "lists of one length");
+        return NULL;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
+    long kind = PyLong_AsLong(args[3]);
+    if ((n == -1 || kind == -1) && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(values);
+    if (n < 0 || (rows == Py_None && count != n) || count > n || kind < 0 || kind > 3) {
+        PyErr_SetString(PyExc_ValueError, "fixed_buffers: n or kind does not match the values");
+        return NULL;
+    }
+    Py_ssize_t size = kind == 2 ? (n + 7) / 8 : n * 8;
+    PyObject *data = PyBytes_FromStringAndSize(NULL, size);
+    PyObject *validity = NULL;
+    if (data == NULL) {
+        return NULL;
+    }
+    char *out = PyBytes_AS_STRING(data);
+    memset(out, 0, (size_t)size); /* null slots hold zeros, as pyarrow writes them */
+    uint8_t *bits = NULL;
+    if (count < n) {
+        validity = PyBytes_FromStringAndSize(NULL, (n + 7) / 8);
+        if (validity == NULL) {
+            goto fail;
+        }
+        bits = (uint8_t *)PyBytes_AS_STRING(validity);
+        memset(bits, 0, (size_t)((n + 7) / 8));
+    }
+    Py_ssize_t next = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t row = i;
+        if (rows != Py_None) {
+            row = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
+            if (row == -1 && PyErr_Occurred()) {
+                goto fail;
+            }
+            if (row < next || row >= n) {
+                PyErr_Format(PyExc_ValueError, "fixed_buffers: rows must ascend within 0..%zd",
+                             n - 1);
+                goto fail;
+            }
+        }
+        next = row + 1;
+        if (put_fixed(PyList_GET_ITEM(values, i), (int)kind, out, row)) {
+            Py_XDECREF(validity);
+            Py_DECREF(data);
+            Py_RETURN_NONE;
+        }
+        if (bits != NULL) {
+            bits[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+    }
+    PyObject *result = PyTuple_Pack(2, validity ? validity : Py_None, data);
+    Py_XDECREF(validity);
+    Py_DECREF(data);
+    return result;
+fail:
+    Py_XDECREF(validity);
+    Py_XDECREF(data);
+    return NULL;
+}
+
 static Py_ssize_t
 count_byte(const char *p, const char *end, char c)
 {
@@ -634,6 +780,9 @@ speedups_scan_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef speedups_methods[] = {
+    {"fixed_buffers", (PyCFunction)(void (*)(void))speedups_fixed_buffers, METH_FASTCALL,
+     "fixed_buffers(rows, values, n, kind) -> (validity, data) | None: Arrow buffers of an "
+     "int64, float64, bool or UTC timestamp[us] column"},
     {"scan_line", (PyCFunction)(void (*)(void))speedups_scan_line, METH_FASTCALL,
      "scan_line(raw) -> (brackets, keys, digits19, marked): json_lines.scan_line in one pass"},
     {"flatten", (PyCFunction)(void (*)(void))speedups_flatten, METH_FASTCALL,

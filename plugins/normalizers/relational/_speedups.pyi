@@ -45,5 +45,11 @@ def text_buffers(
 ) -> tuple[bytes | None, bytes, bytes] | None:
     """Arrow string buffers (validity, offsets, data) of a text column, or None."""
 
+def fixed_buffers(
+    rows: list[int] | None, values: list[Any], n: int, kind: int, /
+) -> tuple[bytes | None, bytes] | None:
+    """Arrow buffers (validity, data) of an int64 (0), float64 (1), bool (2) or UTC
+    timestamp[us] (3) column; None when a value is not of that kind."""
+
 def scan_line(raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]:
     """``json_lines.scan_line`` in one pass: brackets, ``":`` pairs, 19 digits, type mark."""

@@ -67,6 +67,10 @@ class NativeLoops(Protocol):
         self, rows: list[int] | None, values: list[TDataItem], n: int, /
     ) -> tuple[bytes | None, bytes, bytes] | None: ...
 
+    def fixed_buffers(
+        self, rows: list[int] | None, values: list[TDataItem], n: int, kind: int, /
+    ) -> tuple[bytes | None, bytes] | None: ...
+
     def scan_line(self, raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]: ...
 
 

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
+#: Arrow types (as text) whose buffers ``_speedups.fixed_buffers`` writes, and its kind code
+_FIXED_KINDS = {"int64": 0, "double": 1, "bool": 2, "timestamp[us, tz=UTC]": 3}
+
+
 class TableBuffer:
     """The rows of one table not written yet: how many, and their values by column."""
 
@@ -158,7 +162,9 @@ class TableBuffers:
         """The Arrow array of ``n`` rows of one column from its sparse cell.
 
         Text is most of the cells of API data, and pyarrow converts a list of str one object
-        at a time; the C path writes the string buffers directly (and needs no scatter).
+        at a time; the C path writes the string buffers directly (and needs no scatter), and
+        so it does for integers, doubles, booleans and UTC timestamps. A value the C path does
+        not take (a big int, another time zone) leaves the column to pyarrow.
         """
         import pyarrow as pa
 
@@ -184,6 +190,16 @@ class TableBuffers:
                         pa.py_buffer(offsets),
                         pa.py_buffer(data),
                     ],
+                )
+        kind = _FIXED_KINDS.get(str(arrow_type))
+        if kind is not None:
+            fixed = native.fixed_buffers(None if len(rows) == n else rows, values, n, kind)
+            if fixed is not None:
+                validity, data = fixed
+                return pa.Array.from_buffers(
+                    arrow_type,
+                    n,
+                    [None if validity is None else pa.py_buffer(validity), pa.py_buffer(data)],
                 )
         if len(rows) != n:
             values = native.scatter(rows, values, n)
