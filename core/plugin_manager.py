@@ -17,14 +17,15 @@ never answer for each other.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import sys
 import warnings
 from collections.abc import Iterable
+from importlib.metadata import EntryPoint
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, cast
 
 import attrs
-import importlib_metadata
 import pluggy
 
 from loadstone import config, hookspecs
@@ -56,26 +57,34 @@ class PluginInfo:
 # --- entry points ----------------------------------------------------------------------------
 
 #: (sys.path snapshot) -> kind -> entry points sorted by name
-_entry_point_cache: dict[tuple[str, ...], dict[str, list[importlib_metadata.EntryPoint]]] = {}
+_entry_point_cache: dict[tuple[str, ...], dict[str, list[EntryPoint]]] = {}
 
 
-def _entry_points(kind: str) -> list[importlib_metadata.EntryPoint]:
-    """The entry points of one kind, by name; scanned once per ``sys.path`` state."""
+def _entry_points(kind: str) -> list[EntryPoint]:
+    """The entry points of one kind, by name; scanned once per ``sys.path`` state.
+
+    The standard library's ``importlib.metadata`` reads them (Python 3.10+ has all we use):
+    importing the ``importlib_metadata`` backport installs a second metadata finder, whose
+    adapter parses every later ``version()`` call's metadata with ``email.policy`` (DuckDB
+    asks for its own version on import). One scan serves every group: a scan reads every
+    installed distribution's ``entry_points.txt``. Both together: ~13 ms off every run.
+    """
     key = tuple(sys.path)
     by_kind = _entry_point_cache.get(key)
     if by_kind is None:
         _entry_point_cache.clear()
+        installed = importlib.metadata.entry_points()
         by_kind = {}
         for each_kind, group in GROUPS.items():
-            seen: dict[str, importlib_metadata.EntryPoint] = {}
-            for entry_point in importlib_metadata.entry_points(group=group):
+            seen: dict[str, EntryPoint] = {}
+            for entry_point in installed.select(group=group):
                 seen.setdefault(entry_point.name, entry_point)
             by_kind[each_kind] = sorted(seen.values(), key=lambda ep: ep.name)
         _entry_point_cache[key] = by_kind
     return by_kind[kind]
 
 
-def _entry_point(kind: str, name: str) -> importlib_metadata.EntryPoint | None:
+def _entry_point(kind: str, name: str) -> EntryPoint | None:
     for entry_point in _entry_points(kind):
         if entry_point.name == name:
             return entry_point

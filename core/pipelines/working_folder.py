@@ -277,12 +277,13 @@ class WorkingFolder:
         """An empty import folder gets the schema of the first extract, as dlt writes it for
         the user to edit: the tables the package fills, with their resource and disposition
         (no columns yet). It is read back only while the pipeline has no tables."""
-        from loadstone.schema.files import export_schema
-        from loadstone.schema.hints import disposition_of
-
         folder = self.import_schema_path
         if folder is None or self.imported_schema(schema.name) is not None:
             return
+        # imported here, past the check: a pipeline without the folder never needs YAML
+        from loadstone.schema.files import export_schema
+        from loadstone.schema.hints import disposition_of
+
         seed = schema.copy()
         naming = seed.naming
         for source_name, hints in package.table_hints().items():

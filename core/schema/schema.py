@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from typing import Final
 
 import attrs
-import yaml
 
 from loadstone.exceptions import InvalidSchemaError
 from loadstone.schema.evolution import SchemaEvolution
@@ -131,6 +130,8 @@ class Schema(TableLookups, SchemaEvolution):
         remove_names: bool = True,
     ) -> str:
         """YAML as dlt exports it (key order kept, no ``name`` repeats)."""
+        import yaml  # only exports need it (importing it cost every run ~4 ms)
+
         text: str = yaml.safe_dump(
             self.to_dict(
                 remove_processing_hints=remove_processing_hints,
