@@ -12,7 +12,12 @@ import pytest
 from normalizer_support import snake_case
 
 from loadstone.plugins.normalizers.relational.bad_records import BadRecords
-from loadstone.plugins.normalizers.relational.chunk_plan import balanced_chunk_bytes, plan_chunks
+from loadstone.plugins.normalizers.relational.chunk_plan import (
+    SPLIT_BYTES,
+    balanced_chunk_bytes,
+    plan_chunks,
+    stays_whole,
+)
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, ColumnFact, TaskError
 from loadstone.plugins.normalizers.relational.json_lines import MAX_DEPTH, BadLine, parse_line
 from loadstone.plugins.normalizers.relational.names import ColumnNames
@@ -86,6 +91,30 @@ def test_chunks_split_a_file_at_line_ends_in_a_multiple_of_the_workers(tmp_path:
     assert len(chunks) % 2 == 0
     assert [c.start for c in chunks[1:]] == [c.end for c in chunks[:-1]]
     assert all(c.end % 9 == 0 for c in chunks)  # every chunk ends after a newline
+
+
+MiB = 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("size", "workers", "whole"),
+    [
+        (SPLIT_BYTES, 2, True),  # small: one chunk, normalized in the driver
+        (SPLIT_BYTES + 1, 2, False),  # fits a 64 MiB chunk, but two workers beat one
+        (SPLIT_BYTES + 1, 1, True),  # one worker: one chunk up to the chunk size
+        (64 * MiB + 1, 1, False),
+    ],
+)
+def test_a_file_is_one_chunk_only_when_one_worker_would_do_it_anyway(
+    size: int, workers: int, whole: bool
+) -> None:
+    assert stays_whole("events.jsonl", size, 64 * MiB, workers) is whole
+    assert stays_whole("events.jsonl.gz", size, 64 * MiB, workers)  # never entered mid-way
+
+
+def test_a_split_file_gives_every_worker_the_same_number_of_chunks() -> None:
+    assert balanced_chunk_bytes(40 * MiB, 64 * MiB, 2) == 20 * MiB  # 2 chunks, not 1
+    assert balanced_chunk_bytes(1347 * MiB, 64 * MiB, 2) * 22 >= 1347 * MiB  # 22, not 21
 
 
 def _facts(chunk: int, data_type: str, position: int, error: TaskError | None = None) -> ChunkFacts:

@@ -18,7 +18,7 @@ __all__ = ["RelationalNormalizer", "loadstone_normalizer"]
 
 @hookimpl
 def loadstone_normalizer() -> RelationalNormalizer:
-    """The relational normalizer; ``normalize.chunk_bytes`` sizes its chunks (32 MiB)."""
+    """The relational normalizer; ``normalize.chunk_bytes`` sizes its chunks (64 MiB)."""
     return RelationalNormalizer(
         chunk_bytes=config.get_size("normalize.chunk_bytes", DEFAULT_CHUNK_BYTES)
     )

@@ -20,6 +20,7 @@ pipeline's lock (the lock closes its descriptor in every forked child).
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -118,6 +119,7 @@ class LocalPool:
         #: whether any chunk ran in a worker (a package of one chunk never starts the pool)
         self.used = False
         self._executor: ProcessPoolExecutor | None = None
+        self._frozen = False
 
     def __enter__(self) -> LocalPool:
         return self
@@ -129,6 +131,12 @@ class LocalPool:
         self.used = True
         if self._executor is None:
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            if method == "fork":
+                # the driver's objects go to the collector's permanent generation before the
+                # fork, so no worker's collection walks (and copies) the pages it shares
+                # with the driver (a late full collection cost a 20k-event run 50 ms)
+                gc.freeze()
+                self._frozen = True
             self._executor = ProcessPoolExecutor(
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context(method),
@@ -203,6 +211,9 @@ class LocalPool:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
+        if self._frozen:  # the driver's objects are collectable again
+            gc.unfreeze()
+            self._frozen = False
 
 
 class _Counter:
