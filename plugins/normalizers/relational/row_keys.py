@@ -7,9 +7,9 @@ key is a digest of its parent's key, its table and its list index, as dlt comput
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
+from binascii import b2a_base64
+from hashlib import shake_128
 from typing import TYPE_CHECKING
 
 from loadstone.plugins.normalizers.relational.type_rules import json_text, sorted_json_text
@@ -54,12 +54,12 @@ _random = _RandomBytes()
 
 def new_random_id() -> str:
     """dlt's random row key: base64 of 10 random bytes, without padding."""
-    return base64.b64encode(_random.take(10)).decode("ascii")[:-2]
+    return b2a_base64(_random.take(10), newline=False)[:-2].decode()
 
 
 def digest_id(text: str) -> str:
     """base64 (no '=') of a 10-byte SHAKE-128 digest: dlt's deterministic row keys."""
-    return base64.b64encode(hashlib.shake_128(text.encode("utf-8")).digest(10)).decode("ascii")[:-2]
+    return b2a_base64(shake_128(text.encode()).digest(10), newline=False)[:-2].decode()
 
 
 def root_row_id(item: dict[str, TDataItem], row: dict[str, TDataItem], spec: RootSpec) -> str:
