@@ -154,3 +154,27 @@ def test_random_row_keys_are_dlt_shaped_and_never_repeat_across_a_fork() -> None
     parent = {new_random_id() for _ in range(100)}
     assert len(child) == 100 and len(parent) == 100
     assert not child & parent
+
+
+@pytest.mark.parametrize(
+    "number",
+    [
+        2488492511346206687,  # a 19-digit id: orjson keeps it
+        2**63 - 1,
+        2**64 - 1,  # orjson's largest exact int: the json module reads it all the same
+        2**64,  # beyond: orjson would make it a float
+        10**25,
+        -(2**63),
+        -(2**63) - 1,
+        -(10**19),
+    ],
+)
+@pytest.mark.parametrize("native", [False, True])
+def test_a_long_integer_is_read_exactly(number: int, native: bool) -> None:
+    from loadstone.plugins.normalizers.relational import _speedups, json_lines
+
+    scan = _speedups.scan_line if native else json_lines.scan_line
+    line = f'{{"id": {number}, "n": [{number}], "f": {number}.5}}'.encode()
+    item = json_lines.parse_line(memoryview(line), scan)
+    assert item["id"] == number and type(item["id"]) is int
+    assert item["n"] == [number]

@@ -52,4 +52,4 @@ def fixed_buffers(
     timestamp[us] (3) column; None when a value is not of that kind."""
 
 def scan_line(raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]:
-    """``json_lines.scan_line`` in one pass: brackets, ``":`` pairs, 19 digits, type mark."""
+    """``json_lines.scan_line`` in one pass: brackets, ``":`` pairs, long integer, type mark."""
