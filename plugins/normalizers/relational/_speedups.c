@@ -458,6 +458,69 @@ speedups_scatter(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return full;
 }
 
+/* The arguments every *_buffers function takes: `rows` (None: every row, in order) and
+   `values` of one length, `n` rows in all. Sets *n and *count; -1 with an exception. */
+static int
+sparse_cells(const char *name, PyObject *rows, PyObject *values, PyObject *n_obj,
+             Py_ssize_t *n, Py_ssize_t *count)
+{
+    if (!PyList_Check(values) || (rows != Py_None && (!PyList_Check(rows) ||
+                                                      PyList_GET_SIZE(rows) !=
+                                                          PyList_GET_SIZE(values)))) {
+        PyErr_Format(PyExc_TypeError, "%s: rows (or None) and values must be lists of one length",
+                     name);
+        return -1;
+    }
+    *n = PyLong_AsSsize_t(n_obj);
+    if (*n == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *count = PyList_GET_SIZE(values);
+    if (*n < 0 || (rows == Py_None && *count != *n) || *count > *n) {
+        PyErr_Format(PyExc_ValueError, "%s: n does not match the values", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* An all-null validity bitmap of n rows when some rows are null (count < n), else None in
+   *validity; 0, or -1 with an exception */
+static int
+new_validity(Py_ssize_t count, Py_ssize_t n, PyObject **validity, uint8_t **bits)
+{
+    *validity = NULL;
+    *bits = NULL;
+    if (count >= n) {
+        return 0;
+    }
+    *validity = PyBytes_FromStringAndSize(NULL, (n + 7) / 8);
+    if (*validity == NULL) {
+        return -1;
+    }
+    *bits = (uint8_t *)PyBytes_AS_STRING(*validity);
+    memset(*bits, 0, (size_t)((n + 7) / 8));
+    return 0;
+}
+
+/* The row of the i-th value: i itself, or rows[i], which must ascend past *next within n;
+   -1 with an exception */
+static Py_ssize_t
+row_of(const char *name, PyObject *rows, Py_ssize_t i, Py_ssize_t next, Py_ssize_t n)
+{
+    if (rows == Py_None) {
+        return i;
+    }
+    Py_ssize_t row = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
+    if (row == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (row < next || row >= n) {
+        PyErr_Format(PyExc_ValueError, "%s: rows must ascend within 0..%zd", name, n - 1);
+        return -1;
+    }
+    return row;
+}
+
 static PyObject *
 speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -466,20 +529,8 @@ speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *rows = args[0], *values = args[1];
-    if (!PyList_Check(values) || (rows != Py_None && (!PyList_Check(rows) ||
-                                                      PyList_GET_SIZE(rows) !=
-                                                          PyList_GET_SIZE(values)))) {
-        PyErr_SetString(PyExc_TypeError, "text_buffers: rows (or None) and values must be "
-                                         "lists of one length");
-        return NULL;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
-    if (n == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    Py_ssize_t count = PyList_GET_SIZE(values);
-    if (n < 0 || (rows == Py_None && count != n) || count > n) {
-        PyErr_SetString(PyExc_ValueError, "text_buffers: n does not match the values");
+    Py_ssize_t n, count;
+    if (sparse_cells("text_buffers", rows, values, args[2], &n, &count) < 0) {
         return NULL;
     }
     /* first pass: check every value and size the data */
@@ -502,34 +553,18 @@ speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *offsets = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int32_t));
     PyObject *data = PyBytes_FromStringAndSize(NULL, total);
     PyObject *validity = NULL;
-    if (offsets == NULL || data == NULL) {
+    uint8_t *bits = NULL;
+    if (offsets == NULL || data == NULL || new_validity(count, n, &validity, &bits) < 0) {
         goto fail;
     }
     int32_t *offset = (int32_t *)PyBytes_AS_STRING(offsets);
     char *out = PyBytes_AS_STRING(data);
-    uint8_t *bits = NULL;
-    if (count < n) {
-        validity = PyBytes_FromStringAndSize(NULL, (n + 7) / 8);
-        if (validity == NULL) {
-            goto fail;
-        }
-        bits = (uint8_t *)PyBytes_AS_STRING(validity);
-        memset(bits, 0, (size_t)((n + 7) / 8));
-    }
     int32_t at = 0;
     Py_ssize_t next = 0; /* the next row to write an offset for */
     for (Py_ssize_t i = 0; i < count; i++) {
-        Py_ssize_t row = i;
-        if (rows != Py_None) {
-            row = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
-            if (row == -1 && PyErr_Occurred()) {
-                goto fail;
-            }
-            if (row < next || row >= n) {
-                PyErr_Format(PyExc_ValueError, "text_buffers: rows must ascend within 0..%zd",
-                             n - 1);
-                goto fail;
-            }
+        Py_ssize_t row = row_of("text_buffers", rows, i, next, n);
+        if (row < 0) {
+            goto fail;
         }
         while (next < row) { /* null rows before this one: empty slots */
             offset[next++] = at;
@@ -629,53 +664,32 @@ speedups_fixed_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     }
     PyObject *rows = args[0], *values = args[1];
-    if (!PyList_Check(values) || (rows != Py_None && (!PyList_Check(rows) ||
-                                                      PyList_GET_SIZE(rows) !=
-                                                          PyList_GET_SIZE(values)))) {
-        PyErr_SetString(PyExc_TypeError, "fixed_buffers: rows (or None) and values must be "
-                                         "lists of one length");
+    Py_ssize_t n, count;
+    if (sparse_cells("fixed_buffers", rows, values, args[2], &n, &count) < 0) {
         return NULL;
     }
-    Py_ssize_t n = PyLong_AsSsize_t(args[2]);
     long kind = PyLong_AsLong(args[3]);
-    if ((n == -1 || kind == -1) && PyErr_Occurred()) {
+    if (kind == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    Py_ssize_t count = PyList_GET_SIZE(values);
-    if (n < 0 || (rows == Py_None && count != n) || count > n || kind < 0 || kind > 3) {
-        PyErr_SetString(PyExc_ValueError, "fixed_buffers: n or kind does not match the values");
+    if (kind < 0 || kind > 3) {
+        PyErr_SetString(PyExc_ValueError, "fixed_buffers: kind must be 0 to 3");
         return NULL;
     }
     Py_ssize_t size = kind == 2 ? (n + 7) / 8 : n * 8;
     PyObject *data = PyBytes_FromStringAndSize(NULL, size);
     PyObject *validity = NULL;
-    if (data == NULL) {
-        return NULL;
+    uint8_t *bits = NULL;
+    if (data == NULL || new_validity(count, n, &validity, &bits) < 0) {
+        goto fail;
     }
     char *out = PyBytes_AS_STRING(data);
     memset(out, 0, (size_t)size); /* null slots hold zeros, as pyarrow writes them */
-    uint8_t *bits = NULL;
-    if (count < n) {
-        validity = PyBytes_FromStringAndSize(NULL, (n + 7) / 8);
-        if (validity == NULL) {
-            goto fail;
-        }
-        bits = (uint8_t *)PyBytes_AS_STRING(validity);
-        memset(bits, 0, (size_t)((n + 7) / 8));
-    }
     Py_ssize_t next = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        Py_ssize_t row = i;
-        if (rows != Py_None) {
-            row = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
-            if (row == -1 && PyErr_Occurred()) {
-                goto fail;
-            }
-            if (row < next || row >= n) {
-                PyErr_Format(PyExc_ValueError, "fixed_buffers: rows must ascend within 0..%zd",
-                             n - 1);
-                goto fail;
-            }
+        Py_ssize_t row = row_of("fixed_buffers", rows, i, next, n);
+        if (row < 0) {
+            goto fail;
         }
         next = row + 1;
         if (put_fixed(PyList_GET_ITEM(values, i), (int)kind, out, row)) {
