@@ -8,6 +8,8 @@ Usage::
     python bench/benchmark.py --engine spark --master spark://127.0.0.1:7077 \
         --storage-url /shared/store [--cores-max 1] --only loadstone
     python bench/benchmark.py --compare-cluster --start-cluster --records 20000
+    python bench/benchmark.py --records 20000 100000 --only loadstone dlt duckdb \
+        --dlt-python ... --chart docs/performance/figures.json   # and benchmark.svg beside it
 
 ``--compare-cluster`` runs loadstone three times on one file: every chunk in the driver
 process (``normalize.engine = local``, one worker), then as Spark tasks on one and on two
@@ -657,6 +659,13 @@ def main() -> int:
     )
     parser.add_argument("--postgres", default=os.environ.get("LOADSTONE_TEST_POSTGRES"))
     parser.add_argument(
+        "--chart",
+        metavar="FIGURES_JSON",
+        default=None,
+        help="write the run's figures there (e.g. docs/performance/figures.json) and draw "
+        "the chart beside it (benchmark.svg): seconds per tool and size, loadstone's steps",
+    )
+    parser.add_argument(
         "--compare-cluster",
         action="store_true",
         help="driver vs one vs two workers of the cluster (see above)",
@@ -791,7 +800,49 @@ def main() -> int:
             if ours in by_kind and "spark_floor" in by_kind:
                 line.append(f"{ours}/spark_floor = {by_kind[ours] / by_kind['spark_floor']:.2f}x")
         print("  ".join(line))
+    if args.chart:
+        write_figures(Path(args.chart), results)
     return 0
+
+
+#: the names the chart gives the benchmark's tools
+CHART_NAMES = {
+    "loadstone": "loadstone",
+    "dlt": "dlt 1.31",
+    "duckdb": "DuckDB read_json_auto",
+    "spark_floor": "Spark floor",
+}
+
+
+def write_figures(path: Path, results: list[dict[str, Any]]) -> None:
+    """The run's figures as ``docs/gen/bench_chart.py`` reads them, and the chart they make."""
+    sys.path.insert(0, str(HERE.parents[1] / "docs" / "gen"))
+    import bench_chart
+
+    sizes = list(dict.fromkeys(int(r["records"]) for r in results))
+    groups, steps = [], []
+    for records in sizes:
+        runs = [r for r in results if r["records"] == records]
+        count = f"{records // 10**6}M" if records % 10**6 == 0 else f"{records // 1000:,}k"
+        label = f"{count} events ({int(runs[0]['bytes']) / 1e6:,.0f} MB)"
+        values = {CHART_NAMES[r["kind"]]: round(float(r["seconds"]), 2) for r in runs}
+        groups.append({"label": label, "values": values})
+        for r in runs:
+            if r["kind"] == "loadstone" and r.get("steps"):
+                walls = {step: round(wall, 2) for step, (wall, _cpu) in r["steps"].items()}
+                steps.append({"label": label, "values": walls})
+    figures = {
+        "title": "GitHub events into DuckDB, end to end, 2 cores (seconds, lower is better)",
+        "source": f"bench/benchmark.py {' '.join(sys.argv[1:])}, {time.strftime('%Y-%m-%d')}, "
+        "each tool in a cold process; DuckDB is its own read_json_auto into one table",
+        "unit": "s",
+        "groups": groups,
+        "steps": steps,
+    }
+    path.write_text(json.dumps(figures, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    chart = path.with_name("benchmark.svg")
+    bench_chart.write_chart(path, chart)
+    print(f"figures: {path}, chart: {chart}")
 
 
 if __name__ == "__main__":
