@@ -113,3 +113,14 @@ def test_integers_beyond_64_bits_are_not_bad_records(tmp_path: Path) -> None:
     result = _normalize(_package(tmp_path, '{"big": 123456789012345678901234567890}\n'))
     assert result.bad_records == 0
     assert [r["big"] for r in read_table(result, "t")] == [123456789012345678901234567890]
+
+
+def test_windows_line_ends_read_as_unix_ones(tmp_path: Path) -> None:
+    """CRLF lines (and a blank ``\\r`` line) parse as LF ones; a bad line is kept without
+    its ``\\r`` and counted on its own line number."""
+    text = (GOOD + "\n" + BROKEN + GOOD).replace("\n", "\r\n")
+    result = _normalize(_package(tmp_path, text), on_bad_record="quarantine")
+    assert result.tables["t"].row_count == 2
+    assert result.bad_records == 1
+    bad = read_table(result, BAD_RECORDS_TABLE)
+    assert [(r["line"], r["raw"]) for r in bad] == [(3, BROKEN.strip())]
