@@ -27,19 +27,6 @@
  *     shape APIs emit, `YYYY-MM-DD[T ]HH:MM:SS[.fff|.ffffff][Z|+00:00|-00:00]`, is placed as
  *     the UTC datetime Python's coercion gives it; any other text is handed back.
  *
- * nested_rows(seq, start, context, visit) -> visit | (kind, idx, visit, raw, pending, row_id, step)
- *     rows.RowFlattener.process_element over the elements of a nested list from `start`, for
- *     the common case: a dict element of a table that has a buffer is flattened (a scalar
- *     becomes the row's `value`), given
- *     dlt's keys (`_dlt_root_id`, `_dlt_parent_id`, `_dlt_list_idx`, and `_dlt_id` from the
- *     context's digest unless the element brings one) and filled into the buffer (`fill`).
- *     Python takes over exactly where its own loop would decide something: kind 0, element
- *     `idx` is a list or its table has no buffer yet (Python does the element); kind 1,
- *     `fill` handed a value back (`step`: Python finishes the row); kind 2, the row is
- *     placed and has nested lists (`pending`) or filled the buffer (Python flushes and
- *     recurses). `visit` is the cursor's visit counter, counted as Python counts it. The
- *     per-row Python around flatten and fill was a tenth of a chunk's CPU on GitHub events.
- *
  * scatter(rows, values, n) -> list
  *     A sparse column (values at `rows`) as a row-long list with None elsewhere.
  *
@@ -229,9 +216,6 @@ speedups_flatten(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* the empty key prefix of a nested row's own keys */
-static PyObject *empty_prefix = NULL;
-
 /* the sentinel of timestamp columns in `exact` (no Python type matches it) */
 static PyObject *iso_timestamp_text = NULL;
 
@@ -358,57 +342,6 @@ put_value(PyObject *columns, PyObject *column, Py_ssize_t n, PyObject *n_obj, Py
     return PyList_Append(values, value);
 }
 
-/* fill's loop over `raw` from dict position `pos`: 0 when every value is placed (*seq the
-   visit counter), 1 with *handback = (pos, column, value, seq) for Python, -1 on error */
-static int
-fill_values(PyObject *raw, PyObject *exact, PyObject *columns, Py_ssize_t n, PyObject *n_obj,
-            Py_ssize_t pos, long long *seq, PyObject **handback)
-{
-    PyObject *column, *value;
-    while (PyDict_Next(raw, &pos, &column, &value)) {
-        (*seq)++;
-        PyTypeObject *kind = Py_TYPE(value);
-        PyObject *expected = PyDict_GetItemWithError(exact, column);
-        if (expected == NULL && PyErr_Occurred()) {
-            return -1;
-        }
-        if (expected == (PyObject *)kind) {
-            int fits = 1;
-            if (kind == &PyLong_Type) {
-                int overflow = 0;
-                long long as_int = PyLong_AsLongLongAndOverflow(value, &overflow);
-                if (as_int == -1 && !overflow && PyErr_Occurred()) {
-                    return -1;
-                }
-                fits = !overflow;
-            }
-            if (fits) {
-                if (put_value(columns, column, n, n_obj, value) < 0) {
-                    return -1;
-                }
-                continue;
-            }
-        }
-        else if (value == Py_None) {
-            continue;
-        }
-        else if (expected == iso_timestamp_text && kind == &PyUnicode_Type) {
-            PyObject *moment = common_iso_timestamp(value);
-            if (moment != NULL) {
-                int placed = put_value(columns, column, n, n_obj, moment);
-                Py_DECREF(moment);
-                if (placed < 0) {
-                    return -1;
-                }
-                continue;
-            }
-        }
-        *handback = Py_BuildValue("(nOOL)", pos, column, value, *seq);
-        return *handback == NULL ? -1 : 1;
-    }
-    return 0;
-}
-
 static PyObject *
 speedups_fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -433,12 +366,48 @@ speedups_fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (seq == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    PyObject *handback = NULL;
-    int status = fill_values(raw, exact, columns, n, n_obj, pos, &seq, &handback);
-    if (status < 0) {
-        return NULL;
+    PyObject *column, *value;
+    while (PyDict_Next(raw, &pos, &column, &value)) {
+        seq++;
+        PyTypeObject *kind = Py_TYPE(value);
+        PyObject *expected = PyDict_GetItemWithError(exact, column);
+        if (expected == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (expected == (PyObject *)kind) {
+            int fits = 1;
+            if (kind == &PyLong_Type) {
+                int overflow = 0;
+                long long as_int = PyLong_AsLongLongAndOverflow(value, &overflow);
+                if (as_int == -1 && !overflow && PyErr_Occurred()) {
+                    return NULL;
+                }
+                fits = !overflow;
+            }
+            if (fits) {
+                if (put_value(columns, column, n, n_obj, value) < 0) {
+                    return NULL;
+                }
+                continue;
+            }
+        }
+        else if (value == Py_None) {
+            continue;
+        }
+        else if (expected == iso_timestamp_text && kind == &PyUnicode_Type) {
+            PyObject *moment = common_iso_timestamp(value);
+            if (moment != NULL) {
+                int placed = put_value(columns, column, n, n_obj, moment);
+                Py_DECREF(moment);
+                if (placed < 0) {
+                    return NULL;
+                }
+                continue;
+            }
+        }
+        return Py_BuildValue("(nOOL)", pos, column, value, seq);
     }
-    return status == 1 ? handback : PyLong_FromLongLong(seq);
+    return PyLong_FromLongLong(seq);
 }
 
 static PyObject *
@@ -742,155 +711,6 @@ fail:
     return NULL;
 }
 
-/* interned attribute names of a table buffer (table_buffers.TableBuffer) */
-static PyObject *str_rows = NULL, *str_columns = NULL;
-
-/* (kind, idx, visit, raw, pending, row_id, step): where nested_rows hands back to Python */
-static PyObject *
-hand_back(long kind, Py_ssize_t idx, long long visit, PyObject *raw, PyObject *pending,
-          PyObject *row_id, PyObject *step)
-{
-    return Py_BuildValue("(lnLOOOO)", kind, idx, visit, raw ? raw : Py_None,
-                         pending ? pending : Py_None, row_id ? row_id : Py_None,
-                         step ? step : Py_None);
-}
-
-/* One element of a nested list into its row (flatten, dlt's keys, fill); the kinds of
-   nested_rows, or 3 when the row is placed and nothing is left for Python; -1 on error.
-   On 1 and 2 *result holds the hand-back. */
-static int
-nested_row(PyObject *element, Py_ssize_t idx, PyObject *const *ctx, long long *visit,
-           PyObject **result)
-{
-    PyObject *by_table = ctx[0], *table = ctx[1], *tables = ctx[2], *exact = ctx[3];
-    PyObject *keys = ctx[13];
-    long depth = PyLong_AsLong(ctx[6]), max_nesting = PyLong_AsLong(ctx[7]);
-    Py_ssize_t flush_rows = PyLong_AsSsize_t(ctx[12]);
-    if (PyErr_Occurred()) {
-        return -1;
-    }
-    PyObject *buffer = PyDict_GetItemWithError(tables, table); /* borrowed */
-    if (buffer == NULL) {
-        return PyErr_Occurred() ? -1 : 0; /* the table's first row: Python makes its buffer */
-    }
-    int status = -1;
-    PyObject *raw = PyDict_New(), *pending = PyList_New(0), *row_id = NULL, *step = NULL;
-    PyObject *n_obj = NULL, *columns = NULL, *index = NULL;
-    if (raw == NULL || pending == NULL) {
-        goto done;
-    }
-    (*visit)++;
-    PyObject *table_types = PyDict_GetItemWithError(by_table, table);
-    if (table_types == NULL && PyErr_Occurred()) {
-        goto done;
-    }
-    if (PyDict_CheckExact(element)) {
-        if (flatten_into(ctx[4], ctx[5], element, empty_prefix, depth, max_nesting, raw,
-                         table_types ? table_types : Py_None, pending) < 0) {
-            goto done;
-        }
-    }
-    else if (PyDict_SetItem(raw, PyTuple_GET_ITEM(keys, 4), element) < 0) { /* a scalar */
-        goto done;
-    }
-    index = PyLong_FromSsize_t(idx);
-    if (index == NULL || (ctx[8] != Py_None &&
-                          PyDict_SetItem(raw, PyTuple_GET_ITEM(keys, 0), ctx[8]) < 0) ||
-        PyDict_SetItem(raw, PyTuple_GET_ITEM(keys, 1), ctx[9]) < 0 ||
-        PyDict_SetItem(raw, PyTuple_GET_ITEM(keys, 2), index) < 0) {
-        goto done;
-    }
-    row_id = PyDict_GetItemWithError(raw, PyTuple_GET_ITEM(keys, 3));
-    if (row_id != NULL && row_id != Py_None) { /* the element brings its own key */
-        Py_INCREF(row_id);
-    }
-    else {
-        row_id = NULL;
-        if (PyErr_Occurred()) {
-            goto done;
-        }
-        PyObject *text = PyUnicode_FromFormat("%U%zd", ctx[10], idx);
-        row_id = text ? PyObject_CallOneArg(ctx[11], text) : NULL;
-        Py_XDECREF(text);
-        if (row_id == NULL || PyDict_SetItem(raw, PyTuple_GET_ITEM(keys, 3), row_id) < 0) {
-            goto done;
-        }
-    }
-    n_obj = PyObject_GetAttr(buffer, str_rows);
-    columns = n_obj ? PyObject_GetAttr(buffer, str_columns) : NULL;
-    if (columns == NULL) {
-        goto done;
-    }
-    Py_ssize_t n = PyLong_AsSsize_t(n_obj);
-    if (n == -1 && PyErr_Occurred()) {
-        goto done;
-    }
-    int filled = fill_values(raw, exact, columns, n, n_obj, 0, visit, &step);
-    if (filled < 0) {
-        goto done;
-    }
-    if (filled == 1) { /* a value needs Python's decision: it finishes the row */
-        *result = hand_back(1, idx, *visit, raw, pending, row_id, step);
-        status = *result ? 1 : -1;
-        goto done;
-    }
-    PyObject *rows = PyLong_FromSsize_t(n + 1);
-    if (rows == NULL || PyObject_SetAttr(buffer, str_rows, rows) < 0) {
-        Py_XDECREF(rows);
-        goto done;
-    }
-    Py_DECREF(rows);
-    if (PyList_GET_SIZE(pending) > 0 || n + 1 >= flush_rows) {
-        *result = hand_back(2, idx, *visit, raw, pending, row_id, NULL);
-        status = *result ? 2 : -1;
-        goto done;
-    }
-    status = 3;
-done:
-    Py_XDECREF(raw);
-    Py_XDECREF(pending);
-    Py_XDECREF(row_id);
-    Py_XDECREF(step);
-    Py_XDECREF(n_obj);
-    Py_XDECREF(columns);
-    Py_XDECREF(index);
-    return status;
-}
-
-static PyObject *
-speedups_nested_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 4 || !PyList_Check(args[0]) || !PyTuple_Check(args[2]) ||
-        PyTuple_GET_SIZE(args[2]) != 14 || !PyTuple_Check(PyTuple_GET_ITEM(args[2], 13)) ||
-        PyTuple_GET_SIZE(PyTuple_GET_ITEM(args[2], 13)) != 5) {
-        PyErr_SetString(PyExc_TypeError, "nested_rows(seq: list, start, context: 14-tuple, visit)");
-        return NULL;
-    }
-    PyObject *seq = args[0];
-    PyObject *const *ctx = &PyTuple_GET_ITEM(args[2], 0);
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]);
-    long long visit = PyLong_AsLongLong(args[3]);
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    for (Py_ssize_t idx = start; idx < PyList_GET_SIZE(seq); idx++) {
-        PyObject *element = PyList_GET_ITEM(seq, idx);
-        PyObject *result = NULL;
-        /* a list in a list is Python's (its own nested table or JSON, by the column type) */
-        int kind = PyList_Check(element) ? 0 : nested_row(element, idx, ctx, &visit, &result);
-        if (kind < 0) {
-            return NULL;
-        }
-        if (kind == 0) {
-            return hand_back(0, idx, visit, NULL, NULL, NULL, NULL);
-        }
-        if (kind != 3) {
-            return result;
-        }
-    }
-    return PyLong_FromLongLong(visit);
-}
-
 static Py_ssize_t
 count_byte(const char *p, const char *end, char c)
 {
@@ -978,9 +798,6 @@ speedups_scan_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef speedups_methods[] = {
-    {"nested_rows", (PyCFunction)(void (*)(void))speedups_nested_rows, METH_FASTCALL,
-     "nested_rows(seq, start, context, visit) -> visit | (kind, idx, visit, raw, pending, "
-     "row_id, step): rows.RowFlattener.process_list's loop over dict elements"},
     {"fixed_buffers", (PyCFunction)(void (*)(void))speedups_fixed_buffers, METH_FASTCALL,
      "fixed_buffers(rows, values, n, kind) -> (validity, data) | None: Arrow buffers of an "
      "int64, float64, bool or UTC timestamp[us] column"},
@@ -1018,15 +835,6 @@ PyInit__speedups(void)
     PyObject *module = PyModule_Create(&speedups_module);
     if (module == NULL) {
         return NULL;
-    }
-    if (empty_prefix == NULL) {
-        empty_prefix = PyTuple_New(0);
-        str_rows = PyUnicode_InternFromString("rows");
-        str_columns = PyUnicode_InternFromString("columns");
-        if (empty_prefix == NULL || str_rows == NULL || str_columns == NULL) {
-            Py_DECREF(module);
-            return NULL;
-        }
     }
     if (iso_timestamp_text == NULL) {
         iso_timestamp_text = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);

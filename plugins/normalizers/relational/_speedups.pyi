@@ -45,11 +45,6 @@ def text_buffers(
 ) -> tuple[bytes | None, bytes, bytes] | None:
     """Arrow string buffers (validity, offsets, data) of a text column, or None."""
 
-def nested_rows(seq: list[Any], start: int, context: tuple[Any, ...], visit: int, /) -> Any:
-    """``rows.RowFlattener.process_element`` over the dict elements of ``seq`` from ``start``:
-    the visit counter when every row is placed, else where Python takes over (see
-    ``native.NestedStep``)."""
-
 def fixed_buffers(
     rows: list[int] | None, values: list[Any], n: int, kind: int, /
 ) -> tuple[bytes | None, bytes] | None:

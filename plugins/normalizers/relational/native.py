@@ -7,7 +7,7 @@ engine calls, so the modules that use the C loops are typed by it, not by ``Modu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Protocol
 
 from loadstone.typing import TDataItem
@@ -29,34 +29,6 @@ Pending = list[tuple[tuple[str, ...], list[TDataItem], int]]
 #: a column of a table buffer: the row numbers that have a value, and those values. Columns
 #: are sparse (a wide table's rows fill few of its columns), so nulls are not stored
 Cell = tuple[list[int], list[TDataItem]]
-#: what ``fill`` returns: the visit counter when the row is placed, or the value it hands
-#: back to Python: (dict position to resume from, column, value, visit counter)
-FillStep = int | tuple[int, str, TDataItem, int]
-#: what ``nested_rows`` needs of one nested list (``rows.RowFlattener._context`` builds it):
-#: column types by table, the table, the table buffers, the table's fast-path types, the
-#: flatten names and naming callback, the list's depth and max nesting, the root and parent
-#: keys, the row-key text prefix, the row-key digest, the flush size, and the names of
-#: ``_dlt_root_id``, ``_dlt_parent_id``, ``_dlt_list_idx``, ``_dlt_id`` and a scalar's ``value``
-NestedContext = tuple[
-    dict[str, dict[str, str]],
-    str,
-    Mapping[str, object],
-    dict[str, object],
-    PrefixNames,
-    Callable[[dict[str, tuple[tuple[str, ...], str]], tuple[str, ...], str], object],
-    int,
-    int,
-    str | None,
-    str,
-    str,
-    Callable[[str], str],
-    int,
-    tuple[str, str, str, str, str],
-]
-#: where ``nested_rows`` hands back: (kind, element index, visit counter, row, its nested
-#: lists, its key, fill's hand-back); kind 0 the element (a list) is Python's, 1 a value of its row
-#: is, 2 the row is placed and its nested lists or a flush are Python's
-NestedStep = int | tuple[int, int, int, dict[str, TDataItem], Pending, str, FillStep]
 
 
 class NativeLoops(Protocol):
@@ -88,10 +60,6 @@ class NativeLoops(Protocol):
         seq: int,
         /,
     ) -> int | tuple[int, str, TDataItem, int]: ...
-
-    def nested_rows(
-        self, seq: list[TDataItem], start: int, context: NestedContext, visit: int, /
-    ) -> NestedStep: ...
 
     def scatter(self, rows: list[int], values: list[TDataItem], n: int, /) -> list[TDataItem]: ...
 

@@ -16,13 +16,8 @@ import attrs
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.column_types import ColumnTypes
 from loadstone.plugins.normalizers.relational.names import ColumnNames
-from loadstone.plugins.normalizers.relational.native import Cell, FillStep, NativeLoops
-from loadstone.plugins.normalizers.relational.table_buffers import (
-    TableBuffer,
-    TableBuffers,
-    discard,
-    put,
-)
+from loadstone.plugins.normalizers.relational.native import Cell, NativeLoops
+from loadstone.plugins.normalizers.relational.table_buffers import TableBuffers, discard, put
 from loadstone.plugins.normalizers.relational.task import RootSpec
 from loadstone.plugins.normalizers.relational.type_rules import json_text
 from loadstone.typing import TDataItem
@@ -110,8 +105,15 @@ class RowTyper:
         seq = cursor.seq
         native = self._native
         if native is not None:
-            step = native.fill(raw, exact, columns, n, 0, seq)
-            return self._finish(table, raw, spec, types, buffer, exact, step)
+            fill = native.fill
+            step = fill(raw, exact, columns, n, 0, seq)
+            while type(step) is tuple:
+                pos, col, value, seq = step
+                cursor.seq = seq
+                if not self.place_other(table, col, value, spec, types, columns, n):
+                    return self._discard(columns, n)
+                step = fill(raw, exact, columns, n, pos, seq)
+            seq = step  # type: ignore[assignment]  # the loop above ends on an int (no cast: hot path)
         else:
             for col, value in raw.items():
                 seq += 1
@@ -128,60 +130,6 @@ class RowTyper:
         n += 1
         buffer.rows = n
         if n >= self._flush_rows:
-            self._flush(table)
-        return True
-
-    # -- the C nested-row loop's hand-backs (rows.RowFlattener._native_list) --------------
-
-    @property
-    def buffer_tables(self) -> dict[str, TableBuffer]:
-        return self._tables
-
-    @property
-    def flush_rows(self) -> int:
-        return self._flush_rows
-
-    def started(self, table: str) -> dict[str, object] | None:
-        """The fast-path types of ``table`` once its first row has a buffer, else None."""
-        return self._exact.get(table) if table in self._tables else None
-
-    def finish_row(
-        self, table: str, raw: dict[str, TDataItem], spec: RootSpec, step: FillStep
-    ) -> bool:
-        """:meth:`type_row` from where ``fill`` handed a value back (``step``)."""
-        types = self._types.get(table)
-        if types is None:
-            types = self._types[table] = {}
-        buffer = self._tables[table]
-        return self._finish(table, raw, spec, types, buffer, self._exact[table], step)
-
-    def flush_if_full(self, table: str) -> None:
-        if self._tables[table].rows >= self._flush_rows:
-            self._flush(table)
-
-    def _finish(
-        self,
-        table: str,
-        raw: dict[str, TDataItem],
-        spec: RootSpec,
-        types: dict[str, str],
-        buffer: TableBuffer,
-        exact: dict[str, object],
-        step: FillStep,
-    ) -> bool:
-        """The C fill's hand-backs of one row decided here, then the row counted."""
-        assert self._native is not None
-        fill, cursor = self._native.fill, self._cursor
-        n, columns = buffer.rows, buffer.columns
-        while type(step) is tuple:
-            pos, col, value, seq = step
-            cursor.seq = seq
-            if not self.place_other(table, col, value, spec, types, columns, n):
-                return self._discard(columns, n)
-            step = fill(raw, exact, columns, n, pos, seq)
-        cursor.seq = step  # type: ignore[assignment]  # the loop above ends on an int (no cast: hot path)
-        buffer.rows = n + 1
-        if n + 1 >= self._flush_rows:
             self._flush(table)
         return True
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import datetime
 
-import attrs
-
 from loadstone.plugins.normalizers.relational import row_keys
 from loadstone.plugins.normalizers.relational.facts import Position
 from loadstone.plugins.normalizers.relational.names import ColumnNames, KeyNames
-from loadstone.plugins.normalizers.relational.native import NativeLoops, NestedContext, Pending
+from loadstone.plugins.normalizers.relational.native import NativeLoops, Pending
 from loadstone.plugins.normalizers.relational.row_keys import (
     LIST_IDX,
     LOAD_ID,
@@ -29,9 +27,6 @@ from loadstone.plugins.normalizers.relational.row_typing import Cursor, RowTyper
 from loadstone.plugins.normalizers.relational.task import EngineConfig, RootSpec
 from loadstone.typing import TDataItem
 
-#: the column of a scalar item or list element (dlt's ``value``)
-SCALAR = "value"
-
 
 def last_per_path(pending: Pending) -> Pending:
     """One list per nested table path: when keys of one object normalize to the same name
@@ -42,18 +37,6 @@ def last_per_path(pending: Pending) -> Pending:
     if len(last) == len(pending):
         return pending
     return [entry for index, entry in enumerate(pending) if last[entry[0]] == index]
-
-
-@attrs.frozen
-class List:
-    """One nested list being turned into rows: its table and what every row of it gets."""
-
-    table_parts: tuple[str, ...]
-    table: str
-    depth: int
-    parent_id: str
-    root_id: str | None
-    spec: RootSpec
 
 
 class TablesMet:
@@ -97,7 +80,6 @@ class RowFlattener:
         "_prefix_names",
         "_table_source",
         "_type_row",
-        "_typer",
         "_types",
         "cursor",
         "tables",
@@ -129,7 +111,6 @@ class RowFlattener:
         self._table_source = names.table_source
         self._types = typer.column_types.by_table
         self._type_row = typer.type_row
-        self._typer = typer
 
     def process_item(self, item: TDataItem, spec: RootSpec, line: int) -> None:
         """The item on ``line``: its root row, then its nested tables' rows, depth first."""
@@ -137,7 +118,7 @@ class RowFlattener:
         cursor.line = line
         cursor.seq = 0
         if type(item) is not dict:
-            item = {SCALAR: item}
+            item = {"value": item}
         root = spec.root
         tables = self.tables
         if not spec.existing_table and not tables.admits(spec, root):
@@ -239,104 +220,36 @@ class RowFlattener:
                 return
             cursor = self.cursor
             tables.meet(table, parent_table, (self._chunk_index, cursor.line, cursor.seq))
-        nested = List(table_parts, table, depth, parent_id, root_id, spec)
-        if self._native is None:
-            for idx, element in enumerate(seq):
-                self.process_element(nested, idx, element)
-        else:
-            self._native_list(nested, seq)
-
-    def process_element(self, nested: List, idx: int, element: TDataItem) -> None:
-        """Element ``idx`` of a nested list: its row, then its own nested lists."""
-        table, depth = nested.table, nested.depth
-        self.cursor.seq += 1
-        raw: dict[str, TDataItem] = {}
-        pending: Pending = []
-        te = type(element)
-        if te is dict:
-            self.flatten(element, (), depth, raw, table, nested.spec, pending)
-        elif te is list:
-            table_types = self._types.get(table)
-            if depth < nested.spec.max_nesting and (
-                table_types is None or table_types.get("list") != "json"
-            ):
-                pending.append((("list",), element, depth + 1))
+        max_nesting = spec.max_nesting
+        cursor = self.cursor
+        for idx, element in enumerate(seq):
+            cursor.seq += 1
+            raw: dict[str, TDataItem] = {}
+            pending: Pending = []
+            te = type(element)
+            if te is dict:
+                self.flatten(element, (), depth, raw, table, spec, pending)
+            elif te is list:
+                table_types = self._types.get(table)
+                if depth < max_nesting and (
+                    table_types is None or table_types.get("list") != "json"
+                ):
+                    pending.append((("list",), element, depth + 1))
+                else:
+                    raw["list"] = element
             else:
-                raw["list"] = element
-        else:
-            raw[SCALAR] = element
-        if nested.root_id is not None:
-            raw[ROOT_ID] = nested.root_id
-        raw[PARENT_ID] = nested.parent_id
-        raw[LIST_IDX] = idx
-        row_id = raw.get(ROW_ID)
-        if row_id is None:
-            row_id = digest_id(f"{nested.parent_id}_{table}_{idx}")
-            raw[ROW_ID] = row_id
-        if self._type_row(table, raw, nested.spec):
-            self._sub_lists(nested, pending, row_id)
-
-    def _sub_lists(self, nested: List, pending: Pending, row_id: str) -> None:
-        for sub_parts, sub_seq, sub_depth in last_per_path(pending):
-            self.process_list(
-                sub_seq,
-                nested.table_parts,
-                sub_parts,
-                sub_depth,
-                row_id,
-                nested.table,
-                nested.root_id,
-                nested.spec,
-            )
-
-    def _context(self, nested: List) -> NestedContext | None:
-        """What ``nested_rows`` needs of this list (None before the table's first row)."""
-        typer, table = self._typer, nested.table
-        exact = typer.started(table)
-        if exact is None:
-            return None
-        return (
-            self._types,
-            table,
-            typer.buffer_tables,
-            exact,
-            self._prefix_names,
-            self._name_of,
-            nested.depth,
-            nested.spec.max_nesting,
-            nested.root_id,
-            nested.parent_id,
-            f"{nested.parent_id}_{table}_",
-            digest_id,
-            typer.flush_rows,
-            (ROOT_ID, PARENT_ID, LIST_IDX, ROW_ID, SCALAR),
-        )
-
-    def _native_list(self, nested: List, seq: list[TDataItem]) -> None:
-        """:meth:`process_element` over ``seq`` in C (``_speedups.nested_rows``), which hands
-        back each element, or each row's end, that needs Python: not a dict, the table's
-        first row, a value to decide (``place_other``), nested lists, or a flush."""
-        assert self._native is not None
-        cursor, typer = self.cursor, self._typer
-        idx, count, context = 0, len(seq), None
-        while idx < count:
-            if context is None:
-                context = self._context(nested)
-            if context is None:  # the table's first row (no buffer yet): Python makes it
-                self.process_element(nested, idx, seq[idx])
-                idx += 1
+                raw["value"] = element
+            if root_id is not None:
+                raw[ROOT_ID] = root_id
+            raw[PARENT_ID] = parent_id
+            raw[LIST_IDX] = idx
+            row_id = raw.get(ROW_ID)
+            if row_id is None:
+                row_id = digest_id(f"{parent_id}_{table}_{idx}")
+                raw[ROW_ID] = row_id
+            if not self._type_row(table, raw, spec):
                 continue
-            step = self._native.nested_rows(seq, idx, context, cursor.seq)
-            if isinstance(step, int):
-                cursor.seq = step
-                return
-            kind, idx, cursor.seq, raw, pending, row_id, fill_step = step
-            if kind == 0:  # a list in the list: the Python element
-                self.process_element(nested, idx, seq[idx])
-            elif kind == 1:  # a value to decide: Python finishes the row
-                if typer.finish_row(nested.table, raw, nested.spec, fill_step):
-                    self._sub_lists(nested, pending, row_id)
-            else:  # the row is placed: a flush due, or nested lists
-                typer.flush_if_full(nested.table)
-                self._sub_lists(nested, pending, row_id)
-            idx += 1
+            for sub_parts, sub_seq, sub_depth in last_per_path(pending):
+                self.process_list(
+                    sub_seq, table_parts, sub_parts, sub_depth, row_id, table, root_id, spec
+                )
