@@ -378,3 +378,15 @@ def test_fixed_buffers_leave_other_values_to_pyarrow(kind: int, odd: object) -> 
     from loadstone.plugins.normalizers.relational import _speedups
 
     assert _speedups.fixed_buffers(None, [odd], 1, kind) is None
+
+
+def test_nested_rows_with_their_own_or_a_null_key_are_the_same() -> None:
+    """A list element that brings ``_dlt_id`` keeps it; a null one gets dlt's digest."""
+    records = [
+        {"id": 1, "items": [{"_dlt_id": "mine", "v": 1}, {"_dlt_id": None, "v": 2}, 3, [4]]},
+        {"id": 2, "items": ["a", {"v": "text now"}, None, {"v": 5, "sub": [{"w": 1}]}]},
+    ]
+    native, reference = _both(records, flush_rows=2)
+    assert native == reference
+    keys = [row["_dlt_id"] for row in native["rows"]["items__items"]]
+    assert keys[0] == "mine" and keys[1] not in ("mine", None)
