@@ -45,7 +45,12 @@ from loadstone.normalize.contract import (
     arrow_type,
 )
 from loadstone.plugins.normalizers.relational.folders import safe_folder
-from loadstone.plugins.normalizers.relational.row_keys import LOAD_ID, ROW_ID, digest_id
+from loadstone.plugins.normalizers.relational.row_keys import (
+    LOAD_ID,
+    ROW_ID,
+    digest_id,
+    random_ids,
+)
 from loadstone.plugins.normalizers.relational.schema_updates import (
     RootPlan,
     system_column,
@@ -414,16 +419,8 @@ def _system_arrays(
         elif plan.spec.row_hash:
             arrays.append(pa.array(_row_hashes(batch), pa.string()))
         else:
-            arrays.append(pa.array(_random_ids(batch.num_rows), pa.string()))
+            arrays.append(pa.array(random_ids(batch.num_rows), pa.string()))
     return arrays
-
-
-def _random_ids(count: int) -> list[str]:
-    """dlt's row keys: base64 of 10 random bytes, without padding (one read of urandom)."""
-    block = os.urandom(10 * count)
-    return [
-        base64.b64encode(block[i : i + 10]).decode("ascii")[:-2] for i in range(0, 10 * count, 10)
-    ]
 
 
 def _row_hashes(batch: pa.RecordBatch) -> list[str]:

@@ -52,14 +52,25 @@ class _RandomBytes:
 _random = _RandomBytes()
 
 
+def _key(ten: bytes) -> str:
+    """A row key of 10 bytes as dlt writes it: base64 without its padding."""
+    return b2a_base64(ten, newline=False)[:-2].decode()
+
+
 def new_random_id() -> str:
-    """dlt's random row key: base64 of 10 random bytes, without padding."""
-    return b2a_base64(_random.take(10), newline=False)[:-2].decode()
+    """dlt's random row key: 10 random bytes."""
+    return _key(_random.take(10))
+
+
+def random_ids(count: int) -> list[str]:
+    """``count`` random row keys (an Arrow table's ``_dlt_id`` column)."""
+    block = _random.take(10 * count)
+    return [_key(block[i : i + 10]) for i in range(0, 10 * count, 10)]
 
 
 def digest_id(text: str) -> str:
-    """base64 (no '=') of a 10-byte SHAKE-128 digest: dlt's deterministic row keys."""
-    return b2a_base64(shake_128(text.encode()).digest(10), newline=False)[:-2].decode()
+    """dlt's deterministic row key: a 10-byte SHAKE-128 digest of ``text``."""
+    return _key(shake_128(text.encode()).digest(10))
 
 
 def root_row_id(item: dict[str, TDataItem], row: dict[str, TDataItem], spec: RootSpec) -> str:

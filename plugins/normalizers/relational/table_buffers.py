@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-#: Arrow types (as text) whose buffers ``_speedups.fixed_buffers`` writes, and its kind code
-_FIXED_KINDS = {"int64": 0, "double": 1, "bool": 2, "timestamp[us, tz=UTC]": 3}
+#: the Arrow types (as text) whose buffers C writes: ``text_buffers`` for text, else
+#: ``fixed_buffers`` with its kind code
+_TEXT = -1
+_FIXED_KINDS = {"string": _TEXT, "int64": 0, "double": 1, "bool": 2, "timestamp[us, tz=UTC]": 3}
 
 
 class TableBuffer:
@@ -178,29 +180,20 @@ class TableBuffers:
                     full[row] = value
                 values = full
             return pa.array(values, type=arrow_type)
-        if arrow_type == pa.string():
-            buffers = native.text_buffers(None if len(rows) == n else rows, values, n)
-            if buffers is not None:
-                validity, offsets, data = buffers
-                return pa.Array.from_buffers(
-                    arrow_type,
-                    n,
-                    [
-                        None if validity is None else pa.py_buffer(validity),
-                        pa.py_buffer(offsets),
-                        pa.py_buffer(data),
-                    ],
-                )
+        sparse_rows = None if len(rows) == n else rows
         kind = _FIXED_KINDS.get(str(arrow_type))
-        if kind is not None:
-            fixed = native.fixed_buffers(None if len(rows) == n else rows, values, n, kind)
-            if fixed is not None:
-                validity, data = fixed
-                return pa.Array.from_buffers(
-                    arrow_type,
-                    n,
-                    [None if validity is None else pa.py_buffer(validity), pa.py_buffer(data)],
-                )
+        buffers: tuple[bytes | None, ...] | None = None
+        if kind == _TEXT:
+            buffers = native.text_buffers(sparse_rows, values, n)
+        elif kind is not None:
+            buffers = native.fixed_buffers(sparse_rows, values, n, kind)
+        if buffers is not None:  # (validity or None, then the type's own buffers)
+            validity, *rest = buffers
+            return pa.Array.from_buffers(
+                arrow_type,
+                n,
+                [None if validity is None else pa.py_buffer(validity), *map(pa.py_buffer, rest)],
+            )
         if len(rows) != n:
             values = native.scatter(rows, values, n)
         return pa.array(values, type=arrow_type)
