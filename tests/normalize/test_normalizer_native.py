@@ -235,6 +235,10 @@ def test_text_buffers_build_the_array_pyarrow_would(cells: list[str | None]) -> 
     | st.from_regex(r'[a":-]{0,40}\d{15,45}[a":\d-]{0,40}', fullmatch=True)
     | st.text(alphabet='\uf8e0\uf8e1\u00ef\u00a3"a', max_size=40)
     | st.lists(st.sampled_from([b"\xef", b"\xa3", b"\xa0", b"a"]), max_size=30).map(b"".join)
+    # past 255 blocks of 16 bytes, where the C scan's byte-wide counters are summed
+    | st.tuples(st.text(alphabet='[{":a', min_size=1, max_size=24), st.integers(1, 700)).map(
+        lambda part: part[0] * part[1]
+    )
 )
 def test_the_line_scan_finds_in_c_what_python_counts(raw: bytes | str) -> None:
     from loadstone.plugins.normalizers.relational import _speedups

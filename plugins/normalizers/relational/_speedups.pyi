@@ -53,3 +53,7 @@ def fixed_buffers(
 
 def scan_line(raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]:
     """``json_lines.scan_line`` in one pass: brackets, ``":`` pairs, long integer, type mark."""
+
+def keep_arenas(limit_bytes: int, /) -> None:
+    """From now on keep up to ``limit_bytes`` of the arenas pymalloc frees, for its next
+    ones (``worker_memory``: a pool worker's next chunk reuses resident pages)."""

@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING
 import orjson
 
 from loadstone.extract.typed_json import MARK_BYTES, decode_item
+from loadstone.plugins.normalizers.relational.worker_memory import READ_BUFFERS
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -53,8 +54,9 @@ def iter_lines(chunk: Chunk, remote: RemoteData | None = None) -> Iterator[tuple
     """(1-based line number within the chunk, the line) for each line of the chunk.
 
     A plain file's chunk is read once and its lines are views into it: copying each line
-    out (``bytes.split``) cost 5% of a chunk's CPU on GitHub events. ``remote``: the file
-    is an object of that storage.
+    out (``bytes.split``) cost 5% of a chunk's CPU on GitHub events. A pool worker reads
+    into the buffer of its last chunk (:mod:`.worker_memory`): no line may outlive the
+    chunk. ``remote``: the file is an object of that storage.
     """
     if chunk.path.endswith(".gz"):
         with _open(chunk.path, remote) as raw, gzip.open(raw, "rb") as handle:
@@ -63,16 +65,19 @@ def iter_lines(chunk: Chunk, remote: RemoteData | None = None) -> Iterator[tuple
         return
     with _open(chunk.path, remote) as handle:
         handle.seek(chunk.start)
-        data = handle.read() if chunk.end < 0 else handle.read(chunk.end - chunk.start)
-    view = memoryview(data)
-    find = data.find
-    start, number, size = 0, 1, len(data)
-    while start <= size:
-        end = find(b"\n", start)
-        if end < 0:
-            end = size
-        yield number, view[start:end]
-        start, number = end + 1, number + 1
+        data, size = READ_BUFFERS.read(handle, None if chunk.end < 0 else chunk.end - chunk.start)
+    try:
+        view = memoryview(data)
+        find = data.find
+        start, number = 0, 1
+        while start <= size:
+            end = find(b"\n", start, size)
+            if end < 0:
+                end = size
+            yield number, view[start:end]
+            start, number = end + 1, number + 1
+    finally:
+        READ_BUFFERS.give_back(data)  # a pool worker reads its next chunk into it
 
 
 def is_blank(raw: Line) -> bool:

@@ -39,6 +39,7 @@ from loadstone.parent_watch import exit_with_parent
 from loadstone.plugins.normalizers.relational.engine import run_chunk
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced
 from loadstone.plugins.normalizers.relational.task import Chunk, EngineConfig
+from loadstone.plugins.normalizers.relational.worker_memory import keep_between_chunks
 
 
 @attrs.frozen
@@ -64,9 +65,11 @@ def run_in_worker(config: EngineConfig, chunk: Chunk, forced: Forced, attempt: i
 
 
 def start_worker(driver_pid: int) -> None:
-    """A worker's first act: die with its driver, then skip pyarrow's pandas probe."""
+    """A worker's first act: die with its driver, skip pyarrow's pandas probe, and keep the
+    memory one chunk frees for the next (:mod:`.worker_memory`)."""
     exit_with_parent(driver_pid)
     skip_pandas_probe()
+    keep_between_chunks()
 
 
 def skip_pandas_probe() -> None:

@@ -73,6 +73,8 @@ class NativeLoops(Protocol):
 
     def scan_line(self, raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]: ...
 
+    def keep_arenas(self, limit_bytes: int, /) -> None: ...
+
 
 def native_loops(enabled: bool) -> NativeLoops | None:
     """The C loops when ``enabled`` and built; None runs the Python reference loops."""
