@@ -60,3 +60,9 @@ def test_the_errors_defined_elsewhere_are_found_through_the_module() -> None:
         error = getattr(exceptions, name)
         assert issubclass(error, exceptions.LoadstoneError)
         assert getattr(loadstone, name) is error
+
+
+def test_a_failed_step_reads_as_one_sentence_per_part_whatever_the_cause_ends_with() -> None:
+    for cause in ("the worker died.", "the worker died"):
+        error = exceptions.PipelineStepFailed("p", "normalize", "1.5", ValueError(cause))
+        assert "died. The package is kept" in str(error) and ".." not in str(error)

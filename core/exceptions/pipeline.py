@@ -92,7 +92,9 @@ class PipelineStepFailed(LoadstoneError):
             )
         LoadstoneError.__init__(
             self,
-            f"pipeline {pipeline_name!r} step {step}{where} failed: {one_line(cause)}{advice}",
+            # the advice opens a sentence: a cause's own closing period would double it
+            f"pipeline {pipeline_name!r} step {step}{where} failed: "
+            f"{one_line(cause).rstrip('.') if advice else one_line(cause)}{advice}",
         )
 
     @classmethod
