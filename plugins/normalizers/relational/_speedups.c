@@ -524,6 +524,9 @@ row_of(const char *name, PyObject *rows, Py_ssize_t i, Py_ssize_t next, Py_ssize
     return row;
 }
 
+/* how many values ahead text_buffers fetches a string object into the cache */
+#define TEXT_PREFETCH 8
+
 static PyObject *
 speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -536,53 +539,62 @@ speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (sparse_cells("text_buffers", rows, values, args[2], &n, &count) < 0) {
         return NULL;
     }
-    /* first pass: check every value and size the data */
-    Py_ssize_t total = 0;
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *value = PyList_GET_ITEM(values, i);
-        if (!PyUnicode_CheckExact(value)) {
-            Py_RETURN_NONE;
-        }
-        Py_ssize_t size;
-        if (PyUnicode_AsUTF8AndSize(value, &size) == NULL) {
-            PyErr_Clear();
-            Py_RETURN_NONE;
-        }
-        total += size;
-        if (total > INT32_MAX) {
-            Py_RETURN_NONE;
-        }
-    }
+    /* one pass: each string is visited once (a second, sizing pass missed the cache on every
+       string again); the data grows by doubling, and the objects a few values ahead are
+       fetched while this one is copied */
     PyObject *offsets = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int32_t));
-    PyObject *data = PyBytes_FromStringAndSize(NULL, total);
+    PyObject *data = PyByteArray_FromStringAndSize(NULL, count * 16 + 64);
     PyObject *validity = NULL;
     uint8_t *bits = NULL;
     if (offsets == NULL || data == NULL || new_validity(count, n, &validity, &bits) < 0) {
         goto fail;
     }
     int32_t *offset = (int32_t *)PyBytes_AS_STRING(offsets);
-    char *out = PyBytes_AS_STRING(data);
-    int32_t at = 0;
+    Py_ssize_t capacity = PyByteArray_GET_SIZE(data);
+    char *out = PyByteArray_AS_STRING(data);
+    Py_ssize_t at = 0;
     Py_ssize_t next = 0; /* the next row to write an offset for */
     for (Py_ssize_t i = 0; i < count; i++) {
+        if (i + TEXT_PREFETCH < count) {
+            __builtin_prefetch(PyList_GET_ITEM(values, i + TEXT_PREFETCH));
+        }
+        PyObject *value = PyList_GET_ITEM(values, i);
+        Py_ssize_t size;
+        const char *text = PyUnicode_CheckExact(value) ? PyUnicode_AsUTF8AndSize(value, &size)
+                                                       : NULL;
+        if (text == NULL || at + size > INT32_MAX) { /* not all text: pyarrow's to convert */
+            PyErr_Clear();
+            Py_XDECREF(validity);
+            Py_DECREF(offsets);
+            Py_DECREF(data);
+            Py_RETURN_NONE;
+        }
         Py_ssize_t row = row_of("text_buffers", rows, i, next, n);
         if (row < 0) {
             goto fail;
         }
         while (next < row) { /* null rows before this one: empty slots */
-            offset[next++] = at;
+            offset[next++] = (int32_t)at;
         }
-        Py_ssize_t size;
-        const char *text = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(values, i), &size);
-        offset[next++] = at;
+        if (at + size > capacity) {
+            capacity = at + size > 2 * capacity ? at + size : 2 * capacity;
+            if (PyByteArray_Resize(data, capacity) < 0) {
+                goto fail;
+            }
+            out = PyByteArray_AS_STRING(data);
+        }
+        offset[next++] = (int32_t)at;
         memcpy(out + at, text, (size_t)size);
-        at += (int32_t)size;
+        at += size;
         if (bits != NULL) {
             bits[row >> 3] |= (uint8_t)(1u << (row & 7));
         }
     }
     while (next <= n) {
-        offset[next++] = at;
+        offset[next++] = (int32_t)at;
+    }
+    if (PyByteArray_Resize(data, at) < 0) {
+        goto fail;
     }
     PyObject *result = PyTuple_Pack(3, validity ? validity : Py_None, offsets, data);
     Py_XDECREF(validity);
@@ -815,6 +827,57 @@ speedups_scan_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                          marked ? Py_True : Py_False);
 }
 
+/* --- freeing a flushed table's values ------------------------------------------------
+   Dropping a column list decrefs its values one after another, each a pointer to an object
+   not in the cache; freeing them here fetches the objects a few values ahead. */
+
+#define RELEASE_PREFETCH 8
+
+static void
+clear_list(PyObject *list)
+{
+    PyListObject *self = (PyListObject *)list;
+    Py_ssize_t size = Py_SIZE(self);
+    PyObject **items = self->ob_item;
+    if (items == NULL) {
+        return;
+    }
+    /* the list is empty before any value is freed, as list.clear() leaves it */
+    self->ob_item = NULL;
+    Py_SET_SIZE(self, 0);
+    self->allocated = 0;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (i + RELEASE_PREFETCH < size) {
+            __builtin_prefetch(items[i + RELEASE_PREFETCH]);
+        }
+        Py_XDECREF(items[i]);
+    }
+    PyMem_Free(items);
+}
+
+static PyObject *
+speedups_release_cells(PyObject *module, PyObject *columns)
+{
+    if (!PyDict_Check(columns)) {
+        PyErr_SetString(PyExc_TypeError, "release_cells(columns: dict)");
+        return NULL;
+    }
+    PyObject *key, *cell;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(columns, &pos, &key, &cell)) {
+        if (!PyTuple_Check(cell)) {
+            continue;
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cell); i++) {
+            PyObject *part = PyTuple_GET_ITEM(cell, i);
+            if (PyList_CheckExact(part)) {
+                clear_list(part);
+            }
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 /* --- a cache of pymalloc's arenas ------------------------------------------------------
    A chunk's Python objects (parsed dicts, their strings, the column lists) take several
    times the chunk's bytes; pymalloc frees an arena to the system as soon as it is empty and
@@ -881,6 +944,8 @@ speedups_keep_arenas(PyObject *module, PyObject *arg)
 }
 
 static PyMethodDef speedups_methods[] = {
+    {"release_cells", (PyCFunction)speedups_release_cells, METH_O,
+     "release_cells(columns): empty each cell's lists, freeing their values (a flushed table)"},
     {"keep_arenas", (PyCFunction)speedups_keep_arenas, METH_O,
      "keep_arenas(limit_bytes): keep up to limit_bytes of freed pymalloc arenas for reuse "
      "(this process, from now on)"},

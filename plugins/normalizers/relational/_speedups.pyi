@@ -42,8 +42,9 @@ def scatter(rows: list[int], values: list[Any], n: int, /) -> list[Any]:
 
 def text_buffers(
     rows: list[int] | None, values: list[Any], n: int, /
-) -> tuple[bytes | None, bytes, bytes] | None:
-    """Arrow string buffers (validity, offsets, data) of a text column, or None."""
+) -> tuple[bytes | None, bytes, bytearray] | None:
+    """Arrow string buffers (validity, offsets, data) of a text column, or None when a value
+    is not a str."""
 
 def fixed_buffers(
     rows: list[int] | None, values: list[Any], n: int, kind: int, /
@@ -57,3 +58,7 @@ def scan_line(raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]:
 def keep_arenas(limit_bytes: int, /) -> None:
     """From now on keep up to ``limit_bytes`` of the arenas pymalloc frees, for its next
     ones (``worker_memory``: a pool worker's next chunk reuses resident pages)."""
+
+def release_cells(columns: dict[str, Any], /) -> None:
+    """Empty the lists of each ``(rows, values)`` cell, freeing the values (a flushed table's
+    buffer), as ``list.clear()`` would but fetching the objects a few values ahead."""

@@ -65,7 +65,7 @@ class NativeLoops(Protocol):
 
     def text_buffers(
         self, rows: list[int] | None, values: list[TDataItem], n: int, /
-    ) -> tuple[bytes | None, bytes, bytes] | None: ...
+    ) -> tuple[bytes | None, bytes, bytearray] | None: ...
 
     def fixed_buffers(
         self, rows: list[int] | None, values: list[TDataItem], n: int, kind: int, /
@@ -74,6 +74,8 @@ class NativeLoops(Protocol):
     def scan_line(self, raw: bytes | memoryview, /) -> tuple[int, int, bool, bool]: ...
 
     def keep_arenas(self, limit_bytes: int, /) -> None: ...
+
+    def release_cells(self, columns: dict[str, Cell], /) -> None: ...
 
 
 def native_loops(enabled: bool) -> NativeLoops | None:

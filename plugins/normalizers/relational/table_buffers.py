@@ -143,6 +143,10 @@ class TableBuffers:
         # chunk's Parquet encoding, 1% of its CPU, on GitHub events)
         pq.write_table(data, path, compression=self._compression, write_statistics=False)
         self.files.setdefault(table, []).append(str(path))
+        if self._native is not None:
+            # the values are written: free them now, fetching objects ahead (dropping the
+            # lists freed them one cache miss at a time: 6% of a chunk's CPU)
+            self._native.release_cells(columns)
 
     def flush_all(self) -> None:
         for table in list(self.tables):
@@ -182,7 +186,7 @@ class TableBuffers:
             return pa.array(values, type=arrow_type)
         sparse_rows = None if len(rows) == n else rows
         kind = _FIXED_KINDS.get(str(arrow_type))
-        buffers: tuple[bytes | None, ...] | None = None
+        buffers: tuple[bytes | bytearray | None, ...] | None = None
         if kind == _TEXT:
             buffers = native.text_buffers(sparse_rows, values, n)
         elif kind is not None:
