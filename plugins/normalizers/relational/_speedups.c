@@ -556,7 +556,14 @@ speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t next = 0; /* the next row to write an offset for */
     for (Py_ssize_t i = 0; i < count; i++) {
         if (i + TEXT_PREFETCH < count) {
-            __builtin_prefetch(PyList_GET_ITEM(values, i + TEXT_PREFETCH));
+            /* the object's first 256 bytes: its header and the text of most values of API
+               data (URLs, names, dates); a prefetch past an object's end never faults.
+               Measured against the first 64 bytes only: worker CPU 7.73-7.88 -> 7.51-7.54 s */
+            const char *ahead = (const char *)PyList_GET_ITEM(values, i + TEXT_PREFETCH);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
+            __builtin_prefetch(ahead + 128);
+            __builtin_prefetch(ahead + 192);
         }
         PyObject *value = PyList_GET_ITEM(values, i);
         Py_ssize_t size;
