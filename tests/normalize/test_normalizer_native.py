@@ -269,6 +269,16 @@ def test_a_released_cell_is_empty_and_its_values_freed_unless_held_elsewhere() -
     assert gone() is None and kept() is held
 
 
+@given(width=st.integers(-1, 600), keys=st.integers(0, 700))
+def test_a_presized_row_is_an_empty_dict_that_keeps_insertion_order(width: int, keys: int) -> None:
+    from loadstone.plugins.normalizers.relational import _speedups
+
+    row = _speedups.new_row(width)
+    assert row == {}
+    row.update((f"c{i}", i) for i in reversed(range(keys)))
+    assert list(row) == [f"c{i}" for i in reversed(range(keys))]
+
+
 def test_text_buffers_of_a_dense_column_have_no_validity_bitmap() -> None:
     built = _text_array(None, ["a", "", "ключ"], 3)
     assert built is not None and built.to_pylist() == ["a", "", "ключ"]

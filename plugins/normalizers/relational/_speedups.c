@@ -834,6 +834,18 @@ speedups_scan_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                          marked ? Py_True : Py_False);
 }
 
+/* a dict with room for `width` keys: a row about as wide as its table's last one is filled
+   without the resizes (each a rehash of every key so far) a dict growing from empty takes */
+static PyObject *
+speedups_new_row(PyObject *module, PyObject *arg)
+{
+    Py_ssize_t width = PyLong_AsSsize_t(arg);
+    if (width == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    return _PyDict_NewPresized(width < 0 ? 0 : width);
+}
+
 /* --- freeing a flushed table's values ------------------------------------------------
    Dropping a column list decrefs its values one after another, each a pointer to an object
    not in the cache; freeing them here fetches the objects a few values ahead. */
@@ -951,6 +963,8 @@ speedups_keep_arenas(PyObject *module, PyObject *arg)
 }
 
 static PyMethodDef speedups_methods[] = {
+    {"new_row", (PyCFunction)speedups_new_row, METH_O,
+     "new_row(width) -> dict: an empty dict with room for width keys"},
     {"release_cells", (PyCFunction)speedups_release_cells, METH_O,
      "release_cells(columns): empty each cell's lists, freeing their values (a flushed table)"},
     {"keep_arenas", (PyCFunction)speedups_keep_arenas, METH_O,

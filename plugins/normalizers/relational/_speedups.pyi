@@ -62,3 +62,6 @@ def keep_arenas(limit_bytes: int, /) -> None:
 def release_cells(columns: dict[str, Any], /) -> None:
     """Empty the lists of each ``(rows, values)`` cell, freeing the values (a flushed table's
     buffer), as ``list.clear()`` would but fetching the objects a few values ahead."""
+
+def new_row(width: int, /) -> dict[str, Any]:
+    """An empty dict with room for ``width`` keys (``rows.RowFlattener._new_row``)."""

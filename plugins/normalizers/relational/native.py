@@ -77,6 +77,8 @@ class NativeLoops(Protocol):
 
     def release_cells(self, columns: dict[str, Cell], /) -> None: ...
 
+    def new_row(self, width: int, /) -> dict[str, TDataItem]: ...
+
 
 def native_loops(enabled: bool) -> NativeLoops | None:
     """The C loops when ``enabled`` and built; None runs the Python reference loops."""
