@@ -52,6 +52,17 @@
  *     the line holds extract's type mark (U+F8E0, UTF-8 EF A3 A0). Python's `bytes in bytes`
  *     took 6% of a chunk's CPU for that last check alone; memchr finds the rare 0xEF at memory
  *     speed.
+ *
+ * release_cells(columns)
+ *     Empties each (rows, values) cell of a written table's buffer, freeing the values with
+ *     the objects a few ahead fetched (dropping the lists freed them one cache miss at a time).
+ *
+ * new_row(width) -> dict
+ *     An empty dict with room for `width` keys: a row as wide as its table's last one.
+ *
+ * keep_arenas(limit_bytes)
+ *     From then on this process keeps up to `limit_bytes` of the arenas pymalloc frees, for
+ *     its next ones (a pool worker's next chunk reuses resident pages; see worker_memory.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -542,6 +553,7 @@ speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     /* one pass: each string is visited once (a second, sizing pass missed the cache on every
        string again); the data grows by doubling, and the objects a few values ahead are
        fetched while this one is copied */
+    PyObject *result = NULL;
     PyObject *offsets = PyBytes_FromStringAndSize(NULL, (n + 1) * (Py_ssize_t)sizeof(int32_t));
     PyObject *data = PyByteArray_FromStringAndSize(NULL, count * 16 + 64);
     PyObject *validity = NULL;
@@ -571,10 +583,7 @@ speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                                                        : NULL;
         if (text == NULL || at + size > INT32_MAX) { /* not all text: pyarrow's to convert */
             PyErr_Clear();
-            Py_XDECREF(validity);
-            Py_DECREF(offsets);
-            Py_DECREF(data);
-            Py_RETURN_NONE;
+            goto not_text;
         }
         Py_ssize_t row = row_of("text_buffers", rows, i, next, n);
         if (row < 0) {
@@ -603,16 +612,16 @@ speedups_text_buffers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyByteArray_Resize(data, at) < 0) {
         goto fail;
     }
-    PyObject *result = PyTuple_Pack(3, validity ? validity : Py_None, offsets, data);
-    Py_XDECREF(validity);
-    Py_DECREF(offsets);
-    Py_DECREF(data);
-    return result;
-fail:
+    result = PyTuple_Pack(3, validity ? validity : Py_None, offsets, data);
+    goto done;
+not_text:
+    result = Py_NewRef(Py_None);
+done:
+fail: /* result stays NULL: the exception is set */
     Py_XDECREF(validity);
     Py_XDECREF(offsets);
     Py_XDECREF(data);
-    return NULL;
+    return result;
 }
 
 /* days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil) */

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 #: the Arrow types (as text) whose buffers C writes: ``text_buffers`` for text, else
 #: ``fixed_buffers`` with its kind code
 _TEXT = -1
-_FIXED_KINDS = {"string": _TEXT, "int64": 0, "double": 1, "bool": 2, "timestamp[us, tz=UTC]": 3}
+_NATIVE_KINDS = {"string": _TEXT, "int64": 0, "double": 1, "bool": 2, "timestamp[us, tz=UTC]": 3}
 
 
 class TableBuffer:
@@ -185,7 +185,7 @@ class TableBuffers:
                 values = full
             return pa.array(values, type=arrow_type)
         sparse_rows = None if len(rows) == n else rows
-        kind = _FIXED_KINDS.get(str(arrow_type))
+        kind = _NATIVE_KINDS.get(str(arrow_type))
         buffers: tuple[bytes | bytearray | None, ...] | None = None
         if kind == _TEXT:
             buffers = native.text_buffers(sparse_rows, values, n)

@@ -31,7 +31,7 @@ class ReadBuffers:
 
     def __init__(self) -> None:
         self.keep = False
-        self._free: list[bytearray] = []
+        self._spare: bytearray | None = None  # the last chunk's buffer, free again
 
     def read(self, handle: IO[bytes], size: int | None) -> tuple[bytes | bytearray, int]:
         """``size`` bytes (None: to the end) of ``handle``: (a buffer, how many it holds).
@@ -42,8 +42,8 @@ class ReadBuffers:
         if not self.keep or size is None or readinto is None:
             data = handle.read() if size is None else handle.read(size)
             return data, len(data)
-        buffer = self._free.pop() if self._free else bytearray()
-        if len(buffer) < size:
+        buffer, self._spare = self._spare, None
+        if buffer is None or len(buffer) < size:
             buffer = bytearray(size)
         view = memoryview(buffer)
         got = 0
@@ -55,9 +55,9 @@ class ReadBuffers:
         return buffer, got
 
     def give_back(self, buffer: bytes | bytearray) -> None:
-        """A reused buffer is free for the next chunk (at most one is kept)."""
-        if self.keep and isinstance(buffer, bytearray) and not self._free:
-            self._free.append(buffer)
+        """A reused buffer is free for the next chunk (one is kept)."""
+        if self.keep and isinstance(buffer, bytearray):
+            self._spare = buffer
 
 
 #: this process's read buffers (see :class:`ReadBuffers`)
