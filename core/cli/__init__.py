@@ -49,6 +49,7 @@ def _is_usage_error(error: LoadstoneError) -> bool:
     """Errors that mean the command line names something missing (not a failed run)."""
     from loadstone.exceptions import (
         InputError,
+        InvalidTableName,
         PipelineNotFound,
         PipelineStepFailed,
         PluginImportError,
@@ -56,7 +57,8 @@ def _is_usage_error(error: LoadstoneError) -> bool:
     )
 
     if isinstance(error, PipelineStepFailed):
-        return False
+        # a --table that names nothing is refused at extract: the command line is wrong
+        return isinstance(error.exception, InvalidTableName)
     return isinstance(error, (PipelineNotFound, InputError, PluginImportError, UnknownPluginError))
 
 

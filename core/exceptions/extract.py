@@ -15,6 +15,21 @@ class ExtractError(LoadstoneError):
     """Input could not be turned into extracted files (unknown kind, unreadable file ...)."""
 
 
+class InvalidTableName(ExtractError, ValueError):
+    """A table name that normalizes to an empty identifier (``" "``, ``"__"``).
+
+    A ``ValueError`` too, as the error dlt raises for such a name is.
+    """
+
+    def __init__(self, table_name: str, convention: str) -> None:
+        self.table_name = table_name
+        self.convention = convention
+        super().__init__(
+            f"table name {table_name!r} normalizes to an empty identifier (naming convention "
+            f"{convention}): name the table with a letter or digit; nothing was extracted"
+        )
+
+
 class ResourceExtractionError(ExtractError):
     """The code of a resource raised while its items were read (the cause is chained)."""
 

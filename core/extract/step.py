@@ -15,12 +15,12 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import attrs
 
-from loadstone.exceptions import ExtractError
+from loadstone.exceptions import ExtractError, InvalidTableName
 from loadstone.exceptions.base import os_error_text
 from loadstone.extract.decorators import is_source_factory
 from loadstone.extract.extractor import ExtractResult, input_files_of
@@ -36,6 +36,7 @@ from loadstone.typing import TDataItem, TDataItems
 
 if TYPE_CHECKING:
     from loadstone.load.target import DestinationTarget
+    from loadstone.naming import NamingConvention
     from loadstone.pipelines.load_info import StepInfo
     from loadstone.pipelines.recorder import StepRecorder
     from loadstone.pipelines.working_folder import WorkingFolder
@@ -139,6 +140,7 @@ class ExtractStep:
             or self.folder.pipeline_name
         )
         package_schema = self.schema_for_extract(schema_name, provided)
+        check_table_names([table_name], package_schema.naming)
         if isinstance(data, Source):
             apply_source_defaults(data)
         state_key = source_name or schema_name
@@ -148,6 +150,11 @@ class ExtractStep:
         package = self._new_package(schema_name)
         self.context.on_package("extract", package.load_id)
         result = self._write_package(package, data, table_name, hints, state_key, step)
+        try:
+            check_table_names(result.tables, package_schema.naming)
+        except InvalidTableName:
+            _remove(package)
+            raise
         self._switch_extracted(package, package_schema, result, state_key, data)
         self.context.recorder.package_done(
             step,
@@ -283,6 +290,18 @@ class ExtractStep:
         LoadedInputs(self.folder.root).forget_tables((*plan.drop_tables, *plan.truncate_tables))
         schema.drop_tables(plan.drop_tables)
         reset_state(plan, source_state)
+
+
+def check_table_names(names: Iterable[str | None], naming: NamingConvention) -> None:
+    """Refuse a table name that normalizes to an empty identifier (``" "``, ``"__"``).
+
+    Why before anything is saved: the schema would record a table with no name, and every
+    later run of the pipeline would fail reading it; dlt refuses such a name at extract too.
+    """
+    for name in names:
+        if name is None or naming.normalize_tables_path(name):
+            continue
+        raise InvalidTableName(name, naming.name())
 
 
 def _remove(package: LoadPackage) -> None:
