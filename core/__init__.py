@@ -32,13 +32,14 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from loadstone import current as _current
 from loadstone.version import __version__
 
 #: public name -> (module, attribute); attribute None means the module itself.
 _EXPORTS: dict[str, tuple[str, str | None]] = {
     "pipeline": ("loadstone.pipelines.pipeline", "pipeline"),
     "Pipeline": ("loadstone.pipelines.pipeline", "Pipeline"),
-    "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
+    "LoadInfo": ("loadstone.runtime.load_info", "LoadInfo"),
     "attach": ("loadstone.pipelines.pipeline", "attach"),
     "run": ("loadstone.pipelines.pipeline", "run"),
     "resource": ("loadstone.extract.decorators", "resource"),
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "InvalidPrecisionError": ("loadstone.exceptions", "InvalidPrecisionError"),
     "InvalidRowGroupSize": ("loadstone.exceptions", "InvalidRowGroupSize"),
     "InvalidSchemaError": ("loadstone.exceptions", "InvalidSchemaError"),
+    "InvalidTableName": ("loadstone.exceptions", "InvalidTableName"),
     "JSONPathError": ("loadstone.exceptions", "JSONPathError"),
     "LoadFailed": ("loadstone.exceptions", "LoadFailed"),
     "LoadPackageError": ("loadstone.exceptions", "LoadPackageError"),
@@ -196,6 +198,7 @@ if TYPE_CHECKING:
         InvalidPrecisionError,
         InvalidRowGroupSize,
         InvalidSchemaError,
+        InvalidTableName,
         JSONPathError,
         LoadFailed,
         LoadPackageError,
@@ -248,11 +251,26 @@ if TYPE_CHECKING:
     from loadstone.extract.injection import secrets
     from loadstone.hookspecs import hookimpl
     from loadstone.naming import NamingConvention
-    from loadstone.pipelines.load_info import LoadInfo
+    from loadstone.runtime.load_info import LoadInfo
     from loadstone.pipelines.pipeline import Pipeline, attach, pipeline, run
     from loadstone.plugin_manager import naming_convention
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
+
+
+def _default_pipeline() -> _current.Pipeline:
+    """dlt's default pipeline, made by ``loadstone.current.pipeline()`` when none was made.
+
+    Registered here, where every ``import loadstone...`` passes first: ``current`` lies
+    below the pipeline and never imports it, and the pipeline module is imported only when
+    a default pipeline is made.
+    """
+    from loadstone.pipelines.pipeline import pipeline
+
+    return pipeline()
+
+
+_current.make_default_pipeline_with(_default_pipeline)
 
 
 def __getattr__(name: str) -> Any:

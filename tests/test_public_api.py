@@ -15,7 +15,7 @@ import loadstone
 PINNED: dict[str, tuple[str, str | None]] = {
     "pipeline": ("loadstone.pipelines.pipeline", "pipeline"),
     "Pipeline": ("loadstone.pipelines.pipeline", "Pipeline"),
-    "LoadInfo": ("loadstone.pipelines.load_info", "LoadInfo"),
+    "LoadInfo": ("loadstone.runtime.load_info", "LoadInfo"),
     "attach": ("loadstone.pipelines.pipeline", "attach"),
     "run": ("loadstone.pipelines.pipeline", "run"),
     "resource": ("loadstone.extract.decorators", "resource"),
@@ -87,6 +87,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "CurrentSourceSchemaNotAvailable": ("loadstone.exceptions", "CurrentSourceSchemaNotAvailable"),
     "CurrentSourceNotAvailable": ("loadstone.exceptions", "CurrentSourceNotAvailable"),
     "MissingLoadFile": ("loadstone.exceptions", "MissingLoadFile"),
+    "InvalidTableName": ("loadstone.exceptions", "InvalidTableName"),
     "NamingChangeError": ("loadstone.exceptions", "NamingChangeError"),
     "NoActiveContext": ("loadstone.exceptions", "NoActiveContext"),
     "NormalizeError": ("loadstone.exceptions", "NormalizeError"),

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from loadstone.exceptions.base import LoadstoneError, PackageDataError
 
-if TYPE_CHECKING:
-    from loadstone.schema.collisions import Collision
+
+class Describes(Protocol):
+    """What the collision error reads of each collision
+    (:class:`loadstone.schema.collisions.Collision`): exceptions import no other layer."""
+
+    def describe(self) -> str: ...
 
 
 class InvalidIdentifierError(LoadstoneError, ValueError):
@@ -40,7 +44,7 @@ class InvalidMaxLengthError(LoadstoneError, ValueError):
 class IdentifierCollisionError(PackageDataError):
     """Identifiers that a case-insensitive destination would merge; nothing was loaded."""
 
-    def __init__(self, collisions: Iterable[Collision], schema_name: str | None = None) -> None:
+    def __init__(self, collisions: Iterable[Describes], schema_name: str | None = None) -> None:
         self.collisions = list(collisions)
         self.schema_name = schema_name
         where = f"schema {schema_name!r}: " if schema_name else ""
@@ -75,8 +79,10 @@ class DataValidationError(PackageDataError):
         entity: str,
         mode: str,
         value: Any = None,
+        data_item: Any = None,
     ) -> None:
         self.schema_name = schema_name
+        self._data_item = data_item
         self.table = table
         self.column = column
         self.entity = entity
@@ -118,12 +124,21 @@ class DataValidationError(PackageDataError):
 
     @property
     def data_item(self) -> Any:
-        return self.value
+        """The row refused (dlt's), or the value when the row is not known."""
+        return self.value if self._data_item is None else self._data_item
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             _rebuild_violation,
-            (self.schema_name, self.table, self.column, self.entity, self.mode, self.value),
+            (
+                self.schema_name,
+                self.table,
+                self.column,
+                self.entity,
+                self.mode,
+                self.value,
+                self._data_item,
+            ),
         )
 
 
@@ -269,8 +284,20 @@ def _rebuild_invalid_schema(
 
 
 def _rebuild_violation(
-    schema_name: str | None, table: str, column: str | None, entity: str, mode: str, value: Any
+    schema_name: str | None,
+    table: str,
+    column: str | None,
+    entity: str,
+    mode: str,
+    value: Any,
+    data_item: Any = None,
 ) -> DataValidationError:
     return DataValidationError(
-        schema_name=schema_name, table=table, column=column, entity=entity, mode=mode, value=value
+        schema_name=schema_name,
+        table=table,
+        column=column,
+        entity=entity,
+        mode=mode,
+        value=value,
+        data_item=data_item,
     )

@@ -37,3 +37,53 @@ def blank_table_names_refused_at_extract(ctx: Context) -> Any:
         "tables": ctx.tables(pipe),
         "schema_tables": sorted(pipe.default_schema.data_table_names()),
     }
+
+
+@scenario
+def blank_nested_keys_name_child_tables(ctx: Context) -> Any:
+    """A blank or empty key of a nested object holding a list adds nothing to the child
+    table's name: ``t__nested``, as a key that is not there would."""
+    pipe = ctx.pipeline("blank_keys")
+    rows = [
+        {"id": 1, "nested": {"": [{"x": 1}, {"x": 2}], "k": 5}},
+        {"id": 2, "nested": {" ": [{"x": 3}]}, "other": {"": {"deep": [1, 2]}}},
+    ]
+    outcome = ctx.attempt(lambda: pipe.run(rows, table_name="t") and None)
+    schema = pipe.default_schema
+    return {
+        "run": outcome,
+        "tables": ctx.tables(pipe),
+        "schema": {
+            name: sorted(schema.get_table(name)["columns"])
+            for name in sorted(schema.data_table_names())
+        },
+    }
+
+
+@scenario
+def frozen_contract_names_the_variant_column(ctx: Context) -> Any:
+    """A value of a new type under a frozen column contract: DataValidationError names the
+    variant column it refused."""
+    pipe = ctx.pipeline("frozen_variant")
+    pipe.run([{"id": 1, "score": 5}], table_name="t")
+
+    @ctx.dlt.resource(name="t", schema_contract={"data_type": "freeze"})
+    def later() -> Any:
+        yield {"id": 2, "score": "high"}
+
+    try:
+        pipe.run(later())
+    except Exception as exc:  # the outcome is what we compare
+        cause = exc.__context__ if exc.__cause__ is None else exc.__cause__
+        while cause is not None and type(cause).__name__ != "DataValidationError":
+            cause = cause.__cause__ or cause.__context__
+        seen = {
+            attr: getattr(cause, attr, "-")
+            for attr in ("schema_name", "table_name", "column_name", "schema_entity",
+                         "contract_mode", "data_item")
+        }  # fmt: skip
+        item = seen["data_item"]
+        if isinstance(item, dict):  # without the row's ids of this run
+            seen["data_item"] = {k: v for k, v in item.items() if not k.startswith("_dlt")}
+        return {"error": type(exc).__name__, "step": exc.step, "cause": seen}
+    return {"error": None, "tables": ctx.tables(pipe)}

@@ -108,7 +108,7 @@ class ColumnTypes:
         action = spec.contract_action(
             "data_type",
             table=table,
-            column=col,
+            column=vcol,  # the variant column refused, as dlt names it
             value=value,
             table_is_new=not (table in self._existing_tables or spec.existing_table),
         )

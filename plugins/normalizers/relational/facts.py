@@ -12,7 +12,7 @@ All values are small frozen attrs classes, picklable, keyed by ``(table, column)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -65,6 +65,8 @@ class TaskError:
     mode: str = "freeze"
     value: str | None = None
     traceback: str = ""
+    #: the row a contract refused, as dlt's ``DataValidationError.data_item`` holds it
+    row: Mapping[str, Any] | None = None
 
 
 @attrs.frozen

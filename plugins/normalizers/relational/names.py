@@ -14,6 +14,29 @@ from loadstone.plugins.normalizers.relational.native import PrefixNames
 KeyNames = dict[str, tuple[tuple[str, ...], str]]
 
 
+class BlankKey(str):
+    """``_empty``, the name of a blank source key, marked as blank.
+
+    Why a mark: a blank key's column is ``<parent>___empty`` (dlt's), but a list under a blank
+    key of a nested object adds nothing to its table's name (``t__nested``, as dlt names it),
+    and a key spelled ``_empty`` must keep its part in both.
+    """
+
+    __slots__ = ()
+
+
+#: the one marked name of every blank key
+BLANK_KEY = BlankKey("_empty")
+
+
+def list_table_parts(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """The table-name parts of a list at ``parts``: a last blank key is dropped (dlt's name),
+    unless it is the only part (its rows would go into the parent table itself)."""
+    if len(parts) > 1 and isinstance(parts[-1], BlankKey):
+        return parts[:-1]
+    return parts
+
+
 class ColumnNames:
     """The naming convention's answers for this task, and where each name came from."""
 
@@ -54,7 +77,7 @@ class ColumnNames:
         except KeyError:
             pass
         if not key.strip():
-            normalized = "_empty"
+            normalized = BLANK_KEY
         elif self._use_break_path:
             normalized = self._naming.normalize_path(key)
         else:

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from loadstone import spark_session
 from loadstone.extract.arrow_items import is_arrow_file
-from loadstone.normalize.contract import (
+from loadstone.normalizers.contract import (
     BAD_RECORDS_TABLE,
     NormalizeContext,
     NormalizeResult,
@@ -116,7 +117,8 @@ class RelationalNormalizer:
     def check_settings(self) -> None:
         """Parse every setting this normalizer reads; the pipeline calls it before a run does
         any work, so a bad value fails in one line before anything is extracted (issue 22)."""
-        engine_setting()
+        if engine_setting() != "local":  # a cluster it may run on must answer (issue 36)
+            spark_session.check_reachable()
         native_setting()
         configured_workers()
         spark_min_bytes(self.lazy_spark_bytes)
@@ -183,7 +185,7 @@ class RelationalNormalizer:
 
         facts, reruns = settle(rerun, chunks, facts)
         spark_tasks.sweep_attempts(config.out_dir, facts, context.storage)
-        raise_failures(facts, chunks)
+        raise_failures(facts, chunks, schema.name)
         self.last_stats = {
             "chunks": len(chunks),
             "reruns": reruns,

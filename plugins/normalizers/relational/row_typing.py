@@ -18,7 +18,7 @@ from loadstone.plugins.normalizers.relational.column_types import ColumnTypes
 from loadstone.plugins.normalizers.relational.names import ColumnNames
 from loadstone.plugins.normalizers.relational.native import Cell, NativeLoops
 from loadstone.plugins.normalizers.relational.table_buffers import TableBuffers, discard, put
-from loadstone.plugins.normalizers.relational.task import RootSpec
+from loadstone.plugins.normalizers.relational.task import RootSpec, TaskFailure
 from loadstone.plugins.normalizers.relational.type_rules import json_text
 from loadstone.typing import TDataItem
 
@@ -110,7 +110,11 @@ class RowTyper:
             while type(step) is tuple:
                 pos, col, value, seq = step
                 cursor.seq = seq
-                if not self.place_other(table, col, value, spec, types, columns, n):
+                try:
+                    placed = self.place_other(table, col, value, spec, types, columns, n)
+                except TaskFailure as failure:
+                    raise failure.with_row(raw, col) from None
+                if not placed:
                     return self._discard(columns, n)
                 step = fill(raw, exact, columns, n, pos, seq)
             seq = step  # type: ignore[assignment]  # the loop above ends on an int (no cast: hot path)
@@ -124,7 +128,11 @@ class RowTyper:
                 if value is None:
                     continue
                 cursor.seq = seq
-                if not self.place_other(table, col, value, spec, types, columns, n):
+                try:
+                    placed = self.place_other(table, col, value, spec, types, columns, n)
+                except TaskFailure as failure:
+                    raise failure.with_row(raw, col) from None
+                if not placed:
                     return self._discard(columns, n)
         cursor.seq = seq
         n += 1

@@ -13,7 +13,7 @@ import datetime
 
 from loadstone.plugins.normalizers.relational import row_keys
 from loadstone.plugins.normalizers.relational.facts import Position
-from loadstone.plugins.normalizers.relational.names import ColumnNames, KeyNames
+from loadstone.plugins.normalizers.relational.names import ColumnNames, KeyNames, list_table_parts
 from loadstone.plugins.normalizers.relational.native import NativeLoops, Pending
 from loadstone.plugins.normalizers.relational.row_keys import (
     LIST_IDX,
@@ -218,7 +218,7 @@ class RowFlattener:
         """The elements of one list as rows of its nested table (and theirs, recursively)."""
         if not seq:
             return
-        table_parts = parent_parts + parts
+        table_parts = parent_parts + list_table_parts(parts)
         table = self._names.table_name(table_parts)
         tables = self.tables
         if table not in tables.parents:

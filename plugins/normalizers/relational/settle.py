@@ -91,7 +91,9 @@ def to_rerun(ordered: list[ChunkFacts]) -> dict[int, Forced]:
     return todo
 
 
-def raise_failures(facts: Sequence[ChunkFacts], chunks: Sequence[Chunk]) -> None:
+def raise_failures(
+    facts: Sequence[ChunkFacts], chunks: Sequence[Chunk], schema_name: str | None = None
+) -> None:
     """The first settled chunk's failure, as the exception users catch for it."""
     failures = sorted((f for f in facts if f.error is not None), key=lambda f: f.chunk)
     if not failures:
@@ -102,12 +104,13 @@ def raise_failures(facts: Sequence[ChunkFacts], chunks: Sequence[Chunk]) -> None
     if error.kind == "contract":
         assert error.table is not None and error.entity is not None  # set by the engine
         raise ContractViolation(
-            schema_name=None,
+            schema_name=schema_name,
             table=error.table,
             column=error.column,
             entity=error.entity,
             mode=error.mode,
             value=error.value,
+            data_item=None if error.row is None else dict(error.row),
         )
     if error.kind == "not_null":
         assert error.table is not None and error.column is not None  # set by the engine

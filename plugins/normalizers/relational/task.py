@@ -133,3 +133,13 @@ class TaskFailure(Exception):
     def __init__(self, error: TaskError) -> None:
         self.error = error
         super().__init__(error.kind, error)
+
+    def with_row(self, raw: Mapping[str, TDataItem], column: str) -> TaskFailure:
+        """This failure carrying the row a contract refused, ``column`` under the name the
+        contract refused (the variant column of a ``data_type`` violation), as dlt's."""
+        error = self.error
+        if error.kind != "contract" or error.row is not None:
+            return self
+        refused = error.column or column
+        row = {(refused if key == column else key): value for key, value in raw.items()}
+        return TaskFailure(attrs.evolve(error, row=row))
