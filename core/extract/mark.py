@@ -50,6 +50,10 @@ class HintsMeta:
     create_table_variant: bool = False
 
 
+#: the stored hint that makes a table exist without data (read by the normalizer)
+MATERIALIZE_HINT = "x-materialize"
+
+
 @attrs.frozen
 class MaterializeTableSchema:
     """The page that makes the table exist without data."""
@@ -72,7 +76,11 @@ def with_hints(
     """Apply ``hints`` (from :func:`make_hints`) to the resource's table, then yield ``item``."""
     if create_table_variant:
         raise TypeError("with_hints(create_table_variant=True) is not supported by loadstone")
-    return DataItemWithMeta(HintsMeta(stored_hints_of(hints or {}), create_table_variant), item)
+    stored = stored_hints_of(hints or {})
+    if isinstance(item, DataItemWithMeta) and isinstance(item.meta, MaterializeTableSchema):
+        # dlt's way to declare a table with no rows: the hints' table, made from its columns
+        return DataItemWithMeta(HintsMeta({**stored, MATERIALIZE_HINT: True}), None)
+    return DataItemWithMeta(HintsMeta(stored, create_table_variant), item)
 
 
 def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:

@@ -87,3 +87,30 @@ def frozen_contract_names_the_variant_column(ctx: Context) -> Any:
             seen["data_item"] = {k: v for k, v in item.items() if not k.startswith("_dlt")}
         return {"error": type(exc).__name__, "step": exc.step, "cause": seen}
     return {"error": None, "tables": ctx.tables(pipe)}
+
+
+@scenario
+def materialize_with_hinted_columns(ctx: Context) -> Any:
+    """``with_hints(materialize_table_schema(), make_hints(columns=...))`` creates the empty
+    table with the declared columns."""
+    dlt = ctx.dlt
+
+    @dlt.resource(name="sensor_faults")
+    def faults() -> Any:
+        yield dlt.mark.with_hints(
+            dlt.mark.materialize_table_schema(),
+            dlt.mark.make_hints(
+                columns={"sensor": {"data_type": "text"}, "at": {"data_type": "timestamp"}}
+            ),
+        )
+
+    pipe = ctx.pipeline("mat_hinted")
+    outcome = ctx.attempt(lambda: pipe.run(faults()) and None)
+    table = pipe.default_schema.tables.get("sensor_faults") or {}
+    return {
+        "run": outcome,
+        "tables": ctx.tables(pipe),
+        "columns": {
+            name: column.get("data_type") for name, column in (table.get("columns") or {}).items()
+        },
+    }
