@@ -116,8 +116,9 @@ def resource(
     """Make a resource from data or decorate a generator function (``@resource``/``@resource(...)``).
 
     Works like ``dlt.resource``: the table name defaults to the resource name, which defaults
-    to the function name; hints go to the table(s) the resource fills. ``parallelized`` and
-    ``standalone`` change how dlt schedules work, not what is loaded, and are accepted;
+    to the function name; hints go to the table(s) the resource fills. ``parallelized`` reads
+    the data on extract's thread pool (:mod:`loadstone.extract.pipe_iterator`);
+    ``standalone`` changes nothing loaded and is accepted;
     ``references`` and ``spec`` raise ``TypeError``.
 
     Long because dlt's 21 arguments take 22 lines of signature; the body is short.
@@ -159,6 +160,7 @@ def resource(
         if data_from is not None:
             res.is_transformer = True
             res._parent = _as_parent(data_from)
+        res.parallelized = parallelized or res.parallelized
         return res
 
     if data is None:
@@ -228,6 +230,7 @@ def transformer(
             file_format=file_format,
             nested_hints=nested_hints,
             selected=selected,
+            parallelized=parallelized,
             section=section,
         )
         res.is_transformer = True
@@ -316,6 +319,9 @@ def source(
             with schema_context(src_schema, source_name):
                 returned = f(*args, **kwargs)
                 resources = own_resources(_resources_of(returned, source_name), source_name)
+            if parallelized:
+                for res in resources:
+                    res.parallelized = True
             return Source(
                 source_name,
                 src_schema,

@@ -25,7 +25,7 @@ from loadstone.extract.decorators import is_source_factory
 from loadstone.extract.file_inputs import JSON_SUFFIXES, is_file_input, is_json_path
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import TableHints
-from loadstone.extract.resource_items import extract_resource
+from loadstone.extract.resource_items import extract_resources
 from loadstone.extract.source import Source
 from loadstone.extract.tabular_files import TABULAR_SUFFIXES
 from loadstone.extract.writers import ExtractedTable, PackageWriter, ProgressCallback
@@ -160,12 +160,9 @@ def extract(
     each resource's own.
     """
     source_name, resources = as_resources(data, table_name)
-    if table_name is not None and len(resources) > 1:
-        # one table name for several resources: dlt sends them all into that table
-        pass
     writer = PackageWriter(package, progress)
     run_hints = hints.stored() if hints is not None else {}
-    for res in resources:
-        extract_resource(writer, res, run_hints, table_name)
+    # one table name for several resources: dlt sends them all into that table
+    extract_resources(writer, resources, run_hints, table_name)
     tables = writer.close()
     return ExtractResult(package, tables, source_name)

@@ -14,12 +14,11 @@ file cannot be read in place, the reader runs as in dlt for all of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loadstone.extract.file_inputs import extract_file, extract_tabular, object_in_place
-from loadstone.extract.mark import unwrap
 from loadstone.extract.resource import Resource
 from loadstone.storage import package_storage
 from loadstone.typing import TDataItem
@@ -55,10 +54,11 @@ def extract_in_place(
     res: Resource,
     kind: str,
     target: str,
+    items: list[TDataItem],
     read_normally: Callable[[Resource], None],
 ) -> None:
-    """The listed files into the package as files; the reader as in dlt when one cannot be."""
-    items = [item for page in res._parent.pages() for item in _items(page)]  # type: ignore[union-attr]
+    """The listed files (``items``, the listing's) into the package as files; the reader as
+    in dlt, over the same items, when one cannot be."""
     placed = [_placeable(writer, item, kind) for item in items]
     if not items or any(p is None for p in placed):
         listed = Resource(iter([items]), "listing", args_bound=True)
@@ -69,14 +69,6 @@ def extract_in_place(
     for url in placed:
         assert url is not None
         _add(writer, url, kind, target)
-
-
-def _items(page: TDataItem) -> Iterator[TDataItem]:
-    data, _ = unwrap(page)
-    if isinstance(data, list):
-        yield from data
-    elif data is not None:
-        yield data
 
 
 def _placeable(writer: PackageWriter, item: TDataItem, kind: str) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -25,10 +26,13 @@ from loadstone.extract.resource_hints import (
     nested_hints_by_path,
     reject_unsupported,
 )
+from loadstone.extract.pipe_iterator import pages_of
 from loadstone.extract.resource_pipe import (
+    BoundPipe,
+    CursorStep,
+    PageStep,
     Step,
     flatten,
-    iterate_data,
     limit_step,
     maybe,
     per_item,
@@ -55,6 +59,8 @@ from loadstone.typing import (
 
 if TYPE_CHECKING:
     from loadstone.schema.stored import TColumnSchema
+
+logger = logging.getLogger(__name__)
 
 
 class Resource:
@@ -97,6 +103,8 @@ class Resource:
         self._incremental = incremental
         self._parent: Resource | None = None
         self.is_transformer = False
+        #: read on extract's thread pool (dlt's ``parallelized=True`` / ``parallelize()``)
+        self.parallelized = False
         #: the source this resource belongs to (``@source`` sets it on its own copy)
         self.source_name: str | None = None
 
@@ -140,6 +148,7 @@ class Resource:
         clone._steps = list(self._steps)
         clone._parent = self._parent
         clone.is_transformer = self.is_transformer
+        clone.parallelized = self.parallelized
         clone.source_name = self.source_name
         for attr in _WRAPPED:  # the function's name and docs, as functools.update_wrapper set them
             if attr in self.__dict__:
@@ -440,32 +449,25 @@ class Resource:
         return data(*args, **kwargs)
 
     # -- data -----------------------------------------------------------------------------
-    def pages(self) -> Iterator[TDataItem]:
-        """What the resource yields, page by page (a page is an item, a list or a mark)."""
-        param, cursor = self._bind_incremental()
-        if self.is_transformer:
-            if self._parent is None:
-                raise ResourceError(
-                    f"transformer {self.name!r} has no input: pipe a resource into it "
-                    f"(resource | {self.name}) or give data_from="
-                )
-            pages: Iterator[TDataItem] = self._transform(self._parent.pages(), param, cursor)
-        else:
-            pages = iterate_data(self._call_data(param, cursor))
-        if cursor is not None:
-            pages = cursor.filter_pages(pages, unwrap)
-        for step in self._steps:
-            pages = step(pages)
-        return pages
+    @property
+    def data_from(self) -> Resource | None:
+        """The resource a transformer reads its pages from (``None`` for one that reads data
+        of its own, or a transformer nothing is piped into yet)."""
+        return self._parent
 
-    def _transform(
-        self, parent_pages: Iterator[TDataItem], param: str | None, cursor: Incremental | None
-    ) -> Iterator[TDataItem]:
-        for page in parent_pages:
-            data, _ = unwrap(page)
-            if data is None:
-                continue
-            yield from iterate_data(self._call_data(param, cursor, data))
+    def bind_run(self) -> BoundPipe:
+        """This resource's part of one extract: its cursor bound to the state, its steps
+        fresh (a limit counts per run), and the call that makes its data."""
+        param, cursor = self._bind_incremental()
+        steps: list[PageStep] = [CursorStep(cursor)] if cursor is not None else []
+        steps += [make() for make in self._steps]
+        call = functools.partial(self._call_data, param, cursor)
+        return BoundPipe(call, tuple(steps), self.parallelized)
+
+    def pages(self) -> Iterator[TDataItem]:
+        """What the resource yields, page by page (a page is an item, a list or a mark); a
+        transformer's parents run once to feed it."""
+        return pages_of(self)
 
     def __iter__(self) -> Iterator[TDataItem]:
         """Items one by one; a yielded list (or a list page) counts as its items."""
@@ -477,9 +479,12 @@ class Resource:
     def data(self) -> TDataItem:
         return self._data
 
-    def add_step(self, step: Step) -> Resource:
-        self._steps.append(step)
-        return self
+    def add_step(
+        self, step: Callable[[TDataItem], TDataItem], insert_at: int | None = None
+    ) -> Resource:
+        """A function of each item that returns the item to keep (dlt's ``add_step`` with a
+        plain function: a map; ``None`` drops the item)."""
+        return self.add_map(step, insert_at)
 
     def add_map(
         self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
@@ -512,6 +517,13 @@ class Resource:
         """Stop after ``max_items`` yields of the data (a yielded list is one; with
         ``count_rows`` its rows count) or after ``max_time`` seconds, as dlt's ``add_limit``:
         a quick way to try a pipeline on a sample of a large source."""
+        if self.is_transformer:  # dlt: a transformer follows its parent's pages
+            logger.warning(
+                "add_limit on transformer %s has no effect: set the limit on the resource "
+                "it reads from",
+                self.name,
+            )
+            return self
         self._steps.append(limit_step(max_items, max_time, count_rows))
         return self
 
@@ -522,8 +534,9 @@ class Resource:
         return self
 
     def parallelize(self) -> Resource:
-        """dlt runs the resource in a worker thread; loadstone extracts resources one after
-        another, with the same items and tables, so this returns the resource as it is."""
+        """Read this resource's pages (a transformer's calls) on extract's thread pool, beside
+        the other resources, as dlt's ``parallelize``; returns the resource."""
+        self.parallelized = True
         return self
 
     def with_name(self, new_name: str) -> Resource:

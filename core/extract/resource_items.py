@@ -10,7 +10,7 @@ user code are reported as the resource's, as dlt does.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from loadstone.exceptions import LoadstoneError, ResourceExtractionError
@@ -29,7 +29,10 @@ from loadstone.extract.mark import (
     MaterializeTableSchema,
     Meta,
     TableNameMeta,
+    unwrap,
 )
+from loadstone.extract.pipe_graph import PipeNode, pipe_graph
+from loadstone.extract.pipe_iterator import PipeIterator
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import StoredHint, StoredHints, merge_hints
 from loadstone.extract.tabular_files import tabular_kind
@@ -44,31 +47,61 @@ def _resolve_table(table_name: TTableHintTemplate[str], item: TDataItem) -> str:
     return str(table_name)
 
 
-def extract_resource(
+def extract_resources(
     writer: PackageWriter,
-    res: Resource,
+    resources: Sequence[Resource],
     run_hints: Mapping[str, StoredHint],
     table_name: str | None,
 ) -> None:
-    """Items of a resource into the package; hints recorded per table it fills.
+    """The items of ``resources`` into the package, each resource evaluated once.
 
-    Pages may carry marks (:mod:`loadstone.extract.mark`): a table name for that page, hints
-    for the resource's table from then on, or the request to create the table without data.
+    Files, tabular files and Spark DataFrames are recorded as they are; the rest run as one
+    pipe graph (:mod:`loadstone.extract.pipe_iterator`): a parent feeding transformers is
+    read once and its pages forked to each. A file reader piped straight from a listing is a
+    *tap* of the graph: it gets the listing's items, and records the files in place.
     """
-    from loadstone import current
+    piped: list[Resource] = []
+    taps: dict[int, str] = {}
+    for res in resources:
+        target = table_name if table_name is not None else res.table_name
+        if isinstance(target, str) and _extract_as_files(writer, res, run_hints, target):
+            continue
+        kind = reads_in_place(res) if isinstance(target, str) else None
+        if kind is not None:
+            taps[id(res)] = kind
+        piped.append(res)
+    if not piped:
+        return
+    graph = pipe_graph(
+        [res for res in piped if id(res) not in taps],
+        [res for res in piped if id(res) in taps],
+    )
+    sinks = {
+        id(node): _sink_of(writer, node, run_hints, table_name, taps.get(id(node.resource)))
+        for node in graph.selected
+    }
+    iterator = PipeIterator(graph)
+    for node, page in iterator:
+        sinks[id(node)].write(page)
+    for sink in sinks.values():
+        sink.close()
+    iterator.commit()
 
-    hints = merge_hints(res.compute_table_hints(), run_hints)
-    target = table_name if table_name is not None else res.table_name
+
+def _extract_as_files(
+    writer: PackageWriter, res: Resource, run_hints: Mapping[str, StoredHint], target: str
+) -> bool:
+    """Record a Spark DataFrame, a tabular file or a JSON file (local or an object) as it
+    is; False for other data."""
     data = res.data
-    if is_spark_dataframe(data) and isinstance(target, str):
+    hints = merge_hints(res.compute_table_hints(), run_hints)
+    if is_spark_dataframe(data):
         writer.add_hints(target, hints)
         extract_dataframe(writer, data, target)
-        return
-    if tabular_kind(data) is not None and isinstance(target, str):
+    elif tabular_kind(data) is not None:
         writer.add_hints(target, hints)
         extract_tabular(writer, Path(data), target, str(tabular_kind(data)))
-        return
-    if is_file_input(data) and isinstance(target, str):
+    elif is_file_input(data):
         writer.add_hints(target, hints)
         if isinstance(data, str) and package_storage.is_remote_url(data):
             writer.add_files(
@@ -76,50 +109,97 @@ def extract_resource(
             )
         else:
             extract_file(writer, Path(data), target)
-        return
-    kind = reads_in_place(res) if isinstance(target, str) else None
-    if kind is not None and isinstance(target, str):
-        writer.add_hints(target, hints)
-        with current.resource_context(res.name), _user_errors(res.name):
-            extract_in_place(
-                writer,
-                res,
-                kind,
-                target,
-                lambda r: _extract_pages(writer, r, hints, target, run_hints),
-            )
-        return
-    _extract_pages(writer, res, hints, target, run_hints)
+    else:
+        return False
+    return True
 
 
-def _extract_pages(
+def _sink_of(
     writer: PackageWriter,
-    res: Resource,
-    hints: StoredHints,
-    target: TTableHintTemplate[str],
+    node: PipeNode,
     run_hints: Mapping[str, StoredHint],
-) -> None:
-    """The pages a resource yields, item by item, into the tables they name."""
-    from loadstone import current
+    table_name: str | None,
+    in_place: str | None,
+) -> TableSink | InPlaceSink:
+    res = node.resource
+    assert isinstance(res, Resource)
+    hints = merge_hints(res.compute_table_hints(), run_hints)
+    target = table_name if table_name is not None else res.table_name
+    if in_place is not None and isinstance(target, str):
+        return InPlaceSink(writer, res, in_place, target, hints, run_hints)
+    return TableSink(writer, res.name, hints, target, run_hints)
 
-    filled: set[str] = set()
-    with current.resource_context(res.name), _user_errors(res.name):
-        for page in res.pages():
-            page_target: TTableHintTemplate[str] = target
-            if isinstance(page, DataItemWithMeta):
-                page_target, hints = _apply_mark(writer, page.meta, target, hints, run_hints)
-                if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
-                    target = page_target
-                page = page.data
-            for item in _items(page):
+
+class TableSink:
+    """The pages of one resource into the tables they name; marks change the table or the
+    hints from then on, or create the table without data."""
+
+    def __init__(
+        self,
+        writer: PackageWriter,
+        resource_name: str,
+        hints: StoredHints,
+        target: TTableHintTemplate[str],
+        run_hints: Mapping[str, StoredHint],
+    ) -> None:
+        self.writer, self.resource_name = writer, resource_name
+        self.hints, self.target, self.run_hints = hints, target, run_hints
+        self.filled: set[str] = set()
+
+    def write(self, page: TDataItem) -> None:
+        page_target: TTableHintTemplate[str] = self.target
+        if isinstance(page, DataItemWithMeta):
+            page_target, self.hints = _apply_mark(
+                self.writer, page.meta, self.target, self.hints, self.run_hints
+            )
+            if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
+                self.target = page_target
+            page = page.data
+        for item in _items(page):
+            with _user_errors(self.resource_name):
                 name = _resolve_table(page_target, item)
-                if name not in filled:
-                    writer.add_hints(name, hints)
-                    filled.add(name)
-                writer.write_item(name, item, res.name)
-    if isinstance(target, str) and target not in filled:
-        writer.add_hints(target, hints)
-        writer.open_table(target)  # a table with no items still gets hints, and no file
+            if name not in self.filled:
+                self.writer.add_hints(name, self.hints)
+                self.filled.add(name)
+            self.writer.write_item(name, item, self.resource_name)
+
+    def close(self) -> None:
+        """A table with no items still gets hints, and no file."""
+        if isinstance(self.target, str) and self.target not in self.filled:
+            self.writer.add_hints(self.target, self.hints)
+            self.writer.open_table(self.target)
+
+
+class InPlaceSink:
+    """A file reader's input: the listing's items, recorded in place when it ends."""
+
+    def __init__(
+        self,
+        writer: PackageWriter,
+        reader: Resource,
+        kind: str,
+        target: str,
+        hints: StoredHints,
+        run_hints: Mapping[str, StoredHint],
+    ) -> None:
+        self.writer, self.reader, self.kind, self.target = writer, reader, kind, target
+        self.hints, self.run_hints = hints, run_hints
+        self.items: list[TDataItem] = []
+
+    def write(self, page: TDataItem) -> None:
+        data, _ = unwrap(page)
+        self.items.extend(data if isinstance(data, list) else [data])
+
+    def close(self) -> None:
+        self.writer.add_hints(self.target, self.hints)
+        extract_in_place(
+            self.writer,
+            self.reader,
+            self.kind,
+            self.target,
+            self.items,
+            lambda reader: extract_resources(self.writer, [reader], self.run_hints, self.target),
+        )
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,6 +37,13 @@ def make_posts() -> list[dict[str, Any]]:
     ]
 
 
+def make_boards(count: int = 5) -> list[dict[str, Any]]:
+    return [
+        {"id": i, "name": f"board {i}", "updated_at": f"2024-03-{i:02d}T00:00:00Z"}
+        for i in range(1, count + 1)
+    ]
+
+
 def make_events(count: int = 5) -> list[dict[str, Any]]:
     return [
         {"id": i, "kind": "push", "updated_at": f"2024-02-{i:02d}T00:00:00Z"}
@@ -49,6 +57,11 @@ class App:
     def __init__(self) -> None:
         self.posts = make_posts()
         self.events = make_events()
+        self.boards = make_boards()
+        #: seconds each request waits before it is answered (the extract benchmark's latency)
+        self.latency = 0.0
+        #: board children wait here for each other: only requests in flight together pass
+        self.rendezvous: threading.Barrier | None = None
         self.requests: list[dict[str, Any]] = []
         self.flaky_failures = [429, 500]
         self.die_after: int | None = None  # /events: drop the connection after N pages
@@ -87,6 +100,10 @@ class App:
         )
         one = {k: v[-1] for k, v in query.items()}
         parts = path.strip("/").split("/")
+        if self.latency:
+            time.sleep(self.latency)
+        if parts[0] == "boards" and len(parts) == 3:
+            return self.board_children(int(parts[1]), parts[2])
         if parts[0] == "posts" and len(parts) == 3 and parts[2] == "comments":
             post = int(parts[1])
             return 200, [{"id": post * 100 + j, "body": f"c{j} on {post}"} for j in (1, 2)], {}
@@ -171,6 +188,24 @@ class App:
         if not ok:
             return 401, {"error": "invalid_client", "got": form}, {}
         return 200, {"access_token": OAUTH_TOKEN, "token_type": "bearer", "expires_in": 3600}, {}
+
+    # -- routes: boards, a parent with two children -----------------------------------------
+    def route_boards(self, q: dict[str, str], _: bytes) -> Reply:
+        """Boards changed since ``since``, two per page."""
+        rows = [b for b in self.boards if b["updated_at"] >= q.get("since", "")]
+        page = int(q.get("page", 1))
+        chunk = rows[(page - 1) * 2 : page * 2]
+        return 200, {"data": chunk, "total_pages": max(1, -(-len(rows) // 2))}, {}
+
+    def board_children(self, board: int, kind: str) -> Reply:
+        """Three cards and two members per board."""
+        if self.rendezvous is not None:
+            self.rendezvous.wait()
+        if kind == "cards":
+            return 200, [{"id": board * 10 + j, "title": f"card {j}"} for j in (1, 2, 3)], {}
+        if kind == "members":
+            return 200, [{"id": board * 100 + j, "name": f"member {j}"} for j in (1, 2)], {}
+        return 404, {"error": f"no route boards/{board}/{kind}"}, {}
 
     # -- routes: failures and incremental --------------------------------------------------
     def route_flaky_posts(self, q: dict[str, str], b: bytes) -> Reply:

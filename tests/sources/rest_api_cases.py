@@ -154,3 +154,46 @@ def events_config(url: str) -> dict[str, Any]:
             }
         ],
     }
+
+
+def boards_config(url: str, incremental: bool, parallelized: bool = False) -> dict[str, Any]:
+    """Boards (two per page, changed ``since`` the cursor when ``incremental``), each with its
+    cards and members: a parent read once for two children."""
+    params: dict[str, Any] = {}
+    if incremental:
+        params["since"] = {
+            "type": "incremental",
+            "cursor_path": "updated_at",
+            "initial_value": "2024-03-01T00:00:00Z",
+        }
+    child = {"paginator": "single_page"}
+    return {
+        "client": {"base_url": url},
+        "resources": [
+            {
+                "name": "boards",
+                "primary_key": "id",
+                "endpoint": {
+                    "path": "boards",
+                    "params": params,
+                    "data_selector": "data",
+                    "paginator": {
+                        "type": "page_number",
+                        "base_page": 1,
+                        "total_path": "total_pages",
+                    },
+                },
+            },
+            {
+                "name": "cards",
+                "parallelized": parallelized,
+                "endpoint": {"path": "boards/{resources.boards.id}/cards", **child},
+                "include_from_parent": ["id"],
+            },
+            {
+                "name": "members",
+                "parallelized": parallelized,
+                "endpoint": {"path": "boards/{resources.boards.id}/members", **child},
+            },
+        ],
+    }

@@ -44,10 +44,8 @@ def rest_api_source(
     parallelized: bool = False,
     spec: object = None,
 ) -> Source:
-    """A source named ``name`` (default ``rest_api``) of the config's resources.
-
-    ``parallelized`` changes how dlt schedules requests, not what is loaded: accepted.
-    """
+    """A source named ``name`` (default ``rest_api``) of the config's resources;
+    ``parallelized`` reads every resource on extract's thread pool (as dlt's)."""
     reject_unsupported("rest_api_source", spec=spec)
     resources = build_resources(config)
 
@@ -60,6 +58,7 @@ def rest_api_source(
         max_table_nesting=max_table_nesting,
         root_key=root_key,
         schema_contract=schema_contract,
+        parallelized=parallelized,
     )(rest_api)
     made: Source = factory()
     return made

@@ -193,6 +193,8 @@ def make_resource(
         )
     for step in spec.get("processing_steps") or []:
         _add_step(made, step)
+    if spec.get("parallelized"):  # a child's requests run on extract's thread pool
+        made.parallelize()
     return made
 
 

@@ -1,0 +1,385 @@
+"""Evaluate a pipe graph as dlt does: each resource once, each page forked to every
+transformer that reads it, concurrently where dlt is concurrent.
+
+The iterator keeps a list of *feeds*: a root resource's data, and one per call of a
+transformer (its function called with one page of its parent). It reads a page from one feed
+at a time (``extract.next_item_mode``: ``round_robin`` takes each in turn, ``fifo`` the newest
+first), pushes it through the node's steps (cursor, maps, filters, limit) and hands what
+passes to the caller (a selected node) and to each child transformer, which makes a new feed.
+Nothing is read twice and nothing is held whole: a page flows through and is dropped.
+
+Concurrency, as in dlt: a ``parallelized`` resource's pages, and its transformer calls, are
+read on a pool of ``extract.workers`` threads; ``@defer`` calls run there too; async
+generators and coroutines run on one event loop in a thread of their own. At most
+``extract.max_parallel_items`` of those are in flight. Pages always come back here: steps,
+forks and the caller's writes run on the calling thread, in one place.
+
+A step that stops its pipe (``add_limit`` reached, a cursor out of range in its row order)
+closes that node's feeds; a parent that loads nothing and feeds only stopped transformers
+stops too. Cursors keep what they saw only when the caller calls :meth:`PipeIterator.commit`
+after the whole extract succeeded, so a failing child leaves its parent's cursor where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import contextvars
+import inspect
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Literal, TypeAlias
+
+import attrs
+
+from loadstone.exceptions import LoadstoneError, ResourceExtractionError
+from loadstone.extract.deferred import Deferred
+from loadstone.extract.mark import unwrap
+from loadstone.extract.pipe_graph import PipeGraph, PipeNode, PipeResource, pipe_graph
+from loadstone.extract.resource_pipe import BoundPipe, close_pages, flatten, iterate_data
+from loadstone.extract.settings import ExtractSettings, extract_settings
+from loadstone.typing import TDataItem
+
+#: what the iterator hands its caller: a selected node and one page it yielded
+Emitted: TypeAlias = tuple[PipeNode, TDataItem]
+#: a finished future's continuation: what its result makes the pipes emit
+Continuation: TypeAlias = Callable[["concurrent.futures.Future[TDataItem]"], list[Emitted]]
+
+#: the end of a feed (``next(pages, _END)``; an async generator's StopAsyncIteration)
+_END = object()
+
+
+@attrs.define(eq=False)
+class _Run:
+    """One node's part of this evaluation: its bound pipe and its children's runs."""
+
+    node: PipeNode
+    pipe: BoundPipe
+    parent: _Run | None
+    children: list[_Run] = attrs.Factory(list)
+    done: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+
+@attrs.define(eq=False)
+class _Feed:
+    """Pages to read for one run: a root's data or one transformer call's."""
+
+    run: _Run
+    pages: Iterator[TDataItem] | AsyncIterator[TDataItem]
+    kind: Literal["sync", "thread", "async"]
+    busy: bool = False
+    closed: bool = False
+
+
+@contextlib.contextmanager
+def _as_resource(name: str) -> Iterator[None]:
+    """User code of resource ``name`` runs here: ``current.resource_name()`` names it and its
+    errors are reported as the resource's (with the pipe's name), as dlt does."""
+    from loadstone import current
+
+    try:
+        with current.resource_context(name):
+            yield
+    except LoadstoneError:
+        raise
+    except Exception as exc:
+        raise ResourceExtractionError(name, exc) from exc
+
+
+def _named(name: str, func: Callable[[], TDataItem]) -> TDataItem:
+    """Run ``func`` (on a pool thread) as resource ``name``'s code."""
+    from loadstone import current
+
+    with current.resource_context(name):
+        return func()
+
+
+async def _named_async(name: str, awaitable: object) -> TDataItem:
+    from loadstone import current
+
+    with current.resource_context(name):
+        return await awaitable  # type: ignore[misc]  # a coroutine or an anext() awaitable
+
+
+async def _anext_or_end(pages: AsyncIterator[TDataItem]) -> TDataItem:
+    try:
+        return await pages.__anext__()
+    except StopAsyncIteration:
+        return _END
+
+
+class _EventLoop:
+    """One event loop on a thread of its own, for the extract's coroutines."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="loadstone-extract-async", daemon=True
+        )
+        self.thread.start()
+
+    def submit(self, awaitable: object) -> concurrent.futures.Future[TDataItem]:
+        # the task copies this thread's context: the pipeline and its state stay visible
+        return asyncio.run_coroutine_threadsafe(awaitable, self.loop)  # type: ignore[arg-type]  # a coroutine
+
+    def stop(self) -> None:
+        async def finish() -> None:
+            await self.loop.shutdown_asyncgens()
+
+        with contextlib.suppress(Exception):
+            self.submit(finish()).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()
+
+
+class PipeIterator:
+    """Iterate ``(node, page)`` for every page that leaves a selected node of ``graph``."""
+
+    def __init__(self, graph: PipeGraph, settings: ExtractSettings | None = None) -> None:
+        self.graph = graph
+        self.settings = settings or extract_settings()
+        self._runs: dict[int, _Run] = {}
+        self._feeds: list[_Feed] = []
+        self._pending: dict[concurrent.futures.Future[TDataItem], Continuation] = {}
+        self._turn = 0
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._loop: _EventLoop | None = None
+
+    # -- the loop -------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Emitted]:
+        try:
+            for node in self.graph.nodes:
+                self._bind(node)
+            for node in self.graph.roots:
+                yield from self._start(self._runs[id(node)])
+            while self._feeds or self._pending:
+                yield from self._advance()
+        finally:
+            self._shutdown()
+
+    def commit(self) -> None:
+        """Keep what the cursors saw: call once everything emitted was stored."""
+        for run in self._runs.values():
+            for step in run.pipe.steps:
+                step.commit()
+
+    def _bind(self, node: PipeNode) -> None:
+        with _as_resource(node.name):
+            pipe = node.resource.bind_run()
+        parent = None if node.parent is None else self._runs[id(node.parent)]
+        run = self._runs[id(node)] = _Run(node, pipe, parent)
+        if parent is not None:
+            parent.children.append(run)
+
+    def _advance(self) -> list[Emitted]:
+        """One unit of progress: finished work first, else one page of one feed, else wait."""
+        done = [future for future in self._pending if future.done()]
+        if done:
+            return [out for future in done for out in self._pending.pop(future)(future)]
+        feed = self._choose()
+        if feed is None:
+            concurrent.futures.wait(list(self._pending), return_when="FIRST_COMPLETED")
+            return []
+        return self._pull(feed)
+
+    def _choose(self) -> _Feed | None:
+        """The next feed to read: newest first in ``fifo`` mode (and while more feeds are open
+        than work may be in flight, so memory stays flat), else each in turn."""
+        ready = [feed for feed in self._feeds if not feed.busy]
+        if len(self._pending) >= self.settings.max_parallel_items:
+            ready = [feed for feed in ready if feed.kind == "sync"]
+        if not ready:
+            return None
+        cap = self.settings.max_parallel_items
+        if self.settings.next_item_mode == "fifo" or len(self._feeds) > cap:
+            return ready[-1]
+        self._turn = (self._turn + 1) % len(ready)
+        return ready[self._turn]
+
+    # -- reading feeds --------------------------------------------------------------------
+    def _pull(self, feed: _Feed) -> list[Emitted]:
+        run = feed.run
+        if feed.kind == "sync":
+            pages = feed.pages
+            assert isinstance(pages, Iterator)
+            with _as_resource(run.name):
+                item = next(pages, _END)
+            return self._arrived(feed, item)
+        feed.busy = True
+        if feed.kind == "thread":
+            pages = feed.pages
+            assert isinstance(pages, Iterator)
+            future = self._on_pool(run, lambda: next(pages, _END))
+        else:
+            assert isinstance(feed.pages, AsyncIterator)
+            future = self._on_loop(run, _anext_or_end(feed.pages))
+        self._pending[future] = lambda done: self._arrived(feed, self._result(run, done))
+        return []
+
+    def _arrived(self, feed: _Feed, item: TDataItem) -> list[Emitted]:
+        """A page (or the end) read from ``feed``."""
+        feed.busy = False
+        if item is _END or feed.closed:
+            self._close(feed)
+            return []
+        return self._item(feed.run, item)
+
+    def _item(self, run: _Run, item: TDataItem) -> list[Emitted]:
+        """What a feed yielded: a page, or work that makes one (a coroutine, a ``@defer``)."""
+        if inspect.isawaitable(item):
+            future = self._on_loop(run, item)
+        elif isinstance(item, Deferred):
+            future = self._on_pool(run, item)
+        else:
+            return self._process(run, item)
+        self._pending[future] = lambda done: self._process(run, self._result(run, done))
+        return []
+
+    # -- pages through steps and forks ----------------------------------------------------
+    def _process(self, run: _Run, page: TDataItem) -> list[Emitted]:
+        """``page`` through the run's steps, then to the caller and to every child."""
+        if run.done:
+            return []
+        pages = [page]
+        with _as_resource(run.name):
+            for step in run.pipe.steps:
+                pages = [out for each in pages for out in step.process(each)]
+        out: list[Emitted] = []
+        for each in pages:
+            if run.node.selected:
+                out.append((run.node, each))
+            for child in run.children:
+                out.extend(self._fork(child, each))
+        if any(step.stopped for step in run.pipe.steps):
+            self._stop(run)
+        return out
+
+    def _fork(self, child: _Run, page: TDataItem) -> list[Emitted]:
+        """One page of a parent to transformer ``child``: a new feed of its call's pages."""
+        data, _ = unwrap(page)
+        if child.done or data is None:
+            return []
+        if child.node.tap:
+            return [(child.node, page)]
+        if child.pipe.parallelized:
+            future = self._on_pool(child, lambda: child.pipe.call(data))
+            self._pending[future] = lambda done: self._open(child, self._result(child, done))
+            return []
+        with _as_resource(child.name):
+            made = child.pipe.call(data)
+        return self._open(child, made)
+
+    def _start(self, run: _Run) -> list[Emitted]:
+        """A root's data, called once (on the pool when it is ``parallelized``)."""
+        if run.pipe.parallelized:
+            future = self._on_pool(run, lambda: run.pipe.call(None))
+            self._pending[future] = lambda done: self._open(run, self._result(run, done))
+            return []
+        with _as_resource(run.name):
+            made = run.pipe.call(None)
+        return self._open(run, made)
+
+    def _open(self, run: _Run, data: TDataItem) -> list[Emitted]:
+        """A new feed of what a resource's (or one transformer call's) function returned."""
+        if inspect.isasyncgen(data):
+            self._feeds.append(_Feed(run, data, "async"))
+        elif inspect.iscoroutine(data) or isinstance(data, Deferred):
+            future = self._on_loop(run, data) if inspect.iscoroutine(data) else self._on_pool(run, data)
+            self._pending[future] = lambda done: self._open(run, self._result(run, done))
+        else:
+            threaded = run.pipe.parallelized and inspect.isgenerator(data)
+            self._feeds.append(_Feed(run, iterate_data(data), "thread" if threaded else "sync"))
+        if run.done:  # a limit reached while this call was on its way
+            for feed in [feed for feed in self._feeds if feed.run is run]:
+                self._close(feed)
+        return []
+
+    # -- stopping ---------------------------------------------------------------------------
+    def _stop(self, run: _Run) -> None:
+        """No more pages for ``run``: close its feeds (its children finish the calls they
+        have); a parent that loads nothing and feeds nothing else stops too."""
+        run.done = True
+        for feed in [feed for feed in self._feeds if feed.run is run]:
+            self._close(feed)
+        parent = run.parent
+        if (
+            parent is not None
+            and not parent.done
+            and not parent.node.selected
+            and all(child.done for child in parent.children)
+        ):
+            self._stop(parent)
+
+    def _close(self, feed: _Feed) -> None:
+        """Close ``feed`` now, or when the read in flight returns."""
+        feed.closed = True
+        if feed.busy:
+            return
+        if feed in self._feeds:
+            self._feeds.remove(feed)
+        if isinstance(feed.pages, AsyncIterator):
+            if hasattr(feed.pages, "aclose"):
+                self._on_loop(feed.run, feed.pages.aclose()).result()
+        else:
+            with _as_resource(feed.run.name):
+                close_pages(feed.pages)
+
+    # -- work off this thread -------------------------------------------------------------
+    def _on_pool(
+        self, run: _Run, func: Callable[[], TDataItem]
+    ) -> concurrent.futures.Future[TDataItem]:
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                self.settings.workers, thread_name_prefix="loadstone-extract"
+            )
+        context = contextvars.copy_context()  # the pipeline and its state, as on this thread
+        return self._pool.submit(context.run, _named, run.name, func)
+
+    def _on_loop(self, run: _Run, awaitable: object) -> concurrent.futures.Future[TDataItem]:
+        if self._loop is None:
+            self._loop = _EventLoop()
+        return self._loop.submit(_named_async(run.name, awaitable))
+
+    @staticmethod
+    def _result(run: _Run, future: concurrent.futures.Future[TDataItem]) -> TDataItem:
+        with _as_resource(run.name):
+            return future.result()
+
+    def _shutdown(self) -> None:
+        """Close what is still open (a failed or abandoned run): the users' ``finally``
+        blocks run, work in flight is cancelled or waited for, threads end."""
+        for future in self._pending:
+            future.cancel()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        for feed in list(self._feeds):
+            feed.busy = False
+            with contextlib.suppress(Exception):
+                self._close(feed)
+        self._pending.clear()
+        if self._loop is not None:
+            self._loop.stop()
+
+
+def pages_of(resource: PipeResource) -> Iterator[TDataItem]:
+    """What ``resource`` yields, page by page, its parents run once to feed it
+    (``resource.pages()``); its cursor keeps what it saw once the pages are all read."""
+    iterator = PipeIterator(pipe_graph([resource]))
+    for _, page in iterator:
+        yield page
+    iterator.commit()
+
+
+def items_of(resources: Sequence[PipeResource]) -> Iterator[TDataItem]:
+    """The items of ``resources`` evaluated together, each parent once (``list(source)``)."""
+    iterator = PipeIterator(pipe_graph(resources))
+    for _, page in iterator:
+        data, _ = unwrap(page)
+        yield from flatten([data])
+    iterator.commit()

@@ -1,0 +1,270 @@
+"""Programs written as dlt users write them, run under dlt 1.31 (recorded by
+tests/fixtures/pipe_graph/record_dlt.py) and under loadstone (tests/extract/test_pipe_graph.py):
+one definition, so the comparison is of the same programs. Each takes the ``dlt`` module
+(``dlt`` or ``loadstone``) and a folder and returns what a user would look at: the calls made,
+the rows of each table, the cursor."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+Outcome = dict[str, Any]
+
+
+def _pipeline(dlt: Any, folder: str, name: str) -> Any:
+    return dlt.pipeline(
+        name,
+        destination=dlt.destinations.duckdb(f"{folder}/{name}.duckdb"),
+        pipelines_dir=folder,
+        dataset_name="d",
+    )
+
+
+def _rows(pipeline: Any, table: str, columns: str) -> list[list[Any]] | None:
+    """The table's rows, sorted; ``None`` when the run made no such table."""
+    with pipeline.sql_client() as client:
+        found = client.execute_sql(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'd' "
+            f"AND table_name = '{table}'"
+        )
+        if not found[0][0]:
+            return None
+        return [list(row) for row in client.execute_sql(f"SELECT {columns} FROM d.{table} ORDER BY 1, 2")]
+
+
+def _shop(dlt: Any, calls: dict[str, Any]) -> Any:
+    """Users in two pages, read once for their orders and their addresses."""
+
+    @dlt.resource(primary_key="id")
+    def users() -> Any:
+        calls["users"] += 1
+        yield [{"id": 1, "name": "ann"}, {"id": 2, "name": "bob"}]
+        yield [{"id": 3, "name": "cy"}]
+
+    @dlt.transformer(data_from=users)
+    def orders(page: Any) -> Any:
+        calls["orders"].append(len(page) if isinstance(page, list) else "item")
+        for user in page:
+            yield {"user_id": user["id"], "total": user["id"] * 10}
+
+    @dlt.transformer(data_from=users)
+    def addresses(page: Any) -> Any:
+        calls["addresses"].append(len(page) if isinstance(page, list) else "item")
+        yield [{"user_id": user["id"], "city": f"city {user['id']}"} for user in page]
+
+    @dlt.source
+    def shop() -> Any:
+        return users, orders, addresses
+
+    return shop
+
+
+def counted_parent(dlt: Any, folder: str, parent_selected: bool) -> Outcome:
+    """A parent with side effects feeding two transformers, loaded or only feeding them."""
+    calls: dict[str, Any] = {"users": 0, "orders": [], "addresses": []}
+    shop = _shop(dlt, calls)
+    source = shop() if parent_selected else shop().with_resources("orders", "addresses")
+    pipeline = _pipeline(dlt, folder, f"shop_{parent_selected}")
+    pipeline.run(source)
+    return {
+        "calls": calls,
+        "users": _rows(pipeline, "users", "id, name"),
+        "orders": _rows(pipeline, "orders", "user_id, total"),
+        "addresses": _rows(pipeline, "addresses", "user_id, city"),
+    }
+
+
+def incremental_parent(dlt: Any, folder: str) -> Outcome:
+    """A parent with a cursor feeding two transformers, over two runs: the children get only
+    the parent's new rows."""
+    data = [{"id": i, "updated": i} for i in (1, 2, 3)]
+    calls = {"users": 0, "orders": 0, "addresses": 0}
+
+    @dlt.resource(primary_key="id")
+    def users(updated: Any = dlt.sources.incremental("updated", initial_value=0)) -> Any:
+        calls["users"] += 1
+        yield list(data)
+
+    @dlt.transformer(data_from=users)
+    def orders(page: Any) -> Any:
+        calls["orders"] += 1
+        yield [{"user_id": user["id"], "updated": user["updated"]} for user in page]
+
+    @dlt.transformer(data_from=users)
+    def addresses(page: Any) -> Any:
+        calls["addresses"] += 1
+        for user in page:
+            yield {"user_id": user["id"], "city": f"city {user['id']}"}
+
+    @dlt.source
+    def crm() -> Any:
+        return users, orders, addresses
+
+    pipeline = _pipeline(dlt, folder, "crm")
+    runs = []
+    for run in range(3):
+        if run == 1:
+            data.extend([{"id": 4, "updated": 4}, {"id": 2, "updated": 5}])
+        pipeline.run(crm())
+        cursor = pipeline.state["sources"]["crm"]["resources"]["users"]["incremental"]["updated"]
+        runs.append(
+            {
+                "orders": _rows(pipeline, "orders", "user_id, updated"),
+                "addresses": _rows(pipeline, "addresses", "user_id, city"),
+                "last_value": cursor["last_value"],
+                "calls": dict(calls),
+            }
+        )
+    return {"runs": runs}
+
+
+def chain_with_limit(dlt: Any, folder: str) -> Outcome:
+    """Pages -> items -> details with a limit on the pages and only details selected."""
+    calls = {"pages": 0, "items": 0, "details": 0}
+
+    @dlt.resource
+    def pages() -> Any:
+        for number in range(10):
+            calls["pages"] += 1
+            yield [{"n": number, "k": k} for k in range(2)]
+
+    @dlt.transformer(data_from=pages)
+    def items(page: Any) -> Any:
+        calls["items"] += 1
+        for row in page:
+            yield {"n": row["n"], "k": row["k"]}
+
+    @dlt.transformer(data_from=items)
+    def details(item: Any) -> Any:
+        calls["details"] += 1
+        yield {"n": item["n"], "k": item["k"], "detail": item["n"] * 10 + item["k"]}
+
+    @dlt.source
+    def catalog() -> Any:
+        return pages, items, details
+
+    source = catalog().with_resources("details")
+    source.resources["pages"].add_limit(3)
+    pipeline = _pipeline(dlt, folder, "catalog")
+    pipeline.run(source)
+    return {
+        "calls": calls,
+        "details": _rows(pipeline, "details", "n, k, detail"),
+        "pages": _rows(pipeline, "pages", "n, k"),
+        "items": _rows(pipeline, "items", "n, k"),
+    }
+
+
+def parallel_and_deferred(dlt: Any, folder: str) -> Outcome:
+    """``parallelized`` resources and transformers, and ``@defer`` calls: what ran off the
+    main thread and what loaded."""
+    off_main: dict[str, bool] = {}
+
+    def note(name: str) -> None:
+        off_main[name] = off_main.get(name, False) or (
+            threading.current_thread() is not threading.main_thread()
+        )
+
+    @dlt.resource(parallelized=True)
+    def alphas() -> Any:
+        for number in range(4):
+            note("alphas")
+            yield {"a": number}
+
+    @dlt.transformer(data_from=alphas, parallelized=True)
+    def alpha_squares(item: Any) -> Any:
+        note("alpha_squares")
+        yield {"a": item["a"], "square": item["a"] ** 2}
+
+    @dlt.resource
+    def betas() -> Any:
+        for number in range(4):
+            yield {"b": number}
+
+    @dlt.transformer(data_from=betas)
+    def beta_negatives(item: Any) -> Any:
+        @dlt.defer
+        def fetch() -> Any:
+            note("fetch")
+            return {"b": item["b"], "negative": -item["b"]}
+
+        yield fetch()
+
+    pipeline = _pipeline(dlt, folder, "parallel")
+    pipeline.run([alphas, alpha_squares, betas, beta_negatives])
+    return {
+        "off_main": off_main,
+        "alphas": _rows(pipeline, "alphas", "a, a"),
+        "alpha_squares": _rows(pipeline, "alpha_squares", "a, square"),
+        "beta_negatives": _rows(pipeline, "beta_negatives", "b, negative"),
+    }
+
+
+def async_resources(dlt: Any, folder: str) -> Outcome:
+    """An async generator resource and an async transformer (a coroutine per item)."""
+
+    @dlt.resource
+    async def tickets() -> Any:
+        for number in range(5):
+            await asyncio.sleep(0)
+            yield {"id": number, "kind": "ticket"}
+
+    @dlt.transformer(data_from=tickets)
+    async def ticket_scores(item: Any) -> Any:
+        await asyncio.sleep(0)
+        return {"id": item["id"], "score": item["id"] * 3}
+
+    pipeline = _pipeline(dlt, folder, "asyncs")
+    pipeline.run([tickets, ticket_scores])
+    return {
+        "tickets": _rows(pipeline, "tickets", "id, kind"),
+        "ticket_scores": _rows(pipeline, "ticket_scores", "id, score"),
+    }
+
+
+def rest_boards(dlt: Any, folder: str, app: Any, config: Callable[..., Any], source: Any) -> Outcome:
+    """The boards API, a parent with two children, over two incremental runs, then once
+    without a cursor: the requests asked and the rows loaded."""
+    from rest_api_app import make_boards
+
+    app.boards = make_boards()
+    pipeline = _pipeline(dlt, folder, "boards")
+    runs = []
+    for run in range(2):
+        if run == 1:
+            app.boards += make_boards(7)[5:]
+        app.requests.clear()
+        pipeline.run(source(config(app.url, incremental=True), name="trello"))
+        runs.append(_boards_outcome(pipeline, app))
+    plain = _pipeline(dlt, folder, "boards_plain")
+    app.requests.clear()
+    plain.run(source(config(app.url, incremental=False), name="trello"))
+    return {"incremental": runs, "plain": _boards_outcome(plain, app)}
+
+
+def _boards_outcome(pipeline: Any, app: Any) -> Outcome:
+    asked: dict[str, int] = {}
+    for request in app.requests:
+        query = "&".join(f"{k}={v[0]}" for k, v in sorted(request["query"].items()))
+        key = request["path"] + ("?" + query if query else "")
+        asked[key] = asked.get(key, 0) + 1
+    return {
+        "requests": dict(sorted(asked.items())),
+        "boards": _rows(pipeline, "boards", "id, name"),
+        "cards": _rows(pipeline, "cards", "id, title"),
+        "members": _rows(pipeline, "members", "id, name"),
+    }
+
+
+#: the programs the fixtures record, by name: (dlt module, folder) -> outcome
+PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
+    "counted_parent_loaded": lambda dlt, folder: counted_parent(dlt, folder, True),
+    "counted_parent_not_loaded": lambda dlt, folder: counted_parent(dlt, folder, False),
+    "incremental_parent": incremental_parent,
+    "chain_with_limit": chain_with_limit,
+    "parallel_and_deferred": parallel_and_deferred,
+    "async_resources": async_resources,
+}
