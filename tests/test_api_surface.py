@@ -26,11 +26,6 @@ from loadstone.extract.incremental import Incremental
             lambda: dlt.resource([{"a": 1}], name="r", nested_hints={"x": {"primary_key": "k"}}),
             "primary_key",
         ),
-        (lambda: dlt.resource([{"a": 1}], name="r", references=[{}]), "references"),
-        (
-            lambda: dlt.resource([{"a": 1}], name="r").apply_hints(parent_table_name="p"),
-            "parent_table_name",
-        ),
         (lambda: dlt.mark.make_nested_hints(primary_key="k"), "primary_key"),
         (lambda: dlt.pipeline("p", staging="filesystem"), "staging"),
         (lambda: dlt.pipeline("p", no_such=1), "no_such"),

@@ -119,11 +119,11 @@ def resource(
     to the function name; hints go to the table(s) the resource fills. ``parallelized`` reads
     the data on extract's thread pool (:mod:`loadstone.extract.pipe_iterator`);
     ``standalone`` changes nothing loaded and is accepted;
-    ``references`` and ``spec`` raise ``TypeError``.
+    ``spec`` raises ``TypeError``.
 
     Long because dlt's 21 arguments take 22 lines of signature; the body is short.
     """
-    reject_unsupported("resource", references=references, spec=spec)
+    reject_unsupported("resource", spec=spec)
     hints = TableHints(
         write_disposition=write_disposition,
         primary_key=primary_key,
@@ -134,6 +134,7 @@ def resource(
         table_format=table_format,
         file_format=file_format,
         nested_hints=nested_hints,
+        references=references,  # type: ignore[arg-type]  # checked by TableHints
     ).stored()
     cursor = None if incremental is None else as_incremental(incremental)
 
@@ -213,7 +214,7 @@ def transformer(
 
     ``data_from`` names the input; without it, pipe one in: ``users | user_details``.
     """
-    reject_unsupported("transformer", references=references, spec=spec)
+    reject_unsupported("transformer", spec=spec)
 
     def make(func: DataFunction) -> Resource:
         res = resource(
@@ -229,6 +230,7 @@ def transformer(
             table_format=table_format,
             file_format=file_format,
             nested_hints=nested_hints,
+            references=references,
             selected=selected,
             parallelized=parallelized,
             section=section,

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from loadstone.extract.resource_hints import StoredHint, StoredHints, normalize_columns
+from loadstone.extract.resource_hints import (
+    StoredHint,
+    StoredHints,
+    additional_hint_dict,
+    normalize_columns,
+    reference_list,
+)
 from loadstone.extract.resource_hints import make_hints as hint_dict
 from loadstone.typing import (
     TAnySchemaColumns,
@@ -49,6 +55,9 @@ class HintsMeta:
     hints: Mapping[str, StoredHint]
     create_table_variant: bool = False
 
+
+#: keys of dlt's hint dict that become table keys as they are
+_TABLE_KEYS = ("references", "parent_table_name", "additional_table_hints")
 
 #: the stored hint that makes a table exist without data (read by the normalizer)
 MATERIALIZE_HINT = "x-materialize"
@@ -86,7 +95,7 @@ def with_hints(
 def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
     """dlt's hint dict (``make_hints`` form) -> the hint dict extract stores per table."""
     known = ("columns", "write_disposition", "primary_key", "merge_key", "schema_contract")
-    unknown = set(hints) - {*known, "name", "table_format", "file_format"}
+    unknown = set(hints) - {*known, *_TABLE_KEYS, "name", "table_format", "file_format"}
     if unknown:
         raise TypeError(f"hints {', '.join(sorted(unknown))} are not supported by loadstone")
     out = hint_dict(
@@ -97,6 +106,9 @@ def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
         schema_contract=hints.get("schema_contract"),
         table_format=hints.get("table_format"),
         file_format=hints.get("file_format"),
+        references=hints.get("references"),
+        additional_table_hints=hints.get("additional_table_hints"),
+        parent_table_name=hints.get("parent_table_name"),
     )
     if hints.get("name") is not None:
         out["name"] = hints["name"]
@@ -128,9 +140,6 @@ def make_hints(
     The hints loadstone cannot honour raise ``TypeError`` here rather than be ignored.
     """
     for name, value in (
-        ("parent_table_name", parent_table_name),
-        ("additional_table_hints", additional_table_hints),
-        ("references", references),
         ("incremental", incremental),
         ("nested_hints", nested_hints),
     ):
@@ -149,6 +158,12 @@ def make_hints(
             hints[name] = value
     if table_name is not None:
         hints["name"] = table_name
+    if references is not None:
+        hints["references"] = reference_list(references)
+    if parent_table_name is not None:
+        hints["parent_table_name"] = parent_table_name
+    if additional_table_hints is not None:
+        hints["additional_table_hints"] = additional_hint_dict(additional_table_hints)
     return hints
 
 

@@ -25,6 +25,7 @@ from loadstone.extract.resource_hints import (
     merge_hints,
     nested_hints_by_path,
     reject_unsupported,
+    table_keys_of,
 )
 from loadstone.extract.pipe_iterator import pages_of
 from loadstone.extract.resource_pipe import (
@@ -256,8 +257,10 @@ class Resource:
                 table[key] = value
         if "max_nesting" in hints:
             table["x-normalizer"] = {"max_nesting": hints["max_nesting"]}
+        table.update(table_keys_of(hints))  # references, additional hints, parent (dlt's)
         table["name"] = table_name
-        table["resource"] = self.name
+        if "parent" not in table:  # a nested table belongs to its parent's resource (dlt's)
+            table["resource"] = self.name
         return table
 
     def apply_hints(
@@ -279,13 +282,7 @@ class Resource:
         max_table_nesting: int | None = None,
     ) -> Resource:
         """Change the hints in place (dlt semantics: columns merge, the rest replaces)."""
-        reject_unsupported(
-            "apply_hints",
-            parent_table_name=parent_table_name,
-            additional_table_hints=additional_table_hints,
-            references=references,
-            create_table_variant=create_table_variant,
-        )
+        reject_unsupported("apply_hints", create_table_variant=create_table_variant)
         if table_name is not None:
             self._table_name = table_name
         if incremental is not None:
@@ -300,6 +297,9 @@ class Resource:
             table_format=table_format,
             file_format=file_format,
             nested_hints=nested_hints,
+            references=references,  # type: ignore[arg-type]  # checked by TableHints
+            additional_table_hints=additional_table_hints,
+            parent_table_name=parent_table_name,  # type: ignore[arg-type]  # a name here
         ).stored()
         self._hints = merge_hints(self._hints, new)
         return self
@@ -324,10 +324,10 @@ class Resource:
         return nested_hints_by_path(self._hints.get("x-nested-hints") or [])
 
     @property
-    def parent_table_name(self) -> None:
-        """Always ``None``: loadstone refuses ``parent_table_name=`` (nested tables come from
-        nested data, as in dlt without that hint)."""
-        return None
+    def parent_table_name(self) -> str | None:
+        """The table's parent given by ``apply_hints(parent_table_name=...)`` (dlt's)."""
+        parent = self._hints.get("parent")
+        return None if parent is None else str(parent)
 
     # -- state ----------------------------------------------------------------------------
     @property

@@ -137,6 +137,12 @@ class TableHints:
     file_format: TLoaderFileFormat | None = None
     #: hints of nested tables (``make_nested_hints`` per field or path)
     nested_hints: Mapping[str | tuple[str, ...], Mapping[str, StoredHint]] | None = None
+    #: dlt's table references (``[{"referenced_table": ..., "columns": [...], ...}]``)
+    references: Sequence[Mapping[str, StoredHint]] | None = None
+    #: hints dlt copies into the table as they are (``{"x-owner": "sales"}``)
+    additional_table_hints: Mapping[str, StoredHint] | None = None
+    #: the table's parent (dlt's ``parent_table_name``)
+    parent_table_name: str | None = None
     #: the parsed form, made once when the value is built: a bad hint fails where it is
     #: given (``run``, ``extract``, ``@resource``), before any work
     _stored: StoredHints = attrs.field(
@@ -169,7 +175,55 @@ class TableHints:
             hints["file_format"] = check_file_format(self.file_format)
         if self.nested_hints is not None:
             hints["x-nested-hints"] = nested_hint_list(self.nested_hints)
+        if self.references is not None:
+            hints["references"] = reference_list(self.references)
+        if self.additional_table_hints is not None:
+            hints[ADDITIONAL_HINTS] = additional_hint_dict(self.additional_table_hints)
+        if self.parent_table_name is not None:
+            hints["parent"] = self.parent_table_name
         return hints
+
+
+#: the stored key of ``additional_table_hints``: spread into the table where it is made
+ADDITIONAL_HINTS = "additional_table_hints"
+
+
+def reference_list(references: object) -> list[StoredHints]:
+    """``references=`` as the list of reference dicts dlt keeps in the table (copied, so a
+    later change of the caller's list changes nothing)."""
+    if (
+        isinstance(references, Mapping)
+        or not isinstance(references, Sequence)
+        or any(not isinstance(ref, Mapping) for ref in references)
+    ):
+        raise TypeError(
+            "references must be a list of dicts such as {'referenced_table': 'users', "
+            f"'columns': ['user_id'], 'referenced_columns': ['id']}}, got {references!r}"
+        )
+    return [
+        {key: list(value) if isinstance(value, (list, tuple)) else value
+         for key, value in ref.items()}
+        for ref in references
+    ]  # fmt: skip
+
+
+def additional_hint_dict(hints: object) -> StoredHints:
+    """``additional_table_hints=`` as a dict of table keys (dlt copies them into the table)."""
+    if not isinstance(hints, Mapping):
+        raise TypeError(f"additional_table_hints must be a dict, got {hints!r}")
+    return {str(key): value for key, value in hints.items()}
+
+
+def table_keys_of(hints: Mapping[str, StoredHint]) -> StoredHints:
+    """The stored hints that become table keys as they are: references, the additional
+    hints, the parent (what compute_table_schema shows and the schema keeps)."""
+    out: StoredHints = {}
+    if hints.get("references") is not None:
+        out["references"] = hints["references"]
+    out.update(hints.get(ADDITIONAL_HINTS) or {})
+    if hints.get("parent") is not None:
+        out["parent"] = hints["parent"]
+    return out
 
 
 #: dlt 1.31's loader file formats (``loader_file_format=`` / ``file_format=``)

@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 import attrs
 
-from loadstone.exceptions import ExtractError
+from loadstone.exceptions import ExtractError, ResourceError
 from loadstone.extract.arrow_items import (
     ArrowItemError,
     ArrowTableWriter,
@@ -128,6 +128,13 @@ class PackageWriter:
         self._since_report = 0
 
     def add_hints(self, table_name: str, hints: Mapping[str, StoredHint]) -> None:
+        if hints.get("parent") is not None:
+            # rows of a nested table come from their parent's nested data (dlt 1.31 fails
+            # such a resource at extract too, with a KeyError)
+            raise ResourceError(
+                f"table {table_name!r} has parent_table_name={hints['parent']!r}: a resource "
+                "cannot fill a nested table; yield the rows inside their parent's items"
+            )
         self.hints[table_name] = merge_hints(self.hints.get(table_name, {}), hints)
 
     def open_table(self, table_name: str) -> None:

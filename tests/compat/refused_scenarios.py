@@ -114,3 +114,58 @@ def materialize_with_hinted_columns(ctx: Context) -> Any:
             name: column.get("data_type") for name, column in (table.get("columns") or {}).items()
         },
     }
+
+
+REFERENCES = [{"referenced_table": "users", "columns": ["user_id"], "referenced_columns": ["id"]}]
+
+
+def _without_columns(table: Any) -> Any:
+    return {key: value for key, value in dict(table).items() if key != "columns"}
+
+
+@scenario
+def references_and_additional_table_hints(ctx: Context) -> Any:
+    """``references=`` and ``additional_table_hints=`` go into the table as they are: in
+    compute_table_schema, in the schema, and in its file (read back by attach)."""
+    dlt = ctx.dlt
+
+    @dlt.resource(references=REFERENCES)
+    def orders() -> Any:
+        yield {"id": 1, "user_id": 2}
+
+    res = orders()
+    declared = _without_columns(res.compute_table_schema())
+    res.apply_hints(additional_table_hints={"x-owner": "sales", "x-rank": 1})
+    pipe = ctx.pipeline("references")
+    pipe.run(res)
+    attached = dlt.attach("references", pipelines_dir=str(ctx.workdir / "pipelines"))
+    stored = attached.default_schema.tables["orders"]
+    return {
+        "declared": declared,
+        "with_additional": _without_columns(res.compute_table_schema()),
+        "schema": {k: stored.get(k) for k in ("references", "x-owner", "x-rank", "resource")},
+        "make_hints": dlt.mark.make_hints(
+            references=REFERENCES, additional_table_hints={"x-a": 1}, parent_table_name="p"
+        ),
+        "tables": ctx.tables(pipe),
+    }
+
+
+@scenario
+def parent_table_name_hint(ctx: Context) -> Any:
+    """``apply_hints(parent_table_name=...)`` names the parent in compute_table_schema; a
+    resource that fills such a table fails at extract and the pipeline goes on."""
+    dlt = ctx.dlt
+    pipe = ctx.pipeline("parent_hint")
+    pipe.run([{"id": 1}], table_name="orders")
+    lines = dlt.resource([{"sku": "a"}], name="lines")
+    lines.apply_hints(parent_table_name="orders", table_name="orders__lines")
+    refused = ctx.attempt(lambda: pipe.run(lines) and None)
+    later = ctx.attempt(lambda: pipe.run([{"id": 2}], table_name="orders") and None)
+    return {
+        "declared": _without_columns(lines.compute_table_schema()),
+        "parent_table_name": lines.parent_table_name,
+        "refused": {k: v for k, v in refused.items() if k != "cause"},
+        "later": later,
+        "tables": ctx.tables(pipe),
+    }

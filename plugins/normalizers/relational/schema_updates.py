@@ -22,6 +22,7 @@ from typing import Any, Final, TypeAlias
 import attrs
 
 from loadstone.exceptions import IdentifierCollisionError
+from loadstone.extract.resource_hints import table_keys_of
 from loadstone.naming import NamingConvention
 from loadstone.normalize.contract import BAD_RECORDS_TABLE, NormalizeContext
 from loadstone.plugins.normalizers.relational.facts import (
@@ -295,6 +296,7 @@ def plan_root(
         formats={
             **scd2,
             **{k: hints[k] for k in ("file_format", "table_format") if hints.get(k) is not None},
+            **table_keys_of(hints),  # references and additional hints, kept as given (dlt's)
         },
         nested=_nested_columns(root, hints, naming),
         materialize=bool(hints.get("x-materialize")),
