@@ -251,14 +251,29 @@ if TYPE_CHECKING:
     from loadstone.extract.injection import secrets
     from loadstone.hookspecs import hookimpl
     from loadstone.naming import NamingConvention
-    from loadstone.runtime.load_info import LoadInfo
     from loadstone.pipelines.pipeline import Pipeline, attach, pipeline, run
     from loadstone.plugin_manager import naming_convention
+    from loadstone.runtime.load_info import LoadInfo
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
 
 
 def _default_pipeline() -> _current.Pipeline:
+    """dlt's default pipeline, made by ``loadstone.current.pipeline()`` when none was made.
+
+    Registered here, where every ``import loadstone...`` passes first: ``current`` lies
+    below the pipeline and never imports it, and the pipeline module is imported only when
+    a default pipeline is made.
+    """
+    from loadstone.pipelines.pipeline import pipeline
+
+    return pipeline()
+
+
+_current.make_default_pipeline_with(_default_pipeline)
+
+
+def _default_pipeline() -> _current.RunningPipeline:
     """dlt's default pipeline, made by ``loadstone.current.pipeline()`` when none was made.
 
     Registered here, where every ``import loadstone...`` passes first: ``current`` lies

@@ -14,34 +14,65 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import copy
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loadstone.exceptions import (
     CurrentSourceNotAvailable,
     CurrentSourceSchemaNotAvailable,
     NoActiveContext,
+    PipelineNotActive,
     ResourceNameNotAvailable,
     SourceSectionNotAvailable,
 )
-from loadstone.extract.source import current_schema, current_source_name
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
-    from loadstone.extract.source import Source
-    from loadstone.pipelines.pipeline import Pipeline
     from loadstone.schema import Schema
+
+
+class RunningPipeline(Protocol):
+    """What ``current`` and the sources read of a pipeline
+    (:class:`loadstone.pipelines.pipeline.Pipeline` is the one): named by protocol, because
+    ``current`` lies below the pipeline, which registers itself here."""
+
+    @property
+    def pipeline_name(self) -> str: ...
+
+    @property
+    def default_schema_name(self) -> str | None: ...
+
+    @property
+    def state(self) -> dict[str, TDataItem]: ...
+
+    def run(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+class ExtractedSource(Protocol):
+    """What ``current`` reads of the source being extracted
+    (:class:`loadstone.extract.source.Source` is the one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def schema(self) -> Schema: ...
+
 
 __all__ = [
     "NoActiveContext",
     "activate",
     "active",
+    "current_schema",
+    "current_source_name",
     "deactivate",
     "extract_context",
+    "make_default_pipeline_with",
     "pipeline",
     "resource_context",
     "resource_name",
     "resource_state",
+    "schema_context",
     "source",
     "source_schema",
     "source_state",
@@ -57,14 +88,51 @@ _state: contextvars.ContextVar[StateDict | None] = contextvars.ContextVar(
 _resource_name: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "loadstone_current_resource", default=None
 )
-_pipeline: contextvars.ContextVar[Pipeline | None] = contextvars.ContextVar(
+_pipeline: contextvars.ContextVar[RunningPipeline | None] = contextvars.ContextVar(
     "loadstone_current_pipeline", default=None
 )
-_source: contextvars.ContextVar[Source | None] = contextvars.ContextVar(
+_source: contextvars.ContextVar[ExtractedSource | None] = contextvars.ContextVar(
     "loadstone_current_source", default=None
 )
 #: the pipeline made (or attached) last: dlt's "active" pipeline, seen outside a run
-_active: list[Pipeline] = []
+_active: list[RunningPipeline] = []
+#: makes dlt's default pipeline: the package (``loadstone/__init__.py``) registers it here
+#: on import (``current`` lies below the pipeline and never imports it)
+_default_pipeline: list[Callable[[], RunningPipeline]] = []
+_current_schema: contextvars.ContextVar[Schema | None] = contextvars.ContextVar(
+    "loadstone_current_schema", default=None
+)
+_current_source_name: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "loadstone_current_source_name", default=None
+)
+
+
+@contextlib.contextmanager
+def schema_context(schema: Schema | None, source_name: str | None = None) -> Iterator[None]:
+    """Make ``schema`` the one ``loadstone.current.source_schema()`` returns."""
+    token = _current_schema.set(schema)
+    token_name = _current_source_name.set(source_name)
+    try:
+        yield
+    finally:
+        _current_schema.reset(token)
+        _current_source_name.reset(token_name)
+
+
+def current_schema() -> Schema | None:
+    """The schema of the source whose function body runs now, if one does."""
+    return _current_schema.get()
+
+
+def current_source_name() -> str | None:
+    """The name of the source whose function body runs now (names nameless data)."""
+    return _current_source_name.get()
+
+
+def make_default_pipeline_with(factory: Callable[[], RunningPipeline]) -> None:
+    """Register what makes the default pipeline (:func:`pipeline` outside a run, when none
+    was made): ``loadstone/__init__.py`` registers one that makes dlt's default pipeline."""
+    _default_pipeline[:] = [factory]
 
 
 def source_schema() -> Schema:
@@ -81,7 +149,7 @@ def source_schema() -> Schema:
     )
 
 
-def source() -> Source:
+def source() -> ExtractedSource:
     """The source being extracted right now (dlt's ``current.source()``)."""
     extracted = _source.get()
     if extracted is None:
@@ -97,18 +165,18 @@ def resource_name() -> str:
     return name
 
 
-def activate(pipeline_obj: Pipeline) -> None:
+def activate(pipeline_obj: RunningPipeline) -> None:
     """Make ``pipeline_obj`` the one ``pipeline()`` returns outside a run (dlt activates the
     pipeline ``dlt.pipeline()`` / ``attach()`` made last)."""
     _active[:] = [pipeline_obj]
 
 
-def running() -> Pipeline | None:
+def running() -> RunningPipeline | None:
     """The pipeline whose run is in progress here, without making one."""
     return _pipeline.get()
 
 
-def active() -> Pipeline | None:
+def active() -> RunningPipeline | None:
     """The active pipeline, without making one (``Pipeline.is_active``)."""
     return _active[0] if _active else None
 
@@ -118,15 +186,17 @@ def deactivate() -> None:
     _active.clear()
 
 
-def pipeline() -> Pipeline:
+def pipeline() -> RunningPipeline:
     """The running pipeline; outside a run the one made last, else a new default one."""
     running = _pipeline.get()
     if running is not None:
         return running
     if not _active:
-        from loadstone.pipelines.pipeline import pipeline as make_pipeline
-
-        activate(make_pipeline())  # dlt makes its default pipeline here too
+        if not _default_pipeline:
+            raise PipelineNotActive(
+                "no pipeline was made in this process: call loadstone.pipeline(...) first"
+            )
+        activate(_default_pipeline[0]())  # dlt makes its default pipeline here too
     return _active[0]
 
 
@@ -171,7 +241,7 @@ def resource_state(resource_name: str | None = None) -> StateDict:
 
 @contextlib.contextmanager
 def extract_context(
-    pipeline_obj: Pipeline, state: StateDict, source: Source | None = None
+    pipeline_obj: RunningPipeline, state: StateDict, source: ExtractedSource | None = None
 ) -> Iterator[None]:
     """Set the running pipeline, the source state and (when given) the source for the extract
     step; the pipeline stays the active one afterwards, as dlt's does."""

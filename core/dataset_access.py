@@ -15,7 +15,7 @@ import attrs
 
 from loadstone.destinations.contract import Destination
 from loadstone.destinations.dataset import Dataset
-from loadstone.load.target import resolve_destination
+from loadstone.runtime.target import resolve_destination
 from loadstone.schema import Schema
 
 if TYPE_CHECKING:

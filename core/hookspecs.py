@@ -13,16 +13,41 @@ plugins`` lists what is installed and ``loadstone plugins check NAME`` checks a 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import pluggy
 
 if TYPE_CHECKING:
-    from loadstone.destinations.contract import Destination
     from loadstone.naming import NamingConvention
-    from loadstone.normalize.contract import Normalizer
 
 PROJECT = "loadstone"
+
+
+@runtime_checkable
+class NormalizerPlugin(Protocol):
+    """What the plugin manager checks of a normalizer: it has ``normalize``.
+
+    The whole contract, with the types of the package, the schema and the result, is
+    :class:`loadstone.normalizers.contract.Normalizer`. It is named here by protocol because
+    the plugin manager sits below the schema (the schema finds its naming convention
+    through it), so it cannot import what names the schema.
+    """
+
+    def normalize(self, package: Any, schema: Any, context: Any) -> Any: ...
+
+
+class DestinationPlugin(Protocol):
+    """What the plugin manager reads of a destination: its name and whether it loads.
+
+    The whole contract is :class:`loadstone.destinations.contract.Destination` (named by
+    protocol for the reason :class:`NormalizerPlugin` gives).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def client_class(self) -> object: ...
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
@@ -39,8 +64,8 @@ def loadstone_naming_convention() -> type[NamingConvention]:
 
 
 @hookspec
-def loadstone_normalizer() -> Normalizer:
-    """Return the normalizer this plugin provides (see ``loadstone.normalize.contract``).
+def loadstone_normalizer() -> NormalizerPlugin:
+    """Return the normalizer this plugin provides (see ``loadstone.normalizers.contract``).
 
     The object has ``normalize(package, schema, context) -> NormalizeResult``: it reads the
     extracted files of a load package, writes one Parquet data set per table into the
@@ -49,7 +74,7 @@ def loadstone_normalizer() -> Normalizer:
 
 
 @hookspec
-def loadstone_destinations() -> list[Destination]:
+def loadstone_destinations() -> list[DestinationPlugin]:
     """Return the destinations (``loadstone.destinations.contract.Destination``) this plugin provides.
 
     One plugin may provide several: a module of capability profiles describes many

@@ -35,12 +35,11 @@ from loadstone.exceptions import (
     PluginImportError,
     UnknownPluginError,
 )
+from loadstone.hookspecs import DestinationPlugin, NormalizerPlugin
 from loadstone.plugin_kinds import GROUPS, HOOKS
 
 if TYPE_CHECKING:
-    from loadstone.destinations.contract import Destination
     from loadstone.naming import NamingConvention
-    from loadstone.normalize.contract import Normalizer
 
 
 @attrs.frozen
@@ -269,15 +268,13 @@ def naming_convention(
 # --- normalizers -----------------------------------------------------------------------------
 
 
-def get_normalizer(name: str) -> Normalizer:
+def get_normalizer(name: str) -> NormalizerPlugin:
     """The normalizer named ``name`` (short name or module path)."""
-    from loadstone.normalize.contract import Normalizer
-
     plugin = load_plugin("normalizers", name)
     normalizer = _call_own_hook("normalizers", plugin)
     if normalizer is _NO_HOOK:
         raise _missing_hook("normalizers", plugin)
-    if not isinstance(normalizer, Normalizer):
+    if not isinstance(normalizer, NormalizerPlugin):
         raise PluginContractError(
             "normalizers",
             _plugin_label(plugin),
@@ -289,7 +286,7 @@ def get_normalizer(name: str) -> Normalizer:
 # --- destinations ----------------------------------------------------------------------------
 
 
-def _destinations_of(plugin: object) -> list[Destination]:
+def _destinations_of(plugin: object) -> list[DestinationPlugin]:
     provided = _call_own_hook("destinations", plugin)
     if provided is _NO_HOOK:
         raise _missing_hook("destinations", plugin)
@@ -305,14 +302,14 @@ def _destinations_of(plugin: object) -> list[Destination]:
                 f"returned {destination!r}, which is not a Destination (it has no `.name`)",
             )
     # checked as far as a plugin's object is (duck-typed, like dlt's destinations)
-    return cast("list[Destination]", destinations)
+    return cast("list[DestinationPlugin]", destinations)
 
 
-def _has_loader(destination: Destination) -> bool:
+def _has_loader(destination: DestinationPlugin) -> bool:
     return destination.client_class is not None
 
 
-def _all_destinations() -> tuple[dict[str, Destination], dict[str, LoadstoneError]]:
+def _all_destinations() -> tuple[dict[str, DestinationPlugin], dict[str, LoadstoneError]]:
     """Every destination of every plugin, by name, with duplicates settled; and the failures.
 
     When several plugins declare the same name, the plugin whose entry-point name *is* that
@@ -321,7 +318,7 @@ def _all_destinations() -> tuple[dict[str, Destination], dict[str, LoadstoneErro
     first plugin in entry-point name order. A plugin that fails to load does not hide the
     destinations of the others: its error is returned beside them (entry-point name -> error).
     """
-    chosen: dict[str, tuple[tuple[bool, bool], Destination]] = {}
+    chosen: dict[str, tuple[tuple[bool, bool], DestinationPlugin]] = {}
     failures: dict[str, LoadstoneError] = {}
     for entry_point in _entry_points("destinations"):
         try:
@@ -348,7 +345,7 @@ def destination_names() -> list[str]:
     return list(destinations)
 
 
-def get_destination(name: str) -> Destination:
+def get_destination(name: str) -> DestinationPlugin:
     """The destination named ``name``, or the one destination of the module path ``name``.
 
     The plugin whose entry-point name is ``name`` is asked first, so asking for ``duckdb``

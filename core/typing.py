@@ -11,15 +11,12 @@ items a user yields (:data:`TDataItem`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, TypeVar, Union
-
-if TYPE_CHECKING:
-    from loadstone.schema.contracts import SchemaContract
-    from loadstone.schema.stored import TColumnSchema
+from typing import Any, Literal, TypeAlias, TypedDict, TypeVar, Union
 
 __all__ = [
     "TAnySchemaColumns",
     "TColumnNames",
+    "TColumnSchema",
     "TDataItem",
     "TDataItems",
     "TLoaderFileFormat",
@@ -69,13 +66,44 @@ class TSchemaContractDict(TypedDict, total=False):
     data_type: TSchemaContractMode
 
 
-TSchemaContract: TypeAlias = Union[TSchemaContractMode, TSchemaContractDict, "SchemaContract"]
+#: a contract as users give it: one mode for everything, or a mode per entity (a
+#: :class:`loadstone.schema.contracts.SchemaContract` object is read as its dict form)
+TSchemaContract: TypeAlias = Union[TSchemaContractMode, TSchemaContractDict]  # noqa: UP007 (evaluated at import: Python 3.10 has no `|` on these)
+
+
+class TColumnSchema(TypedDict, total=False):
+    """One column; hints absent when not set (``None`` is never written).
+
+    Both what ``columns=`` takes and what a stored schema holds
+    (:mod:`loadstone.schema.stored` names it there too): defined here, below the schema, so
+    that the argument types import nothing of loadstone."""
+
+    name: str
+    data_type: str
+    nullable: bool
+    precision: int
+    scale: int
+    timezone: bool
+    primary_key: bool
+    unique: bool
+    merge_key: bool
+    row_key: bool
+    parent_key: bool
+    root_key: bool
+    partition: bool
+    cluster: bool
+    sort: bool
+    variant: bool
+    hard_delete: bool
+    dedup_sort: str | bool
+    description: str
+
 
 #: one column name or several (a compound primary/merge key)
 TColumnNames: TypeAlias = Union[str, Sequence[str]]  # noqa: UP007 (evaluated at import: Python 3.10 has no `|` on these)
 #: columns as dlt takes them: a mapping name -> column, or a list of columns with names
 TAnySchemaColumns: TypeAlias = Union[  # noqa: UP007 (evaluated at import: Python 3.10 has no `|` on these)
-    Mapping[str, "TColumnSchema"], Sequence["TColumnSchema"]
+    Mapping[str, TColumnSchema], Sequence[TColumnSchema]
 ]
 
 TLoaderFileFormat = Literal[

@@ -1,6 +1,6 @@
 """Helpers for the normalizer tests: a stand-in load package and readers of the output.
 
-The stand-in has exactly the attributes the normalizer contract (``loadstone.normalize.contract``)
+The stand-in has exactly the attributes the normalizer contract (``loadstone.normalizers.contract``)
 promises, so these tests pin the contract rather than one package implementation.
 """
 

@@ -20,7 +20,7 @@ from loadstone.exceptions import InputError
 from loadstone.storage import package_storage
 
 if TYPE_CHECKING:
-    from loadstone.pipelines.load_info import ProgressEvent
+    from loadstone.runtime.load_info import ProgressEvent
     from loadstone.typing import TWriteDispositionConfig
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")

@@ -552,7 +552,8 @@ def _loader_names() -> list[str]:
     """Names of the installed destinations that have a loader (for the error message)."""
     try:
         names = plugin_manager.destination_names()
-        return [n for n in names if plugin_manager.get_destination(n).has_loader]
+        # the plugin manager returns destinations as far as it checks them (by protocol)
+        return [n for n in names if cast(Destination, plugin_manager.get_destination(n)).has_loader]
     except Exception:  # the message must not fail because a plugin is broken
         return [SUGGESTED_DESTINATION]
 

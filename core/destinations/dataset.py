@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loadstone.destinations.contract import ColumnsQuery, Row
 from loadstone.exceptions import DatasetError, LoadstoneError
@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
     import pyarrow as pa
 
-    from loadstone.destinations.contract import DestinationClient
-    from loadstone.pipelines.pipeline import Pipeline
+    from loadstone.destinations.contract import Destination, DestinationClient
+    from loadstone.naming import NamingConvention
+    from loadstone.schema import Schema
 
 
 def _quote(ident: str) -> str:
@@ -304,7 +305,26 @@ class Relation:
         return f"Relation({self.sql!r})"
 
 
-def open_reading_client(pipeline: Pipeline, dataset_name: str) -> DestinationClient:
+class DatasetOwner(Protocol):
+    """What a dataset reads of its pipeline: where, with which schema and naming convention,
+    under which name. :class:`loadstone.pipelines.pipeline.Pipeline` is one; named by
+    protocol, as the destinations lie below the pipeline (``loadstone.dataset()`` passes a
+    small stand-in)."""
+
+    @property
+    def destination(self) -> Destination: ...
+
+    @property
+    def default_schema(self) -> Schema: ...
+
+    @property
+    def pipeline_name(self) -> str: ...
+
+    @property
+    def naming(self) -> NamingConvention | None: ...
+
+
+def open_reading_client(pipeline: DatasetOwner, dataset_name: str) -> DestinationClient:
     """A client of the pipeline's destination for reading ``dataset_name``: unqualified table
     names in SQL resolve in the dataset, as in dlt, where the client can."""
     client: DestinationClient = pipeline.destination.client(
@@ -320,7 +340,7 @@ def open_reading_client(pipeline: Pipeline, dataset_name: str) -> DestinationCli
 class Dataset:
     """The tables of one dataset of the pipeline's destination."""
 
-    def __init__(self, pipeline: Pipeline, dataset_name: str) -> None:
+    def __init__(self, pipeline: DatasetOwner, dataset_name: str) -> None:
         self._pipeline = pipeline
         self.dataset_name = dataset_name
         self._open: DestinationClient | None = None
@@ -439,7 +459,7 @@ class _Cursor:
 class SqlClient:
     """dlt's ``pipeline.sql_client()``: a context manager that runs SQL on the dataset."""
 
-    def __init__(self, pipeline: Pipeline, dataset_name: str) -> None:
+    def __init__(self, pipeline: DatasetOwner, dataset_name: str) -> None:
         self._pipeline = pipeline
         self.dataset_name = dataset_name
         self._client: DestinationClient | None = None

@@ -114,7 +114,7 @@ from loadstone.exceptions.storage import (
 )
 
 if TYPE_CHECKING:
-    from loadstone.sources.helpers.rest_client.retries import HTTPStatusError, RequestFailed
+    from loadstone.exceptions.rest_client import HTTPStatusError, RequestFailed
 
 __all__ = [
     "SUGGESTED_DESTINATION",
@@ -203,12 +203,12 @@ __all__ = [
     "ValueErrorWithKnownValues",
 ]
 
-#: errors that live beside what they subclass: the REST client's are also ``requests``' own
-#: errors (dlt code catches those), and importing ``requests`` here would cost every
-#: ``import loadstone`` a tenth of a second. They are still found here, on first use.
+#: errors in a module of their own: the REST client's are also ``requests``' own errors (dlt
+#: code catches those), and importing ``requests`` here would cost every ``import loadstone``
+#: a tenth of a second. They are still found here, on first use.
 _ELSEWHERE = {
-    "RequestFailed": "loadstone.sources.helpers.rest_client.retries",
-    "HTTPStatusError": "loadstone.sources.helpers.rest_client.retries",
+    "RequestFailed": "loadstone.exceptions.rest_client",
+    "HTTPStatusError": "loadstone.exceptions.rest_client",
 }
 
 

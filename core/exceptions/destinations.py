@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from loadstone.exceptions.base import LoadstoneError, PackageDataError
 
-if TYPE_CHECKING:
-    from loadstone.plugins.destinations.postgres.credentials import PostgresCredentials
+
+class HasUrl(Protocol):
+    """Credentials that can say where they point (the postgres plugin's
+    ``PostgresCredentials``): named by protocol, as the core imports no plugin."""
+
+    def url(self) -> str: ...
 
 
 #: the destination an error suggests when none is available
@@ -125,7 +129,7 @@ class FilesystemConfigError(DestinationError):
 class PostgresConnectionError(DestinationError):
     """The server cannot be reached or refused the credentials."""
 
-    def __init__(self, credentials: PostgresCredentials, reason: str) -> None:
+    def __init__(self, credentials: HasUrl, reason: str) -> None:
         super().__init__(f"cannot connect to PostgreSQL at {credentials.url()}: {reason}")
 
 

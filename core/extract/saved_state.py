@@ -18,7 +18,7 @@ from loadstone.exceptions import PipelineStateNotAvailable
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
-    from loadstone.pipelines.pipeline import Pipeline
+    from loadstone.current import RunningPipeline as Pipeline
 
 #: a state dict: user data the source keeps between runs
 StateDict = dict[str, TDataItem]

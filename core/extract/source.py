@@ -4,51 +4,22 @@ a source function runs (``loadstone.current.source_schema()``).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from loadstone.current import current_schema as current_schema
+from loadstone.current import current_source_name as current_source_name
+from loadstone.current import schema_context as schema_context
 from loadstone.exceptions import ResourceError
 from loadstone.extract.resource import Resource
 from loadstone.extract.saved_state import StateDict, saved_source_state
 from loadstone.typing import TDataItem, TSchemaContract
 
 if TYPE_CHECKING:
-    from loadstone.pipelines.load_info import LoadInfo
+    from loadstone.runtime.load_info import LoadInfo
     from loadstone.schema.schema import Schema
-
-_current_schema: contextvars.ContextVar[Schema | None] = contextvars.ContextVar(
-    "loadstone_current_schema", default=None
-)
-_current_source_name: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "loadstone_current_source_name", default=None
-)
-
-
-@contextlib.contextmanager
-def schema_context(schema: Schema | None, source_name: str | None = None) -> Iterator[None]:
-    """Make ``schema`` the one ``loadstone.current.source_schema()`` returns."""
-    token = _current_schema.set(schema)
-    token_name = _current_source_name.set(source_name)
-    try:
-        yield
-    finally:
-        _current_schema.reset(token)
-        _current_source_name.reset(token_name)
-
-
-def current_schema() -> Schema | None:
-    """The schema of the source whose function body runs now, if one does."""
-    return _current_schema.get()
-
-
-def current_source_name() -> str | None:
-    """The name of the source whose function body runs now (names nameless data)."""
-    return _current_source_name.get()
-
 
 def own_resources(resources: Sequence[Resource], source_name: str) -> list[Resource]:
     """Copies of ``resources`` for a source named ``source_name``, as dlt's sources hold:

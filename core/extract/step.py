@@ -27,7 +27,7 @@ from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.resource_hints import TableHints
 from loadstone.extract.source import Source
-from loadstone.pipelines.refresh import apply_to_destination, plan_refresh, reset_state
+from loadstone.runtime.refresh import apply_to_destination, plan_refresh, reset_state
 from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import EXTRACTED, InputFingerprint, LoadPackage
@@ -35,11 +35,11 @@ from loadstone.storage.loaded_inputs import LoadedInputs
 from loadstone.typing import TDataItem, TDataItems
 
 if TYPE_CHECKING:
-    from loadstone.load.target import DestinationTarget
     from loadstone.naming import NamingConvention
-    from loadstone.pipelines.load_info import StepInfo
-    from loadstone.pipelines.recorder import StepRecorder
-    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.runtime.load_info import StepInfo
+    from loadstone.runtime.recorder import StepRecorder
+    from loadstone.runtime.target import DestinationTarget
+    from loadstone.runtime.working_folder import WorkingFolder
 
 __all__ = ["ExtractContext", "ExtractStep", "apply_source_defaults", "fingerprint"]
 
@@ -124,7 +124,7 @@ class ExtractStep:
         refresh: str | None = None,
     ) -> ExtractResult:
         """Write ``data`` into a new package; ``refresh`` first drops or empties what the
-        run replaces (see :mod:`loadstone.pipelines.refresh`)."""
+        run replaces (see :mod:`loadstone.runtime.refresh`)."""
         step = self.context.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
         if is_source_factory(data):

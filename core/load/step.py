@@ -21,19 +21,19 @@ import attrs
 
 from loadstone.destinations.contract import LoadFileSpec, LoadRequest, PipelineStateRow
 from loadstone.exceptions import PackageDataError, PipelineStepFailed
-from loadstone.normalize.step import state_row_count
-from loadstone.pipelines import run_settings
-from loadstone.pipelines.load_info import LoadInfo, PackageInfo
-from loadstone.pipelines.recovery import complete_package, forget_schema_changes, set_aside
+from loadstone.runtime import settings as run_settings
+from loadstone.runtime.load_info import LoadInfo, PackageInfo
+from loadstone.runtime.package_outcome import complete_package, forget_schema_changes, set_aside
 from loadstone.schema import Schema
 from loadstone.storage import state as state_module
 from loadstone.storage.load_package import LOADED, NORMALIZED, LoadPackage, iter_pending
+from loadstone.storage.state import state_row_count
 
 if TYPE_CHECKING:
-    from loadstone.load.target import DestinationTarget
-    from loadstone.pipelines.load_info import StepInfo
-    from loadstone.pipelines.recorder import StepRecorder
-    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.runtime.load_info import StepInfo
+    from loadstone.runtime.recorder import StepRecorder
+    from loadstone.runtime.target import DestinationTarget
+    from loadstone.runtime.working_folder import WorkingFolder
 
 __all__ = ["LoadContext", "LoadStep", "package_info"]
 

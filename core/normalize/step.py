@@ -2,7 +2,7 @@
 
 :class:`NormalizeStep` takes the pipeline's extracted packages oldest first, checks that what
 was extracted is whole, hands each to the configured normalizer plugin (see
-:mod:`loadstone.normalize.contract`) and switches it to ``normalized`` with its tables and the
+:mod:`loadstone.normalizers.contract`) and switches it to ``normalized`` with its tables and the
 schema the normalizer evolved. A package whose *data* can never normalize is set aside (see
 :mod:`loadstone.pipelines.recovery`), so that the next run goes on. It is given a
 :class:`NormalizeStepContext`, never the pipeline, so it runs on its own::
@@ -28,21 +28,22 @@ from loadstone.exceptions import (
     PipelineStepFailed,
 )
 from loadstone.normalize.checks import check_bound_columns
-from loadstone.normalize.contract import NormalizeContext, NormalizeResult
-from loadstone.pipelines import run_settings
-from loadstone.pipelines.recovery import set_aside
-from loadstone.pipelines.working_folder import add_state_table
+from loadstone.normalizers.contract import NormalizeContext, Normalizer, NormalizeResult
+from loadstone.runtime import settings as run_settings
+from loadstone.runtime.package_outcome import set_aside
+from loadstone.runtime.working_folder import add_state_table
 from loadstone.schema import Schema
 from loadstone.storage.load_package import EXTRACTED, NORMALIZED, LoadPackage, iter_pending
+from loadstone.storage.state import state_row_count
 
 if TYPE_CHECKING:
-    from loadstone.load.target import DestinationTarget
     from loadstone.naming import NamingConvention
-    from loadstone.pipelines.load_info import StepInfo
-    from loadstone.pipelines.recorder import StepRecorder
-    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.runtime.load_info import StepInfo
+    from loadstone.runtime.recorder import StepRecorder
+    from loadstone.runtime.target import DestinationTarget
+    from loadstone.runtime.working_folder import WorkingFolder
 
-__all__ = ["NormalizeStep", "NormalizeStepContext", "NormalizedRecord", "state_row_count"]
+__all__ = ["NormalizeStep", "NormalizeStepContext", "NormalizedRecord"]
 
 
 class NormalizedRecord(TypedDict):
@@ -68,13 +69,6 @@ class NormalizeStepContext:
     recorder: StepRecorder
     spark: object = None
     on_package: Callable[[str, str], None] = _no_package
-
-
-def state_row_count(package: LoadPackage, schema: Schema) -> dict[str, int]:
-    """The state row a package carries, counted as dlt counts it (one row, or none)."""
-    if not package.meta.get("carries_state", True):
-        return {}
-    return {schema.state_table_name: 1}
 
 
 def _evolved_schema(result: NormalizeResult) -> Schema:
@@ -207,7 +201,7 @@ class NormalizeStep:
         from loadstone.plugin_manager import get_normalizer
 
         pipeline_name = self.folder.pipeline_name
-        normalizer = get_normalizer(run_settings.normalizer_name())
+        normalizer: Normalizer = get_normalizer(run_settings.normalizer_name())
         try:
             result = normalizer.normalize(package, schema, context)
             self._check_collisions(_evolved_schema(result))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar
 from loadstone.exceptions import PipelineStepFailed
 
 if TYPE_CHECKING:
-    from loadstone.pipelines.recorder import StepRecorder
+    from loadstone.runtime.recorder import StepRecorder
 
 __all__ = ["HasBoundary", "StepBoundary", "step_boundary"]
 

@@ -3,9 +3,9 @@ trace, the packages by state, the drops (dlt's ``list_*`` / ``drop_*``), and the
 reached without loading (``sync_schema``, ``destination_client``).
 
 :class:`PipelinePackages` is a base class of :class:`~loadstone.pipelines.pipeline.Pipeline`:
-these members read the :class:`~loadstone.pipelines.working_folder.WorkingFolder`, call
-:mod:`loadstone.pipelines.recovery` / :mod:`loadstone.pipelines.refresh` or open a client of
-the :class:`~loadstone.load.target.DestinationTarget`, and keeping
+these members read the :class:`~loadstone.runtime.working_folder.WorkingFolder`, call
+:mod:`loadstone.pipelines.recovery` / :mod:`loadstone.runtime.refresh` or open a client of
+the :class:`~loadstone.runtime.target.DestinationTarget`, and keeping
 them here leaves the pipeline module to the steps and the run.
 """
 
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from loadstone.exceptions import PackageNotFound
 from loadstone.load.step import package_info
 from loadstone.pipelines import recovery
-from loadstone.pipelines.load_info import LoadJobInfo, PackageInfo, PipelineTrace
-from loadstone.pipelines.refresh import drop_resources
+from loadstone.runtime.load_info import LoadJobInfo, PackageInfo, PipelineTrace
+from loadstone.runtime.refresh import drop_resources
 from loadstone.storage.json_files import read_json_object
 from loadstone.storage.load_package import (
     EXTRACTED,
@@ -34,9 +34,9 @@ from loadstone.storage.load_package import (
 
 if TYPE_CHECKING:
     from loadstone.destinations.contract import DestinationClient
-    from loadstone.load.target import DestinationTarget
-    from loadstone.pipelines.recorder import StepRecorder
-    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.runtime.recorder import StepRecorder
+    from loadstone.runtime.target import DestinationTarget
+    from loadstone.runtime.working_folder import WorkingFolder
     from loadstone.schema import Schema
     from loadstone.schema.stored import TTableSchema
     from loadstone.storage.pipeline_lock import LockStatus

@@ -33,20 +33,20 @@ from loadstone.extract.extractor import ExtractResult
 from loadstone.extract.resource_hints import TableHints, check_file_format
 from loadstone.extract.step import ExtractContext, ExtractStep
 from loadstone.load.step import LoadContext, LoadStep
-from loadstone.load.target import (
+from loadstone.normalize.step import NormalizeStep, NormalizeStepContext
+from loadstone.pipelines import recovery, run_settings
+from loadstone.pipelines.boundary import StepBoundary, step_boundary
+from loadstone.pipelines.packages import PipelinePackages
+from loadstone.pipelines.state_view import PipelineStateView
+from loadstone.runtime.load_info import LoadInfo
+from loadstone.runtime.recorder import ProgressCallback, StepRecorder
+from loadstone.runtime.refresh import check_refresh
+from loadstone.runtime.target import (
     DestinationTarget,
     normalized_dataset_name,
     resolve_destination,
 )
-from loadstone.normalize.step import NormalizeStep, NormalizeStepContext
-from loadstone.pipelines import recovery, run_settings
-from loadstone.pipelines.boundary import StepBoundary, step_boundary
-from loadstone.pipelines.load_info import LoadInfo
-from loadstone.pipelines.packages import PipelinePackages
-from loadstone.pipelines.recorder import ProgressCallback, StepRecorder
-from loadstone.pipelines.refresh import check_refresh
-from loadstone.pipelines.state_view import PipelineStateView
-from loadstone.pipelines.working_folder import (
+from loadstone.runtime.working_folder import (
     WorkingFolder,
     default_pipelines_dir,
     stored_destination,
@@ -271,7 +271,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
         """Write ``data`` into a new load package (state ``extracted``).
 
         ``refresh`` (default: the pipeline's) first drops or empties what the run replaces
-        (see :mod:`loadstone.pipelines.refresh`).
+        (see :mod:`loadstone.runtime.refresh`).
         """
         hints = TableHints(
             write_disposition=write_disposition,

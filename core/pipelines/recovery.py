@@ -3,7 +3,7 @@
 A run killed at any moment leaves packages in one of their states (see
 :mod:`loadstone.storage.load_package`); the next run finishes them before it extracts
 anything. This module holds those decisions, each a function of the
-:class:`~loadstone.pipelines.working_folder.WorkingFolder`:
+:class:`~loadstone.runtime.working_folder.WorkingFolder`:
 
 * a package still ``extracting`` never counted: it is deleted;
 * a package whose data can never load is set aside in ``failed_packages/`` with its cause;
@@ -17,25 +17,21 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import attrs
-
 from loadstone.exceptions import LoadstoneError
 from loadstone.extract.extractor import input_files_of
 from loadstone.extract.step import fingerprint
+from loadstone.runtime.package_outcome import FAILURE_KEY, complete_package
 from loadstone.schema import Schema
 from loadstone.storage import state as state_module
 from loadstone.storage.load_package import (
     EXTRACTED,
     EXTRACTING,
-    LOADED,
     NORMALIZED,
     InputFingerprint,
-    LoadPackage,
     iter_pending,
     list_packages,
 )
@@ -43,12 +39,10 @@ from loadstone.storage.loaded_inputs import LoadedInputs
 from loadstone.typing import TDataItems
 
 if TYPE_CHECKING:
-    from loadstone.load.target import DestinationTarget
-    from loadstone.pipelines.recorder import StepRecorder
-    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.runtime.recorder import StepRecorder
+    from loadstone.runtime.target import DestinationTarget
+    from loadstone.runtime.working_folder import WorkingFolder
 
-#: ``package.json`` key of a package set aside: why it could not be normalized
-FAILURE_KEY = "failure"
 #: what a run that found pending packages says (it loads them and returns, as dlt's run)
 PENDING_FIRST = (
     "pending load packages were loaded first and the run stopped there, as dlt's run does: "
@@ -57,14 +51,6 @@ PENDING_FIRST = (
 
 
 # -- packages that can never load -----------------------------------------------------------
-def set_aside(folder: WorkingFolder, package: LoadPackage, cause: str) -> None:
-    """Move a package that can never load out of the way, recording why in it."""
-    with contextlib.suppress(LoadstoneError):
-        package.update(**{FAILURE_KEY: cause, "failed_at": time.time()})
-    folder.failed_packages_dir.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(package.root), str(folder.failed_packages_dir / package.root.name))
-
-
 def failed_packages(folder: WorkingFolder) -> list[tuple[str, str]]:
     """(load id, cause) of every package set aside, oldest first."""
     found = []
@@ -72,26 +58,6 @@ def failed_packages(folder: WorkingFolder) -> list[tuple[str, str]]:
         cause = package.damage or str(package.meta.get(FAILURE_KEY) or "unknown cause")
         found.append((package.root.name, cause))
     return found
-
-
-def forget_schema_changes(folder: WorkingFolder, package: LoadPackage) -> None:
-    """Take back the tables and columns a package set aside at load added to the schema.
-
-    They exist nowhere else (the destination rolled the package back), and a column only
-    that package brought -- a user key named like dlt's non-nullable ``_dlt_list_idx`` --
-    would make every later package fail the same way.
-    """
-    schema = folder.schemas.get(package.schema_name)
-    if schema is None:
-        return
-    meta = package.meta
-    schema.drop_tables(meta.get("new_tables") or [])
-    for name, added in (meta.get("new_columns") or {}).items():
-        if schema.has_table(name):
-            table = schema.get_table(name)
-            kept = {k: c for k, c in table.columns.items() if k not in added}
-            schema.replace_table(attrs.evolve(table, columns=kept))
-    folder.save_schema(schema)
 
 
 # -- packages left behind -------------------------------------------------------------------
@@ -115,17 +81,6 @@ def mark_damaged_normalized(folder: WorkingFolder, recorder: StepRecorder) -> No
 
 def has_normalized(folder: WorkingFolder) -> bool:
     return any(p.state == NORMALIZED for p in iter_pending(folder.packages_dir))
-
-
-def complete_package(
-    folder: WorkingFolder, package: LoadPackage, *, skipped: bool, keep: bool
-) -> None:
-    """After the destination's commit: remember the package's file inputs, then switch
-    it to loaded (a kill between the two leaves it pending: see ``loaded_inputs``)."""
-    LoadedInputs(folder.root).record(package)
-    package.set_state(LOADED, loaded_at=time.time(), skipped=skipped)
-    if not keep:
-        package.delete_data()
 
 
 def committed_packages(

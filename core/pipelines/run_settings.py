@@ -1,53 +1,23 @@
-"""The settings a pipeline run reads, each with its key and default in one place.
+"""Every setting a pipeline run reads, parsed before the run does any work (:func:`check_all`).
 
-A run reads some settings late: ``load.keep_completed_packages`` only once a package has
-been committed. A bad value found there made the run report a failure *after* its load
-committed, and a user who then ran the command again loaded everything twice (issue 22).
-So :func:`check_all` parses every one of them before a run does any work, and the steps
-read them through the same functions, so no key or default is written twice.
-
-``runtime.log_level`` is dlt's ``RUNTIME__LOG_LEVEL``: the level of the ``loadstone``
-logger (dlt refuses an unknown level too; loadstone takes the names in any case).
+The settings of the steps are read through :mod:`loadstone.runtime.settings` (their keys and
+defaults, in one place); this module adds the check the pipeline makes first, which also
+asks the extract step, the normalizer, Spark and the lock for theirs.
 """
 
 from __future__ import annotations
 
 import logging
 
-from loadstone import config
-
-#: ``normalize.normalizer``: the normalizer plugin used when none is configured
-DEFAULT_NORMALIZER = "relational"
-#: ``runtime.log_level``: Python's level names (dlt passes the value to ``logging``)
-LOG_LEVELS = ("CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET")
-
-
-def keep_completed_packages() -> bool:
-    """Keep a loaded package's data files (``load.keep_completed_packages``, default no)."""
-    return config.get_bool("load.keep_completed_packages", False)
-
-
-def on_bad_record() -> str:
-    """What normalize does with a line that is not JSON (``normalize.on_bad_record``)."""
-    from loadstone.normalize.contract import ON_BAD_RECORD_VALUES
-
-    return config.get_choice("normalize.on_bad_record", ON_BAD_RECORD_VALUES, "fail")
-
-
-def normalizer_name() -> str:
-    """The normalizer plugin (``normalize.normalizer``)."""
-    return config.get_str("normalize.normalizer", DEFAULT_NORMALIZER)
-
-
-def log_level() -> str:
-    """The ``loadstone`` logger's level (``runtime.log_level``, default WARNING)."""
-    found = config.locate(("runtime", "log_level"), default="WARNING")
-    level = str(found.value).strip().upper()
-    if level not in LOG_LEVELS:
-        raise config.ConfigValueError(
-            "runtime.log_level", found.value, found.origin, "one of " + ", ".join(LOG_LEVELS)
-        )
-    return level
+from loadstone.runtime.settings import (
+    DEFAULT_NORMALIZER as DEFAULT_NORMALIZER,
+)
+from loadstone.runtime.settings import (
+    keep_completed_packages,
+    log_level,
+    normalizer_name,
+    on_bad_record,
+)
 
 
 def check_all(lock_timeout: float | None) -> None:
@@ -56,7 +26,7 @@ def check_all(lock_timeout: float | None) -> None:
     ``lock_timeout`` is the pipeline's explicit value (``pipeline(lock_timeout=)``).
     """
     from loadstone.extract.file_inputs import copy_inputs
-    from loadstone.normalize.contract import check_normalizer_settings
+    from loadstone.normalizers.contract import check_normalizer_settings
     from loadstone.plugin_manager import get_normalizer
     from loadstone.spark_session import configured_target
     from loadstone.storage.pipeline_lock import configured_timeout

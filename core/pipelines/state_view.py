@@ -1,7 +1,7 @@
 """What a pipeline's state tells, and whether it is the active pipeline.
 
 :class:`PipelineStateView` is a base class of :class:`~loadstone.pipelines.pipeline.Pipeline`:
-the state and schemas as the :class:`~loadstone.pipelines.working_folder.WorkingFolder` keeps
+the state and schemas as the :class:`~loadstone.runtime.working_folder.WorkingFolder` keeps
 them (``state``, ``schemas``, ``first_run``, the names), dlt's local state values
 (``get_local_state_val`` / ``set_local_state_val``), and the active pipeline that
 ``loadstone.current.pipeline()`` returns outside a run (``activate`` / ``deactivate``).
@@ -18,8 +18,8 @@ from loadstone.storage.state import PipelineState
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
-    from loadstone.pipelines.pipeline import Pipeline
-    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.current import RunningPipeline as Pipeline
+    from loadstone.runtime.working_folder import WorkingFolder
     from loadstone.schema import Schema
 
 __all__ = ["PipelineStateView"]
@@ -74,7 +74,7 @@ class PipelineStateView:
     @property
     def is_active(self) -> bool:
         """Whether ``loadstone.current.pipeline()`` returns this pipeline outside a run."""
-        return current.active() is self
+        return current.active() is self._as_pipeline()
 
     def activate(self) -> None:
         """Make this the active pipeline (``pipeline()`` and ``attach()`` activate theirs)."""

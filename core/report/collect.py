@@ -10,8 +10,8 @@ import attrs
 from loadstone.exceptions import LoadstoneError
 
 if TYPE_CHECKING:
-    from loadstone.pipelines.load_info import PipelineTrace
     from loadstone.pipelines.pipeline import Pipeline
+    from loadstone.runtime.load_info import PipelineTrace
     from loadstone.schema.stored import TStoredSchema
 
 

@@ -30,7 +30,7 @@ Pure functions over values (picklable, no Spark), so the normalizer can resolve 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, Protocol
 
 import attrs
 
@@ -38,7 +38,8 @@ from loadstone.exceptions import DataValidationError, InvalidSchemaError
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
-    from loadstone.schema.schema import Schema
+    from loadstone.schema.model import Table
+    from loadstone.schema.settings import SchemaSettings
 
 __all__ = [
     "CONTRACT_ENTITIES",
@@ -188,7 +189,23 @@ def decide(
 # --------------------------------------------------------------------------- schema-level helpers
 
 
-def is_new_table(schema: Schema, table_name: str) -> bool:
+class SchemaView(Protocol):
+    """What the schema-level helpers read of a schema (:class:`loadstone.schema.Schema` is
+    the one): named by protocol, because the schema's own lookups use this module."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def settings(self) -> SchemaSettings: ...
+
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+
+    def root_table(self, table_name: str) -> Table: ...
+
+
+def is_new_table(schema: SchemaView, table_name: str) -> bool:
     """True when ``table_name`` has no column with a data type yet (not created anywhere)."""
     table = schema.tables.get(table_name)
     if table is None:
@@ -197,7 +214,7 @@ def is_new_table(schema: Schema, table_name: str) -> bool:
 
 
 def resolve_contract(
-    schema: Schema, table_name: str, *, parent_name: str | None = None
+    schema: SchemaView, table_name: str, *, parent_name: str | None = None
 ) -> SchemaContract:
     """The effective contract of a table: its root table's hint over the schema's setting.
 
@@ -217,7 +234,7 @@ def resolve_contract(
 
 
 def check_new_table(
-    schema: Schema, table_name: str, *, parent_name: str | None = None, value: TDataItem = None
+    schema: SchemaView, table_name: str, *, parent_name: str | None = None, value: TDataItem = None
 ) -> ContractDecision:
     """Decision for rows of a table the data would create (``tables`` entity)."""
     contract = resolve_contract(schema, table_name, parent_name=parent_name)
@@ -225,7 +242,7 @@ def check_new_table(
 
 
 def check_new_column(
-    schema: Schema,
+    schema: SchemaView,
     table_name: str,
     column_name: str,
     value: TDataItem,
@@ -242,7 +259,7 @@ def check_new_column(
 
 
 def check_variant(
-    schema: Schema,
+    schema: SchemaView,
     table_name: str,
     variant_column: str,
     value: TDataItem,
@@ -254,7 +271,7 @@ def check_variant(
 
 
 def _check_value(
-    schema: Schema,
+    schema: SchemaView,
     entity: Entity,
     table_name: str,
     column_name: str,

@@ -171,11 +171,11 @@ class TableLookups(SchemaState):
         from loadstone.schema.contracts import CONTRACT_ENTITIES, SchemaContract, resolve_contract
 
         if table_name in self._tables or new_table_schema is None:
-            contract = resolve_contract(self, table_name)  # type: ignore[arg-type]  # a Schema
+            contract = resolve_contract(self, table_name)
         else:
             parent = new_table_schema.get("parent")
             if parent is not None and str(parent) in self._tables:
-                contract = resolve_contract(self, str(parent))  # type: ignore[arg-type]  # a Schema
+                contract = resolve_contract(self, str(parent))
             else:
                 declared = SchemaContract.parse(new_table_schema.get("schema_contract"))
                 schema_level = SchemaContract.parse(self._settings.schema_contract)

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+# one column: defined with the argument types, which import nothing of loadstone
+from loadstone.typing import TColumnSchema as TColumnSchema
+
 __all__ = [
     "TColumnSchema",
     "TJsonNormalizer",
@@ -23,30 +26,6 @@ __all__ = [
     "TTableReference",
     "TTableSchema",
 ]
-
-
-class TColumnSchema(TypedDict, total=False):
-    """One column; hints absent when not set (``None`` is never written)."""
-
-    name: str
-    data_type: str
-    nullable: bool
-    precision: int
-    scale: int
-    timezone: bool
-    primary_key: bool
-    unique: bool
-    merge_key: bool
-    row_key: bool
-    parent_key: bool
-    root_key: bool
-    partition: bool
-    cluster: bool
-    sort: bool
-    variant: bool
-    hard_delete: bool
-    dedup_sort: str | bool
-    description: str
 
 
 class TTableSchema(TypedDict, total=False):

@@ -16,9 +16,14 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loadstone.storage.json_files import read_json_object, write_json_atomic
 from loadstone.typing import TDataItem
+
+if TYPE_CHECKING:
+    from loadstone.schema import Schema
+    from loadstone.storage.load_package import LoadPackage
 
 STATE_ENGINE_VERSION = 4
 #: a pipeline's state: its bookkeeping and the sources' state, which is user data
@@ -92,3 +97,10 @@ def merge_restored(local: PipelineState, restored: Mapping[str, TDataItem]) -> P
     merged = {k: copy.deepcopy(v) for k, v in restored.items() if k != "_local"}
     merged["_local"] = dict(local.get("_local", {}))
     return merged
+
+
+def state_row_count(package: LoadPackage, schema: Schema) -> dict[str, int]:
+    """The state row a package carries, counted as dlt counts it (one row, or none)."""
+    if not package.meta.get("carries_state", True):
+        return {}
+    return {schema.state_table_name: 1}

@@ -11,7 +11,7 @@ import pytest
 
 from loadstone.cli import main
 from loadstone.cli.run_command import ProgressDisplay
-from loadstone.pipelines.load_info import ProgressEvent
+from loadstone.runtime.load_info import ProgressEvent
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:

@@ -140,7 +140,7 @@ def test_console_script_runs_the_example_end_to_end() -> None:
 def test_progress_display_writes_one_line_per_update_when_not_a_tty() -> None:
     import io
 
-    from loadstone.pipelines.load_info import ProgressEvent
+    from loadstone.runtime.load_info import ProgressEvent
 
     stream = io.StringIO()
     display = run_command.ProgressDisplay(stream, interval=0)

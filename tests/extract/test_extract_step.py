@@ -10,9 +10,9 @@ import pytest
 
 from loadstone.extract.resource_hints import TableHints
 from loadstone.extract.step import ExtractContext, ExtractStep
-from loadstone.load.target import DestinationTarget, resolve_destination
-from loadstone.pipelines.recorder import StepRecorder
-from loadstone.pipelines.working_folder import WorkingFolder
+from loadstone.runtime.recorder import StepRecorder
+from loadstone.runtime.target import DestinationTarget, resolve_destination
+from loadstone.runtime.working_folder import WorkingFolder
 from loadstone.storage.load_package import EXTRACTED, iter_pending
 
 

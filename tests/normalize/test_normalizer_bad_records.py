@@ -10,7 +10,7 @@ from normalizer_support import StandInPackage, read_table, schema_tables, snake_
 from schema_documents import schema_of
 
 from loadstone.exceptions import BadRecordError
-from loadstone.normalize.contract import BAD_RECORDS_TABLE, NormalizeContext
+from loadstone.normalizers.contract import BAD_RECORDS_TABLE, NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 
 GOOD = '{"a": 1}\n'

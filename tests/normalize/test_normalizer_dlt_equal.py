@@ -24,7 +24,7 @@ from normalizer_support import (
 )
 from schema_documents import schema_of
 
-from loadstone.normalize.contract import NormalizeContext
+from loadstone.normalizers.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 
 REAL_CASES = [

@@ -20,7 +20,7 @@ from normalizer_support import StandInPackage, read_table, schema_tables, snake_
 from schema_documents import schema_of
 
 from loadstone.exceptions import BadRecordError, ConfigValueError, NormalizeError
-from loadstone.normalize.contract import NormalizeContext
+from loadstone.normalizers.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, local_pool
 from loadstone.plugins.normalizers.relational.chunk_plan import plan_chunks
 from loadstone.plugins.normalizers.relational.engine import run_chunk

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
 from schema_documents import schema_of
 
-from loadstone.normalize.contract import NormalizeContext
+from loadstone.normalizers.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import (
     RelationalNormalizer,
     json_lines,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import loadstone as dlt
-from loadstone.pipelines.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
+from loadstone.runtime.load_info import LoadInfo, PackageInfo, PipelineTrace, StepInfo
 
 T0 = 1_795_637_398.0
 UTC0 = dt.datetime.fromtimestamp(T0, dt.timezone.utc)

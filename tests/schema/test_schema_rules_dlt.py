@@ -20,7 +20,7 @@ from normalizer_support import StandInPackage, schema_tables, snake_case
 from schema_documents import schema_of
 
 from loadstone.extract.resource_hints import make_hints
-from loadstone.normalize.contract import NormalizeContext
+from loadstone.normalizers.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.schema import Schema
 from loadstone.schema.settings import compile_preferred

@@ -16,7 +16,7 @@ from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used b
 
 import loadstone
 from loadstone.exceptions import LoadPackageError, LoadstoneError, NormalizeError
-from loadstone.normalize.contract import NormalizeContext
+from loadstone.normalizers.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer, spark_tasks
 from loadstone.plugins.normalizers.relational.task import Chunk, EngineConfig
 from loadstone.storage.filesystem import open_filesystem

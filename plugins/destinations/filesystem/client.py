@@ -17,7 +17,7 @@ import logging
 import posixpath
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from loadstone.destinations.contract import (
     ClosesOnExit,
@@ -30,6 +30,7 @@ from loadstone.destinations.contract import (
 )
 from loadstone.exceptions import DestinationError, LoadFailed
 from loadstone.plugins.destinations.filesystem import file_formats
+from loadstone.plugins.destinations.filesystem.client_view import TableWriter
 from loadstone.plugins.destinations.filesystem.configuration import (
     FilesystemConfiguration,
     check_formats,
@@ -53,7 +54,6 @@ from loadstone.storage.filesystem import open_filesystem, put_file_atomic, write
 
 if TYPE_CHECKING:
     import duckdb
-    import pyarrow as pa
 
     from loadstone.plugins.destinations.filesystem.reader import DatasetReader
     from loadstone.plugins.destinations.tables import TableModel
@@ -66,20 +66,6 @@ log = logging.getLogger(__name__)
 def file_id(load_id: str, table: str, index: int) -> str:
     """A file id fixed by load id, table and position: a retry writes the same names."""
     return hashlib.sha256(f"{load_id}/{table}/{index}".encode()).hexdigest()[:10]
-
-
-class TableWriter(Protocol):
-    """A table format's writer (``delta.py``, ``iceberg.py``): commits and reads tables."""
-
-    def commit(
-        self,
-        plan: TablePlan,
-        files: Sequence[Path],
-        load_id: str,
-        replacement: Replacement | None = None,
-    ) -> None: ...
-
-    def read(self, table: str, columns: Sequence[str] | None = None) -> pa.Table | None: ...
 
 
 class FilesystemClient(ClosesOnExit):

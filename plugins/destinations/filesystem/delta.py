@@ -42,7 +42,9 @@ from loadstone.storage.filesystem import FilesystemCredentials, put_file_atomic
 if TYPE_CHECKING:
     from deltalake import DeltaTable
 
-    from loadstone.plugins.destinations.filesystem.client import FilesystemClient
+    from loadstone.plugins.destinations.filesystem.client_view import (
+        ClientView as FilesystemClient,
+    )
     from loadstone.plugins.destinations.filesystem.delete_insert import KeyMatch, Replacement
     from loadstone.plugins.destinations.filesystem.tables import TablePlan
 

@@ -44,7 +44,9 @@ if TYPE_CHECKING:
     from pyiceberg.catalog import Catalog
     from pyiceberg.table import Table, Transaction
 
-    from loadstone.plugins.destinations.filesystem.client import FilesystemClient
+    from loadstone.plugins.destinations.filesystem.client_view import (
+        ClientView as FilesystemClient,
+    )
     from loadstone.plugins.destinations.filesystem.delete_insert import KeyMatch, Replacement
     from loadstone.plugins.destinations.filesystem.tables import TablePlan
 

@@ -26,7 +26,9 @@ from loadstone.schema import Schema
 from loadstone.storage.filesystem import is_local
 
 if TYPE_CHECKING:
-    from loadstone.plugins.destinations.filesystem.client import FilesystemClient
+    from loadstone.plugins.destinations.filesystem.client_view import (
+        ClientView as FilesystemClient,
+    )
 
 
 def _quote(ident: str) -> str:

@@ -17,7 +17,8 @@ reported as :class:`LoadFailed` naming the table it happened in.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from loadstone.destinations.contract import LoadRequest, SchemaVersionRow
 from loadstone.exceptions import DestinationError, LoadFailed
@@ -26,12 +27,36 @@ from loadstone.plugins.destinations.spark.source import list_files, table_frame
 from loadstone.plugins.destinations.spark.types import spark_type
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
-    from loadstone.plugins.destinations.spark.client import SparkClient
     from loadstone.plugins.destinations.spark.table_files import TableFolder
     from loadstone.plugins.destinations.tables import TableModel
 
+
+
+class SparkClient(Protocol):
+    """What a package's load uses of the client that runs it
+    (:class:`~loadstone.plugins.destinations.spark.client.SparkClient` is the one): named by
+    protocol, so that the client imports this module and this one does not import it back."""
+
+    @property
+    def session(self) -> SparkSession: ...
+
+    def qualified(self, table: str) -> str: ...
+
+    def table_exists(self, table: str) -> bool: ...
+
+    def table_ident(self, table: str) -> str: ...
+
+    def refresh(self, table: str) -> None: ...
+
+    def folder(self, table: str) -> TableFolder: ...
+
+    def row_frame(self, name: str, values: Sequence[object]) -> DataFrame: ...
+
+    def system_rows(
+        self, request: LoadRequest, version: SchemaVersionRow
+    ) -> dict[str, list[object]]: ...
 
 class PackageLoad:
     """The state of one attempt to load one package."""

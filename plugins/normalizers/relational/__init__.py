@@ -1,7 +1,7 @@
 """The relational normalizer plugin: nested JSON -> root and nested tables, on Spark.
 
 Registered through the entry point ``relational`` in group ``loadstone.normalizers``; the
-hook returns a :class:`RelationalNormalizer` (see ``loadstone.normalize.contract`` for the contract).
+hook returns a :class:`RelationalNormalizer` (see ``loadstone.normalizers.contract`` for the contract).
 """
 
 from __future__ import annotations

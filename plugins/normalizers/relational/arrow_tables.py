@@ -37,7 +37,7 @@ import orjson
 from loadstone import config as loadstone_config
 from loadstone.exceptions import ArrowDataError
 from loadstone.extract.arrow_items import iter_batches, parts, read_schema
-from loadstone.normalize.contract import (
+from loadstone.normalizers.contract import (
     ExtractedInput,
     NormalizeContext,
     NormalizeResult,

@@ -2,7 +2,7 @@
 
 ``fail`` stops the chunk at the first one (the driver names file and line); ``skip`` counts
 them; ``quarantine`` also keeps each one's line, cause and raw text, and the driver writes
-them into the quarantine table (:data:`~loadstone.normalize.contract.BAD_RECORDS_TABLE`).
+them into the quarantine table (:data:`~loadstone.normalizers.contract.BAD_RECORDS_TABLE`).
 What makes a line bad is :mod:`.json_lines`' business.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from loadstone.normalize.contract import BAD_RECORDS_TABLE, TableOutput
+from loadstone.normalizers.contract import BAD_RECORDS_TABLE, TableOutput
 from loadstone.plugins.normalizers.relational.chunk_plan import chunk_first_lines
 from loadstone.plugins.normalizers.relational.facts import TaskError
 from loadstone.plugins.normalizers.relational.folders import safe_folder

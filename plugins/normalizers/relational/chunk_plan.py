@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from loadstone.normalize.contract import ExtractedInput
+from loadstone.normalizers.contract import ExtractedInput
 from loadstone.plugins.normalizers.relational.task import Chunk
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import attrs
 from loadstone import config as loadstone_config
 from loadstone import spark_session
 from loadstone.exceptions import NormalizeError
-from loadstone.normalize.contract import ChunkRun, EngineChoice, NormalizeContext
+from loadstone.normalizers.contract import ChunkRun, EngineChoice, NormalizeContext
 from loadstone.plugins.normalizers.relational import spark_tasks
 from loadstone.plugins.normalizers.relational.chunk_plan import chunk_size
 from loadstone.plugins.normalizers.relational.engine import run_chunk

@@ -10,13 +10,22 @@ from __future__ import annotations
 import os
 from binascii import b2a_base64
 from hashlib import shake_128
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from loadstone.plugins.normalizers.relational.type_rules import json_text, sorted_json_text
 from loadstone.typing import TDataItem
 
-if TYPE_CHECKING:
-    from loadstone.plugins.normalizers.relational.task import RootSpec
+
+class RootSpec(Protocol):
+    """What a root row's key reads of its table's spec
+    (:class:`~loadstone.plugins.normalizers.relational.task.RootSpec` is the one): named by
+    protocol, as the task module imports this one."""
+
+    @property
+    def primary_key(self) -> tuple[str, ...]: ...
+
+    @property
+    def row_hash(self) -> bool: ...
 
 LOAD_ID = "_dlt_load_id"
 ROW_ID = "_dlt_id"

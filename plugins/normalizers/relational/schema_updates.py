@@ -24,7 +24,7 @@ import attrs
 from loadstone.exceptions import IdentifierCollisionError
 from loadstone.extract.resource_hints import table_keys_of
 from loadstone.naming import NamingConvention
-from loadstone.normalize.contract import BAD_RECORDS_TABLE, NormalizeContext
+from loadstone.normalizers.contract import BAD_RECORDS_TABLE, NormalizeContext
 from loadstone.plugins.normalizers.relational.facts import (
     ChunkFacts,
     ColumnDecision,

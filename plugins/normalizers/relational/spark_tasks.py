@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from loadstone.exceptions import NormalizeError
-from loadstone.normalize.contract import ChunkRun
+from loadstone.normalizers.contract import ChunkRun
 from loadstone.plugins.normalizers.relational.engine import run_chunk
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced
 from loadstone.plugins.normalizers.relational.native import NATIVE_AVAILABLE

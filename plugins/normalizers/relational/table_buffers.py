@@ -114,7 +114,7 @@ class TableBuffers:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        from loadstone.normalize.contract import arrow_type
+        from loadstone.normalizers.contract import arrow_type
 
         buffer = self.tables.get(table)
         if not buffer or not buffer.rows:

@@ -3,7 +3,7 @@
 The rules live in ``loadstone.schema.data_types`` and ``loadstone.schema.detections`` (shared with the
 schema, so a column's schema type and its stored values never drift apart); this module adds
 what is specific to writing Parquet: the data type of a JSON-parsed value with the ``wei``
-storage limit (:data:`loadstone.normalize.contract.WEI_PARQUET_MAX`) and ``Decimal`` forms.
+storage limit (:data:`loadstone.normalizers.contract.WEI_PARQUET_MAX`) and ``Decimal`` forms.
 Preferred types are the schema's own rule (``loadstone.schema.settings.compile_preferred``).
 The first value of a new column fixes its type (preferred types, then detections, then the Python type); a later value
 is coerced into the column's type when it can be, else it goes to a variant column named for
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import orjson
 
 from loadstone.exceptions import CoercionError
-from loadstone.normalize.contract import WEI_PARQUET_MAX, WEI_PARQUET_PRECISION
+from loadstone.normalizers.contract import WEI_PARQUET_MAX, WEI_PARQUET_PRECISION
 from loadstone.schema import data_types as _data_types
 from loadstone.schema import detections as _detections
 from loadstone.typing import TDataItem

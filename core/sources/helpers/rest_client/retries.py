@@ -20,22 +20,9 @@ import attrs
 import requests
 
 from loadstone import config
-from loadstone.exceptions import RESTClientError
+from loadstone.exceptions.rest_client import HTTPStatusError, RequestFailed
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-
-
-# Defined here, not in loadstone.exceptions: they subclass requests' errors (see there).
-class RequestFailed(RESTClientError, requests.ConnectionError):
-    """The server could not be reached (or kept failing) after every attempt.
-
-    Also a ``requests.ConnectionError``, so dlt code catching that keeps working."""
-
-
-class HTTPStatusError(RESTClientError, requests.HTTPError):
-    """The server answered with an error status (after retries for 429/5xx).
-
-    Also a ``requests.HTTPError`` (``.response`` is the answer), as dlt raises."""
 
 
 @attrs.frozen

@@ -32,7 +32,7 @@ from loadstone.storage.pipeline_lock import (
 from loadstone.storage.state import PipelineState
 
 if TYPE_CHECKING:
-    from loadstone.load.target import DestinationTarget
+    from loadstone.runtime.target import DestinationTarget
 
 __all__ = [
     "DESTINATION_TYPE_PREFIX",

@@ -25,8 +25,8 @@ from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
     from loadstone.destinations.contract import DestinationClient
-    from loadstone.load.target import DestinationTarget
-    from loadstone.pipelines.working_folder import WorkingFolder
+    from loadstone.runtime.target import DestinationTarget
+    from loadstone.runtime.working_folder import WorkingFolder
     from loadstone.schema import Schema, Table
 
 

@@ -36,6 +36,7 @@ import attrs
 
 # normalizers raise the schema's collision error: one class for the whole product
 from loadstone.exceptions import IdentifierCollisionError as IdentifierCollisionError
+from loadstone.schema.decimals import shape_of
 
 # a normalizer raises the schema's collision error: one class for the whole product
 
@@ -60,6 +61,8 @@ BAD_RECORDS_TABLE = "_bad_records"
 WEI_PARQUET_PRECISION: Final = 38
 #: the largest absolute integer a Parquet ``wei`` column holds
 WEI_PARQUET_MAX: Final = 10**WEI_PARQUET_PRECISION - 1
+#: the widest decimal an Arrow ``decimal128`` holds; wider declared decimals are ``decimal256``
+MAX_DECIMAL128_PRECISION: Final = 38
 
 #: Parquet physical type per data type, as text (documentation; see :func:`arrow_type`).
 #: ``wei`` (integers of any size, e.g. Ethereum amounts) is ``decimal128(38, 0)``: DuckDB and
@@ -73,7 +76,7 @@ PARQUET_TYPES: Mapping[str, str] = {
     "timestamp": "timestamp[us, tz=UTC]",
     "date": "date32",
     "time": "time64[us]",
-    "decimal": "decimal128(38, 9) unless precision/scale are hinted",
+    "decimal": "decimal128(p, s) of the column (decimal256 above 38 digits), else (38, 9)",
     "wei": "decimal128(38, 0)",
     "json": "string (JSON text)",
     "binary": "binary",
@@ -83,7 +86,8 @@ PARQUET_TYPES: Mapping[str, str] = {
 def arrow_type(
     data_type: str, precision: int | None = None, scale: int | None = None
 ) -> pa.DataType:
-    """The pyarrow type loadstone writes for ``data_type`` (hinted precision/scale honoured)."""
+    """The pyarrow type loadstone writes for ``data_type``: a decimal has the column's own
+    precision and scale (``loadstone.schema.decimals.shape_of``), never a rounded default."""
     import pyarrow as pa
 
     if data_type in ("text", "json"):
@@ -101,7 +105,10 @@ def arrow_type(
     if data_type == "time":
         return pa.time64("us")
     if data_type == "decimal":
-        return pa.decimal128(precision or 38, 9 if scale is None else scale)
+        shape = shape_of(precision, scale)
+        if shape.precision > MAX_DECIMAL128_PRECISION:
+            return pa.decimal256(shape.precision, shape.scale)
+        return pa.decimal128(shape.precision, shape.scale)
     if data_type == "wei":
         return pa.decimal128(WEI_PARQUET_PRECISION, 0)
     if data_type == "binary":

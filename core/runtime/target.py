@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import attrs
@@ -43,7 +43,8 @@ def resolve_destination(destination: object) -> Destination:
     if destination is None:
         destination = DEFAULT_DESTINATION
     if isinstance(destination, str):
-        return get_destination(destination)
+        # the plugin manager checks a destination as far as its name (named by protocol)
+        return cast(Destination, get_destination(destination))
     if isinstance(destination, Destination):
         return destination
     raise PipelineConfigError(

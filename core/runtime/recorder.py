@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, TypedDict
 import attrs
 
 from loadstone.exceptions import StorageError
-from loadstone.normalize.contract import ChunkRun, EngineChoice
-from loadstone.pipelines.load_info import (
+from loadstone.normalizers.contract import ChunkRun, EngineChoice
+from loadstone.runtime.load_info import (
     JsonDict,
     LoadInfo,
     PipelineTrace,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from loadstone.pipelines.pipeline import Pipeline
+    from loadstone.current import RunningPipeline as Pipeline
 
 #: what ``asdict()`` gives: JSON-able values (the trace file holds them)
 JsonDict = dict[str, object]

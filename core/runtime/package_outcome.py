@@ -1,0 +1,66 @@
+"""What becomes of a package at the end of a step: loaded, or set aside.
+
+The normalize and load steps end every package they touch in one of these two ways; the
+pipeline's crash recovery (:mod:`loadstone.pipelines.recovery`) reads what they left. Kept
+below the steps, so that each step does it the same way without importing the pipeline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+from typing import TYPE_CHECKING
+
+import attrs
+
+from loadstone.exceptions import LoadstoneError
+from loadstone.storage.load_package import LOADED, LoadPackage
+from loadstone.storage.loaded_inputs import LoadedInputs
+
+if TYPE_CHECKING:
+    from loadstone.runtime.working_folder import WorkingFolder
+
+__all__ = ["FAILURE_KEY", "complete_package", "forget_schema_changes", "set_aside"]
+
+#: ``package.json`` key of a package set aside: why it could not be normalized
+FAILURE_KEY = "failure"
+
+
+def set_aside(folder: WorkingFolder, package: LoadPackage, cause: str) -> None:
+    """Move a package that can never load out of the way, recording why in it."""
+    with contextlib.suppress(LoadstoneError):
+        package.update(**{FAILURE_KEY: cause, "failed_at": time.time()})
+    folder.failed_packages_dir.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(package.root), str(folder.failed_packages_dir / package.root.name))
+
+
+def forget_schema_changes(folder: WorkingFolder, package: LoadPackage) -> None:
+    """Take back the tables and columns a package set aside at load added to the schema.
+
+    They exist nowhere else (the destination rolled the package back), and a column only
+    that package brought -- a user key named like dlt's non-nullable ``_dlt_list_idx`` --
+    would make every later package fail the same way.
+    """
+    schema = folder.schemas.get(package.schema_name)
+    if schema is None:
+        return
+    meta = package.meta
+    schema.drop_tables(meta.get("new_tables") or [])
+    for name, added in (meta.get("new_columns") or {}).items():
+        if schema.has_table(name):
+            table = schema.get_table(name)
+            kept = {k: c for k, c in table.columns.items() if k not in added}
+            schema.replace_table(attrs.evolve(table, columns=kept))
+    folder.save_schema(schema)
+
+
+def complete_package(
+    folder: WorkingFolder, package: LoadPackage, *, skipped: bool, keep: bool
+) -> None:
+    """After the destination's commit: remember the package's file inputs, then switch
+    it to loaded (a kill between the two leaves it pending: see ``loaded_inputs``)."""
+    LoadedInputs(folder.root).record(package)
+    package.set_state(LOADED, loaded_at=time.time(), skipped=skipped)
+    if not keep:
+        package.delete_data()
