@@ -7,7 +7,7 @@ not start a JVM. The API mirrors dlt's, so ``import loadstone as dlt`` runs dlt-
 Pipelines
     pipeline, run, attach, Pipeline, LoadInfo, PipelineStepFailed
 Sources and resources
-    resource, transformer, source, sources (``sources.incremental``), mark, current,
+    resource, transformer, source, defer, sources (``sources.incremental``), mark, current,
     secrets / config (``secrets.value`` arguments read from configuration)
 Schema
     Schema, SchemaContract
@@ -48,6 +48,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "mark": ("loadstone.extract.mark", None),
     "secrets": ("loadstone.extract.injection", "secrets"),
     "source": ("loadstone.extract.decorators", "source"),
+    "defer": ("loadstone.extract.deferred", "defer"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
     "SchemaContract": ("loadstone.schema.contracts", "SchemaContract"),
@@ -150,6 +151,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "UnsupportedType": ("loadstone.exceptions", "UnsupportedType"),
     "UnsupportedValueError": ("loadstone.exceptions", "UnsupportedValueError"),
     "UnsupportedWriteDisposition": ("loadstone.exceptions", "UnsupportedWriteDisposition"),
+    "ValueDoesNotFit": ("loadstone.exceptions", "ValueDoesNotFit"),
     "ValueErrorWithKnownValues": ("loadstone.exceptions", "ValueErrorWithKnownValues"),
 }
 
@@ -244,10 +246,12 @@ if TYPE_CHECKING:
         UnsupportedType,
         UnsupportedValueError,
         UnsupportedWriteDisposition,
+        ValueDoesNotFit,
         ValueErrorWithKnownValues,
     )
     from loadstone.extract import mark
     from loadstone.extract.decorators import resource, source, transformer
+    from loadstone.extract.deferred import defer
     from loadstone.extract.injection import secrets
     from loadstone.hookspecs import hookimpl
     from loadstone.naming import NamingConvention
@@ -256,21 +260,6 @@ if TYPE_CHECKING:
     from loadstone.runtime.load_info import LoadInfo
     from loadstone.schema import Schema
     from loadstone.schema.contracts import SchemaContract
-
-
-def _default_pipeline() -> _current.Pipeline:
-    """dlt's default pipeline, made by ``loadstone.current.pipeline()`` when none was made.
-
-    Registered here, where every ``import loadstone...`` passes first: ``current`` lies
-    below the pipeline and never imports it, and the pipeline module is imported only when
-    a default pipeline is made.
-    """
-    from loadstone.pipelines.pipeline import pipeline
-
-    return pipeline()
-
-
-_current.make_default_pipeline_with(_default_pipeline)
 
 
 def _default_pipeline() -> _current.RunningPipeline:

@@ -24,6 +24,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "mark": ("loadstone.extract.mark", None),
     "secrets": ("loadstone.extract.injection", "secrets"),
     "source": ("loadstone.extract.decorators", "source"),
+    "defer": ("loadstone.extract.deferred", "defer"),
     "current": ("loadstone.current", None),
     "Schema": ("loadstone.schema", "Schema"),
     "SchemaContract": ("loadstone.schema.contracts", "SchemaContract"),
@@ -125,6 +126,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "UnsupportedType": ("loadstone.exceptions", "UnsupportedType"),
     "UnsupportedValueError": ("loadstone.exceptions", "UnsupportedValueError"),
     "UnsupportedWriteDisposition": ("loadstone.exceptions", "UnsupportedWriteDisposition"),
+    "ValueDoesNotFit": ("loadstone.exceptions", "ValueDoesNotFit"),
     "ValueErrorWithKnownValues": ("loadstone.exceptions", "ValueErrorWithKnownValues"),
 }
 
