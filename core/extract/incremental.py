@@ -21,7 +21,9 @@ import datetime as _dt
 import hashlib
 import json
 import re
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from decimal import Decimal
 
 from loadstone.exceptions import (
     IncrementalCursorPathHasValueNone,
@@ -65,17 +67,68 @@ def _resolve_last_value_func(
 
 
 def _coerce_pair(reference: TDataItem, value: TDataItem) -> tuple[TDataItem, TDataItem]:
-    """A value read back from state (JSON) as text meets datetimes again: compare as datetimes."""
-    if isinstance(reference, str) and isinstance(value, (_dt.datetime, _dt.date)):
-        return type(value).fromisoformat(reference), value
-    if isinstance(value, str) and isinstance(reference, (_dt.datetime, _dt.date)):
-        return reference, type(reference).fromisoformat(value)
+    """A value read back from state as text meets typed values again: compare as the typed
+    value (datetimes, dates, decimals, UUIDs; dlt's marked text too)."""
+    reference, value = state_value(reference), state_value(value)
+    if isinstance(reference, str) and isinstance(value, _TEXT_KINDS):
+        return _from_text(type(value), reference), value
+    if isinstance(value, str) and isinstance(reference, _TEXT_KINDS):
+        return reference, _from_text(type(reference), value)
     return reference, value
 
 
+#: the types a cursor value kept as text in state compares as
+_TEXT_KINDS = (_dt.datetime, _dt.date, Decimal, uuid.UUID)
+
+
+def _from_text(kind: type, text: str) -> TDataItem:
+    """``text`` as a value of ``kind`` (as it is when it is not one)."""
+    try:
+        if kind in (Decimal, uuid.UUID):
+            return kind(text)
+        return kind.fromisoformat(text)  # type: ignore[attr-defined]  # a datetime or a date
+    except (ValueError, ArithmeticError):
+        return text
+
+
+#: dlt's marks for typed values in stored state: a private-use character before the text
+_STATE_MARKS: dict[str, Callable[[str], TDataItem]] = {
+    "\uf026": Decimal,
+    "\uf027": _dt.datetime.fromisoformat,
+    "\uf028": _dt.date.fromisoformat,
+    "\uf029": _dt.time.fromisoformat,
+}
+
+
+#: (mark, type) in the order a value is tested (a datetime is also a date)
+_MARKED_KINDS: tuple[tuple[str, type], ...] = (
+    ("\uf027", _dt.datetime),
+    ("\uf028", _dt.date),
+    ("\uf029", _dt.time),
+    ("\uf026", Decimal),
+)
+
+
+def state_value(value: TDataItem) -> TDataItem:
+    """A cursor value read back from state: dlt's marked text (a state dlt wrote) as the
+    value it stands for; anything else as it is."""
+    if isinstance(value, str) and value[:1] in _STATE_MARKS:
+        try:
+            return _STATE_MARKS[value[0]](value[1:])
+        except (ValueError, ArithmeticError):
+            return value
+    return value
+
+
 def _jsonable(value: TDataItem) -> TDataItem:
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
+    """A cursor value as the state keeps it: datetimes, dates, times and decimals as dlt
+    stores them (its mark, then the text), so they come back typed from any file and a state
+    either tool wrote restores the other's cursor; a UUID as its text (as dlt keeps it)."""
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    for mark, kind in _MARKED_KINDS:
+        if isinstance(value, kind):
+            return mark + (value.isoformat() if hasattr(value, "isoformat") else str(value))
     return value
 
 
@@ -193,7 +246,7 @@ class Incremental:
         if self.end_value is None:
             bound._state = resource_state
         if stored and self.end_value is None:
-            bound.start_value = stored.get("last_value")
+            bound.start_value = state_value(stored.get("last_value"))
             bound._seen_hashes = frozenset(stored.get("unique_hashes") or ())
             # rows at the start value stay known while the last value does not move on
             bound._new_hashes = list(stored.get("unique_hashes") or ())

@@ -9,7 +9,8 @@ both). Only what the CSV form holds without loss is copied this way; a table wit
 column type (arrays, bytea, intervals, ``time with time zone``, numerics without a declared
 precision) takes the row path, as does any other database or driver.
 
-The session reads timestamps with a zone in UTC and dates in ISO order (``SET LOCAL``, inside
+The cursor's values are parameters of the COPY, bound by psycopg with their types (never
+formatted into the SQL by us). The session reads timestamps with a zone in UTC and dates in ISO order (``SET LOCAL``, inside
 the COPY's own transaction). JSON documents come back as the server prints them and are
 written compactly (``{"k":1}``), as the row path writes them.
 """
@@ -46,6 +47,8 @@ class CopyPlan:
     sql: str
     types: tuple[tuple[str, pa.DataType], ...]
     json_columns: tuple[str, ...]
+    #: the query's parameters (the cursor's values), bound by psycopg with their types
+    params: Mapping[str, object] = attrs.field(factory=dict)
 
 
 def copy_plan(
@@ -71,13 +74,14 @@ def copy_plan(
         if wanted is None:
             return None
         types.append((column.name, wanted))
-    try:
-        compiled = query.compile(dialect=engine.dialect, compile_kwargs={"literal_binds": True})
-    except Exception:  # a value SQLAlchemy cannot write as a literal: the row path binds it
-        return None
+    compiled = query.compile(dialect=engine.dialect)
+    params = compiled.params
+    for bind in compiled.binds.values():
+        if bind.type.dialect_impl(engine.dialect).bind_processor(engine.dialect) is not None:
+            return None  # a value SQLAlchemy converts before the driver: the row path binds it
     json_columns = tuple(n for n, _ in types if columns[n].get("data_type") == "json")
     sql = f"COPY ({compiled}) TO STDOUT WITH (FORMAT csv)"
-    return CopyPlan(sql, tuple(types), json_columns)
+    return CopyPlan(sql, tuple(types), json_columns, params)
 
 
 class _CopyStream(io.RawIOBase):
@@ -125,7 +129,7 @@ def copy_pages(engine: sa.Engine, plan: CopyPlan, chunk_size: int) -> Iterator[p
         with conn.transaction(), conn.cursor() as cursor:
             cursor.execute("SET LOCAL TIME ZONE 'UTC'")
             cursor.execute("SET LOCAL DateStyle = 'ISO, YMD'")
-            with cursor.copy(plan.sql) as copy:
+            with cursor.copy(plan.sql, plan.params or None) as copy:
                 reader = pacsv.open_csv(
                     io.BufferedReader(_CopyStream(copy), _BLOCK), read, convert_options=convert
                 )

@@ -23,6 +23,7 @@ import orjson
 
 from loadstone.exceptions import SqlDatabaseError
 from loadstone.extract.incremental import Incremental
+from loadstone.sources.sql_database.cursor_values import typed_cursor_value
 from loadstone.sources.sql_database.errors import describe
 from loadstone.sources.sql_database.postgres_copy import copy_pages, copy_plan
 from loadstone.sources.sql_database.schema_types import arrow_type
@@ -58,13 +59,13 @@ def incremental_query(query: sa.Select, table: sa.Table, incremental: Incrementa
     """``query`` restricted to the cursor's range (see the module docstring)."""
     column = _cursor_column(table, incremental)
     descending = _is_min(incremental)
-    start = incremental.start_value
+    start = typed_cursor_value(column, incremental.start_value)
     if start is not None and incremental.last_value_func in (max, min, "max", "min"):
         if incremental.range_start == "open":
             query = query.where(column < start if descending else column > start)
         else:
             query = query.where(column <= start if descending else column >= start)
-    end = incremental.end_value
+    end = typed_cursor_value(column, incremental.end_value)
     if end is not None:
         if incremental.range_end == "closed":
             query = query.where(column >= end if descending else column <= end)

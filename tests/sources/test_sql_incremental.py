@@ -1,0 +1,34 @@
+"""Typed incremental cursors on PostgreSQL load, run by run, what dlt 1.31 loads.
+
+The programs are tests/sources/sql_incremental_cases.py (10 rows, then 3, 1 and 0 new rows,
+per cursor type, backend and incremental option); dlt's outcomes, recorded by
+tests/fixtures/sources/record_sql_incremental.py, are in sql_incremental.json: the ids each
+run loaded and the cursor state the destination keeps (dlt's marked text for datetimes, dates
+and decimals). The cursor's last value is bound as a parameter of the column's type: bound as
+text, PostgreSQL refuses ``timestamptz >= character varying``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import loadstone
+from loadstone.sources.sql_database import sql_table
+from tests.sources.sql_incremental_cases import CASES, run_case
+
+DLT = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures/sources/sql_incremental.json").read_text()
+)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("case", list(CASES))
+def test_typed_cursor_loads_run_by_run_as_under_dlt(
+    case: str, postgres_url: str, tmp_path: Path
+) -> None:
+    schema = f"inc_{case}"[:60]
+    outcome = run_case(loadstone, sql_table, postgres_url, schema, case, tmp_path)
+    assert outcome == DLT[case]
