@@ -225,6 +225,58 @@ def async_resources(dlt: Any, folder: str) -> Outcome:
     }
 
 
+def steps_and_pipes(dlt: Any, folder: str) -> Outcome:
+    """Maps and filters on a parent (its transformers get what passes), ``|`` pipes, a
+    yield_map on a transformer, ``data_from=`` plain data, and a cursor on a transformer,
+    over two runs."""
+    calls = {"numbers": 0}
+    feed = [1, 2, 3, 4, 5, 6]
+
+    @dlt.resource
+    def numbers() -> Any:
+        calls["numbers"] += 1
+        yield [{"n": n} for n in feed]
+
+    numbers.add_filter(lambda item: item["n"] % 2 == 0).add_map(lambda item: {**item, "even": True})
+
+    @dlt.transformer
+    def squares(page: Any) -> Any:
+        yield [{"n": item["n"], "square": item["n"] ** 2, "even": item["even"]} for item in page]
+
+    @dlt.transformer
+    def halves(page: Any) -> Any:
+        for item in page:
+            yield {"n": item["n"], "half": item["n"] // 2}
+
+    halves_piped = (numbers | halves).add_yield_map(lambda item: [item, {**item, "half": -item["half"]}])
+
+    @dlt.transformer(data_from=dlt.resource([{"tag": "a"}, {"tag": "b"}], name="tag_list"))
+    def tags(item: Any) -> Any:
+        yield {"tag": item["tag"].upper()}
+
+    @dlt.transformer(data_from=numbers)
+    def stamped(page: Any, seen: Any = dlt.sources.incremental("n", initial_value=0)) -> Any:
+        yield [{"n": item["n"]} for item in page]
+
+    pipeline = _pipeline(dlt, folder, "steps")
+    runs = []
+    for run in range(2):
+        if run == 1:
+            feed.extend([7, 8, 10])
+        pipeline.run([numbers, numbers | squares, halves_piped, tags, stamped])
+        runs.append(
+            {
+                "numbers": _rows(pipeline, "numbers", "n, even"),
+                "squares": _rows(pipeline, "squares", "n, square"),
+                "halves": _rows(pipeline, "halves", "n, half"),
+                "tags": _rows(pipeline, "tags", "tag, tag"),
+                "stamped": _rows(pipeline, "stamped", "n, n"),
+                "calls": dict(calls),
+            }
+        )
+    return {"runs": runs}
+
+
 def rest_boards(dlt: Any, folder: str, app: Any, config: Callable[..., Any], source: Any) -> Outcome:
     """The boards API, a parent with two children, over two incremental runs, then once
     without a cursor: the requests asked and the rows loaded."""
@@ -267,4 +319,5 @@ PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
     "chain_with_limit": chain_with_limit,
     "parallel_and_deferred": parallel_and_deferred,
     "async_resources": async_resources,
+    "steps_and_pipes": steps_and_pipes,
 }
