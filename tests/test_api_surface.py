@@ -30,7 +30,7 @@ from loadstone.extract.incremental import Incremental
         (lambda: dlt.pipeline("p", staging="filesystem"), "staging"),
         (lambda: dlt.pipeline("p", no_such=1), "no_such"),
         (lambda: dlt.resource([1], name="r", no_such=1), "no_such"),
-        (lambda: dlt.sources.incremental("ts", lag=3), "lag"),
+        (lambda: dlt.sources.incremental("ts", lag="3 days"), "lag"),
     ],
 )
 def test_unsupported_arguments_raise_type_error_naming_them(call: Any, name: str) -> None:

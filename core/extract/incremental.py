@@ -157,6 +157,22 @@ def _cursor_values(column: TDataItem) -> list[TDataItem]:
     return list(column.to_pylist())
 
 
+def _shifted(value: TDataItem, lag: float) -> TDataItem:
+    """``value`` moved by ``lag``: seconds for a datetime (an ISO timestamp in text too),
+    days for a date, units for a number; anything else as it is."""
+    value = state_value(value)
+    if isinstance(value, str):
+        parsed = _from_text(_dt.datetime, value)
+        value = parsed if isinstance(parsed, _dt.datetime) else value
+    if isinstance(value, _dt.datetime):
+        return value + _dt.timedelta(seconds=lag)
+    if isinstance(value, _dt.date):
+        return value + _dt.timedelta(days=lag)
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return value + (Decimal(str(lag)) if isinstance(value, Decimal) else lag)
+    return value
+
+
 def _resolved(hashes: Sequence[str | Callable[[], str]]) -> list[str]:
     return [h if isinstance(h, str) else h() for h in hashes]
 
@@ -186,8 +202,10 @@ class Incremental:
             raise ValueError(f"row_order must be one of {ROW_ORDERS} or None")
         if range_start not in RANGES or range_end not in RANGES:
             raise ValueError(f"range_start and range_end must be one of {RANGES}")
-        if lag is not None:
-            raise TypeError("incremental(lag=...) is not supported by loadstone")
+        if lag is not None and (isinstance(lag, bool) or not isinstance(lag, (int, float))):
+            raise TypeError(
+                f"incremental(lag=...) takes a number of seconds, days or units: {lag!r}"
+            )
         if allow_external_schedulers:
             raise TypeError("incremental(allow_external_schedulers=True) is not supported")
         self.cursor_path = cursor_path
@@ -200,6 +218,9 @@ class Incremental:
         self.on_cursor_value_missing = on_cursor_value_missing
         self.range_start = range_start
         self.range_end = range_end
+        #: how far before the stored last value a run starts again (dlt's ``lag``)
+        self.lag = lag
+        self._lag_start: TDataItem = _MISSING
         self._segments = _path_segments(cursor_path)
         self.resource_name = "?"
         self.start_value: TDataItem = initial_value
@@ -223,7 +244,7 @@ class Incremental:
             self.row_order,
             None,
             self.on_cursor_value_missing,
-            None,
+            self.lag,
             self.range_start,
             self.range_end,
         )
@@ -284,9 +305,24 @@ class Incremental:
         reference, value = _coerce_pair(reference, value)
         return bool(value != reference and self._func([reference, value]) == value)
 
+    def _lagged_start(self) -> TDataItem:
+        """The start value, moved back by ``lag`` when it is a last value kept in state
+        (dlt's rule: an ``initial_value`` is never lagged): seconds for datetimes (and
+        ISO timestamps kept as text), days for dates, units for numbers; forward for
+        ``min``. Why: late rows within the lag are read again; with a lag nothing is
+        deduplicated, as in dlt (the rows within it load again)."""
+        if self._lag_start is not _MISSING:
+            return self._lag_start
+        start = self.start_value
+        stored = (self._state or {}).get("incremental", {}).get(self.cursor_path)
+        if self.lag is not None and start is not None and stored:
+            start = _shifted(start, -self.lag if self._func is not min else self.lag)
+        self._lag_start = start
+        return start
+
     def _out_of_range(self, value: TDataItem) -> TDataItem:
         """The boundary ``value`` fails (start or end value), or _MISSING when in range."""
-        start = self.start_value
+        start = self._lagged_start()
         if start is not None:
             a, b = _coerce_pair(start, value)
             if a == b:
@@ -355,7 +391,7 @@ class Incremental:
         return True
 
     def _advance(self, value: TDataItem, hashed: str | Callable[[], str]) -> None:
-        if self._key == ():  # no deduplication: only the last value is kept
+        if self._key == () or self.lag is not None:  # no deduplication: the last value only
             if self.last_value is None or self._is_after(self.last_value, value):
                 self.last_value = value
             return

@@ -9,6 +9,7 @@ module), so ``tests/compat/record.py`` records them under dlt and
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Any
 
 from tests.compat.harness import Context
@@ -169,3 +170,61 @@ def parent_table_name_hint(ctx: Context) -> Any:
         "later": later,
         "tables": ctx.tables(pipe),
     }
+
+
+def _lagged_runs(ctx: Context, name: str, runs: list[list[dict[str, Any]]], **cursor: Any) -> Any:
+    """Each run's rows through ``incremental("v", lag=...)``: the rows each run loads."""
+    dlt = ctx.dlt
+    pipe = ctx.pipeline(name)
+    loaded = []
+    for rows in runs:
+
+        @dlt.resource(name="r", primary_key="id")
+        def r(batch: Any, v: Any = dlt.sources.incremental("v", **cursor)) -> Any:
+            yield from batch
+
+        pipe.run(r(rows))
+        loaded.append(pipe.last_trace.last_normalize_info.row_counts.get("r", 0))
+    return {"loaded": loaded, "tables": ctx.tables(pipe)}
+
+
+@scenario
+def incremental_lag(ctx: Context) -> Any:
+    """``lag`` starts a run before the last value kept (numbers: units, datetimes and ISO
+    text: seconds, dates: days; forward for ``min``), never before an ``initial_value``;
+    the rows within the lag load again (no deduplication)."""
+    at = lambda s: _dt.datetime.fromisoformat(s).replace(tzinfo=_dt.timezone.utc)  # noqa: E731
+    return {
+        "numbers": _lagged_runs(
+            ctx, "lag_num",
+            [[{"id": 1, "v": 10}, {"id": 2, "v": 20}],
+             [{"id": 3, "v": 15}, {"id": 4, "v": 19}, {"id": 5, "v": 21}, {"id": 2, "v": 20}],
+             [{"id": 6, "v": 11}]],
+            lag=5,
+        ),
+        "datetimes": _lagged_runs(
+            ctx, "lag_ts",
+            [[{"id": 1, "v": at("2024-01-01T00:00:10")}],
+             [{"id": 2, "v": at("2024-01-01T00:00:05")}, {"id": 3, "v": at("2024-01-01T00:00:01")}]],
+            lag=6,
+        ),
+        "dates": _lagged_runs(
+            ctx, "lag_date",
+            [[{"id": 1, "v": _dt.date(2024, 1, 10)}],
+             [{"id": 2, "v": _dt.date(2024, 1, 8)}, {"id": 3, "v": _dt.date(2024, 1, 7)}]],
+            lag=2,
+        ),
+        "iso_text": _lagged_runs(
+            ctx, "lag_text",
+            [[{"id": 1, "v": "2024-01-01T00:00:10Z"}],
+             [{"id": 2, "v": "2024-01-01T00:00:05Z"}, {"id": 3, "v": "2024-01-01T00:00:01Z"}]],
+            lag=6,
+        ),
+        "min": _lagged_runs(
+            ctx, "lag_min", [[{"id": 1, "v": 10}], [{"id": 2, "v": 14}, {"id": 3, "v": 16}]],
+            lag=5, last_value_func=min,
+        ),
+        "initial_value": _lagged_runs(
+            ctx, "lag_initial", [[{"id": 1, "v": 3}, {"id": 2, "v": 8}]], lag=5, initial_value=10
+        ),
+    }  # fmt: skip
