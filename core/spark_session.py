@@ -112,6 +112,56 @@ def configured_target(overrides: Mapping[str, object] | None = None) -> SparkTar
     return SparkTarget(master=master)
 
 
+#: how long a check of a master's port waits (a firewall may drop the packets silently)
+REACH_TIMEOUT_SECONDS = 3.0
+
+
+def _addresses(url: str) -> list[tuple[str, int]]:
+    """``(host, port)`` of each master a ``spark://`` or ``sc://`` URL names (a standalone
+    cluster with standby masters names several: ``spark://a:7077,b:7077``)."""
+    rest = url.split("://", 1)[1].split("/", 1)[0].split(";", 1)[0]
+    default = 15002 if url.startswith("sc://") else 7077
+    found = []
+    for part in rest.split(","):
+        host, _, port = part.rpartition(":") if ":" in part else (part, "", "")
+        try:
+            found.append((host.strip("[]") or "localhost", int(port or default)))
+        except ValueError:
+            found.append((part, default))  # not a port: the connect below fails and says so
+    return found
+
+
+def check_reachable(overrides: Mapping[str, object] | None = None) -> None:
+    """Refuse a configured cluster master (``spark://``) or Connect server (``sc://``) that
+    nothing answers on, naming the setting and where it came from.
+
+    Why before any work: an unreachable master failed the normalize step with pyspark's
+    "An error occurred while calling None.org.apache.spark.sql.classic.SparkSession" and
+    kept the package pending, when the cause was the setting, not the data.
+    """
+    import socket
+
+    from loadstone import config
+
+    target = configured_target(overrides)
+    if target.is_local or target.master in ("yarn",) or (target.master or "").startswith("k8s"):
+        return
+    key = "remote" if target.remote else "master"
+    for host, port in _addresses(target.url):
+        try:
+            socket.create_connection((host, port), timeout=REACH_TIMEOUT_SECONDS).close()
+            return
+        except OSError:
+            continue
+    origin = "code" if overrides else config.locate(("spark", key), default=None).origin
+    origin = "configuration" if origin == "default" else origin
+    what = "Spark Connect server" if target.remote else "Spark master"
+    raise SparkTargetError(
+        f"cannot reach {what} {target.url} (from {origin}): nothing answers there; start it "
+        f"or set spark.{key} to a running one (local[*] runs Spark on this machine)"
+    )
+
+
 def session_target(session: SparkSession) -> SparkTarget:
     """The target of a running session (a Connect session has no master to report)."""
     if is_remote_session(session):

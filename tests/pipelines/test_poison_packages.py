@@ -123,6 +123,13 @@ def test_a_damaged_package_copy_is_named_with_its_repair_not_the_intact_input() 
         ("NORMALIZE__SPARK_MIN_BYTES", "big", "normalize.spark_min_bytes"),
         ("NORMALIZE__PARQUET_NORMALIZER__ADD_DLT_ID", "perhaps", "add_dlt_id"),
         ("EXTRACT__COPY_INPUTS", "maybe", "extract.copy_inputs"),
+        ("DESTINATION__DUCKDB__MEMORY_LIMIT", "lots", "destination.duckdb.memory_limit"),
+        (
+            "SPARK__MASTER",
+            "spark://nowhere:7077",
+            "cannot reach Spark master spark://nowhere:7077 (from environment variable "
+            "SPARK__MASTER)",
+        ),
     ],
 )
 def test_a_bad_setting_fails_in_one_line_before_any_work(key: str, value: str, named: str) -> None:

@@ -26,7 +26,11 @@ from loadstone import config
 from loadstone.destinations.contract import Destination, LoadFileSpec, Row
 from loadstone.exceptions import DuckDBConnectionError
 from loadstone.plugins.destinations.duckdb.database_file import open_database_file
-from loadstone.plugins.destinations.duckdb.memory import load_memory_limit, parse_size
+from loadstone.plugins.destinations.duckdb.memory import (
+    configured_memory_limit,
+    load_memory_limit,
+    parse_size,
+)
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
 from loadstone.plugins.destinations.duckdb.row_groups import configured_row_group_size
 from loadstone.plugins.destinations.duckdb.sql import DIALECT, literal, qualified, quote
@@ -128,6 +132,7 @@ class DuckDBClient(SqlLoader[ParquetSource]):
         )
         self.credentials = resolve_credentials(destination, pipeline_name)
         row_group_size = configured_row_group_size(destination.config.get("row_group_size"))
+        limit = configured_memory_limit()  # a bad value fails before a database file is made
         self._conn, self._owns = connect(self.credentials, row_group_size)
         #: DuckDB's own memory limit, when the load may lower it by width (see memory.py)
         self._default_limit: int | None = None
@@ -137,7 +142,6 @@ class DuckDBClient(SqlLoader[ParquetSource]):
             self._exec("SET enable_progress_bar = false")
             # a configured limit holds for the whole connection; without one, each load
             # sets a limit by schema width (see memory.py), so memory stays flat in rows
-            limit = config.get_str("destination.duckdb.memory_limit", "")
             if limit:
                 self._exec(f"SET memory_limit = {literal(limit)}")
             else:

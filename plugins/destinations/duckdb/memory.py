@@ -18,6 +18,13 @@ sizing for DuckDB's 122,880 rows is kept because ``row_group_size = 0`` brings t
 
 from __future__ import annotations
 
+import re
+
+from loadstone import config
+
+#: a share of RAM, as DuckDB takes it (``'50%'``)
+_PERCENT = re.compile(r"^\s*\d+(?:\.\d+)?\s*%\s*$")
+
 MIB = 1024 * 1024
 #: Working memory per column and inserting thread (one row group of 8-byte values, spare).
 PER_COLUMN_AND_THREAD = 640 * 1024
@@ -53,3 +60,19 @@ def parse_size(text: str) -> int:
         digits = number.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
         number, unit = digits, number[len(digits) :]
     return int(float(number) * _UNITS[unit.strip().lower() or "b"])
+
+
+def configured_memory_limit() -> str | None:
+    """``destination.duckdb.memory_limit`` as DuckDB's setting text, or None when unset.
+
+    Read as a size here (``2GB``, ``1 GiB``, bytes; or a share of RAM, ``50%``) so a bad value
+    fails before anything is extracted, naming the setting and where it came from, not with
+    DuckDB's "Parser Error: Memory must have a number" at load.
+    """
+    found = config.locate("destination.duckdb.memory_limit", default="")
+    if found.value in ("", None):
+        return None
+    if isinstance(found.value, str) and _PERCENT.match(found.value):
+        return found.value.strip()
+    size = config.parse_size(found.value, "destination.duckdb.memory_limit", found.origin)
+    return f"{size}B"

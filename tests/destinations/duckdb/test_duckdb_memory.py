@@ -102,3 +102,10 @@ def test_a_load_that_runs_out_of_memory_fails_the_package_and_keeps_nothing(
             client.load_package(request(wide, {"wide": [parquet(tmp_path / "w", rows)]}))
         tables = "SELECT count(*) FROM information_schema.tables WHERE table_name = 'wide'"
         assert client.query(tables) == [(0,)]
+
+
+def test_a_memory_limit_may_be_a_share_of_ram(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DESTINATION__DUCKDB__MEMORY_LIMIT", "1%")
+    assert parse_size(_limit_during_a_load(tmp_path, monkeypatch)) > 0
