@@ -64,6 +64,7 @@ from loadstone.exceptions.normalize import (
     NormalizeError,
     NormalizeJobFailed,
     UnboundColumnException,
+    ValueDoesNotFit,
 )
 from loadstone.exceptions.pipeline import (
     CannotRestorePipelineException,
@@ -200,6 +201,7 @@ __all__ = [
     "UnsupportedType",
     "UnsupportedValueError",
     "UnsupportedWriteDisposition",
+    "ValueDoesNotFit",
     "ValueErrorWithKnownValues",
 ]
 

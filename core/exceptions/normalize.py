@@ -66,6 +66,36 @@ class ArrowDataError(NormalizeError, PackageDataError):
     columns whose names normalize to one. Running the package again fails the same way."""
 
 
+class ValueDoesNotFit(NormalizeError, PackageDataError):
+    """A value its column's type cannot hold exactly: a decimal with more digits after the
+    point than the column's scale keeps, or more before it than its precision allows.
+
+    Never rounded or cut to fit (a silent change of the user's number); the package is set
+    aside with nothing of it loaded, and the sources' state it carried is taken back, so
+    the next run reads those rows again.
+    """
+
+    def __init__(
+        self, table: str, column: str, value: str, column_type: str, reason: str, where: str = ""
+    ) -> None:
+        self.table = table
+        self.column = column
+        self.value = value
+        self.column_type = column_type
+        self.reason = reason
+        self.where = where
+        shown = value if len(value) <= 200 else value[:200] + "..."
+        at = f" ({where})" if where else ""
+        super().__init__(
+            f"table {table!r} column {column!r}: value {shown} does not fit {column_type} "
+            f"({reason}){at}; declare a wider precision or scale for the column"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        args = (self.table, self.column, self.value, self.column_type, self.reason, self.where)
+        return (ValueDoesNotFit, args)
+
+
 class BadRecordError(NormalizeError, PackageDataError):
     """A line of an extracted file is not a JSON document (``on_bad_record="fail"``)."""
 

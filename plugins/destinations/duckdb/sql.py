@@ -11,12 +11,12 @@ from __future__ import annotations
 from loadstone.exceptions import UnsupportedType
 from loadstone.plugins.destinations.sql.dialect import Dialect, literal, qualified, quote
 from loadstone.schema import Column
+from loadstone.schema.decimals import shape_of
 
 __all__ = ["DIALECT", "duckdb_type", "literal", "qualified", "quote", "types_compatible"]
 
 #: DuckDB's largest DECIMAL precision.
 MAX_DECIMAL_PRECISION = 38
-DEFAULT_DECIMAL = (38, 9)
 
 
 def _int_type(bits: int | None) -> str:
@@ -83,10 +83,8 @@ def duckdb_type(column: Column, table: str = "?") -> str:
     if data_type == "json":
         return "JSON"
     if data_type == "decimal":
-        p = precision if precision is not None else DEFAULT_DECIMAL[0]
-        s = column.scale
-        if s is None:
-            s = DEFAULT_DECIMAL[1] if precision is None else 0
+        shape = shape_of(precision, column.scale)
+        p, s = shape.precision, shape.scale
         if p > MAX_DECIMAL_PRECISION:
             return "VARCHAR"
         if s > p:

@@ -5,7 +5,7 @@ Types (checked against ``information_schema.columns`` of tables dlt 1.31 made, s
 double ``double precision``, bool ``boolean``, bigint by precision bits ``smallint`` /
 ``integer`` / ``bigint``, timestamp ``timestamp(p) with[out] time zone``, date, time
 ``time(p) without time zone``, binary ``bytea``, json ``jsonb``, decimal ``numeric(p,s)``
-(default 38,9) and wei ``numeric(156,78)``.
+(the column's own, ``loadstone.schema.decimals.shape_of``: 38,9 when none is declared) and wei ``numeric(156,78)``.
 
 Types are spelled as ``format_type()`` prints them, so a column read back from the catalog
 compares with the one the schema asks for as text.
@@ -16,8 +16,8 @@ from __future__ import annotations
 from loadstone.exceptions import UnsupportedType
 from loadstone.plugins.destinations.sql.dialect import Dialect
 from loadstone.schema import Column
+from loadstone.schema.decimals import shape_of
 
-DEFAULT_DECIMAL = (38, 9)
 WEI = (156, 78)
 #: PostgreSQL's largest NUMERIC precision and its finest timestamp precision
 MAX_NUMERIC_PRECISION = 1000
@@ -41,11 +41,8 @@ def _fraction(precision: int | None) -> str:
 
 
 def _decimal_type(column: Column, table: str, name: str) -> str:
-    precision = column.precision
-    p = precision if precision is not None else DEFAULT_DECIMAL[0]
-    s = column.scale
-    if s is None:
-        s = DEFAULT_DECIMAL[1] if precision is None else 0
+    shape = shape_of(column.precision, column.scale)
+    p, s = shape.precision, shape.scale
     if not 0 < p <= MAX_NUMERIC_PRECISION or s > p:
         raise UnsupportedType(table, name, "decimal", f"numeric({p},{s}) is not a valid type")
     return f"numeric({p},{s})"

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from loadstone.exceptions import UnsupportedType
 from loadstone.schema import Column
+from loadstone.schema.decimals import shape_of
 
 #: Spark's largest DECIMAL precision.
 MAX_DECIMAL_PRECISION = 38
-DEFAULT_DECIMAL = (38, 9)
 
 
 def quote(ident: str) -> str:
@@ -80,8 +80,8 @@ def spark_type(column: Column, table: str = "?") -> str:
 
 
 def _decimal_type(precision: int | None, scale: int | None, table: str, name: str) -> str:
-    p = precision if precision is not None else DEFAULT_DECIMAL[0]
-    s = scale if scale is not None else (DEFAULT_DECIMAL[1] if precision is None else 0)
+    shape = shape_of(precision, scale)
+    p, s = shape.precision, shape.scale
     if p > MAX_DECIMAL_PRECISION:
         raise UnsupportedType(
             table, name, "decimal", f"precision {p} exceeds Spark's maximum of 38 digits"

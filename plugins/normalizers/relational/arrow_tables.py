@@ -7,7 +7,8 @@ dlt 1.31 is the specification (recorded in ``tests/fixtures/arrow/``):
   an error naming both;
 * types come from the Arrow schema (:func:`loadstone.schema.arrow_types.column_from_arrow`);
   a column the schema or a hint already types is cast to that type (a cast that fails names
-  table, column and cause); struct, list and map columns are stored as JSON text; a
+  table, column, the first value refused and cause; a decimal is never rounded to fit its
+  column's precision and scale: :class:`~loadstone.exceptions.ValueDoesNotFit`); struct, list and map columns are stored as JSON text; a
   ``null``-typed column is not created;
 * Arrow data is not unpacked into nested tables (``max_table_nesting`` does not apply);
 * ``_dlt_load_id`` and ``_dlt_id`` are added only when
@@ -35,7 +36,7 @@ import attrs
 import orjson
 
 from loadstone import config as loadstone_config
-from loadstone.exceptions import ArrowDataError
+from loadstone.exceptions import ArrowDataError, ValueDoesNotFit
 from loadstone.extract.arrow_items import iter_batches, parts, read_schema
 from loadstone.normalizers.contract import (
     ExtractedInput,
@@ -59,6 +60,7 @@ from loadstone.plugins.normalizers.relational.schema_updates import (
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.arrow_types import column_from_arrow
 from loadstone.schema.contracts import decide, is_new_table
+from loadstone.schema.decimals import fit, misfit_reason, shape_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -371,14 +373,44 @@ def _converted(array: pa.Array, column: Column, table: str) -> pa.Array:
         array = array.cast(pa.timestamp(array.type.unit, tz="UTC"))
     if array.type.equals(target):
         return array
+    safe = not pa.types.is_timestamp(target)
     try:
-        return array.cast(target, safe=not pa.types.is_timestamp(target))
+        return array.cast(target, safe=safe)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
         cause = str(error).strip().splitlines()[0]
-        raise ArrowDataError(
-            f"table {table!r} column {column.name!r}: {array.type} values cannot be stored as "
-            f"{column.data_type} ({cause})"
-        ) from None
+        raise _refused(array, target, safe, column, table, cause) from None
+
+
+def _refused(
+    array: pa.Array, target: pa.DataType, safe: bool, column: Column, table: str, cause: str
+) -> Exception:
+    """The error naming the first value of ``array`` the cast refuses (found by halving the
+    array: a failing cast says only that some value failed). A decimal that does not fit
+    its column is a :class:`ValueDoesNotFit`; never rounded to fit."""
+    import pyarrow as pa
+
+    lo, hi = 0, len(array)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            array.slice(lo, mid - lo).cast(target, safe=safe)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            hi = mid
+        else:
+            lo = mid
+    value = array[lo].as_py() if len(array) else None
+    if column.data_type == "decimal" and isinstance(value, (Decimal, int, str)):
+        with contextlib.suppress(ArithmeticError, ValueError):
+            exact = Decimal(str(value).strip())
+            shape = shape_of(column.precision, column.scale)
+            if exact.is_finite() and fit(exact, shape) is None:
+                reason = misfit_reason(exact, shape)
+                return ValueDoesNotFit(table, column.name, str(value), shape.type_name, reason)
+    shown = "" if value is None else f" (first refused: {str(value)[:200]!r})"
+    return ArrowDataError(
+        f"table {table!r} column {column.name!r}: {array.type} values cannot be stored as "
+        f"{column.data_type}{shown} ({cause})"
+    )
 
 
 def _json_texts(array: pa.Array) -> pa.Array:

@@ -15,6 +15,7 @@ from loadstone.plugins.normalizers.relational.facts import ColumnFact, ColumnKey
 from loadstone.plugins.normalizers.relational.names import ColumnNames
 from loadstone.plugins.normalizers.relational.native import ISO_TIMESTAMP_TEXT
 from loadstone.plugins.normalizers.relational.task import EngineConfig, RootSpec
+from loadstone.schema.decimals import DEFAULT_SHAPE, DecimalShape
 from loadstone.typing import TDataItem
 
 #: data type -> the Python type whose values need no coercion into it. A timestamp column
@@ -29,6 +30,7 @@ class ColumnTypes:
     """Table -> column -> data type, the per-cell fast-path types, and the new columns."""
 
     __slots__ = (
+        "_decimals",
         "_detections",
         "_existing_tables",
         "_forced",
@@ -46,6 +48,7 @@ class ColumnTypes:
         self._preferred = config.preferred
         self._detections = config.detections
         self._existing_tables = config.existing_tables
+        self._decimals = config.decimals
         self._names = names
         #: table -> column -> data type
         self.by_table: dict[str, dict[str, str]] = {t: dict(c) for t, c in config.known.items()}
@@ -61,6 +64,11 @@ class ColumnTypes:
             types = self.by_table.get(table) or {}
             exact = self.exact[table] = {c: EXACT[t] for c, t in types.items() if t in EXACT}
         return exact
+
+    def decimal_shape(self, table: str, col: str) -> DecimalShape:
+        """The precision and scale values of a decimal column must fit (declared, or the
+        default ``decimal(38,9)``)."""
+        return self._decimals.get(table, {}).get(col, DEFAULT_SHAPE)
 
     def new_column(
         self,

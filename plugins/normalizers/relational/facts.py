@@ -20,8 +20,9 @@ import attrs
 Position = tuple[int, int, int]
 #: A normalized (table, column) pair.
 ColumnKey = tuple[str, str]
-#: Why a task stopped: a line that is not JSON, a frozen contract, or a bug.
-FailureKind = Literal["bad_record", "contract", "not_null", "internal"]
+#: Why a task stopped: a line that is not JSON, a frozen contract, a key without a value, a
+#: value its column's type cannot hold exactly (``does_not_fit``), or a bug.
+FailureKind = Literal["bad_record", "contract", "not_null", "does_not_fit", "internal"]
 
 
 @attrs.frozen
@@ -64,6 +65,8 @@ class TaskError:
     entity: str | None = None
     mode: str = "freeze"
     value: str | None = None
+    #: the type a value did not fit (``decimal(38,9)``), for ``does_not_fit``
+    column_type: str | None = None
     traceback: str = ""
     #: the row a contract refused, as dlt's ``DataValidationError.data_item`` holds it
     row: Mapping[str, Any] | None = None

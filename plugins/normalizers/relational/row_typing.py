@@ -15,16 +15,18 @@ import attrs
 
 from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.column_types import ColumnTypes
+from loadstone.plugins.normalizers.relational.facts import TaskError
 from loadstone.plugins.normalizers.relational.names import ColumnNames
 from loadstone.plugins.normalizers.relational.native import Cell, NativeLoops
 from loadstone.plugins.normalizers.relational.table_buffers import TableBuffers, discard, put
 from loadstone.plugins.normalizers.relational.task import RootSpec, TaskFailure
 from loadstone.plugins.normalizers.relational.type_rules import json_text
+from loadstone.schema.decimals import misfit_reason
 from loadstone.typing import TDataItem
 
 _FAST_TYPES = {str: "text", bool: "bool", float: "double", dict: "json", list: "json"}
 #: types whose values are converted even into a column of their own type (JSON text, the
-#: wei and decimal storage: 38 digits, scale 9)
+#: wei storage of 38 digits, a decimal column's own precision and scale)
 _SLOW_TYPES = frozenset(("json", "wei", "decimal"))
 _I64_MIN = type_rules.INT64_MIN
 _I64_MAX = type_rules.INT64_MAX
@@ -202,10 +204,14 @@ class RowTyper:
                 return True
             return self._variant(table, col, "text", str(value), spec, types, columns, n)
         try:
-            put(columns, n, col, type_rules.coerce(t, vt, value))
-            return True
+            coerced = type_rules.coerce(t, vt, value)
         except type_rules.CoercionError:
             pass
+        else:
+            if t == "decimal":
+                coerced = self._fitted(table, col, value, coerced)
+            put(columns, n, col, coerced)
+            return True
         if vt == "json":
             value = json_text(value)
         elif vt == "wei":
@@ -214,6 +220,26 @@ class RowTyper:
             else:
                 vt, value = "text", str(value)
         return self._variant(table, col, vt, value, spec, types, columns, n)
+
+    def _fitted(
+        self, table: str, col: str, value: TDataItem, exact: decimal.Decimal
+    ) -> decimal.Decimal:
+        """``exact`` in its decimal column's scale; a value the column cannot hold without
+        rounding stops the task as a data error naming table, column and value."""
+        shape = self.column_types.decimal_shape(table, col)
+        fitted = type_rules.fit_decimal(exact, shape)
+        if fitted is None:
+            error = TaskError(
+                "does_not_fit",
+                line=self._cursor.line,
+                message=misfit_reason(exact, shape),
+                table=table,
+                column=col,
+                value=str(value),
+                column_type=shape.type_name,
+            )
+            raise TaskFailure(error)
+        return fitted
 
     def _variant(
         self,
@@ -228,6 +254,8 @@ class RowTyper:
     ) -> bool | None:
         """``value`` into the variant column of ``col`` for its type ``vt``."""
         vcol = self._names.variant_name(col, vt)
+        if vt == "decimal":
+            value = self._fitted(table, vcol, value, value)
         if vcol not in types:
             admitted = self.column_types.admit_variant(
                 table, col, vcol, vt, value, spec, self._position()

@@ -44,6 +44,7 @@ from loadstone.plugins.normalizers.relational.task import RootSpec
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import find_identifier_collisions
 from loadstone.schema.contracts import SchemaContract
+from loadstone.schema.decimals import DecimalShape, shape_of
 from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
 from loadstone.schema.settings import SchemaSettings, hints_for_column
 from loadstone.schema.stored import TTableSchema
@@ -323,6 +324,27 @@ def known_types(schema: Schema, plans: Sequence[RootPlan]) -> dict[str, dict[str
     return known
 
 
+def known_decimals(
+    schema: Schema, plans: Sequence[RootPlan]
+) -> dict[str, dict[str, DecimalShape]]:
+    """Table -> column -> shape of every decimal column the schema or a hint declares.
+
+    A column the schema already types keeps its shape (its table holds data of that shape;
+    a hint cannot change it there), so the arrays written are what the table holds."""
+    known = {
+        name: {c: shape_of(col.precision, col.scale) for c, col in table.columns.items()
+               if col.data_type == "decimal"}
+        for name, table in schema.tables.items()
+    }  # fmt: skip
+    for table, columns in hinted_by_table(plans).items():
+        existing = schema.tables[table].columns if table in schema.tables else {}
+        for name, column in columns.items():
+            typed = existing.get(name)
+            if column.data_type == "decimal" and (typed is None or not typed.data_type):
+                known.setdefault(table, {})[name] = shape_of(column.precision, column.scale)
+    return {table: shapes for table, shapes in known.items() if shapes}
+
+
 def hinted_by_table(plans: Sequence[RootPlan]) -> dict[str, dict[str, Column]]:
     """Columns code declares, per table: each root's and its nested tables'."""
     hinted: dict[str, dict[str, Column]] = {}
@@ -447,7 +469,7 @@ def apply_facts(
         if name in contracts:
             schema.replace_table(schema.tables[name].evolve(schema_contract=contracts[name]))
         known = schema.tables[name].columns
-        retyped = [attrs.evolve(c, data_type=None) for n, c in hinted.items() if n in known]
+        retyped = [_retyped(c, known[n]) for n, c in hinted.items() if n in known]
         # a column the schema declares without a type (``update_table``) is new to the data:
         # typed now, it moves after the typed columns, in data order (as dlt 1.31)
         added = [
@@ -460,6 +482,14 @@ def apply_facts(
         if added:
             new_columns[name] = tuple(column.name for column in added)
     return new_tables, new_columns
+
+
+def _retyped(hinted: Column, known: Column) -> Column:
+    """A hint on a column the table has: its data type stays, and a typed decimal keeps its
+    precision and scale (the destination's column holds them: see ``known_decimals``)."""
+    if known.data_type == "decimal":
+        return attrs.evolve(hinted, data_type=None, precision=known.precision, scale=known.scale)
+    return attrs.evolve(hinted, data_type=None)
 
 
 def _drop_untyped(schema: Schema, table_name: str, names: Sequence[str]) -> None:

@@ -17,6 +17,7 @@ from loadstone.exceptions import (
     CannotCoerceNullException,
     ContractViolation,
     NormalizeError,
+    ValueDoesNotFit,
 )
 from loadstone.plugins.normalizers.relational.chunk_plan import chunk_first_lines
 from loadstone.plugins.normalizers.relational.facts import (
@@ -119,11 +120,19 @@ def raise_failures(
 
 
 def _line_failure(error: TaskError, chunk: Chunk, chunks: Sequence[Chunk]) -> Exception:
-    """A bad line or a bug, named by file and line (the file's own line number)."""
+    """A bad line, a value that does not fit or a bug, named by file and line (the file's own
+    line number)."""
     first = chunk_first_lines([c for c in chunks if c.path == chunk.path])[chunk.index]
     line = first + (error.line or 1) - 1
     if error.kind == "bad_record":
         return BadRecordError(chunk.display, line, error.message)
+    if error.kind == "does_not_fit":
+        assert error.table and error.column and error.column_type  # set by the engine
+        assert error.value is not None
+        where = f"{chunk.display} line {line}"
+        return ValueDoesNotFit(
+            error.table, error.column, error.value, error.column_type, error.message, where
+        )
     cause = _first_line(error.message)
     near = "" if "disk full" in cause else f" near line {line}"
     failure = NormalizeError(f"normalizing {chunk.display} failed{near}: {cause}")

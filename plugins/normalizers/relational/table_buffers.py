@@ -20,6 +20,7 @@ from loadstone.plugins.normalizers.relational.task import (
     RootSpec,
     TaskFailure,
 )
+from loadstone.schema.decimals import DEFAULT_SHAPE
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class TableBuffers:
         "_attempt",
         "_chunk",
         "_compression",
+        "_decimals",
         "_file_counter",
         "_native",
         "_out_dir",
@@ -92,6 +94,7 @@ class TableBuffers:
     ) -> None:
         self._out_dir = Path(config.out_dir)
         self._compression = config.compression
+        self._decimals = config.decimals
         self._chunk = chunk
         self._attempt = attempt
         self._spec: RootSpec = config.specs[chunk.table_name]
@@ -124,13 +127,18 @@ class TableBuffers:
         self.tables[table] = TableBuffer()
         self.row_counts[table] = self.row_counts.get(table, 0) + n
         types = self._types[table]
+        decimals = self._decimals.get(table, {})
         arrays = []
         fields = []
         for col in types:
             cell = columns.get(col)
             if cell is None:
                 continue
-            at = arrow_type(types[col])
+            if types[col] == "decimal":  # the column's own precision and scale
+                shape = decimals.get(col, DEFAULT_SHAPE)
+                at = arrow_type("decimal", shape.precision, shape.scale)
+            else:
+                at = arrow_type(types[col])
             arrays.append(self._column_array(cell, n, at))
             fields.append(pa.field(col, at))
         data = pa.Table.from_arrays(arrays, schema=pa.schema(fields))

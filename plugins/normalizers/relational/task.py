@@ -17,6 +17,7 @@ from loadstone.exceptions import ContractViolation
 from loadstone.plugins.normalizers.relational.facts import TaskError
 from loadstone.plugins.normalizers.relational.row_keys import VALID_FROM
 from loadstone.schema.contracts import Entity, SchemaContract, decide
+from loadstone.schema.decimals import DecimalShape
 from loadstone.schema.settings import PreferredTypes, compile_preferred
 from loadstone.typing import TDataItem, TSchemaContract
 
@@ -97,6 +98,9 @@ class EngineConfig:
     specs: Mapping[str, RootSpec]
     known: Mapping[str, Mapping[str, str]]
     existing_tables: frozenset[str]
+    #: table -> column -> precision and scale of the decimal columns the schema or a hint
+    #: declares (others are ``decimal(38,9)``): what values must fit and the arrays carry
+    decimals: Mapping[str, Mapping[str, DecimalShape]] = attrs.field(factory=dict)
     detections: tuple[str, ...] = ("iso_timestamp",)
     #: the schema's preferred-type rules (a mapping is compiled on the way in)
     preferred: PreferredTypes = attrs.field(

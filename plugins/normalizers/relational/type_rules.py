@@ -3,7 +3,8 @@
 The rules live in ``loadstone.schema.data_types`` and ``loadstone.schema.detections`` (shared with the
 schema, so a column's schema type and its stored values never drift apart); this module adds
 what is specific to writing Parquet: the data type of a JSON-parsed value with the ``wei``
-storage limit (:data:`loadstone.normalizers.contract.WEI_PARQUET_MAX`) and ``Decimal`` forms.
+storage limit (:data:`loadstone.normalizers.contract.WEI_PARQUET_MAX`), ``Decimal`` forms and
+a decimal column's precision and scale (:func:`fit_decimal`).
 Preferred types are the schema's own rule (``loadstone.schema.settings.compile_preferred``).
 The first value of a new column fixes its type (preferred types, then detections, then the Python type); a later value
 is coerced into the column's type when it can be, else it goes to a variant column named for
@@ -21,13 +22,16 @@ import orjson
 from loadstone.exceptions import CoercionError
 from loadstone.normalizers.contract import WEI_PARQUET_MAX, WEI_PARQUET_PRECISION
 from loadstone.schema import data_types as _data_types
+from loadstone.schema import decimals as _decimals
 from loadstone.schema import detections as _detections
+from loadstone.schema.decimals import DecimalShape
 from loadstone.typing import TDataItem
 
 __all__ = [
     "CoercionError",
     "coerce",
     "detect_type",
+    "fit_decimal",
     "fits_wei_storage",
     "json_text",
     "py_type",
@@ -36,8 +40,6 @@ __all__ = [
 
 INT64_MIN = _data_types.BIGINT_MIN
 INT64_MAX = _data_types.BIGINT_MAX
-_SCALE_9 = decimal.Decimal("1e-9")
-_DECIMAL_LIMIT = decimal.Decimal(10) ** 29
 
 
 def py_type(value: object) -> str:
@@ -59,8 +61,9 @@ def coerce(to_type: str, from_type: str, value: TDataItem) -> TDataItem:
     """``value`` as a value of ``to_type`` in the form the Parquet writer takes.
 
     The rule itself is ``loadstone.schema.data_types.coerce_value`` (shared with the schema); this
-    adds the storage limits: ``wei`` holds at most 38 digits (the Parquet column) and
-    ``decimal`` is rounded to the column's scale 9, both as ``Decimal``.
+    adds the storage limit of ``wei`` (at most 38 digits in the Parquet column, as ``Decimal``).
+    A ``decimal`` comes back exact: whether it fits its column's precision and scale is
+    :func:`fit_decimal`'s question, and a value that does not is a data error, not a variant.
     """
     if to_type == from_type and to_type != "decimal":
         return value
@@ -75,14 +78,14 @@ def coerce(to_type: str, from_type: str, value: TDataItem) -> TDataItem:
             )
         return decimal.Decimal(result)
     if to_type == "decimal":
-        try:
-            quantized = decimal.Decimal(result).quantize(_SCALE_9)
-        except decimal.InvalidOperation as exc:
-            raise CoercionError(to_type, from_type, value, str(exc)) from None
-        if abs(quantized) >= _DECIMAL_LIMIT:
-            raise CoercionError(to_type, from_type, value, "more than 29 integer digits")
-        return quantized
+        return decimal.Decimal(result)
     return result
+
+
+def fit_decimal(value: decimal.Decimal, shape: DecimalShape) -> decimal.Decimal | None:
+    """``value`` with exactly the column's scale, or None when it does not fit the column
+    (never rounded: ``loadstone.schema.decimals.fit``)."""
+    return _decimals.fit(value, shape)
 
 
 def sorted_json_text(value: object) -> str:
