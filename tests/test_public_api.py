@@ -88,6 +88,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "CurrentSourceSchemaNotAvailable": ("loadstone.exceptions", "CurrentSourceSchemaNotAvailable"),
     "CurrentSourceNotAvailable": ("loadstone.exceptions", "CurrentSourceNotAvailable"),
     "MissingLoadFile": ("loadstone.exceptions", "MissingLoadFile"),
+    "MissingDependencyException": ("loadstone.exceptions", "MissingDependencyException"),
     "InvalidTableName": ("loadstone.exceptions", "InvalidTableName"),
     "NamingChangeError": ("loadstone.exceptions", "NamingChangeError"),
     "NoActiveContext": ("loadstone.exceptions", "NoActiveContext"),

@@ -129,5 +129,23 @@ class PluginContractError(LoadstoneError, TypeError):
         super().__init__(f"{label} plugin {module!r} {problem}")
 
 
+class MissingDependencyException(LoadstoneError, ImportError):
+    """An optional library a feature needs is not installed (dlt's name): names the feature,
+    the packages to install and why."""
+
+    def __init__(self, caller: str, dependencies: Sequence[str], appendix: str = "") -> None:
+        self.caller = caller
+        self.dependencies = list(dependencies)
+        self.appendix = appendix
+        packages = " ".join(f'"{dependency}"' for dependency in self.dependencies)
+        super().__init__(
+            f"{caller} needs {', '.join(self.dependencies)}, which is not installed: "
+            f"pip install {packages}" + (f". {appendix}" if appendix else "")
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.caller, self.dependencies, self.appendix))
+
+
 class SparkTargetError(LoadstoneError):
     """``spark.master`` / ``spark.remote`` names no place Spark can run."""

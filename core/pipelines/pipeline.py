@@ -37,8 +37,10 @@ from loadstone.normalize.step import NormalizeStep, NormalizeStepContext
 from loadstone.pipelines import recovery, run_settings
 from loadstone.pipelines.boundary import StepBoundary, step_boundary
 from loadstone.pipelines.packages import PipelinePackages
+from loadstone.pipelines.pipeline_config import pipeline_configuration
 from loadstone.pipelines.state_view import PipelineStateView
 from loadstone.runtime.load_info import LoadInfo
+from loadstone.runtime.progress_displays import progress_callback
 from loadstone.runtime.recorder import ProgressCallback, StepRecorder
 from loadstone.runtime.refresh import check_refresh
 from loadstone.runtime.target import (
@@ -107,6 +109,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
         lock_timeout: float | None = None,
         refresh: TRefreshMode | None = None,
         spark: object = None,
+        pipeline_salt: str | None = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
             raise PipelineConfigError("pipeline_name must be a non-empty string")
@@ -119,6 +122,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
             Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
         )
         self.dev_mode = dev_mode
+        self.config = pipeline_configuration(pipeline_name, pipeline_salt)  # dlt's, the salt
         self.import_schema_path = Path(import_schema_path) if import_schema_path else None
         self.export_schema_path = Path(export_schema_path) if export_schema_path else None
         self.recorder = StepRecorder(progress)
@@ -501,12 +505,11 @@ def pipeline(
     Without a name the pipeline is ``dlt_<script file name>``, as dlt names it, so a ported
     script opens the same folder and database. ``full_refresh`` is dlt's old name of
     ``dev_mode``. A progress *name* (``"log"``, ``"tqdm"``...) selects dlt's display
-    libraries: loadstone shows no display for it (data is unaffected); pass a callable for
-    loadstone's events. ``pipeline_salt`` and ``staging`` raise ``TypeError``.
+    libraries (see :mod:`loadstone.runtime.progress_displays`); a callable gets loadstone's
+    events. ``staging`` raises ``TypeError``.
     """
-    for name, value in (("pipeline_salt", pipeline_salt), ("staging", staging)):
-        if value is not None:
-            raise TypeError(f"pipeline({name}=...) is not supported by loadstone")
+    if staging is not None:
+        raise TypeError("pipeline(staging=...) is not supported by loadstone")
     if pipeline_name is None:
         pipeline_name = default_pipeline_name()
     made = Pipeline(
@@ -517,10 +520,11 @@ def pipeline(
         pipelines_dir=pipelines_dir,
         import_schema_path=import_schema_path,
         export_schema_path=export_schema_path,
-        progress=progress if callable(progress) else None,
+        progress=progress_callback(progress, pipeline_name),
         lock_timeout=lock_timeout,
         refresh=refresh,
         spark=spark,
+        pipeline_salt=pipeline_salt,
     )
     made.activate()  # dlt's active pipeline: the one made last
     return made
@@ -577,9 +581,8 @@ def attach(
     dataset_name: str | None = None,
 ) -> Pipeline:
     """Open an existing pipeline from its working folder (``dlt.attach``); error if none."""
-    for name, value in (("pipeline_salt", pipeline_salt), ("staging", staging)):
-        if value is not None:
-            raise TypeError(f"attach({name}=...) is not supported by loadstone")
+    if staging is not None:
+        raise TypeError("attach(staging=...) is not supported by loadstone")
     name = pipeline_name or default_pipeline_name()
     base = Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
     if state_module.load_local(base / name) is None:
@@ -589,7 +592,8 @@ def attach(
         destination,
         dataset_name,
         pipelines_dir=base,
-        progress=progress if callable(progress) else None,
+        progress=progress_callback(progress, name),
+        pipeline_salt=pipeline_salt,
     )
     attached.activate()
     return attached

@@ -10,6 +10,7 @@ module), so ``tests/compat/record.py`` records them under dlt and
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from typing import Any
 
 from tests.compat.harness import Context
@@ -228,3 +229,33 @@ def incremental_lag(ctx: Context) -> Any:
             ctx, "lag_initial", [[{"id": 1, "v": 3}, {"id": 2, "v": 8}]], lag=5, initial_value=10
         ),
     }  # fmt: skip
+
+
+@scenario
+def progress_names(ctx: Context) -> Any:
+    """Each of dlt's progress names makes a pipeline that loads as any other; an unknown
+    name is a ValueError."""
+    out: dict[str, Any] = {}
+    for name in ("log", "tqdm", "enlighten", "alive_progress"):
+        pipe = ctx.pipeline(f"progress_{name}", progress=name)
+        pipe.run([{"id": 1}, {"id": 2}], table_name="t")
+        out[name] = ctx.tables(pipe)
+    try:
+        ctx.pipeline("progress_bogus", progress="bogus")
+    except Exception as exc:  # the outcome is what we compare
+        out["bogus"] = isinstance(exc, ValueError)
+    return out
+
+
+@scenario
+def pipeline_salt(ctx: Context) -> Any:
+    """``pipeline.config.pipeline_salt``: given, configured (``PIPELINE_SALT``) or made from
+    the pipeline's name."""
+    given = ctx.pipeline("salted", pipeline_salt="pepper").config.pipeline_salt
+    made = ctx.pipeline("salted_by_name").config.pipeline_salt
+    os.environ["PIPELINE_SALT"] = "from_env"
+    try:
+        configured = ctx.pipeline("salted_by_env").config.pipeline_salt
+    finally:
+        del os.environ["PIPELINE_SALT"]
+    return {"given": given, "made": made, "configured": configured}
