@@ -36,6 +36,7 @@ from loadstone.sources.sql_database.schema_types import (
     ReflectionLevel,
     TableBackend,
     TypeAdapter,
+    adapt_types,
     table_hints,
 )
 from loadstone.sources.sql_database.table_rows import QueryAdapter, build_query, rows_of
@@ -229,10 +230,11 @@ class _TableReader:
 
     def table(self, name: str) -> sa.Table:
         reflected = _reflect(self.engine, name, self.metadata, self.table_adapter)
-        return _selected(reflected, self.included, self.excluded)
+        adapted = adapt_types(reflected, self.type_adapter)
+        return _selected(adapted, self.included, self.excluded)
 
     def columns(self, table: sa.Table) -> dict[str, TColumnSchema]:
-        return table_hints(table, self.level, self.backend, self.type_adapter)
+        return table_hints(table, self.level, self.backend)
 
     def resource(
         self, name: str, incremental: Incremental | None, hints: TableHintArgs

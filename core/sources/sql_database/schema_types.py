@@ -39,13 +39,20 @@ SqlType: TypeAlias = "sa.types.TypeEngine[object]"
 TypeAdapter = Callable[[SqlType], Union[SqlType, "type[sa.types.TypeEngine[object]]", None]]
 
 
-def _adapted(sql_type: SqlType, type_adapter: TypeAdapter | None) -> SqlType:
+def adapt_types(table: sa.Table, type_adapter: TypeAdapter | None) -> sa.Table:
+    """``table`` with each column's type replaced by what ``type_adapter_callback`` returns
+    for it (None keeps the reflected type; a type class is instantiated).
+
+    The column itself changes, not only its hint: the SELECT then reads the values as the
+    new type (``sa.Numeric(asdecimal=False)`` gives floats, typed ``double``), as dlt's do.
+    """
     if type_adapter is None:
-        return sql_type
-    new = type_adapter(sql_type)
-    if new is None:
-        return sql_type
-    return new() if isinstance(new, type) else new
+        return table
+    for column in table.columns:
+        new = type_adapter(column.type)
+        if new is not None:
+            column.type = new() if isinstance(new, type) else new
+    return table
 
 
 def _type_hints(sql_type: SqlType, with_precision: bool, arrow: bool) -> TColumnSchema:
@@ -64,6 +71,8 @@ def _type_hints(sql_type: SqlType, with_precision: bool, arrow: bool) -> TColumn
         return hints
     if isinstance(sql_type, sa.Float):
         return {"data_type": "double"} if arrow else {}
+    if isinstance(sql_type, sa.Numeric) and not sql_type.asdecimal:
+        return {"data_type": "double"}
     if isinstance(sql_type, sa.Numeric):
         hints = {"data_type": "decimal"}
         if sql_type.precision is not None:
@@ -91,37 +100,25 @@ def _type_hints(sql_type: SqlType, with_precision: bool, arrow: bool) -> TColumn
         if with_precision and binary_length:
             hints["precision"] = binary_length
         return hints
-    if isinstance(sql_type, sa.JSON):
+    if isinstance(sql_type, (sa.JSON, sa.ARRAY)):
         return {"data_type": "json"}
     return {}
 
 
-def column_hints(
-    column: sa.Column[object],
-    level: ReflectionLevel,
-    backend: str,
-    type_adapter: TypeAdapter | None = None,
-) -> TColumnSchema:
+def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str) -> TColumnSchema:
     """The dlt column hint of one reflected column at ``level`` (see the module docstring)."""
     hints: TColumnSchema = {"name": column.name, "nullable": bool(column.nullable)}
     if column.primary_key:
         hints["primary_key"] = True
     if level != "minimal":
-        sql_type = _adapted(column.type, type_adapter)
-        hints.update(
-            _type_hints(sql_type, level == "full_with_precision", backend in ARROW_BACKENDS)
-        )
+        with_precision = level == "full_with_precision"
+        hints.update(_type_hints(column.type, with_precision, backend in ARROW_BACKENDS))
     return hints
 
 
-def table_hints(
-    table: sa.Table,
-    level: ReflectionLevel,
-    backend: str,
-    type_adapter: TypeAdapter | None = None,
-) -> dict[str, TColumnSchema]:
+def table_hints(table: sa.Table, level: ReflectionLevel, backend: str) -> dict[str, TColumnSchema]:
     """Column hints of every column of ``table``, in the table's order."""
-    return {c.name: column_hints(c, level, backend, type_adapter) for c in table.columns}
+    return {c.name: column_hints(c, level, backend) for c in table.columns}
 
 
 def arrow_type(hints: TColumnSchema) -> pa.DataType | None:

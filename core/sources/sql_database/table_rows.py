@@ -26,6 +26,7 @@ from loadstone.extract.incremental import Incremental
 from loadstone.sources.sql_database.cursor_values import typed_cursor_value
 from loadstone.sources.sql_database.errors import describe
 from loadstone.sources.sql_database.postgres_copy import copy_pages, copy_plan
+from loadstone.sources.sql_database.row_values import as_text_rows, text_columns
 from loadstone.sources.sql_database.schema_types import arrow_type
 from loadstone.typing import TDataItem
 
@@ -184,7 +185,8 @@ def fetched_pages(
         # yield_per: rows come in chunk_size batches (not the growing 1..1000 buffer)
         result = conn.execution_options(yield_per=chunk_size).execute(query)
         names = list(result.keys())
-        for chunk in result.partitions(chunk_size):
+        for fetched in result.partitions(chunk_size):
+            chunk = as_text_rows(fetched, text_columns(fetched, len(names)))
             if backend == "sqlalchemy":
                 yield [dict(zip(names, row, strict=True)) for row in chunk]
             elif backend == "pandas":
