@@ -32,6 +32,7 @@ from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import EXTRACTED, InputFingerprint, LoadPackage
 from loadstone.storage.loaded_inputs import LoadedInputs
+from loadstone.storage.state_changes import changes_since, sources_snapshot
 from loadstone.typing import TDataItem, TDataItems
 
 if TYPE_CHECKING:
@@ -149,13 +150,14 @@ class ExtractStep:
             self._refresh(refresh, package_schema, data, table_name, source_state)
         package = self._new_package(schema_name)
         self.context.on_package("extract", package.load_id)
+        state_before = sources_snapshot(self.folder.state)  # taken back if it never loads
         result = self._write_package(package, data, table_name, hints, state_key, step)
         try:
             check_table_names(result.tables, package_schema.naming)
         except InvalidTableName:
             _remove(package)
             raise
-        self._switch_extracted(package, package_schema, result, state_key, data)
+        self._switch_extracted(package, package_schema, result, state_key, data, state_before)
         self.context.recorder.package_done(
             step,
             package.load_id,
@@ -174,10 +176,13 @@ class ExtractStep:
         result: ExtractResult,
         state_key: str,
         data: TDataItems,
+        state_before: dict[str, TDataItem],
     ) -> None:
         """Publish the package's files and switch it to ``extracted``, with the state the
         sources reached: in the same atomic switch, a crash before the local state is saved
-        cannot lose it (see ``WorkingFolder.adopt_package_state``)."""
+        cannot lose it (see ``WorkingFolder.adopt_package_state``). The package also records
+        what its extract changed in that state, taken back when it is set aside or dropped
+        (``loadstone.storage.state_changes``)."""
         folder = self.folder
         # after the extract, which names a missing or unreadable input in its own error
         name = folder.pipeline_name
@@ -195,6 +200,7 @@ class ExtractStep:
             extracted_bytes=result.bytes,
             pipeline_state=folder.state,
             carries_state=folder.state_changed_since_extract(),
+            state_changes=changes_since(state_before, folder.state),
             inputs=[i.asdict() for i in inputs],
         )
         folder.save_schema(schema)

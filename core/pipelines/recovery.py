@@ -103,20 +103,28 @@ def committed_packages(
 def drop_pending_packages(
     folder: WorkingFolder, target: DestinationTarget, schema: Callable[[], Schema]
 ) -> list[str]:
-    """Delete every package that is not loaded; one the destination already committed is
-    marked loaded instead; one whose own metadata is damaged is dropped all the same."""
+    """Delete every package that is not loaded, with the changes its extract made to the
+    sources' state; one the destination already committed is marked loaded instead; one
+    whose own metadata is damaged is dropped all the same."""
     dropped: list[str] = []
     with contextlib.suppress(LoadstoneError, OSError):
         committed = set(committed_packages(folder, target, schema))
         for package in iter_pending(folder.packages_dir):
             if package.load_id in committed:
                 complete_package(folder, package, skipped=True, keep=False)
-    for package in list_packages(folder.packages_dir):
-        if package.is_pending or package.state == EXTRACTING:
+    doomed = [
+        p for p in list_packages(folder.packages_dir) if p.is_pending or p.state == EXTRACTING
+    ]
+
+    def delete() -> None:
+        for package in doomed:
             with contextlib.suppress(LoadstoneError, OSError):
                 package.delete_data()  # its metadata may be damaged
             shutil.rmtree(package.root, ignore_errors=True)
             dropped.append(package.root.name)
+
+    # the sources' state their extracts changed goes with them: the next run reads it again
+    folder.remove_packages(doomed, delete)
     return dropped
 
 

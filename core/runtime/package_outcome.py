@@ -28,11 +28,17 @@ FAILURE_KEY = "failure"
 
 
 def set_aside(folder: WorkingFolder, package: LoadPackage, cause: str) -> None:
-    """Move a package that can never load out of the way, recording why in it."""
+    """Move a package that can never load out of the way, recording why in it; the changes
+    its extract made to the sources' state go with it (``WorkingFolder.remove_packages``),
+    so the next run reads its rows again."""
     with contextlib.suppress(LoadstoneError):
         package.update(**{FAILURE_KEY: cause, "failed_at": time.time()})
-    folder.failed_packages_dir.mkdir(parents=True, exist_ok=True)
-    shutil.move(str(package.root), str(folder.failed_packages_dir / package.root.name))
+
+    def move() -> None:
+        folder.failed_packages_dir.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(package.root), str(folder.failed_packages_dir / package.root.name))
+
+    folder.remove_packages([package], move)
 
 
 def forget_schema_changes(folder: WorkingFolder, package: LoadPackage) -> None:

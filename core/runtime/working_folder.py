@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from loadstone.exceptions import CorruptFileError, LoadstoneError
 from loadstone.exceptions.base import one_line
 from loadstone.schema import Schema, Table
 from loadstone.storage import state as state_module
+from loadstone.storage import state_changes
 from loadstone.storage.json_files import read_json_object, write_json_atomic
 from loadstone.storage.load_package import LoadPackage, iter_pending
 from loadstone.storage.pipeline_lock import (
@@ -151,6 +152,7 @@ class WorkingFolder:
         try:
             if outermost:
                 self._refresh_from_disk()
+                self.finish_taking_back()  # a kill may have cut one short
             yield
         finally:
             self.lock.release()
@@ -219,6 +221,29 @@ class WorkingFolder:
         changed = local.get("_last_extracted_hash") != self.state.get("_version_hash")
         local["_last_extracted_hash"] = self.state.get("_version_hash")
         return changed
+
+    def remove_packages(self, packages: Sequence[LoadPackage], remove: Callable[[], None]) -> None:
+        """Remove packages that will never load (``remove`` moves or deletes them) and take
+        back the changes their extracts made to the sources' state, so the next run reads
+        their rows again (:mod:`loadstone.storage.state_changes`). The journal is written
+        first: a kill at any moment leaves the rest to the next run that takes the lock."""
+        changes = state_changes.in_take_back_order(
+            [state_changes.carried_changes(p) for p in packages]
+        )
+        if changes:
+            state_changes.write_journal(self.root, changes)
+        remove()
+        self.finish_taking_back()
+
+    def finish_taking_back(self) -> None:
+        """Take back the changes the journal lists (idempotent), save, remove the journal."""
+        changes = state_changes.read_journal(self.root)
+        if changes is None:
+            return
+        if state_changes.take_back(self.state, changes):
+            state_module.bump_version(self.state)
+            state_module.save_local(self.root, self.state)
+        state_changes.clear_journal(self.root)
 
     def adopt_package_state(self) -> None:
         """Take the state a pending package carries when it is newer than the local state."""
