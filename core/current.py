@@ -255,11 +255,20 @@ def extract_context(
         _source.reset(tokens[2])
 
 
-@contextlib.contextmanager
-def resource_context(name: str) -> Iterator[None]:
-    """Name the resource whose generator runs (``resource_name()``, ``resource_state()``)."""
-    token = _resource_name.set(name)
-    try:
-        yield
-    finally:
-        _resource_name.reset(token)
+class resource_context:  # noqa: N801 (used as a function: ``with resource_context(name):``)
+    """Name the resource whose generator runs (``resource_name()``, ``resource_state()``).
+
+    A class rather than a generator: extract enters it around every page a resource
+    yields, and a generator-based context manager costs several times as much.
+    """
+
+    __slots__ = ("_token", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self) -> None:
+        self._token = _resource_name.set(self.name)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _resource_name.reset(self._token)

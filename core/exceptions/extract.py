@@ -36,6 +36,11 @@ class ResourceExtractionError(ExtractError):
     def __init__(self, resource_name: str, cause: BaseException) -> None:
         self.resource_name = resource_name
         self.cause = cause
+        #: dlt's attributes: the pipe (a transformer's own name), and what failed in it
+        self.pipe_name = resource_name
+        self.kind = "generator"
+        self.func_name = resource_name
+        self.msg = str(cause)
         super().__init__(
             f"resource {resource_name!r} raised while extracting: {type(cause).__name__}: {cause}"
         )

@@ -450,30 +450,31 @@ class Incremental:
                 return kept, True
         return kept, False
 
+    def filter_page(
+        self, page: TDataItem, unwrap: Callable[[TDataItem], TDataItem]
+    ) -> tuple[list[TDataItem], bool]:
+        """(the page with out-of-range and already loaded items removed, or no page;
+        whether reading stops): one page of the pipe, as the pipe iterator pushes it."""
+        from loadstone.extract.arrow_items import is_arrow_item
+
+        inner, rewrap = unwrap(page)
+        if is_arrow_item(inner):
+            rows, stopped = self._filter_arrow(inner)
+            return ([] if rows is None else [rewrap(rows)]), stopped
+        if isinstance(inner, list):
+            kept, stopped = self._filter_list(inner)
+            return ([rewrap(kept)] if kept else []), stopped
+        verdict = self._keep(inner)
+        return ([rewrap(inner)] if verdict else []), verdict is None
+
     def filter_pages(
         self, pages: Iterator[TDataItem], unwrap: Callable[[TDataItem], TDataItem]
     ) -> Iterator[TDataItem]:
         """Pages with out-of-range and already loaded items removed; commits at the end."""
-        from loadstone.extract.arrow_items import is_arrow_item
-
-        stopped = False
         try:
             for page in pages:
-                inner, rewrap = unwrap(page)
-                if is_arrow_item(inner):
-                    rows, stopped = self._filter_arrow(inner)
-                    if rows is not None:
-                        yield rewrap(rows)
-                elif isinstance(inner, list):
-                    kept, stopped = self._filter_list(inner)
-                    if kept:
-                        yield rewrap(kept)
-                else:
-                    verdict = self._keep(inner)
-                    if verdict is None:
-                        stopped = True
-                    elif verdict:
-                        yield rewrap(inner)
+                kept, stopped = self.filter_page(page, unwrap)
+                yield from kept
                 if stopped:
                     break
         finally:

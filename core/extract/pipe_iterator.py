@@ -33,6 +33,7 @@ from typing import Literal, TypeAlias
 
 import attrs
 
+from loadstone import current
 from loadstone.exceptions import LoadstoneError, ResourceExtractionError
 from loadstone.extract.deferred import Deferred
 from loadstone.extract.mark import unwrap
@@ -76,32 +77,27 @@ class _Feed:
     closed: bool = False
 
 
-@contextlib.contextmanager
-def _as_resource(name: str) -> Iterator[None]:
-    """User code of resource ``name`` runs here: ``current.resource_name()`` names it and its
-    errors are reported as the resource's (with the pipe's name), as dlt does."""
-    from loadstone import current
+class _AsResource(current.resource_context):
+    """User code of a resource runs here: ``current.resource_name()`` names it and its
+    errors are reported as the resource's (with the pipe's name), as dlt does. Entered for
+    every page, so it is a plain class."""
 
-    try:
-        with current.resource_context(name):
-            yield
-    except LoadstoneError:
-        raise
-    except Exception as exc:
-        raise ResourceExtractionError(name, exc) from exc
+    __slots__ = ()
+
+    def __exit__(self, *exc_info: object) -> None:
+        super().__exit__()
+        error = exc_info[1]
+        if isinstance(error, Exception) and not isinstance(error, LoadstoneError):
+            raise ResourceExtractionError(self.name, error) from error
 
 
 def _named(name: str, func: Callable[[], TDataItem]) -> TDataItem:
     """Run ``func`` (on a pool thread) as resource ``name``'s code."""
-    from loadstone import current
-
     with current.resource_context(name):
         return func()
 
 
 async def _named_async(name: str, awaitable: object) -> TDataItem:
-    from loadstone import current
-
     with current.resource_context(name):
         return await awaitable  # type: ignore[misc]  # a coroutine or an anext() awaitable
 
@@ -159,7 +155,11 @@ class PipeIterator:
             for node in self.graph.roots:
                 yield from self._start(self._runs[id(node)])
             while self._feeds or self._pending:
-                yield from self._advance()
+                feeds = self._feeds
+                if len(feeds) == 1 and not self._pending and feeds[0].kind == "sync":
+                    yield from self._drain(feeds[0])
+                else:
+                    yield from self._advance()
         finally:
             self._shutdown()
 
@@ -170,7 +170,7 @@ class PipeIterator:
                 step.commit()
 
     def _bind(self, node: PipeNode) -> None:
-        with _as_resource(node.name):
+        with _AsResource(node.name):
             pipe = node.resource.bind_run()
         parent = None if node.parent is None else self._runs[id(node.parent)]
         run = self._runs[id(node)] = _Run(node, pipe, parent)
@@ -188,10 +188,29 @@ class PipeIterator:
             return []
         return self._pull(feed)
 
+    def _drain(self, feed: _Feed) -> Iterator[Emitted]:
+        """The one open feed, read in a tight loop until another opens or work goes off
+        this thread (the common case: one resource, or a chain with nothing concurrent)."""
+        run, pages = feed.run, feed.pages
+        assert isinstance(pages, Iterator)
+        plain = not run.pipe.steps and not run.children and run.node.selected
+        with _AsResource(run.name):  # once, not per page: the caller's writes see it too
+            while True:
+                item = next(pages, _END)
+                if plain and item is not _END and isinstance(item, (dict, list)):
+                    yield run.node, item
+                    continue
+                yield from self._arrived(feed, item)
+                if feed.closed or len(self._feeds) != 1 or self._pending:
+                    return
+
     def _choose(self) -> _Feed | None:
         """The next feed to read: newest first in ``fifo`` mode (and while more feeds are open
         than work may be in flight, so memory stays flat), else each in turn."""
-        ready = [feed for feed in self._feeds if not feed.busy]
+        feeds = self._feeds
+        if len(feeds) == 1 and not self._pending:  # the common case: one pipe, no threads
+            return feeds[0]
+        ready = [feed for feed in feeds if not feed.busy]
         if len(self._pending) >= self.settings.max_parallel_items:
             ready = [feed for feed in ready if feed.kind == "sync"]
         if not ready:
@@ -208,7 +227,7 @@ class PipeIterator:
         if feed.kind == "sync":
             pages = feed.pages
             assert isinstance(pages, Iterator)
-            with _as_resource(run.name):
+            with _AsResource(run.name):
                 item = next(pages, _END)
             return self._arrived(feed, item)
         feed.busy = True
@@ -232,6 +251,8 @@ class PipeIterator:
 
     def _item(self, run: _Run, item: TDataItem) -> list[Emitted]:
         """What a feed yielded: a page, or work that makes one (a coroutine, a ``@defer``)."""
+        if isinstance(item, (dict, list)):  # the common case, first
+            return self._process(run, item)
         if inspect.isawaitable(item):
             future = self._on_loop(run, item)
         elif isinstance(item, Deferred):
@@ -247,16 +268,17 @@ class PipeIterator:
         if run.done:
             return []
         pages = [page]
-        with _as_resource(run.name):
-            for step in run.pipe.steps:
-                pages = [out for each in pages for out in step.process(each)]
+        if run.pipe.steps:
+            with _AsResource(run.name):
+                for step in run.pipe.steps:
+                    pages = [out for each in pages for out in step.process(each)]
         out: list[Emitted] = []
         for each in pages:
             if run.node.selected:
                 out.append((run.node, each))
             for child in run.children:
                 out.extend(self._fork(child, each))
-        if any(step.stopped for step in run.pipe.steps):
+        if run.pipe.steps and any(step.stopped for step in run.pipe.steps):
             self._stop(run)
         return out
 
@@ -271,7 +293,7 @@ class PipeIterator:
             future = self._on_pool(child, lambda: child.pipe.call(data))
             self._pending[future] = lambda done: self._open(child, self._result(child, done))
             return []
-        with _as_resource(child.name):
+        with _AsResource(child.name):
             made = child.pipe.call(data)
         return self._open(child, made)
 
@@ -281,7 +303,7 @@ class PipeIterator:
             future = self._on_pool(run, lambda: run.pipe.call(None))
             self._pending[future] = lambda done: self._open(run, self._result(run, done))
             return []
-        with _as_resource(run.name):
+        with _AsResource(run.name):
             made = run.pipe.call(None)
         return self._open(run, made)
 
@@ -327,7 +349,7 @@ class PipeIterator:
             if hasattr(feed.pages, "aclose"):
                 self._on_loop(feed.run, feed.pages.aclose()).result()
         else:
-            with _as_resource(feed.run.name):
+            with _AsResource(feed.run.name):
                 close_pages(feed.pages)
 
     # -- work off this thread -------------------------------------------------------------
@@ -348,7 +370,7 @@ class PipeIterator:
 
     @staticmethod
     def _result(run: _Run, future: concurrent.futures.Future[TDataItem]) -> TDataItem:
-        with _as_resource(run.name):
+        with _AsResource(run.name):
             return future.result()
 
     def _shutdown(self) -> None:

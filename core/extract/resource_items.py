@@ -155,13 +155,20 @@ class TableSink:
             if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
                 self.target = page_target
             page = page.data
-        for item in _items(page):
-            with _user_errors(self.resource_name):
-                name = _resolve_table(page_target, item)
+        for item in page if isinstance(page, list) else (page,):
+            if item is None:
+                continue
+            name = page_target if isinstance(page_target, str) else self._table_of(item, page_target)
             if name not in self.filled:
                 self.writer.add_hints(name, self.hints)
                 self.filled.add(name)
             self.writer.write_item(name, item, self.resource_name)
+
+    def _table_of(self, item: TDataItem, table_name: TTableHintTemplate[str]) -> str:
+        """A dynamic table name's table for ``item`` (the user's function: its errors are
+        the resource's)."""
+        with _user_errors(self.resource_name):
+            return _resolve_table(table_name, item)
 
     def close(self) -> None:
         """A table with no items still gets hints, and no file."""

@@ -13,6 +13,7 @@ from loadstone.current import current_schema as current_schema
 from loadstone.current import current_source_name as current_source_name
 from loadstone.current import schema_context as schema_context
 from loadstone.exceptions import ResourceError
+from loadstone.extract.pipe_iterator import items_of
 from loadstone.extract.resource import Resource
 from loadstone.extract.saved_state import StateDict, saved_source_state
 from loadstone.typing import TDataItem, TSchemaContract
@@ -20,6 +21,7 @@ from loadstone.typing import TDataItem, TSchemaContract
 if TYPE_CHECKING:
     from loadstone.runtime.load_info import LoadInfo
     from loadstone.schema.schema import Schema
+
 
 def own_resources(resources: Sequence[Resource], source_name: str) -> list[Resource]:
     """Copies of ``resources`` for a source named ``source_name``, as dlt's sources hold:
@@ -162,8 +164,10 @@ class Source:
         )
 
     def parallelize(self) -> Source:
-        """dlt runs the resources in worker threads; loadstone extracts them one after
-        another, with the same items and tables, so this returns the source as it is."""
+        """Read every selected resource on extract's thread pool (dlt's ``parallelize``);
+        returns the source."""
+        for res in self.selected_resources.values():
+            res.parallelize()
         return self
 
     @property
@@ -195,8 +199,9 @@ class Source:
         raise AttributeError(f"source has no attribute or resource {name!r}")
 
     def __iter__(self) -> Iterator[TDataItem]:
-        for res in self.selected_resources.values():
-            yield from res
+        """The items of the selected resources, evaluated together as an extract does: a
+        parent feeding several transformers is read once."""
+        return items_of(list(self.selected_resources.values()))
 
     def __repr__(self) -> str:
         return f"Source(name={self.name!r}, resources={list(self.resources)})"

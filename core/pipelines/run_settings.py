@@ -26,6 +26,7 @@ def check_all(lock_timeout: float | None) -> None:
     ``lock_timeout`` is the pipeline's explicit value (``pipeline(lock_timeout=)``).
     """
     from loadstone.extract.file_inputs import copy_inputs
+    from loadstone.extract.settings import extract_settings
     from loadstone.normalizers.contract import check_normalizer_settings
     from loadstone.plugin_manager import get_normalizer
     from loadstone.spark_session import configured_target
@@ -36,5 +37,6 @@ def check_all(lock_timeout: float | None) -> None:
     on_bad_record()
     check_normalizer_settings(get_normalizer(normalizer_name()))
     copy_inputs()
+    extract_settings()
     configured_timeout(lock_timeout)
     logging.getLogger("loadstone").setLevel(log_level())
