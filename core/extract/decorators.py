@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeAlias, TypedDict, TypeGuard, Union, overlo
 
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
+from loadstone.extract.pydantic_models import add_model_validator
 from loadstone.extract.resource import Resource, resource_from
 from loadstone.extract.resource_hints import (
     StoredHint,
@@ -162,6 +163,7 @@ def resource(
             res.is_transformer = True
             res._parent = _as_parent(data_from)
         res.parallelized = parallelized or res.parallelized
+        add_model_validator(res, columns, schema_contract)  # columns=<pydantic model>
         return res
 
     if data is None:

@@ -28,6 +28,7 @@ from loadstone.extract.resource_hints import (
     table_keys_of,
 )
 from loadstone.extract.pipe_iterator import pages_of
+from loadstone.extract.pydantic_models import add_model_validator
 from loadstone.extract.resource_pipe import (
     BoundPipe,
     CursorStep,
@@ -302,6 +303,7 @@ class Resource:
             parent_table_name=parent_table_name,  # type: ignore[arg-type]  # a name here
         ).stored()
         self._hints = merge_hints(self._hints, new)
+        add_model_validator(self, columns, self._hints.get("schema_contract"))
         return self
 
     def merge_hints(

@@ -14,6 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import attrs
 
 from loadstone.exceptions import InvalidSchemaError, ResourceError, ValueErrorWithKnownValues
+from loadstone.extract.pydantic_models import (
+    is_model,
+    model_columns,
+    model_contract,
+    model_validator,
+)
 from loadstone.schema.hints import MERGE_STRATEGIES as MERGE_STRATEGIES
 from loadstone.schema.hints import write_disposition_hints
 from loadstone.schema.model import WRITE_DISPOSITIONS as WRITE_DISPOSITIONS
@@ -54,6 +60,8 @@ def normalize_columns(columns: TAnySchemaColumns | None) -> dict[str, StoredColu
     """Columns given as a dict (name -> column dict) or a list of column dicts -> dict."""
     if columns is None:
         return {}
+    if is_model(columns):
+        return model_columns(columns)  # type: ignore[arg-type]  # a model class
     if isinstance(columns, Mapping):
         out: dict[str, StoredColumn] = {}
         for name, column in columns.items():
@@ -165,7 +173,12 @@ class TableHints:
             hints["merge_key"] = _key_list(self.merge_key)
         if self.columns is not None:
             hints["columns"] = normalize_columns(self.columns)
-        if self.schema_contract is not None:
+        if is_model(self.columns):
+            model: Any = self.columns
+            contract = model_contract(model, self.schema_contract)
+            model_validator(model, contract, "")  # a contract a model cannot honour fails here
+            hints["schema_contract"] = contract
+        elif self.schema_contract is not None:
             hints["schema_contract"] = self.schema_contract
         if self.max_table_nesting is not None:
             hints["max_nesting"] = int(self.max_table_nesting)

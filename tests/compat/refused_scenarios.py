@@ -259,3 +259,87 @@ def pipeline_salt(ctx: Context) -> Any:
     finally:
         del os.environ["PIPELINE_SALT"]
     return {"given": given, "made": made, "configured": configured}
+
+
+def _pydantic_user() -> Any:
+    from typing import Optional
+
+    from pydantic import BaseModel
+
+    class Address(BaseModel):
+        city: str
+        zip: Optional[str] = None  # noqa: UP045  # dlt users write Optional
+
+    class User(BaseModel):
+        id: int
+        name: str
+        score: Optional[float] = None  # noqa: UP045
+        active: bool = True
+        joined: Optional[_dt.datetime] = None  # noqa: UP045
+        tags: list[str] = []
+        address: Optional[Address] = None  # noqa: UP045
+
+    return User
+
+
+_USERS = [
+    {"id": 1, "name": "ann", "score": 1.5, "tags": ["a"], "address": {"city": "x"}, "extra": 1},
+    {"id": "2", "name": "bo", "joined": "2024-01-01T00:00:00Z"},
+    {"id": "bad", "name": "cy"},
+]
+
+
+def _validation_error(exc: BaseException) -> Any:
+    """The DataValidationError in ``exc``'s chain, by dlt's attributes."""
+    cause: BaseException | None = exc
+    while cause is not None and type(cause).__name__ != "DataValidationError":
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return None
+    return {
+        attr: getattr(cause, attr)
+        for attr in ("table_name", "column_name", "schema_entity", "contract_mode", "data_item")
+    }
+
+
+@scenario
+def pydantic_model_columns(ctx: Context) -> Any:
+    """``columns=<pydantic model>``: the model's columns, dlt's contract for it, items
+    validated at extract by the contract's mode per entity."""
+    dlt = ctx.dlt
+    user = _pydantic_user()
+    out: dict[str, Any] = {}
+    contracts: dict[str, Any] = {
+        "default": None,
+        "discard_row": {"data_type": "discard_row"},
+        "freeze": "freeze",
+        "columns_discard_row": {"columns": "discard_row", "data_type": "discard_row"},
+        "columns_evolve": {"columns": "evolve", "data_type": "discard_row"},
+        "evolve": {"columns": "evolve", "data_type": "evolve"},
+        "discard_value": {"data_type": "discard_value"},
+    }
+    for name, contract in contracts.items():
+        try:
+            res = dlt.resource(list(_USERS), name="users", columns=user, schema_contract=contract)
+        except Exception as exc:  # the outcome is what we compare
+            out[name] = {"refused": type(exc).__name__}
+            continue
+        declared = res.compute_table_schema()
+        pipe = ctx.pipeline(f"pydantic_{name}")
+        try:
+            pipe.run(res)
+            outcome: Any = {"tables": ctx.tables(pipe)}
+        except Exception as exc:  # the outcome is what we compare
+            outcome = {"error": [type(exc).__name__, exc.step], "cause": _validation_error(exc)}
+        out[name] = {
+            "contract": declared.get("schema_contract"),
+            "columns": {c: [v.get("data_type"), v.get("nullable")]
+                        for c, v in declared["columns"].items()},
+            **outcome,
+        }  # fmt: skip
+    later = dlt.resource([{"id": "7", "name": "di"}], name="users")
+    later.apply_hints(columns=user)
+    pipe = ctx.pipeline("pydantic_apply_hints")
+    pipe.run(later)
+    out["apply_hints"] = ctx.tables(pipe)
+    return out
