@@ -168,8 +168,10 @@ def _shifted(value: TDataItem, lag: float) -> TDataItem:
         return value + _dt.timedelta(seconds=lag)
     if isinstance(value, _dt.date):
         return value + _dt.timedelta(days=lag)
-    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
-        return value + (Decimal(str(lag)) if isinstance(value, Decimal) else lag)
+    if isinstance(value, Decimal):
+        return value + Decimal(str(lag))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value + lag
     return value
 
 

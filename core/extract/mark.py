@@ -139,10 +139,11 @@ def make_hints(
 
     The hints loadstone cannot honour raise ``TypeError`` here rather than be ignored.
     """
-    for name, value in (
+    refused: tuple[tuple[str, object], ...] = (
         ("incremental", incremental),
         ("nested_hints", nested_hints),
-    ):
+    )
+    for name, value in refused:
         if value is not None:
             raise TypeError(f"make_hints({name}=...) is not supported by loadstone")
     hints: StoredHints = {"columns": normalize_columns(columns) if columns else {}}

@@ -26,7 +26,7 @@ import typing
 import uuid
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from loadstone.exceptions import DataValidationError
 from loadstone.typing import TDataItem, TSchemaContract
@@ -114,8 +114,9 @@ def model_contract(model: type, given: TSchemaContract | None) -> TSchemaContrac
     if given is not None:
         return given
     extra = model.model_config.get("extra") or "ignore"  # type: ignore[attr-defined]  # a model
-    return {"tables": "evolve", "columns": _EXTRA_MODES.get(extra, "discard_value"),
-            "data_type": "freeze"}  # fmt: skip
+    contract = {"tables": "evolve", "columns": _EXTRA_MODES.get(extra, "discard_value"),
+                "data_type": "freeze"}  # fmt: skip
+    return cast("TSchemaContract", contract)
 
 
 def _modes(model: type, contract: TSchemaContract) -> tuple[str, str]:

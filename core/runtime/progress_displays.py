@@ -34,7 +34,7 @@ PROGRESS_NAMES = ("log", *_LIBRARIES)
 def progress_callback(progress: object, pipeline_name: str) -> ProgressCallback | None:
     """The callable a ``progress=`` argument stands for (a callable stays as it is)."""
     if progress is None or callable(progress):
-        return progress  # type: ignore[return-value]  # a callable of events, the user's
+        return progress
     if progress not in PROGRESS_NAMES:
         raise ValueError(
             f"progress={progress!r}: give a callable of progress events or one of "

@@ -76,6 +76,7 @@ class ColumnNames:
             return self._key_cache[key]
         except KeyError:
             pass
+        normalized: str
         if not key.strip():
             normalized = BLANK_KEY
         elif self._use_break_path:
