@@ -36,7 +36,7 @@ import attrs
 from loadstone import current
 from loadstone.exceptions import LoadstoneError, ResourceExtractionError
 from loadstone.extract.deferred import Deferred
-from loadstone.extract.mark import unwrap
+from loadstone.extract.mark import DataItemWithMeta, Meta, unwrap
 from loadstone.extract.pipe_graph import PipeGraph, PipeNode, PipeResource, pipe_graph
 from loadstone.extract.resource_pipe import BoundPipe, close_pages, flatten, iterate_data
 from loadstone.extract.settings import ExtractSettings, extract_settings
@@ -73,6 +73,9 @@ class _Feed:
     run: _Run
     pages: Iterator[TDataItem] | AsyncIterator[TDataItem]
     kind: Literal["sync", "thread", "async"]
+    #: the mark of the parent page a transformer call got: its pages without a mark of their
+    #: own carry it on (dlt hands a page's meta down the pipe: a table name, hints)
+    meta: Meta | None = None
     busy: bool = False
     closed: bool = False
 
@@ -193,7 +196,7 @@ class PipeIterator:
         this thread (the common case: one resource, or a chain with nothing concurrent)."""
         run, pages = feed.run, feed.pages
         assert isinstance(pages, Iterator)
-        plain = not run.pipe.steps and not run.children and run.node.selected
+        plain = not (run.pipe.steps or run.children or feed.meta) and run.node.selected
         with _AsResource(run.name):  # once, not per page: the caller's writes see it too
             while True:
                 item = next(pages, _END)
@@ -247,19 +250,22 @@ class PipeIterator:
         if item is _END or feed.closed:
             self._close(feed)
             return []
-        return self._item(feed.run, item)
+        return self._item(feed.run, item, feed.meta)
 
-    def _item(self, run: _Run, item: TDataItem) -> list[Emitted]:
-        """What a feed yielded: a page, or work that makes one (a coroutine, a ``@defer``)."""
+    def _item(self, run: _Run, item: TDataItem, meta: Meta | None = None) -> list[Emitted]:
+        """What a feed yielded: a page, or work that makes one (a coroutine, a ``@defer``);
+        ``meta`` marks a page that has no mark of its own."""
         if isinstance(item, (dict, list)):  # the common case, first
-            return self._process(run, item)
+            return self._process(run, _marked(item, meta))
         if inspect.isawaitable(item):
             future = self._on_loop(run, item)
         elif isinstance(item, Deferred):
             future = self._on_pool(run, item)
         else:
-            return self._process(run, item)
-        self._pending[future] = lambda done: self._process(run, self._result(run, done))
+            return self._process(run, _marked(item, meta))
+        self._pending[future] = lambda done: self._process(
+            run, _marked(self._result(run, done), meta)
+        )
         return []
 
     # -- pages through steps and forks ----------------------------------------------------
@@ -289,13 +295,16 @@ class PipeIterator:
             return []
         if child.node.tap:
             return [(child.node, page)]
+        meta = page.meta if isinstance(page, DataItemWithMeta) else None
         if child.pipe.parallelized:
             future = self._on_pool(child, lambda: child.pipe.call(data))
-            self._pending[future] = lambda done: self._open(child, self._result(child, done))
+            self._pending[future] = lambda done: self._open(
+                child, self._result(child, done), meta
+            )
             return []
         with _AsResource(child.name):
             made = child.pipe.call(data)
-        return self._open(child, made)
+        return self._open(child, made, meta)
 
     def _start(self, run: _Run) -> list[Emitted]:
         """A root's data, called once (on the pool when it is ``parallelized``)."""
@@ -307,16 +316,17 @@ class PipeIterator:
             made = run.pipe.call(None)
         return self._open(run, made)
 
-    def _open(self, run: _Run, data: TDataItem) -> list[Emitted]:
+    def _open(self, run: _Run, data: TDataItem, meta: Meta | None = None) -> list[Emitted]:
         """A new feed of what a resource's (or one transformer call's) function returned."""
         if inspect.isasyncgen(data):
-            self._feeds.append(_Feed(run, data, "async"))
+            self._feeds.append(_Feed(run, data, "async", meta))
         elif inspect.iscoroutine(data) or isinstance(data, Deferred):
             future = self._on_loop(run, data) if inspect.iscoroutine(data) else self._on_pool(run, data)
-            self._pending[future] = lambda done: self._open(run, self._result(run, done))
+            self._pending[future] = lambda done: self._open(run, self._result(run, done), meta)
         else:
             threaded = run.pipe.parallelized and inspect.isgenerator(data)
-            self._feeds.append(_Feed(run, iterate_data(data), "thread" if threaded else "sync"))
+            pages = iterate_data(data)
+            self._feeds.append(_Feed(run, pages, "thread" if threaded else "sync", meta))
         if run.done:  # a limit reached while this call was on its way
             for feed in [feed for feed in self._feeds if feed.run is run]:
                 self._close(feed)
@@ -389,19 +399,28 @@ class PipeIterator:
             self._loop.stop()
 
 
+def _marked(page: TDataItem, meta: Meta | None) -> TDataItem:
+    """``page`` with ``meta`` when it has no mark of its own."""
+    if meta is None or isinstance(page, DataItemWithMeta):
+        return page
+    return DataItemWithMeta(meta, page)
+
+
 def pages_of(resource: PipeResource) -> Iterator[TDataItem]:
     """What ``resource`` yields, page by page, its parents run once to feed it
     (``resource.pages()``); its cursor keeps what it saw once the pages are all read."""
     iterator = PipeIterator(pipe_graph([resource]))
-    for _, page in iterator:
-        yield page
+    with contextlib.closing(iter(iterator)) as pages:
+        for _, page in pages:
+            yield page
     iterator.commit()
 
 
 def items_of(resources: Sequence[PipeResource]) -> Iterator[TDataItem]:
     """The items of ``resources`` evaluated together, each parent once (``list(source)``)."""
     iterator = PipeIterator(pipe_graph(resources))
-    for _, page in iterator:
-        data, _ = unwrap(page)
-        yield from flatten([data])
+    with contextlib.closing(iter(iterator)) as pages:
+        for _, page in pages:
+            data, _ = unwrap(page)
+            yield from flatten([data])
     iterator.commit()

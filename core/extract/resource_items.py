@@ -81,8 +81,9 @@ def extract_resources(
         for node in graph.selected
     }
     iterator = PipeIterator(graph)
-    for node, page in iterator:
-        sinks[id(node)].write(page)
+    with contextlib.closing(iter(iterator)) as pages:  # a failed write closes the pipes now
+        for node, page in pages:
+            sinks[id(node)].write(page)
     for sink in sinks.values():
         sink.close()
     iterator.commit()

@@ -277,6 +277,42 @@ def steps_and_pipes(dlt: Any, folder: str) -> Outcome:
     return {"runs": runs}
 
 
+def marks_through_a_fork(dlt: Any, folder: str) -> Outcome:
+    """A parent page marked with a table name: its transformer's items without a mark of
+    their own go to that table too (dlt hands the mark down the pipe), whether or not the
+    parent itself is loaded."""
+
+    @dlt.resource
+    def users() -> Any:
+        yield [{"id": 1}, {"id": 2}]
+        yield dlt.mark.with_table_name({"id": 3}, "vip_users")
+
+    @dlt.transformer(data_from=users)
+    def orders(page: Any) -> Any:
+        for user in page if isinstance(page, list) else [page]:
+            yield {"uid": user["id"]}
+        yield dlt.mark.with_table_name({"uid": -1}, "audit")
+
+    pipeline = _pipeline(dlt, folder, "marks")
+    pipeline.run(orders)
+    alone = {t: _rows(pipeline, t, "*, 0") for t in ("users", "orders", "vip_users", "audit")}
+    pipeline.run([users, orders])
+    both = {t: _rows(pipeline, t, "*, 0") for t in ("users", "orders", "vip_users", "audit")}
+    return {"transformer_alone": _without_keys(alone), "both": _without_keys(both)}
+
+
+def _without_keys(tables: dict[str, Any]) -> dict[str, Any]:
+    """Rows without the random ``_dlt_id`` and the load id (sorted text of the rest)."""
+    return {
+        name: None if rows is None else sorted(str([v for v in row if not _is_key(v)]) for row in rows)
+        for name, rows in tables.items()
+    }
+
+
+def _is_key(value: Any) -> bool:
+    return isinstance(value, str) and (len(value) == 14 or "." in value)
+
+
 def rest_boards(dlt: Any, folder: str, app: Any, config: Callable[..., Any], source: Any) -> Outcome:
     """The boards API, a parent with two children, over two incremental runs, then once
     without a cursor: the requests asked and the rows loaded."""
@@ -320,4 +356,5 @@ PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
     "parallel_and_deferred": parallel_and_deferred,
     "async_resources": async_resources,
     "steps_and_pipes": steps_and_pipes,
+    "marks_through_a_fork": marks_through_a_fork,
 }
