@@ -70,15 +70,15 @@ def _insert(engine: sa.Engine, schema: str, expr: str, first: int, last: int) ->
         )
 
 
-def stored_cursor(db: Path, dataset: str) -> Any:
+def stored_cursor(db: Path, dataset: str, table: str = "t") -> Any:
     """The cursor state the destination keeps, as stored (dlt's marked text included)."""
     with duckdb.connect(str(db)) as conn:
         (text,) = conn.execute(
             f"select state from {dataset}._dlt_pipeline_state order by version desc limit 1"
         ).fetchone()  # type: ignore[misc]  # one row after a load
     state = json.loads(zlib.decompress(base64.b64decode(text)))
-    resources = state.get("sources", {}).get("inc", {}).get("resources", {})
-    cursor = resources.get("t", {}).get("incremental", {}).get("updated_at")
+    (source,) = state.get("sources", {"": {}}).values()
+    cursor = source.get("resources", {}).get(table, {}).get("incremental", {}).get("updated_at")
     if cursor is None:
         return None
     return {k: cursor[k] for k in ("initial_value", "last_value", "start_value")}

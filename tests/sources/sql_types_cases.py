@@ -88,7 +88,7 @@ def drop_tables(url: str, schema: str) -> None:
     engine.dispose()
 
 
-def _rows(db: Path) -> dict[str, list[list[str | None]]]:
+def rows_as_text(db: Path) -> dict[str, list[list[str | None]]]:
     """Every data table's rows (by id, then all columns) as DuckDB prints each value."""
     out: dict[str, list[list[str | None]]] = {}
     with duckdb.connect(str(db)) as conn:
@@ -126,5 +126,5 @@ def run_case(dlt: Any, sql_table: Any, url: str, schema: str, case: str, work: P
             if not name.startswith("_dlt")
         },
         "destination": destination_tables(work / "types.duckdb"),
-        "rows": _rows(work / "types.duckdb"),
+        "rows": rows_as_text(work / "types.duckdb"),
     }

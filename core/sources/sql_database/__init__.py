@@ -60,7 +60,7 @@ __all__ = [
     "sql_table",
 ]
 
-BACKENDS = ("sqlalchemy", "pyarrow", "pandas")
+BACKENDS = ("sqlalchemy", "pyarrow", "pandas", "connectorx")
 #: ``table_adapter_callback(table)``: changes the reflected table, or returns another one
 TableAdapter = Callable[["sa.Table"], "sa.Table | None"]
 #: dlt's names of the callback types
@@ -150,11 +150,10 @@ def _level(reflection_level: str | None, detect_precision_hints: bool | None) ->
 
 
 def _check_backend(backend: str, backend_kwargs: Mapping[str, object] | None) -> None:
-    if backend == "connectorx":
-        raise TypeError("sql_database(backend='connectorx') is not supported by loadstone")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    reject_unsupported("sql_database", backend_kwargs=backend_kwargs or None)
+    if backend != "connectorx":  # connectorx's read_sql takes them; the others take none
+        reject_unsupported("sql_database", backend_kwargs=backend_kwargs or None)
 
 
 def _reflect(
@@ -219,6 +218,7 @@ class _TableReader:
         query_adapter: QueryAdapter | None,
         included: Sequence[str] | None = None,
         excluded: Sequence[str] | None = None,
+        backend_kwargs: Mapping[str, object] | None = None,
     ) -> None:
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -227,6 +227,7 @@ class _TableReader:
         self.table_adapter, self.type_adapter = table_adapter, type_adapter
         self.query_adapter = query_adapter
         self.included, self.excluded = included, excluded
+        self.backend_kwargs = backend_kwargs
 
     def table(self, name: str) -> sa.Table:
         reflected = _reflect(self.engine, name, self.metadata, self.table_adapter)
@@ -248,7 +249,7 @@ class _TableReader:
             read = table if table is not None else reader.table(name)
             hinted = columns if columns is not None else reader.columns(read)
             query = build_query(read, incremental, reader.engine, reader.query_adapter)
-            pages = rows_of(reader.engine, query, name, reader.chunk_size, reader.backend, hinted)
+            pages = rows_of(reader, query, name, hinted)
             if columns is None:  # deferred: the reflected columns travel with the first page
                 yield with_hints(next(pages, []), {"columns": hinted})
             yield from pages
@@ -303,6 +304,7 @@ def sql_database(
         table_adapter=table_adapter_callback,
         type_adapter=type_adapter_callback,
         query_adapter=query_adapter_callback,
+        backend_kwargs=backend_kwargs,
     )
     names = list(table_names) if table_names else _table_names(engine, metadata, include_views)
     resources = [reader.resource(name, None, TableHintArgs()) for name in names]
@@ -392,6 +394,7 @@ def sql_table(
         query_adapter=query_adapter_callback,
         included=included_columns,
         excluded=excluded_columns,
+        backend_kwargs=backend_kwargs,
     )
     hints = TableHintArgs(
         write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key

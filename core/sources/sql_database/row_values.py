@@ -4,7 +4,8 @@ dlt reads PostgreSQL through psycopg2, which returns ``inet`` / ``cidr`` as text
 reads it through psycopg 3, which returns ``ipaddress`` objects (and an ``interval`` as a
 ``timedelta``, which dlt cannot load at all). Such a value becomes its text here, so the
 column is ``text`` with the value PostgreSQL prints (``192.168.0.1``, ``10.0.0.0/8``) and an
-interval reads ``1 day, 2:03:04``. A column is tested by its first value that is not null (a
+interval reads ``1 day, 2:03:04``; a MySQL ``SET`` (PyMySQL gives a Python set, which dlt's
+sqlalchemy backend fails on) is the JSON list of its members. A column is tested by its first value that is not null (a
 database column holds one type), so the other columns cost one ``isinstance`` per chunk.
 """
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 import datetime as _dt
 import ipaddress
 from collections.abc import Sequence
+
+import orjson
 
 #: the Python types written as their text
 TEXT_TYPES: tuple[type, ...] = (
@@ -23,7 +26,17 @@ TEXT_TYPES: tuple[type, ...] = (
     ipaddress.IPv4Interface,
     ipaddress.IPv6Interface,
     _dt.timedelta,
+    set,
+    frozenset,
 )
+
+
+def as_text(value: object) -> str:
+    """The text of one value: a MySQL ``SET`` (a Python set) as the JSON list of its members
+    in order (``["a","c"]``, what dlt's pyarrow backend writes, sorted), others as ``str``."""
+    if isinstance(value, (set, frozenset)):
+        return orjson.dumps(sorted(value)).decode("utf-8")
+    return str(value)
 
 
 def text_columns(rows: Sequence[Sequence[object]], width: int) -> list[int]:
@@ -47,6 +60,6 @@ def as_text_rows(
         values = list(row)
         for index in positions:
             if values[index] is not None:
-                values[index] = str(values[index])
+                values[index] = as_text(values[index])
         out.append(values)
     return out

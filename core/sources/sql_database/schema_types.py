@@ -118,7 +118,21 @@ def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str
 
 def table_hints(table: sa.Table, level: ReflectionLevel, backend: str) -> dict[str, TColumnSchema]:
     """Column hints of every column of ``table``, in the table's order."""
+    if backend == "connectorx" and level != "minimal":
+        return {c.name: _connectorx_hints(c) for c in table.columns}
     return {c.name: column_hints(c, level, backend) for c in table.columns}
+
+
+def _connectorx_hints(column: sa.Column[object]) -> TColumnSchema:
+    """dlt's hint of a column connectorx reads: the data type comes from connectorx's Arrow
+    column (``int`` -> ``bigint`` with precision 32, ``BIT`` -> binary), only whether a
+    timestamp has a zone from the reflected type."""
+    import sqlalchemy as sa
+
+    hints = column_hints(column, "minimal", "connectorx")
+    if isinstance(column.type, sa.DateTime):
+        hints["timezone"] = bool(column.type.timezone)
+    return hints
 
 
 def arrow_type(hints: TColumnSchema) -> pa.DataType | None:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import inspect
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 import orjson
 
 from loadstone.exceptions import SqlDatabaseError
 from loadstone.extract.incremental import Incremental
+from loadstone.sources.sql_database.connectorx_pages import connectorx_pages
 from loadstone.sources.sql_database.cursor_values import typed_cursor_value
 from loadstone.sources.sql_database.errors import describe
 from loadstone.sources.sql_database.postgres_copy import copy_pages, copy_plan
@@ -144,29 +145,49 @@ def arrow_page(
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
+class ReadSettings(Protocol):
+    """How a table is read: the settings of its source (``_TableReader`` holds them)."""
+
+    engine: sa.Engine
+    chunk_size: int
+    backend: str
+    backend_kwargs: Mapping[str, object] | None
+
+
+def as_frame(table: pa.Table) -> TDataItem:
+    """The ``pandas`` backend's page: a DataFrame of Arrow-backed columns (as dlt's), so an
+    integer column with nulls stays integers instead of becoming floats."""
+    import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
+
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
 def rows_of(
-    engine: sa.Engine,
+    reader: ReadSettings,
     query: Query,
     table_name: str,
-    chunk_size: int,
-    backend: str,
     columns: Mapping[str, TColumnSchema],
 ) -> Iterator[TDataItem]:
-    """The pages of ``query``: ``chunk_size`` rows each, in the form of ``backend``.
+    """The pages of ``query``: ``chunk_size`` rows each, in the form of the backend.
 
     Arrow backends on PostgreSQL copy the table as CSV where its types allow
-    (:mod:`.postgres_copy`); everything else fetches rows through SQLAlchemy.
+    (:mod:`.postgres_copy`); ``connectorx`` reads through connectorx
+    (:mod:`.connectorx_pages`); everything else fetches rows through SQLAlchemy. Any error
+    of the database is one line naming the table, without the password.
     """
     import sqlalchemy as sa
 
+    engine, backend, chunk_size = reader.engine, reader.backend, reader.chunk_size
     plan = copy_plan(engine, query, columns) if backend in ("pyarrow", "pandas") else None
     caught: tuple[type[BaseException], ...] = (sa.exc.SQLAlchemyError, *_driver_errors())
     try:
-        if plan is None:
+        if backend == "connectorx":
+            yield from connectorx_pages(engine, query, chunk_size, reader.backend_kwargs)
+        elif plan is None:
             yield from fetched_pages(engine, query, chunk_size, backend, columns)
-            return
-        for table in copy_pages(engine, plan, chunk_size):
-            yield table if backend == "pyarrow" else table.to_pandas()
+        else:
+            for table in copy_pages(engine, plan, chunk_size):
+                yield table if backend == "pyarrow" else as_frame(table)
     except caught as error:
         raise SqlDatabaseError(
             f"sql_database: table {table_name!r}: {describe(error, engine)}"
@@ -190,15 +211,25 @@ def fetched_pages(
             if backend == "sqlalchemy":
                 yield [dict(zip(names, row, strict=True)) for row in chunk]
             elif backend == "pandas":
-                yield arrow_page(names, chunk, columns).to_pandas()
+                yield as_frame(arrow_page(names, chunk, columns))
             else:
                 yield arrow_page(names, chunk, columns)
 
 
 def _driver_errors() -> tuple[type[BaseException], ...]:
-    """The COPY path talks to psycopg directly: its errors are the database's too."""
+    """The COPY path talks to psycopg directly, connectorx raises ``RuntimeError`` (its
+    Rust errors) and PyMySQL its own: their errors are the database's too."""
+    errors: list[type[BaseException]] = [RuntimeError]
     try:
         import psycopg
+
+        errors.append(psycopg.Error)
     except ImportError:
-        return ()
-    return (psycopg.Error,)
+        pass
+    try:
+        import pymysql  # type: ignore[import-untyped,unused-ignore]  # PyMySQL ships no stubs
+
+        errors.append(pymysql.MySQLError)
+    except ImportError:
+        pass
+    return tuple(errors)

@@ -1,0 +1,71 @@
+"""The ``connectorx`` backend: the query read by connectorx (Rust) straight into Arrow.
+
+connectorx opens its own connection from a URL (``postgresql://``, ``mysql://``: the
+engine's URL without the SQLAlchemy driver) and takes the query as text: it has no
+parameters, so the SELECT is compiled with its values written by SQLAlchemy's dialect as
+typed literals (``'2024-01-01 00:14:00+00:00'`` for a cursor on a ``timestamptz``), the one
+backend where that is so. Pages are the record batches of connectorx's Arrow stream,
+``chunk_size`` rows each. As in dlt, the column types are the ones connectorx gives the Arrow
+columns (an ``int`` is ``bigint`` with precision 32, a ``BIT`` is binary), not the reflected
+ones. ``backend_kwargs`` go to ``connectorx.read_sql`` (``protocol``, ``partition_on`` ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from loadstone.exceptions import SqlDatabaseError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import sqlalchemy as sa
+
+#: SQLAlchemy dialect -> connectorx's URL scheme
+_SCHEMES = {"postgresql": "postgresql", "mysql": "mysql", "mariadb": "mysql", "sqlite": "sqlite"}
+#: read_sql's arguments the backend sets itself
+_OWN = frozenset({"conn", "query", "return_type", "batch_size"})
+
+
+def connection_url(engine: sa.Engine) -> str:
+    """The engine's URL as connectorx reads it (the scheme without SQLAlchemy's driver)."""
+    scheme = _SCHEMES.get(engine.dialect.name)
+    if scheme is None:
+        raise SqlDatabaseError(
+            f"sql_database: backend='connectorx' does not read {engine.dialect.name} databases"
+        )
+    url = engine.url.set(drivername=scheme)
+    return url.render_as_string(hide_password=False)
+
+
+def query_text(engine: sa.Engine, query: sa.Select | sa.TextClause) -> str:
+    """The query with its values written as the dialect's typed literals."""
+    compiled = query.compile(dialect=engine.dialect, compile_kwargs={"literal_binds": True})
+    return str(compiled)
+
+
+def connectorx_pages(
+    engine: sa.Engine,
+    query: sa.Select | sa.TextClause,
+    chunk_size: int,
+    backend_kwargs: Mapping[str, object] | None,
+) -> Iterator[pa.Table]:
+    """The rows of ``query`` as Arrow tables of at most ``chunk_size`` rows."""
+    import connectorx
+    import pyarrow as pa
+
+    options = dict(backend_kwargs or {})
+    clash = sorted(_OWN & options.keys())
+    if clash:
+        raise TypeError(f"backend_kwargs cannot set {', '.join(clash)} (the backend sets them)")
+    read_sql: Callable[..., Iterable[pa.RecordBatch]] = connectorx.read_sql  # typed per return_type
+    reader = read_sql(
+        connection_url(engine),
+        query_text(engine, query),
+        return_type="arrow_stream",
+        batch_size=chunk_size,
+        **options,
+    )
+    for batch in reader:
+        if batch.num_rows:
+            yield pa.Table.from_batches([batch])
