@@ -140,7 +140,9 @@ def main() -> None:
     tools = {"loadstone": sys.executable}
     if args.dlt_python:
         tools["dlt"] = args.dlt_python
-    results = {tool: run_tool(tool, python, api, url, args.workdir) for tool, python in tools.items()}
+    results = {
+        tool: run_tool(tool, python, api, url, args.workdir) for tool, python in tools.items()
+    }
     server.shutdown()
     print(
         f"{args.pages} pages x {args.per_page} items, {args.latency * 1000:.0f} ms per request, "

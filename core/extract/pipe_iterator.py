@@ -28,7 +28,7 @@ import contextlib
 import contextvars
 import inspect
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from typing import Literal, TypeAlias
 
 import attrs
@@ -151,7 +151,7 @@ class PipeIterator:
         self._loop: _EventLoop | None = None
 
     # -- the loop -------------------------------------------------------------------------
-    def __iter__(self) -> Iterator[Emitted]:
+    def __iter__(self) -> Generator[Emitted, None, None]:
         try:
             for node in self.graph.nodes:
                 self._bind(node)
@@ -298,9 +298,7 @@ class PipeIterator:
         meta = page.meta if isinstance(page, DataItemWithMeta) else None
         if child.pipe.parallelized:
             future = self._on_pool(child, lambda: child.pipe.call(data))
-            self._pending[future] = lambda done: self._open(
-                child, self._result(child, done), meta
-            )
+            self._pending[future] = lambda done: self._open(child, self._result(child, done), meta)
             return []
         with _AsResource(child.name):
             made = child.pipe.call(data)
@@ -321,7 +319,9 @@ class PipeIterator:
         if inspect.isasyncgen(data):
             self._feeds.append(_Feed(run, data, "async", meta))
         elif inspect.iscoroutine(data) or isinstance(data, Deferred):
-            future = self._on_loop(run, data) if inspect.iscoroutine(data) else self._on_pool(run, data)
+            future = (
+                self._on_loop(run, data) if inspect.iscoroutine(data) else self._on_pool(run, data)
+            )
             self._pending[future] = lambda done: self._open(run, self._result(run, done), meta)
         else:
             threaded = run.pipe.parallelized and inspect.isgenerator(data)

@@ -8,6 +8,7 @@ pipeline by changing the import. Nothing here touches Spark or a destination.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -18,6 +19,8 @@ from loadstone.exceptions import ResourceError
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
 from loadstone.extract.mark import stored_hints_of, unwrap
+from loadstone.extract.pipe_iterator import pages_of
+from loadstone.extract.pydantic_models import add_model_validator
 from loadstone.extract.resource_hints import (
     StoredHint,
     StoredHints,
@@ -27,8 +30,6 @@ from loadstone.extract.resource_hints import (
     reject_unsupported,
     table_keys_of,
 )
-from loadstone.extract.pipe_iterator import pages_of
-from loadstone.extract.pydantic_models import add_model_validator
 from loadstone.extract.resource_pipe import (
     BoundPipe,
     CursorStep,
@@ -42,10 +43,10 @@ from loadstone.extract.resource_pipe import (
 )
 from loadstone.extract.resource_signature import (
     arguments_by_name,
+    cursor_template,
     data_name,
     has_no_required_args,
     incremental_argument,
-    incremental_parameter,
 )
 from loadstone.extract.saved_state import StateDict, resource_state_of
 from loadstone.typing import (
@@ -406,32 +407,19 @@ class Resource:
         return incremental_argument(self._data, self._skip_item(self._call_args), self._call_kwargs)
 
     def _bind_incremental(self) -> tuple[str | None, Incremental | None]:
-        """The cursor for this run, its start read from the resource's state.
-
-        A cursor the call passed wins; then one from ``apply_hints`` (or the decorator);
-        then the parameter's default.
-        """
-        param, template = self._incremental_argument()
-        if callable(self._data) and not isinstance(self._data, Resource):
-            annotated, passed = incremental_parameter(
-                self._data, self._skip_item(self._call_args), self._call_kwargs
-            )
-            if param is None:
-                param = annotated
-            if self._incremental is not None and not (passed and param == annotated):
-                template = self._incremental
-        if template is None:
-            template = self._incremental
+        """(the parameter the cursor goes to, the cursor for this run, its start read from
+        the resource's state); see :func:`resource_signature.cursor_template`."""
+        func = self._data if callable(self._data) and not isinstance(self._data, Resource) else None
+        args = self._skip_item(self._call_args)
+        param, template = cursor_template(func, args, self._call_kwargs, self._incremental)
         if template is None:
             return None, None
         from loadstone import current
 
         state: StateDict = {}
         if template.end_value is None:  # a backfill range leaves no trace in state
-            try:
+            with contextlib.suppress(current.NoActiveContext):
                 state = current.resource_state(self.name)
-            except current.NoActiveContext:
-                pass
         return param, template.bind(self.name, state, self._hints.get("primary_key"))
 
     def _call_data(
@@ -507,10 +495,7 @@ class Resource:
         return self._insert_step(per_item(lambda item: list(flatten(func(item)))), insert_at)
 
     def _insert_step(self, step: Step, insert_at: int | None) -> Resource:
-        if insert_at is None:
-            self._steps.append(step)
-        else:
-            self._steps.insert(insert_at, step)
+        self._steps.insert(len(self._steps) if insert_at is None else insert_at, step)
         return self
 
     def add_limit(

@@ -159,7 +159,9 @@ class TableSink:
         for item in page if isinstance(page, list) else (page,):
             if item is None:
                 continue
-            name = page_target if isinstance(page_target, str) else self._table_of(item, page_target)
+            name = (
+                page_target if isinstance(page_target, str) else self._table_of(item, page_target)
+            )
             if name not in self.filled:
                 self.writer.add_hints(name, self.hints)
                 self.filled.add(name)

@@ -87,3 +87,24 @@ def incremental_parameter(
         if "Incremental" in str(param.annotation) or "incremental" in str(param.annotation):
             return param.name, param.name in bound.arguments
     return None, False
+
+
+def cursor_template(
+    func: DataFunction | None,
+    args: tuple[TDataItem, ...],
+    kwargs: Mapping[str, TDataItem],
+    hinted: Incremental | None,
+) -> tuple[str | None, Incremental | None]:
+    """(the parameter that takes the run's cursor, the cursor to bind) for a call of
+    ``func`` (``None``: data, not a function); ``hinted`` is the cursor ``apply_hints`` or
+    the decorator gave. A cursor the call passed wins; then ``hinted``; then the
+    parameter's default."""
+    if func is None:
+        return None, hinted
+    param, template = incremental_argument(func, args, kwargs)
+    annotated, passed = incremental_parameter(func, args, kwargs)
+    if param is None:
+        param = annotated
+    if hinted is not None and not (passed and param == annotated):
+        template = hinted
+    return param, template if template is not None else hinted

@@ -32,7 +32,10 @@ def _rows(pipeline: Any, table: str, columns: str) -> list[list[Any]] | None:
         )
         if not found[0][0]:
             return None
-        return [list(row) for row in client.execute_sql(f"SELECT {columns} FROM d.{table} ORDER BY 1, 2")]
+        return [
+            list(row)
+            for row in client.execute_sql(f"SELECT {columns} FROM d.{table} ORDER BY 1, 2")
+        ]
 
 
 def _shop(dlt: Any, calls: dict[str, Any]) -> Any:
@@ -248,7 +251,9 @@ def steps_and_pipes(dlt: Any, folder: str) -> Outcome:
         for item in page:
             yield {"n": item["n"], "half": item["n"] // 2}
 
-    halves_piped = (numbers | halves).add_yield_map(lambda item: [item, {**item, "half": -item["half"]}])
+    halves_piped = (numbers | halves).add_yield_map(
+        lambda item: [item, {**item, "half": -item["half"]}]
+    )
 
     @dlt.transformer(data_from=dlt.resource([{"tag": "a"}, {"tag": "b"}], name="tag_list"))
     def tags(item: Any) -> Any:
@@ -304,7 +309,9 @@ def marks_through_a_fork(dlt: Any, folder: str) -> Outcome:
 def _without_keys(tables: dict[str, Any]) -> dict[str, Any]:
     """Rows without the random ``_dlt_id`` and the load id (sorted text of the rest)."""
     return {
-        name: None if rows is None else sorted(str([v for v in row if not _is_key(v)]) for row in rows)
+        name: None
+        if rows is None
+        else sorted(str([v for v in row if not _is_key(v)]) for row in rows)
         for name, rows in tables.items()
     }
 
@@ -313,7 +320,9 @@ def _is_key(value: Any) -> bool:
     return isinstance(value, str) and (len(value) == 14 or "." in value)
 
 
-def rest_boards(dlt: Any, folder: str, app: Any, config: Callable[..., Any], source: Any) -> Outcome:
+def rest_boards(
+    dlt: Any, folder: str, app: Any, config: Callable[..., Any], source: Any
+) -> Outcome:
     """The boards API, a parent with two children, over two incremental runs, then once
     without a cursor: the requests asked and the rows loaded."""
     from rest_api_app import make_boards

@@ -270,7 +270,8 @@ def test_arrow_values_the_column_cannot_hold_set_the_package_aside_and_the_next_
     assert pipe.list_pending_packages() == []
 
 
-@settings(max_examples=200, deadline=None)
+# cheap examples (one small table in memory): twice the profile's budget
+@settings(max_examples=2 * settings.default.max_examples, deadline=None)
 @given(
     st.lists(
         st.one_of(

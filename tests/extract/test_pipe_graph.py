@@ -19,18 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rest_api_app as A  # tests/sources, on the path by conftest.py
+from pipe_programs import PROGRAMS, rest_boards
+from rest_api_cases import boards_config
+from rest_api_support import api_fixture  # noqa: F401 - the fixture "api"
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sources"))
-
-import rest_api_app as A  # noqa: E402
-from pipe_programs import PROGRAMS, rest_boards  # noqa: E402
-from rest_api_cases import boards_config  # noqa: E402
-from rest_api_support import api_fixture  # noqa: E402, F401 - the fixture "api"
-
-import loadstone as dlt  # noqa: E402
-from loadstone.exceptions import PipelineStepFailed, ResourceExtractionError  # noqa: E402
-from loadstone.extract.pipe_graph import mermaid, pipe_graph  # noqa: E402
-from loadstone.sources.rest_api import rest_api_source  # noqa: E402
+import loadstone as dlt
+from loadstone.exceptions import PipelineStepFailed, ResourceExtractionError
+from loadstone.extract.pipe_graph import mermaid, pipe_graph
+from loadstone.sources.rest_api import rest_api_source
 
 RECORDED = json.loads(
     (Path(__file__).parent.parent / "fixtures" / "pipe_graph" / "programs_dlt.json").read_text()
@@ -213,7 +210,7 @@ def test_a_bad_item_mode_is_refused_before_extract(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("EXTRACT__NEXT_ITEM_MODE", "lifo")
-    with pytest.raises(Exception, match="extract.next_item_mode"):
+    with pytest.raises(Exception, match=r"extract\.next_item_mode"):
         pipeline(tmp_path).run([{"id": 1}], table_name="t")
 
 
@@ -346,8 +343,6 @@ def test_a_kill_during_a_forked_extract_moves_no_state_and_the_rerun_loads_once(
     )
     assert rerun.returncode == 0, rerun.stderr.decode()[-2000:]
     os.chdir(tmp_path)
-    pipe = dlt.pipeline(
-        "killed", destination="duckdb", pipelines_dir=folder, dataset_name="d"
-    )
+    pipe = dlt.pipeline("killed", destination="duckdb", pipelines_dir=folder, dataset_name="d")
     assert rows(pipe, "SELECT count(*), count(DISTINCT user_id) FROM d.orders") == [(100, 100)]
     assert rows(pipe, "SELECT count(*), count(DISTINCT id) FROM d.users") == [(100, 100)]
