@@ -92,7 +92,8 @@ class ColumnNames:
         try:
             return self._col_cache[parts]
         except KeyError:
-            name = parts[0] if len(parts) == 1 else self._shorten(*parts)
+            # str(): a blank key's mark (BlankKey) stays out of column names
+            name = str(parts[0]) if len(parts) == 1 else self._shorten(*parts)
             self._col_cache[parts] = name
             self._col_parts.setdefault(name, parts)
             return name
