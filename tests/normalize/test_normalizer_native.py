@@ -233,7 +233,8 @@ def test_text_buffers_build_the_array_pyarrow_would(cells: list[str | None]) -> 
     assert built.equals(pa.array(cells, type=pa.string()))
 
 
-@settings(max_examples=400, deadline=None)
+# cheap examples (a line scan of a few bytes): four times the profile's budget
+@settings(max_examples=4 * settings.default.max_examples, deadline=None)
 @given(
     raw=st.binary(max_size=80)
     | st.text(alphabet='0123456789[{}]":, a-', max_size=80)
@@ -375,7 +376,8 @@ _FIXED = {
 }
 
 
-@settings(max_examples=300, deadline=None)
+# cheap examples (one small array): three times the profile's budget
+@settings(max_examples=3 * settings.default.max_examples, deadline=None)
 @given(data=st.data(), kind=st.sampled_from(sorted(_FIXED)))
 def test_fixed_buffers_build_the_array_pyarrow_would(data: st.DataObject, kind: int) -> None:
     from loadstone.plugins.normalizers.relational import _speedups

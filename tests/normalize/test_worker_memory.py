@@ -22,7 +22,7 @@ def _lines(chunk: Chunk) -> list[bytes]:
     return [bytes(line) for _, line in json_lines.iter_lines(chunk)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=settings.default.max_examples * 3 // 5, deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 300), min_size=2, max_size=6),
     fill=st.sampled_from([b"a", b"\n", b'{"k": 1}\n']),
