@@ -144,9 +144,7 @@ def limit_step(max_items: int | None, max_time: float | None, count_rows: bool) 
 class _TableFilter(PageStep):
     """dlt's ``select_tables``: the items going to one of ``names``."""
 
-    def __init__(
-        self, names: Collection[str], table_of: Callable[[TDataItem], str] | None
-    ) -> None:
+    def __init__(self, names: Collection[str], table_of: Callable[[TDataItem], str] | None) -> None:
         self.names, self.table_of = names, table_of
 
     def process(self, page: TDataItem) -> list[TDataItem]:
