@@ -255,7 +255,7 @@ def extract_context(
         _source.reset(tokens[2])
 
 
-class resource_context:  # noqa: N801 (used as a function: ``with resource_context(name):``)
+class resource_context:  # lower case: used as a function (``with resource_context(name):``)
     """Name the resource whose generator runs (``resource_name()``, ``resource_state()``).
 
     A class rather than a generator: extract enters it around every page a resource
