@@ -100,11 +100,6 @@ KNOWN_PIPELINE = {
         ),
         _HINT_ONLY_COLUMN,
     ),
-    **dict.fromkeys(
-        ("table_users_keys", "to_dict_remove_processing_hints", "clone_without_processing_hints"),
-        "the normalizer writes a new table's keys in its own order (name first); dlt's order "
-        "follows how its table was built",
-    ),
 }
 
 

@@ -420,6 +420,9 @@ def _by_table(decisions: Decisions) -> dict[str, list[tuple[str, ColumnDecision]
     return grouped
 
 
+#: the key order of a root table dlt makes from a resource's hints
+_HINTED_ROOT_KEYS: Final = ("columns", "write_disposition", "name", "resource")
+
 #: dlt's link columns of nested rows: in a root table a user key of that name is user data
 _NESTED_ONLY: Final = (PARENT_ID, LIST_IDX)
 
@@ -459,7 +462,11 @@ def apply_facts(
         hinted = hinted_tables.get(name, {})
         if name not in schema.tables:
             typed = [column for column in hinted.values() if column.data_type]
-            schema.update_table(Table(name, parent=summary.parents[name], columns=typed))
+            # a root made from code hints writes its keys as dlt's hint table does
+            keys = _HINTED_ROOT_KEYS if plan is not None else ()
+            schema.update_table(
+                Table(name, parent=summary.parents[name], columns=typed, key_order=keys)
+            )
             new_tables.append(name)
         if plan is not None:
             schema.replace_table(with_root_hints(schema.tables[name], plan))
