@@ -324,9 +324,7 @@ def known_types(schema: Schema, plans: Sequence[RootPlan]) -> dict[str, dict[str
     return known
 
 
-def known_decimals(
-    schema: Schema, plans: Sequence[RootPlan]
-) -> dict[str, dict[str, DecimalShape]]:
+def known_decimals(schema: Schema, plans: Sequence[RootPlan]) -> dict[str, dict[str, DecimalShape]]:
     """Table -> column -> shape of every decimal column the schema or a hint declares.
 
     A column the schema already types keeps its shape (its table holds data of that shape;
