@@ -83,8 +83,6 @@ def with_hints(
     create_table_variant: bool = False,
 ) -> DataItemWithMeta:
     """Apply ``hints`` (from :func:`make_hints`) to the resource's table, then yield ``item``."""
-    if create_table_variant:
-        raise TypeError("with_hints(create_table_variant=True) is not supported by loadstone")
     stored = stored_hints_of(hints or {})
     if isinstance(item, DataItemWithMeta) and isinstance(item.meta, MaterializeTableSchema):
         # dlt's way to declare a table with no rows: the hints' table, made from its columns

@@ -150,11 +150,20 @@ class TableSink:
     def write(self, page: TDataItem) -> None:
         page_target: TTableHintTemplate[str] = self.target
         if isinstance(page, DataItemWithMeta):
-            page_target, self.hints = _apply_mark(
-                self.writer, page.meta, self.target, self.hints, self.run_hints
-            )
-            if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
-                self.target = page_target
+            if isinstance(page.meta, HintsMeta) and page.meta.create_table_variant:
+                # a table variant (dlt's): this page goes to the hints' table, with the
+                # resource's hints and the variant's; the resource's table and hints stay
+                page_target, _ = _apply_mark(
+                    self.writer, page.meta, self.target, self.hints, self.run_hints
+                )
+                if isinstance(page_target, str):
+                    self.filled.add(page_target)  # its hints are the variant's
+            else:
+                page_target, self.hints = _apply_mark(
+                    self.writer, page.meta, self.target, self.hints, self.run_hints
+                )
+                if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
+                    self.target = page_target
             page = page.data
         for item in page if isinstance(page, list) else (page,):
             if item is None:
