@@ -58,6 +58,10 @@ CASES: dict[str, tuple[str, str, str | None]] = {
     **{f"{t}_sqlalchemy": (t, "sqlalchemy", None) for t in TYPES},
     **{f"{t}_pyarrow": (t, "pyarrow", None) for t in ("timestamptz", "numeric", "date", "uuid")},
     **{f"{t}_pandas": (t, "pandas", None) for t in ("timestamptz", "integer")},
+    **{
+        f"{t}_connectorx": (t, "connectorx", None)
+        for t in ("timestamptz", "timestamp", "numeric", "text")
+    },
     **{f"timestamptz_{o}": ("timestamptz", "sqlalchemy", o) for o in OPTIONS},
 }
 

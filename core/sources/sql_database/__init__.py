@@ -37,6 +37,7 @@ from loadstone.sources.sql_database.schema_types import (
     TableBackend,
     TypeAdapter,
     adapt_types,
+    arrow_overlay,
     table_hints,
 )
 from loadstone.sources.sql_database.table_rows import QueryAdapter, build_query, rows_of
@@ -242,7 +243,9 @@ class _TableReader:
     ) -> Resource:
         """The resource of table ``name``: reflected now, or when first read (``defer``)."""
         table = None if self.defer else self.table(name)
-        columns = None if table is None else self.columns(table)
+        # connectorx: the hints wait for the first page's Arrow types (arrow_overlay)
+        later = self.defer or self.backend == "connectorx"
+        columns = None if table is None or later else self.columns(table)
         reader = self
 
         def table_rows(incremental: Incremental | None = incremental) -> Iterator[TDataItem]:
@@ -250,8 +253,11 @@ class _TableReader:
             hinted = columns if columns is not None else reader.columns(read)
             query = build_query(read, incremental, reader.engine, reader.query_adapter)
             pages = rows_of(reader, query, name, hinted)
-            if columns is None:  # deferred: the reflected columns travel with the first page
-                yield with_hints(next(pages, []), {"columns": hinted})
+            if columns is None:  # the reflected columns travel with the first page
+                first: TDataItem = next(pages, [])
+                if reader.backend == "connectorx" and not isinstance(first, list):
+                    hinted = arrow_overlay(hinted, first.schema)
+                yield with_hints(first, {"columns": hinted})
             yield from pages
 
         made: Resource = resource(table_rows, name=name, columns=columns, **hints)

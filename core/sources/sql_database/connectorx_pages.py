@@ -4,15 +4,17 @@ connectorx opens its own connection from a URL (``postgresql://``, ``mysql://``:
 engine's URL without the SQLAlchemy driver) and takes the query as text: it has no
 parameters, so the SELECT is compiled with its values written by SQLAlchemy's dialect as
 typed literals (``'2024-01-01 00:14:00+00:00'`` for a cursor on a ``timestamptz``), the one
-backend where that is so. Pages are the record batches of connectorx's Arrow stream,
-``chunk_size`` rows each. As in dlt, the column types are the ones connectorx gives the Arrow
-columns (an ``int`` is ``bigint`` with precision 32, a ``BIT`` is binary), not the reflected
-ones. ``backend_kwargs`` go to ``connectorx.read_sql`` (``protocol``, ``partition_on`` ...).
+backend where that is so. Pages are slices of connectorx's Arrow table, ``chunk_size``
+rows each: connectorx reads the whole result first, as dlt has it do (its Arrow stream would
+type a PostgreSQL ``int`` as int64, the whole read as int32). As in dlt, a column's hint is
+what its Arrow type says (an ``int`` is ``bigint`` with precision 32, a MySQL ``BIT`` is
+binary) with the reflected hint over it (``schema_types.arrow_overlay``).
+``backend_kwargs`` go to ``connectorx.read_sql`` (``protocol``, ``partition_on`` ...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from loadstone.exceptions import SqlDatabaseError
@@ -58,14 +60,17 @@ def connectorx_pages(
     clash = sorted(_OWN & options.keys())
     if clash:
         raise TypeError(f"backend_kwargs cannot set {', '.join(clash)} (the backend sets them)")
-    read_sql: Callable[..., Iterable[pa.RecordBatch]] = connectorx.read_sql  # typed per return_type
-    reader = read_sql(
-        connection_url(engine),
-        query_text(engine, query),
-        return_type="arrow_stream",
-        batch_size=chunk_size,
-        **options,
-    )
-    for batch in reader:
+    read_sql: Callable[..., pa.Table] = connectorx.read_sql  # typed per return_type
+    try:
+        table = read_sql(
+            connection_url(engine), query_text(engine, query), return_type="arrow", **options
+        )
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as error:  # a Rust panic (a type connectorx cannot read) is one too
+        if isinstance(error, (RuntimeError, TypeError)):
+            raise
+        raise RuntimeError(f"connectorx: {type(error).__name__}: {error}") from None
+    for batch in table.to_batches(max_chunksize=chunk_size):
         if batch.num_rows:
             yield pa.Table.from_batches([batch])

@@ -19,7 +19,7 @@ binaries -> ``binary``; JSON/JSONB -> ``json``; anything else: no type (from the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, TypeAlias, Union
+from typing import TYPE_CHECKING, Literal, TypeAlias, Union, cast
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -118,21 +118,25 @@ def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str
 
 def table_hints(table: sa.Table, level: ReflectionLevel, backend: str) -> dict[str, TColumnSchema]:
     """Column hints of every column of ``table``, in the table's order."""
-    if backend == "connectorx" and level != "minimal":
-        return {c.name: _connectorx_hints(c) for c in table.columns}
     return {c.name: column_hints(c, level, backend) for c in table.columns}
 
 
-def _connectorx_hints(column: sa.Column[object]) -> TColumnSchema:
-    """dlt's hint of a column connectorx reads: the data type comes from connectorx's Arrow
-    column (``int`` -> ``bigint`` with precision 32, ``BIT`` -> binary), only whether a
-    timestamp has a zone from the reflected type."""
-    import sqlalchemy as sa
+def arrow_overlay(
+    reflected: dict[str, TColumnSchema], schema: pa.Schema
+) -> dict[str, TColumnSchema]:
+    """connectorx's hints, as dlt's: what the Arrow column says (an ``int`` is ``bigint``
+    with precision 32, a MySQL ``BIT`` binary), then the reflected hint over it (a ``json``
+    column stays json, a ``numeric(10, 2)`` keeps its size)."""
+    from loadstone.schema.arrow_types import column_from_arrow
 
-    hints = column_hints(column, "minimal", "connectorx")
-    if isinstance(column.type, sa.DateTime):
-        hints["timezone"] = bool(column.type.timezone)
-    return hints
+    merged: dict[str, TColumnSchema] = {}
+    for name, hints in reflected.items():
+        index = schema.get_field_index(name)
+        column = column_from_arrow(name, schema.field(index).type) if index >= 0 else None
+        from_arrow = dict(column.to_dict()) if column is not None else {}
+        from_arrow.pop("nullable", None)
+        merged[name] = cast("TColumnSchema", {**from_arrow, **hints})
+    return merged
 
 
 def arrow_type(hints: TColumnSchema) -> pa.DataType | None:
