@@ -42,8 +42,9 @@ DELIBERATE: dict[str, list[tuple[tuple[str, ...], Any, str]]] = {
     "failed_load_job_leaves_table": [
         (
             ("outcome",),
-            {"cause": "LoadRefused", "error": "PipelineStepFailed", "step": "load"},
-            "the package loads in one transaction: its failure leaves nothing behind",
+            {"cause": "ValueDoesNotFit", "error": "PipelineStepFailed", "step": "normalize"},
+            "12345 does not fit decimal(3,0): refused at normalize, naming table, column and "
+            "value (issue 39), so nothing of the package reaches the destination",
         ),
         (
             ("tables",),

@@ -14,6 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from loadstone.normalizers.contract import arrow_type
 from loadstone.schema import Column
 
 #: Arrow types of columns that hold no value yet, by the schema's data type
@@ -68,10 +69,15 @@ def read_table(files: Sequence[Path], table_format: str) -> pa.Table | None:
     return pa.concat_tables(aligned)
 
 
+def _empty_type(column: Column) -> pa.DataType:
+    """A column's Arrow type with no value yet; a decimal keeps its precision and scale (the
+    text type beyond 38 digits, as :func:`fits` stores it)."""
+    if column.data_type == "decimal":
+        return fits(arrow_type("decimal", column.precision, column.scale), "")
+    return _EMPTY_TYPES.get(str(column.data_type), pa.string())
+
+
 def empty_table(columns: Sequence[Column]) -> pa.Table:
     """An empty table of the schema's columns (a replace that brought no rows)."""
-    fields = [
-        pa.field(c.name, _EMPTY_TYPES.get(str(c.data_type), pa.string()), nullable=True)
-        for c in columns
-    ]
+    fields = [pa.field(c.name, _empty_type(c), nullable=True) for c in columns]
     return pa.Table.from_pylist([], schema=pa.schema(fields))
