@@ -32,7 +32,7 @@ from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import EXTRACTED, InputFingerprint, LoadPackage
 from loadstone.storage.loaded_inputs import LoadedInputs
-from loadstone.storage.state_changes import changes_since, sources_snapshot
+from loadstone.storage.state_changes import record_changes, sources_snapshot
 from loadstone.typing import TDataItem, TDataItems
 
 if TYPE_CHECKING:
@@ -200,7 +200,7 @@ class ExtractStep:
             extracted_bytes=result.bytes,
             pipeline_state=folder.state,
             carries_state=folder.state_changed_since_extract(),
-            state_changes=changes_since(state_before, folder.state),
+            state_changes=record_changes(package.load_id, state_before, folder.state),
             inputs=[i.asdict() for i in inputs],
         )
         folder.save_schema(schema)

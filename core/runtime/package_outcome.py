@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from loadstone.exceptions import LoadstoneError
+from loadstone.storage import state_changes
 from loadstone.storage.load_package import LOADED, LoadPackage
 from loadstone.storage.loaded_inputs import LoadedInputs
 
@@ -68,5 +69,6 @@ def complete_package(
     it to loaded (a kill between the two leaves it pending: see ``loaded_inputs``)."""
     LoadedInputs(folder.root).record(package)
     package.set_state(LOADED, loaded_at=time.time(), skipped=skipped)
+    state_changes.forget(package.load_id)  # loaded: its state changes stay for good
     if not keep:
         package.delete_data()

@@ -230,20 +230,25 @@ class WorkingFolder:
         changes = state_changes.in_take_back_order(
             [state_changes.carried_changes(p) for p in packages]
         )
-        if changes:
-            state_changes.write_journal(self.root, changes)
-        remove()
-        self.finish_taking_back()
-
-    def finish_taking_back(self) -> None:
-        """Take back the changes the journal lists (idempotent), save, remove the journal."""
-        changes = state_changes.read_journal(self.root)
-        if changes is None:
+        if not changes:
+            remove()
             return
+        state_changes.write_journal(self.root, changes)
+        remove()
+        # the changes in hand, not the journal's text: values keep their types
+        self._take_back(changes)
+
+    def _take_back(self, changes: Sequence[state_changes.StateChange]) -> None:
         if state_changes.take_back(self.state, changes):
             state_module.bump_version(self.state)
             state_module.save_local(self.root, self.state)
         state_changes.clear_journal(self.root)
+
+    def finish_taking_back(self) -> None:
+        """Take back the changes the journal lists (idempotent), save, remove the journal."""
+        changes = state_changes.read_journal(self.root)
+        if changes is not None:
+            self._take_back(changes)
 
     def adopt_package_state(self) -> None:
         """Take the state a pending package carries when it is newer than the local state."""

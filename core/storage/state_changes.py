@@ -40,8 +40,10 @@ __all__ = [
     "carried_changes",
     "changes_since",
     "clear_journal",
+    "forget",
     "in_take_back_order",
     "read_journal",
+    "record_changes",
     "sources_snapshot",
     "take_back",
     "write_journal",
@@ -50,6 +52,8 @@ __all__ = [
 #: the journal of changes being taken back (see the module docstring)
 TAKE_BACK_FILE: Final = "state_take_back.json"
 _SOURCES: Final = "sources"
+#: load id -> the changes its extract made, as recorded in this process (see record_changes)
+_LIVE: dict[str, list[StateChange]] = {}
 
 
 class StateChange(TypedDict):
@@ -70,9 +74,8 @@ def _canonical(value: TDataItem) -> str:
 
 
 def sources_snapshot(state: Mapping[str, TDataItem]) -> dict[str, TDataItem]:
-    """The sources' state as it is stored (a copy the extract cannot change)."""
-    stored: dict[str, TDataItem] = json.loads(_canonical(state.get(_SOURCES) or {}))
-    return stored
+    """The sources' state now (a copy the extract cannot change; values keep their types)."""
+    return copy.deepcopy(dict(state.get(_SOURCES) or {}))
 
 
 def changes_since(
@@ -80,10 +83,21 @@ def changes_since(
 ) -> list[StateChange]:
     """What changed in ``state["sources"]`` since ``before`` (a :func:`sources_snapshot`):
     the deepest dict keys whose values differ, were added or were removed."""
-    after = json.loads(_canonical(state.get(_SOURCES) or {}))
+    after = sources_snapshot(state)
     found: list[StateChange] = []
     _diff(before, after, [_SOURCES], found)
     return found
+
+
+def record_changes(
+    load_id: str, before: Mapping[str, TDataItem], state: Mapping[str, TDataItem]
+) -> list[StateChange]:
+    """:func:`changes_since`, also kept in this process for the package ``load_id``: taken
+    back here, a value gets its own type again (a cursor's datetime), not the text
+    ``package.json`` stores it as."""
+    changes = changes_since(before, state)
+    _LIVE[load_id] = changes
+    return changes
 
 
 def _diff(
@@ -155,10 +169,19 @@ def clear_journal(working_dir: Path) -> None:
         (Path(working_dir) / TAKE_BACK_FILE).unlink()
 
 
+def forget(load_id: str) -> None:
+    """A package loaded: its changes stay, nothing of them to keep in this process."""
+    _LIVE.pop(load_id, None)
+
+
 def carried_changes(package: LoadPackage) -> list[StateChange]:
-    """The changes a package's extract made to the sources' state (none when its metadata is
-    damaged: such a package is dropped all the same)."""
+    """The changes a package's extract made to the sources' state: as recorded in this
+    process, else as its ``package.json`` holds them (none when its metadata is damaged:
+    such a package is dropped all the same)."""
     with contextlib.suppress(LoadstoneError, OSError):
+        live = _LIVE.pop(package.load_id, None)
+        if live is not None:
+            return live
         changes: list[StateChange] = list(package.meta.get("state_changes") or [])
         return changes
     return []

@@ -52,6 +52,22 @@ def test_a_value_changed_again_since_the_package_keeps_its_new_value() -> None:
     assert state["sources"]["s"] == {"cursor": 20, "other": 0}
 
 
+def test_a_value_taken_back_in_the_same_process_keeps_its_type() -> None:
+    """A cursor's datetime comes back a datetime (package.json holds it as text)."""
+    import datetime as dt
+
+    from loadstone.storage.state_changes import carried_changes, record_changes
+
+    at = dt.datetime(2024, 1, 2, tzinfo=dt.timezone.utc)
+    state: dict[str, Any] = {"sources": {"s": {"last_value": at}}}
+    before = sources_snapshot(state)
+    state["sources"]["s"]["last_value"] = at + dt.timedelta(days=1)
+    record_changes("1700000000.1", before, state)
+    package: Any = type("Package", (), {"load_id": "1700000000.1"})()
+    take_back(state, carried_changes(package))
+    assert state["sources"]["s"]["last_value"] == at
+
+
 def numbers(values: list[Any]) -> Any:
     @loadstone.resource(name="numbers", columns={"amount": {"data_type": "decimal"}})
     def resource(cursor: Any = loadstone.sources.incremental("id")) -> Any:
