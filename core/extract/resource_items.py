@@ -124,7 +124,9 @@ def _sink_of(
 ) -> TableSink | InPlaceSink:
     res = node.resource
     assert isinstance(res, Resource)
-    hints = merge_hints(res.compute_table_hints(), run_hints)
+    # the resource's name goes with its tables' hints: dlt's ``resource`` key of a table it
+    # fills under another name (a dynamic name, a mark, a variant, ``run(table_name=)``)
+    hints = {**merge_hints(res.compute_table_hints(), run_hints), "resource": res.name}
     target = table_name if table_name is not None else res.table_name
     if in_place is not None and isinstance(target, str):
         return InPlaceSink(writer, res, in_place, target, hints, run_hints)

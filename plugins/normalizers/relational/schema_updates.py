@@ -106,6 +106,9 @@ class RootPlan:
     materialize: bool = False
     #: contracts of nested tables (``make_nested_hints(schema_contract=...)``), by table
     nested_contracts: Mapping[str, TSchemaContract] = attrs.field(factory=dict)
+    #: the resource that fills the table (dlt's ``resource`` key): extract records it
+    #: when a table is filled under another name; else the table's own name
+    resource: str | None = None
 
 
 def _max_nesting(schema: Schema, hints: TableHints, existing: Table | None) -> int:
@@ -302,6 +305,7 @@ def plan_root(
         nested=_nested_columns(root, hints, naming),
         materialize=bool(hints.get("x-materialize")),
         nested_contracts=nested_contracts,
+        resource=str(hints["resource"]) if hints.get("resource") else None,
     )
 
 
@@ -373,7 +377,9 @@ def with_root_hints(table: Table, plan: RootPlan) -> Table:
         schema_contract=(
             table.schema_contract if plan.schema_contract is None else plan.schema_contract
         ),
-        resource=plan.spec.source_name if table.resource is None else table.resource,
+        resource=(
+            (plan.resource or plan.spec.source_name) if table.resource is None else table.resource
+        ),
     )
 
 
