@@ -28,12 +28,6 @@ DLT = json.loads(
 )
 #: columns compared apart, with why: case -> {column: reason}
 KNOWN: dict[str, dict[str, str]] = {
-    # the row path loses a decimal(38,10)'s digits past the 17th on the way to DuckDB
-    # (1234567.0123456789 loads as ...790): decimals end to end are issue 39's
-    "sqlalchemy_full": {"amount": "issue 39"},
-    "sqlalchemy_full_with_precision": {"amount": "issue 39"},
-    # dlt's pandas frame holds decimals as doubles (1234567.0123456789 loads as ...788)
-    "pandas_full": {"amount": "loadstone keeps the decimal exact"},
     # dlt reads a DOUBLE through SQLAlchemy's Decimal and types it decimal(21, 10)
     "pyarrow_full": {"ratio": "loadstone keeps a DOUBLE a double"},
 }
