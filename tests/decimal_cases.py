@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 #: examples per property test: small by default (the suite's time budget), more on demand
-EXAMPLES = int(os.environ.get("LOADSTONE_DECIMAL_EXAMPLES", "4"))
+EXAMPLES = int(os.environ.get("LOADSTONE_DECIMAL_EXAMPLES", "3"))
 #: exact arithmetic on 38-digit values (the default context rounds to 28 digits)
 EXACT = Context(prec=100)
 PROPERTY = settings(
