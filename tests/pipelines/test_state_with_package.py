@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import uuid
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -163,3 +164,38 @@ def test_issue_35_rows_refused_once_are_read_again_once_fixed(
     ]
     theirs = DLT["refused_value_then_fixed"]
     assert [(s["cursor"], s["rows"]) for s in theirs] == [(1000, 0)] * 3  # dlt loses them
+
+
+def test_a_package_the_destination_refuses_takes_its_cursor_with_it(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """PostgreSQL refuses 'toolong' in varchar(3) at load: set aside there, its cursor too."""
+    words = ["ok", "toolong"]
+
+    @loadstone.resource(name="numbers", columns={"word": {"data_type": "text", "precision": 3}})
+    def resource(cursor: Any = loadstone.sources.incremental("id")) -> Any:
+        yield from ({"id": i, "word": w} for i, w in enumerate(words, start=1))
+
+    dataset = f"refused_{uuid.uuid4().hex[:8]}"
+
+    def pg_pipe() -> Any:
+        return loadstone.pipeline(
+            "pgrefused",
+            destination=loadstone.destinations.postgres(postgres_url),
+            dataset_name=dataset,
+            pipelines_dir=str(tmp_path / "pipelines"),
+        )
+
+    first = pg_pipe()
+    try:
+        first.run(resource())
+    except loadstone.exceptions.PipelineStepFailed as failed:
+        assert failed.step == "load"
+    assert len(first.failed_packages()) == 1
+    assert cursor(pg_pipe()) is None
+    words[1] = "ok2"
+    again = pg_pipe()
+    again.run(resource())
+    with again.sql_client() as client:
+        rows = client.execute_sql(f'SELECT id FROM "{dataset}".numbers ORDER BY id')
+    assert [r[0] for r in rows] == [1, 2]
