@@ -148,6 +148,8 @@ class TableSink:
         self.writer, self.resource_name = writer, resource_name
         self.hints, self.target, self.run_hints = hints, target, run_hints
         self.filled: set[str] = set()
+        if isinstance(target, str):  # the package lists tables in the resources' order (dlt's)
+            writer.add_hints(target, hints)
 
     def write(self, page: TDataItem) -> None:
         page_target: TTableHintTemplate[str] = self.target

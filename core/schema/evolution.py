@@ -156,6 +156,18 @@ class SchemaEvolution(SchemaState):
         """Put ``table`` as is (no merge): for hints that must override, e.g. dropped columns."""
         self._tables[table.name] = table
 
+    def place_table_before(self, name: str, before: str) -> None:
+        """Move table ``name`` right before ``before``: the order a run adds tables is part of
+        dlt's schema (its state table comes before the nested tables normalize adds)."""
+        table = self._tables.pop(name)
+        placed: dict[str, Table] = {}
+        for key, value in self._tables.items():
+            if key == before:
+                placed[name] = table
+            placed[key] = value
+        placed.setdefault(name, table)
+        self._tables = placed
+
     def drop_tables(self, table_names: Iterable[str]) -> list[Table]:
         """Remove tables; returns the removed ones."""
         removed = []

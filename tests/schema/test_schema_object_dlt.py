@@ -46,15 +46,10 @@ _NAMING_IN_PIPELINE = (
     "dlt sizes schema.naming to the active pipeline's destination (max_length 65536 on "
     "DuckDB); loadstone sizes the naming convention where it loads, not on the schema"
 )
-_TABLE_ORDER = (
-    "the normalizer adds a nested table right after its parent; dlt adds it after the "
-    "tables of the same package"
+_SAVES = (
+    "dlt's extract saves the schema with the run's root tables before normalize adds the "
+    "nested ones; loadstone builds them at normalize, so one previous hash fewer"
 )
-_HINT_ONLY_COLUMN = (
-    "a column declared in the resource's hints without a data type (never filled) is not "
-    "kept in the pipeline's schema; dlt keeps it as an incomplete column"
-)
-_SAVES = "the pipeline saves its schema one time fewer in a run, so one previous hash fewer"
 
 #: probes on ``Schema.from_dict(dlt's document)`` that still differ, and why
 KNOWN_FROM_DOCUMENT = {
@@ -69,36 +64,8 @@ KNOWN_FROM_DOCUMENT = {
 #: members answer as dlt's on the same content: the differences are in what the run built)
 KNOWN_PIPELINE = {
     **KNOWN_FROM_DOCUMENT,
-    "previous_hashes": _SAVES,
     **dict.fromkeys(
-        ("replace_schema_content", "replace_schema_content_linked"), f"{_TABLE_ORDER}; {_SAVES}"
-    ),
-    **dict.fromkeys(
-        (
-            "tables_keys",
-            "data_table_names",
-            "data_table_names_seen",
-            "data_table_names_incomplete",
-            "references",
-            "repr",
-            "to_dict_table_keys",
-            "clone",
-            "update_table",
-        ),
-        _TABLE_ORDER,
-    ),
-    **dict.fromkeys(
-        (
-            "table_users",
-            "get_table_users",
-            "get_table_columns_incomplete",
-            "data_tables",
-            "data_tables_incomplete",
-            "get_new_table_columns_incomplete",
-            "to_dict_users",
-            "to_pretty_yaml",
-        ),
-        _HINT_ONLY_COLUMN,
+        ("previous_hashes", "replace_schema_content", "replace_schema_content_linked"), _SAVES
     ),
 }
 

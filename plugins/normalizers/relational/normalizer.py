@@ -168,7 +168,9 @@ class RelationalNormalizer:
         existing_before = frozenset(schema.tables)
         # a table asked for with materialize_table_schema() exists even without data
         materialize = [n for n, h in hints_by_source.items() if (h or {}).get("x-materialize")]
-        sources = dict.fromkeys([*(f.table_name for f in every_file), *materialize])
+        filled = [*(f.table_name for f in every_file), *materialize]
+        # in extract order (the package's hints keep it): dlt adds a run's roots in that order
+        sources = dict.fromkeys([*(s for s in hints_by_source if s in filled), *filled])
         plans = {
             source: plan_root(schema, source, hints_by_source.get(source) or {}, context.naming)
             for source in sources

@@ -461,15 +461,18 @@ def apply_facts(
     grouped = _by_table(decisions)
     hinted_tables = hinted_by_table(list(plans.values()))
     contracts = {t: c for plan in plans.values() for t, c in plan.nested_contracts.items()}
-    for name in summary.order:
+    # dlt's order: the roots as extract met them (``plans`` keeps it), then nested tables
+    roots = [name for name in plans if name in summary.parents]
+    for name in [*roots, *(name for name in summary.order if name not in plans)]:
         plan = plans.get(name)
         hinted = hinted_tables.get(name, {})
         if name not in schema.tables:
-            typed = [column for column in hinted.values() if column.data_type]
+            # every hinted column, typed or not (dlt keeps one no data fills as incomplete);
             # a root made from code hints writes its keys as dlt's hint table does
             keys = _HINTED_ROOT_KEYS if plan is not None else ()
+            parent = summary.parents[name]
             schema.update_table(
-                Table(name, parent=summary.parents[name], columns=typed, key_order=keys)
+                Table(name, parent=parent, columns=[*hinted.values()], key_order=keys)
             )
             new_tables.append(name)
         if plan is not None:
@@ -480,7 +483,9 @@ def apply_facts(
         if name in contracts:
             schema.replace_table(schema.tables[name].evolve(schema_contract=contracts[name]))
         known = schema.tables[name].columns
-        retyped = [_retyped(c, known[n]) for n, c in hinted.items() if n in known]
+        retyped = [
+            _retyped(c, known[n]) for n, c in hinted.items() if n in known and known[n].is_complete
+        ]
         # a column the schema declares without a type (``update_table``) is new to the data:
         # typed now, it moves after the typed columns, in data order (as dlt 1.31)
         added = [
