@@ -1,7 +1,5 @@
-"""Compatibility scenarios of issue 36's last part: the ``resource`` a table records when a
-resource fills it under another name, nested hints with keys and dispositions, ``spec=``,
-table variants made by ``apply_hints`` / ``merge_hints``, and a pydantic ``evolve`` contract
-with a missing field.
+"""Compatibility scenarios of the hints a table records: the ``resource`` key of a table a
+resource fills under another name (a dynamic name, a mark, a variant, ``run(table_name=)``).
 
 They register in :data:`tests.compat.scenarios.SCENARIOS` (``scenarios.py`` imports this
 module), so ``tests/compat/record.py`` records them under dlt and
