@@ -52,6 +52,10 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "row_order_asc": {"row_order": "asc"},
     "row_order_desc": {"row_order": "desc"},
     "min": {"last_value_func": min},
+    # every fifth row without a cursor value (the column nullable)
+    "missing_include": {"on_cursor_value_missing": "include"},
+    "missing_exclude": {"on_cursor_value_missing": "exclude"},
+    "missing_raise": {"on_cursor_value_missing": "raise"},
 }
 #: the cases: name -> (column type, backend, incremental options)
 CASES: dict[str, tuple[str, str, str | None]] = {
@@ -92,11 +96,14 @@ def run_case(dlt: Any, sql_table: Any, url: str, schema: str, case: str, work: P
     """Runs one case; returns the ids each run loaded and the stored cursor state."""
     kind, backend, option = CASES[case]
     sql_type, expr = TYPES[kind]
+    constraint = "not null"
+    if option and option.startswith("missing_"):
+        expr, constraint = f"CASE WHEN mod({{i}}, 5) = 0 THEN NULL ELSE {expr} END", ""
     engine = sa.create_engine(url)
     with engine.begin() as conn:
         conn.exec_driver_sql(f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
         conn.exec_driver_sql(
-            f"CREATE TABLE {schema}.t (id int primary key, v text, updated_at {sql_type} not null)"
+            f"CREATE TABLE {schema}.t (id int primary key, v text, updated_at {sql_type} {constraint})"
         )
     _insert(engine, schema, expr, 1, 10)
     pipeline = dlt.pipeline(

@@ -57,22 +57,44 @@ def _is_min(incremental: Incremental) -> bool:
     return incremental.last_value_func in (min, "min")
 
 
-def incremental_query(query: sa.Select, table: sa.Table, incremental: Incremental) -> sa.Select:
-    """``query`` restricted to the cursor's range (see the module docstring)."""
-    column = _cursor_column(table, incremental)
+def _range(column: sa.Column[object], incremental: Incremental) -> list[sa.ColumnElement[bool]]:
+    """The conditions of the cursor's range: after the start value, before the end value."""
     descending = _is_min(incremental)
+    conditions: list[sa.ColumnElement[bool]] = []
     start = typed_cursor_value(column, incremental.start_value)
     if start is not None and incremental.last_value_func in (max, min, "max", "min"):
         if incremental.range_start == "open":
-            query = query.where(column < start if descending else column > start)
+            conditions.append(column < start if descending else column > start)
         else:
-            query = query.where(column <= start if descending else column >= start)
+            conditions.append(column <= start if descending else column >= start)
     end = typed_cursor_value(column, incremental.end_value)
     if end is not None:
         if incremental.range_end == "closed":
-            query = query.where(column >= end if descending else column <= end)
+            conditions.append(column >= end if descending else column <= end)
         else:
-            query = query.where(column > end if descending else column < end)
+            conditions.append(column > end if descending else column < end)
+    return conditions
+
+
+def incremental_query(query: sa.Select, table: sa.Table, incremental: Incremental) -> sa.Select:
+    """``query`` restricted to the cursor's range (see the module docstring).
+
+    Rows without a cursor value follow ``on_cursor_value_missing``: ``include`` reads them on
+    every run (``OR cursor IS NULL``: the incremental filter lets them pass each time),
+    ``exclude`` never (``cursor IS NOT NULL``), ``raise`` reads them so that the run fails.
+    """
+    import sqlalchemy as sa
+
+    column = _cursor_column(table, incremental)
+    conditions = _range(column, incremental)
+    missing = incremental.on_cursor_value_missing
+    if conditions:
+        in_range = sa.and_(*conditions)
+        query = query.where(
+            sa.or_(in_range, column.is_(None)) if missing == "include" else in_range
+        )
+    if missing == "exclude":
+        query = query.where(column.is_not(None))
     if incremental.row_order == "asc":
         query = query.order_by(column.asc())
     elif incremental.row_order == "desc":
