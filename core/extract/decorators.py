@@ -18,14 +18,13 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypedDict, TypeGuard, Union, overload
 
 from loadstone.extract.incremental import Incremental, as_incremental
-from loadstone.extract.injection import inject, section_of
+from loadstone.extract.injection import inject, register_spec, section_of
 from loadstone.extract.pydantic_models import add_model_validator
 from loadstone.extract.resource import Resource, resource_from
 from loadstone.extract.resource_hints import (
     StoredHint,
     TableHints,
     merge_hints,
-    reject_unsupported,
 )
 from loadstone.extract.resource_signature import data_name, has_no_required_args
 from loadstone.extract.source import Source, current_source_name, own_resources, schema_context
@@ -120,11 +119,10 @@ def resource(
     to the function name; hints go to the table(s) the resource fills. ``parallelized`` reads
     the data on extract's thread pool (:mod:`loadstone.extract.pipe_iterator`);
     ``standalone`` changes nothing loaded and is accepted;
-    ``spec`` raises ``TypeError``.
+    ``spec`` is a class whose attributes default the configured arguments.
 
     Long because dlt's 21 arguments take 22 lines of signature; the body is short.
     """
-    reject_unsupported("resource", spec=spec)
     hints = TableHints(
         write_disposition=write_disposition,
         primary_key=primary_key,
@@ -140,6 +138,7 @@ def resource(
     cursor = None if incremental is None else as_incremental(incremental)
 
     def make(target: TDataItem) -> Resource:
+        register_spec(target, spec)
         if isinstance(target, Resource):
             res = target._clone(name)  # type: ignore[arg-type]  # a callable name is resolved on call
             if table_name is not None:
@@ -216,7 +215,6 @@ def transformer(
 
     ``data_from`` names the input; without it, pipe one in: ``users | user_details``.
     """
-    reject_unsupported("transformer", spec=spec)
 
     def make(func: DataFunction) -> Resource:
         res = resource(
@@ -236,6 +234,7 @@ def transformer(
             selected=selected,
             parallelized=parallelized,
             section=section,
+            spec=spec,
         )
         res.is_transformer = True
         res._args_bound = has_no_required_args(func, skip_first=True)
@@ -311,9 +310,9 @@ def source(
     change detections or hints before any data is read. Arguments defaulting to
     ``secrets.value``/``config.value`` are read from configuration when not passed.
     """
-    reject_unsupported("source", spec=spec)
 
     def decorate(f: DataFunction) -> Callable[..., Source]:
+        register_spec(f, spec)
         source_name = name or (schema.name if schema is not None else None) or f.__name__
 
         @functools.wraps(f)

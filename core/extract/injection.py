@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,25 @@ class _Secrets:
 _NOTHING = object()
 secrets = _Secrets()
 
+#: the ``spec=`` class a decorator was given, per function: its attributes are the defaults
+#: of the configured arguments found nowhere in configuration (dlt's configspec defaults)
+_SPECS: weakref.WeakKeyDictionary[Callable[..., Any], type] = weakref.WeakKeyDictionary()
+
+
+def register_spec(func: object, spec: object) -> None:
+    """``spec=`` of ``@resource`` / ``@transformer`` / ``@source``: a class whose attributes
+    are defaults for ``func``'s ``secrets.value`` / ``config.value`` arguments (a dlt
+    ``@configspec`` class, or a dataclass of the same fields)."""
+    if spec is None:
+        return
+    if not inspect.isclass(spec):
+        raise TypeError(
+            f"spec= takes a class whose attributes are the defaults of configured arguments, "
+            f"got {spec!r}"
+        )
+    if callable(func):
+        _SPECS[func] = spec
+
 
 def is_placeholder(value: Any) -> bool:
     return value is config.value
@@ -85,6 +105,7 @@ def inject(
         return kwargs
     bound = signature.bind_partial(*args, **kwargs)
     section = section_of(func)
+    spec = _SPECS.get(func)
     out = dict(kwargs)
     missing: dict[str, list[str]] = {}
     for param in signature.parameters.values():
@@ -92,6 +113,9 @@ def inject(
             continue
         keys = candidate_keys(section, name, param.name)
         value = config.resolve(*keys, default=_NOTHING)
+        if value is _NOTHING and spec is not None:
+            value = getattr(spec, param.name, _NOTHING)
+            value = _NOTHING if value is None or is_placeholder(value) else value
         if value is _NOTHING:
             missing[param.name] = keys
         else:

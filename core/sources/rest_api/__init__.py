@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from loadstone.extract.decorators import source
 from loadstone.extract.resource import Resource
-from loadstone.extract.resource_hints import reject_unsupported
 from loadstone.extract.source import Source
 from loadstone.sources.rest_api.resources import build_resources
 from loadstone.sources.rest_api.typing import (
@@ -45,8 +44,8 @@ def rest_api_source(
     spec: object = None,
 ) -> Source:
     """A source named ``name`` (default ``rest_api``) of the config's resources;
-    ``parallelized`` reads every resource on extract's thread pool (as dlt's)."""
-    reject_unsupported("rest_api_source", spec=spec)
+    ``parallelized`` reads every resource on extract's thread pool (as dlt's); ``spec`` is
+    accepted and has nothing to default (the config dict holds every setting)."""
     resources = build_resources(config)
 
     def rest_api() -> list[Resource]:
