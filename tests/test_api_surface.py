@@ -23,10 +23,10 @@ from loadstone.extract.incremental import Incremental
     ("call", "name"),
     [
         (
-            lambda: dlt.resource([{"a": 1}], name="r", nested_hints={"x": {"primary_key": "k"}}),
-            "primary_key",
+            lambda: dlt.resource([{"a": 1}], name="r", nested_hints={"x": {"no_such": "k"}}),
+            "no_such",
         ),
-        (lambda: dlt.mark.make_nested_hints(primary_key="k"), "primary_key"),
+        (lambda: dlt.mark.make_nested_hints(no_such="k"), "no_such"),
         (lambda: dlt.pipeline("p", staging="filesystem"), "staging"),
         (lambda: dlt.pipeline("p", no_such=1), "no_such"),
         (lambda: dlt.resource([1], name="r", no_such=1), "no_such"),

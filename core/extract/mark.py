@@ -19,6 +19,7 @@ from loadstone.extract.resource_hints import (
     StoredHints,
     additional_hint_dict,
     normalize_columns,
+    normalize_write_disposition,
     reference_list,
 )
 from loadstone.extract.resource_hints import make_hints as hint_dict
@@ -169,11 +170,15 @@ def make_hints(
 def make_nested_hints(
     columns: TAnySchemaColumns | None = None,
     schema_contract: TSchemaContract | None = None,
+    primary_key: TColumnNames | None = None,
+    merge_key: TColumnNames | None = None,
+    write_disposition: TWriteDispositionConfig | None = None,
+    references: object = None,
     **others: object,
 ) -> StoredHints:
-    """Hints for one nested table, for ``nested_hints={"field": make_nested_hints(...)}``:
-    ``columns`` and ``schema_contract`` (other hints raise ``TypeError`` rather than be
-    ignored)."""
+    """Hints for one nested table, for ``nested_hints={"field": make_nested_hints(...)}``
+    (dlt's keys: a key breaks the table's link to its parent, see ``nested_hint_list``);
+    other hints raise ``TypeError`` rather than be ignored."""
     for name, value in others.items():
         if value is not None:
             raise TypeError(f"make_nested_hints({name}=...) is not supported by loadstone")
@@ -183,6 +188,14 @@ def make_nested_hints(
     if schema_contract is not None:
         SchemaContract.parse(schema_contract)  # a bad contract fails where it is given
         hints["schema_contract"] = schema_contract
+    if write_disposition is not None:
+        normalize_write_disposition(write_disposition)  # a bad one fails where it is given
+        hints["write_disposition"] = write_disposition
+    if references is not None:
+        hints["references"] = reference_list(references)
+    for name, value in (("primary_key", primary_key), ("merge_key", merge_key)):
+        if value is not None:
+            hints[name] = value
     return hints
 
 

@@ -87,25 +87,48 @@ def _key_list(value: TColumnNames | None) -> list[str] | None:
     return [str(v) for v in value]
 
 
+#: what ``make_nested_hints`` may declare for a nested table
+NESTED_HINTS = (
+    "columns",
+    "schema_contract",
+    "primary_key",
+    "merge_key",
+    "write_disposition",
+    "references",
+)
+
+
 def nested_hint_list(
     nested_hints: Mapping[str | tuple[str, ...], Mapping[str, StoredHint]],
 ) -> list[StoredHints]:
     """``nested_hints={"lines": make_nested_hints(columns=...)}`` (a key is a field name or a
-    path tuple) -> ``[{"path": [...], "columns": {...}}]``, the JSON form the package keeps."""
+    path tuple) -> ``[{"path": [...], "columns": {...}, ...}]``, the JSON form the package
+    keeps: keys as lists, the write disposition as table hints (``write_disposition`` and
+    ``x-merge-strategy``). A primary or merge key makes the nested table a table of its own
+    (no link to its parent), as dlt 1.31 does; the normalizer reads that from these keys."""
     if callable(nested_hints) or not isinstance(nested_hints, Mapping):
         raise TypeError("nested_hints must be a dict of path -> make_nested_hints(...)")
     out = []
     for path, hint in nested_hints.items():
         parts = [path] if isinstance(path, str) else [str(p) for p in path]
-        unknown = set(hint or {}) - {"columns", "schema_contract"}
+        unknown = set(hint or {}) - set(NESTED_HINTS) - {"original_columns"}
         if unknown:
             raise TypeError(
                 f"nested_hints {', '.join(sorted(unknown))} are not supported by loadstone "
-                f"(only columns and schema_contract)"
+                f"(only {', '.join(NESTED_HINTS)})"
             )
-        entry = {"path": parts, "columns": normalize_columns(hint.get("columns"))}
+        entry: StoredHints = {"path": parts, "columns": normalize_columns(hint.get("columns"))}
         if hint.get("schema_contract") is not None:
             entry["schema_contract"] = hint["schema_contract"]
+        for key in ("primary_key", "merge_key"):
+            if hint.get(key) is not None:
+                entry[key] = _key_list(hint[key])
+        disposition = normalize_write_disposition(hint.get("write_disposition"))
+        if disposition.get("x-merge-strategy") == "scd2":
+            raise TypeError("nested_hints: an scd2 write disposition is for root tables only")
+        entry.update(disposition)
+        if hint.get("references") is not None:
+            entry["references"] = reference_list(hint["references"])
         out.append(entry)
     return out
 

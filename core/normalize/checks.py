@@ -73,11 +73,11 @@ def required_columns(
             for column in table.columns.values()
             if column.nullable is False and not column.name.startswith("_dlt")
         }
-    roots = {
-        t.resource: t.name
-        for t in schema.data_tables(include_incomplete=True)
-        if t.parent is None and t.resource
-    }
+    roots: dict[str, str] = {}
+    for t in schema.data_tables(include_incomplete=True):
+        if t.parent is None and t.resource:
+            # the first: a nested table a key unlinked (nested_hints=) names the resource too
+            roots.setdefault(t.resource, t.name)
     for source_name, table_hints in hints.items():
         table_name = roots.get(source_name)
         if table_name is None:

@@ -745,4 +745,11 @@ def hints_changed_between_runs(ctx: Context) -> Any:
 
 # Arrow and pandas scenarios, and the rest of dlt's public API, live in their own modules and
 # register here.
-from tests.compat import arrow_scenarios, hint_scenarios, parity_scenarios, refused_scenarios, usage_scenarios  # noqa: E402, F401  # they register
+from tests.compat import (  # noqa: E402, F401  # they register
+    arrow_scenarios,
+    hint_scenarios,
+    nested_hint_scenarios,
+    parity_scenarios,
+    refused_scenarios,
+    usage_scenarios,
+)

@@ -126,6 +126,12 @@ def load_tables(
     for root in roots:
         chain = [root, *model.nested_tables(root)]
         disposition = model.disposition(root)
+        for replaced in _replaced_below(model, chain) if disposition != "replace" else []:
+            # a nested table whose own hint replaces it (``nested_hints=``), below a root that
+            # does not: it and its nested tables are replaced alone, as dlt 1.31 does
+            below = [t for t in chain if t == replaced or _is_below(model, t, replaced)]
+            chain = [t for t in chain if t not in below]
+            _Loader(client, model, sources, load_id, current, below).replace(replace_strategy)
         loader = _Loader(client, model, sources, load_id, current, chain)
         if disposition == "replace":
             loader.replace(replace_strategy)
@@ -133,6 +139,20 @@ def load_tables(
             loader.merge()
         else:
             loader.append()
+
+
+def _is_below(model: TableModel, table: str, ancestor: str) -> bool:
+    while (parent := model.parent(table)) is not None:
+        if parent == ancestor:
+            return True
+        table = parent
+    return False
+
+
+def _replaced_below(model: TableModel, chain: Sequence[str]) -> list[str]:
+    """The highest nested tables of ``chain`` that declare ``replace`` themselves."""
+    marked = [t for t in chain[1:] if model.tables[t].write_disposition == "replace"]
+    return [t for t in marked if not any(_is_below(model, t, m) for m in marked)]
 
 
 class _Loader(Generic[SourceT]):

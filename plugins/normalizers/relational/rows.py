@@ -221,6 +221,7 @@ class RowFlattener:
         table_parts = parent_parts + list_table_parts(parts)
         table = self._names.table_name(table_parts)
         tables = self.tables
+        unlinked = table in spec.unlinked
         if table not in tables.parents:
             # a new nested table of an existing root answers to the root's contract
             if (
@@ -230,7 +231,8 @@ class RowFlattener:
             ):
                 return
             cursor = self.cursor
-            tables.meet(table, parent_table, (self._chunk_index, cursor.line, cursor.seq))
+            parent = None if unlinked else parent_table
+            tables.meet(table, parent, (self._chunk_index, cursor.line, cursor.seq))
         max_nesting = spec.max_nesting
         cursor = self.cursor
         for idx, element in enumerate(seq):
@@ -252,15 +254,19 @@ class RowFlattener:
                 raw["value"] = element
             if root_id is not None:
                 raw[ROOT_ID] = root_id
-            raw[PARENT_ID] = parent_id
-            raw[LIST_IDX] = idx
+            if unlinked:  # a table of its own: its rows are loaded as root rows
+                raw[LOAD_ID] = self._load_id
+            else:
+                raw[PARENT_ID] = parent_id
+                raw[LIST_IDX] = idx
             row_id = raw.get(ROW_ID)
             if row_id is None:
                 row_id = raw[ROW_ID] = digest_id(f"{parent_id}_{table}_{idx}")
             self._widths[table] = len(raw)
             if not self._type_row(table, raw, spec):
                 continue
+            sub_root_id = row_id if table in spec.own_root_key else root_id
             for sub_parts, sub_seq, sub_depth in last_per_path(pending):
                 self.process_list(
-                    sub_seq, table_parts, sub_parts, sub_depth, row_id, table, root_id, spec
+                    sub_seq, table_parts, sub_parts, sub_depth, row_id, table, sub_root_id, spec
                 )

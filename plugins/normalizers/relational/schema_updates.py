@@ -32,6 +32,13 @@ from loadstone.plugins.normalizers.relational.facts import (
     Decisions,
     Position,
 )
+from loadstone.plugins.normalizers.relational.nested_hints import (
+    NestedTablePlan,
+    nested_keys,
+    own_root_keys,
+    plan_nested,
+    with_nested_hints,
+)
 from loadstone.plugins.normalizers.relational.row_keys import (
     LIST_IDX,
     LOAD_ID,
@@ -109,6 +116,8 @@ class RootPlan:
     #: the resource that fills the table (dlt's ``resource`` key): extract records it
     #: when a table is filled under another name; else the table's own name
     resource: str | None = None
+    #: every hinted nested table's plan (``nested_hints=``), by nested table
+    nested_tables: Mapping[str, NestedTablePlan] = attrs.field(factory=dict)
 
 
 def _max_nesting(schema: Schema, hints: TableHints, existing: Table | None) -> int:
@@ -164,24 +173,6 @@ def _scd2_options(hints: TableHints, naming: NamingConvention) -> dict[str, obje
     return options
 
 
-def _nested_columns(
-    root: str, hints: TableHints, naming: NamingConvention
-) -> dict[str, dict[str, Column]]:
-    """Columns ``nested_hints=`` declares, per nested table (path from the root)."""
-    nested: dict[str, dict[str, Column]] = {}
-    for entry in hints.get("x-nested-hints") or ():
-        parts = (naming.normalize_path(part) for part in entry["path"])
-        table = naming.shorten_fragments(root, *parts)
-        assert table is not None
-        nested[table] = {
-            naming.normalize_path(name): Column.from_dict(
-                {**column, "name": naming.normalize_path(name)}, naming.normalize_path(name)
-            )
-            for name, column in (entry.get("columns") or {}).items()
-        }
-    return nested
-
-
 def _not_null(existing: Table | None, hinted: Mapping[str, Column]) -> tuple[str, ...]:
     """Key columns of a root that hold no null: hinted or stored ``nullable: false``."""
     columns = {**(existing.columns if existing is not None else {}), **hinted}
@@ -190,20 +181,6 @@ def _not_null(existing: Table | None, hinted: Mapping[str, Column]) -> tuple[str
         for name, column in columns.items()
         if column.nullable is False and (column.primary_key or column.merge_key)
     )
-
-
-def _nested_contracts(
-    root: str, hints: TableHints, naming: NamingConvention
-) -> dict[str, TSchemaContract]:
-    """Contracts ``nested_hints=`` declares, per nested table (as the user wrote them)."""
-    contracts: dict[str, TSchemaContract] = {}
-    for entry in hints.get("x-nested-hints") or ():
-        if entry.get("schema_contract") is not None:
-            parts = (naming.normalize_path(part) for part in entry["path"])
-            table = naming.shorten_fragments(root, *parts)
-            assert table is not None
-            contracts[table] = entry["schema_contract"]
-    return contracts
 
 
 def _hinted_columns(
@@ -269,7 +246,8 @@ def plan_root(
     scd2 = _scd2_options(hints, naming) if strategy == "scd2" else {}
     columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path, scd2)
     propagate = _propagates_root_key(schema, root, hints, disposition, strategy)
-    nested_contracts = _nested_contracts(root, hints, naming)
+    nested = plan_nested(root, hints, naming, use_break_path)
+    nested_contracts = {t: n.contract for t, n in nested.items() if n.contract is not None}
     max_nesting = _max_nesting(schema, hints, existing)
     primary_key = tuple(c for c, col in columns.items() if col.primary_key)
     spec = RootSpec(
@@ -287,6 +265,8 @@ def plan_root(
             table: SchemaContract.parse(contract) for table, contract in nested_contracts.items()
         },
         not_null=_not_null(existing, columns),
+        unlinked=frozenset(table for table, plan in nested.items() if plan.unlinked),
+        own_root_key=own_root_keys(schema, nested, propagate),
     )
     nesting_hinted = (
         hints.get("max_nesting") is not None or hints.get("max_table_nesting") is not None
@@ -302,9 +282,10 @@ def plan_root(
             **{k: hints[k] for k in ("file_format", "table_format") if hints.get(k) is not None},
             **table_keys_of(hints),  # references and additional hints, kept as given (dlt's)
         },
-        nested=_nested_columns(root, hints, naming),
+        nested={table: plan.columns for table, plan in nested.items()},
         materialize=bool(hints.get("x-materialize")),
         nested_contracts=nested_contracts,
+        nested_tables=nested,
         resource=str(hints["resource"]) if hints.get("resource") else None,
     )
 
@@ -460,7 +441,11 @@ def apply_facts(
     new_columns: dict[str, tuple[str, ...]] = {}
     grouped = _by_table(decisions)
     hinted_tables = hinted_by_table(list(plans.values()))
-    contracts = {t: c for plan in plans.values() for t, c in plan.nested_contracts.items()}
+    nested_plans = {
+        table: (nested, plan.resource or plan.spec.source_name)
+        for plan in plans.values()
+        for table, nested in plan.nested_tables.items()
+    }
     # dlt's order: the roots as extract met them (``plans`` keeps it), then nested tables
     roots = [name for name in plans if name in summary.parents]
     for name in [*roots, *(name for name in summary.order if name not in plans)]:
@@ -469,7 +454,7 @@ def apply_facts(
         if name not in schema.tables:
             # every hinted column, typed or not (dlt keeps one no data fills as incomplete);
             # a root made from code hints writes its keys as dlt's hint table does
-            keys = _HINTED_ROOT_KEYS if plan is not None else ()
+            keys = _HINTED_ROOT_KEYS if plan is not None else nested_keys(nested_plans.get(name))
             parent = summary.parents[name]
             schema.update_table(
                 Table(name, parent=parent, columns=[*hinted.values()], key_order=keys)
@@ -480,8 +465,8 @@ def apply_facts(
         elif summary.rows.get(name, 0) > 0:
             # dlt marks every table that received data, nested ones too
             schema.replace_table(schema.tables[name].with_normalizer_hint("seen-data", True))
-        if name in contracts:
-            schema.replace_table(schema.tables[name].evolve(schema_contract=contracts[name]))
+        if name in nested_plans:
+            schema.replace_table(with_nested_hints(schema.tables[name], *nested_plans[name]))
         known = schema.tables[name].columns
         retyped = [
             _retyped(c, known[n]) for n, c in hinted.items() if n in known and known[n].is_complete

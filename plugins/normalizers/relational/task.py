@@ -48,6 +48,11 @@ class RootSpec:
     table_contracts: Mapping[str, SchemaContract] = attrs.field(factory=dict, hash=False)
     #: root columns that may hold no null (keys): a row without a value fails the package
     not_null: tuple[str, ...] = ()
+    #: nested tables a primary or merge key made tables of their own (``nested_hints=``):
+    #: their rows are not linked to their parent row
+    unlinked: frozenset[str] = frozenset()
+    #: unlinked tables whose rows' ``_dlt_id`` is the root key of their nested rows
+    own_root_key: frozenset[str] = frozenset()
 
     def contract_action(
         self,

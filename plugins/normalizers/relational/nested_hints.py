@@ -1,0 +1,135 @@
+"""What ``nested_hints=`` says about each nested table of a root, read once per package.
+
+dlt 1.31's rules, observed by running the same programs (``tests/compat/refused_scenarios.py``
+``nested_hints_*``):
+
+* ``columns`` and ``schema_contract`` apply to the nested table as they are;
+* a ``primary_key`` or ``merge_key`` breaks the table's link to its parent: it becomes a
+  table of its own (no ``parent``, no ``_dlt_parent_id`` / ``_dlt_list_idx``; its rows get
+  ``_dlt_load_id``), records the root's resource and its own write disposition (``append``
+  unless given), and is loaded as a root (a merge by its keys); it keeps ``_dlt_root_id``
+  when its root propagates one, and gives its own ``_dlt_id`` as the root key of its nested
+  rows when it merges (the schema's propagation config records it, as dlt's);
+* a ``write_disposition`` or ``references`` of a linked nested table is kept in the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from loadstone.naming import NamingConvention
+from loadstone.plugins.normalizers.relational.row_keys import ROOT_ID, ROW_ID
+from loadstone.schema import Column, Schema, Table
+from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
+from loadstone.typing import TSchemaContract
+
+
+@attrs.frozen
+class NestedTablePlan:
+    """One nested table's hints from ``make_nested_hints``."""
+
+    columns: Mapping[str, Column]
+    contract: TSchemaContract | None = None
+    #: a primary or merge key was given: a table of its own, not linked to its parent
+    unlinked: bool = False
+    #: the write disposition and merge strategy given (None: not given)
+    disposition: tuple[str, str | None] | None = None
+    references: Sequence[Mapping[str, Any]] | None = None
+
+
+def plan_nested(
+    root: str, hints: Mapping[str, Any], naming: NamingConvention, use_break_path: bool
+) -> dict[str, NestedTablePlan]:
+    """Each hinted nested table of ``root`` (name in destination form) and its plan."""
+    plans: dict[str, NestedTablePlan] = {}
+    for entry in hints.get("x-nested-hints") or ():
+        parts = (naming.normalize_path(part) for part in entry["path"])
+        table = naming.shorten_fragments(root, *parts)
+        assert table is not None
+        partial = table_from_hints(
+            table,
+            columns=[{**column, "name": name} for name, column in entry["columns"].items()],
+            primary_key=entry.get("primary_key"),
+            merge_key=entry.get("merge_key"),
+        )
+        columns = {
+            # a merge key holds no null either (as dlt's resource hints make it)
+            name: attrs.evolve(column, nullable=False)
+            if column.merge_key and column.nullable is None
+            else column
+            for name, column in normalize_hints(
+                partial, naming, use_break_path=use_break_path
+            ).columns.items()
+        }
+        disposition, strategy = disposition_of(entry)
+        plans[table] = NestedTablePlan(
+            columns=dict(columns),
+            contract=entry.get("schema_contract"),
+            unlinked=bool(entry.get("primary_key") or entry.get("merge_key")),
+            disposition=None if disposition is None else (disposition, strategy),
+            references=entry.get("references"),
+        )
+    return plans
+
+
+def _merges(plan: NestedTablePlan) -> bool:
+    return plan.disposition is not None and plan.disposition[0] == "merge"
+
+
+def own_root_keys(
+    schema: Schema, plans: Mapping[str, NestedTablePlan], root_propagates: bool
+) -> frozenset[str]:
+    """The unlinked tables whose rows give their ``_dlt_id`` as the root key of their nested
+    rows: the ones that merge, or that an earlier run recorded in the propagation config.
+    The config records the merging ones and, when the root propagates, every unlinked one
+    (from the next run on, as dlt's)."""
+    config = schema.json_normalizer_config
+    recorded = (config.get("propagation") or {}).get("tables") or {}
+    unlinked = [name for name, plan in plans.items() if plan.unlinked]
+    own = frozenset(name for name in unlinked if name in recorded or _merges(plans[name]))
+    record = [name for name in unlinked if _merges(plans[name]) or root_propagates]
+    if record:
+        tables = config.setdefault("propagation", {}).setdefault("tables", {})
+        for name in record:
+            tables[name] = {ROW_ID: ROOT_ID}
+        schema.set_json_normalizer_config(config)
+    return own
+
+
+def nested_keys(planned: tuple[NestedTablePlan, str] | None) -> tuple[str, ...]:
+    """The key order of a new hinted nested table, as dlt writes it: an unlinked one as a
+    root made from hints, a linked one with its given keys before its name and parent."""
+    if planned is None:
+        return ()
+    if planned[0].unlinked and planned[0].disposition is not None:
+        return ("columns", "write_disposition", "name", "resource")
+    if planned[0].unlinked:
+        return ("columns", "name", "resource", "write_disposition")
+    return ("columns", "write_disposition", "references", "name", "parent")
+
+
+def with_nested_hints(table: Table, plan: NestedTablePlan, resource: str) -> Table:
+    """The nested table with what its hints say: an unlinked one records the resource and
+    its write disposition (``append`` unless given); the given disposition and references."""
+    extra = dict(table.extra)
+    write_disposition = table.write_disposition
+    if plan.disposition is not None:
+        write_disposition, strategy = plan.disposition
+        extra.pop("x-merge-strategy", None)
+        if strategy is not None:
+            extra["x-merge-strategy"] = strategy
+    if plan.references is not None:
+        extra["references"] = [dict(ref) for ref in plan.references]
+    if plan.contract is not None:
+        table = table.evolve(schema_contract=plan.contract)
+    if not plan.unlinked:
+        return attrs.evolve(table, extra=extra, write_disposition=write_disposition)
+    return attrs.evolve(
+        table,
+        extra=extra,
+        write_disposition=write_disposition or "append",
+        resource=table.resource or resource,
+    )

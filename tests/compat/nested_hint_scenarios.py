@@ -1,0 +1,88 @@
+"""Compatibility scenarios of ``nested_hints=`` beyond columns and contracts: a nested
+table's primary key, merge key, write disposition and references, each over two runs.
+
+They register in :data:`tests.compat.scenarios.SCENARIOS` (``scenarios.py`` imports this
+module), so ``tests/compat/record.py`` records them under dlt and
+``tests/pipelines/test_compat_dlt.py`` compares them like every other scenario.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.compat.harness import Context
+from tests.compat.scenarios import scenario
+
+_FIRST = [
+    {"id": 1, "lines": [{"sku": "a", "qty": 1, "parts": [{"p": 1}]}, {"sku": "b", "qty": 2}]},
+    {"id": 2, "lines": [{"sku": "c", "qty": 3}]},
+]
+_SECOND = [
+    {"id": 1, "lines": [{"sku": "a", "qty": 10, "parts": [{"p": 2}]}, {"sku": "z", "qty": 5}]}
+]
+
+_REFERENCES = [{"referenced_table": "orders", "columns": ["sku"], "referenced_columns": ["id"]}]
+
+
+def _schema_tables(pipe: Any) -> dict[str, Any]:
+    """Each data table's keys in order, its hints, and its columns' hints."""
+    schema = pipe.default_schema
+    out: dict[str, Any] = {}
+    for name in schema.data_table_names():
+        table = schema.get_table(name)
+        out[name] = {
+            "keys": [k for k in table if k != "columns"],
+            "hints": {k: v for k, v in table.items() if k != "columns"},
+            "columns": {c: dict(column) for c, column in table["columns"].items()},
+        }
+    return out
+
+
+def _two_runs(
+    ctx: Context, name: str, path: Any, nested: dict[str, Any], **root: Any
+) -> dict[str, Any]:
+    """The orders of two runs with ``nested`` hints at ``path``: tables and schema after each."""
+    dlt = ctx.dlt
+    pipe = ctx.pipeline(f"nested_{name}")
+    out: dict[str, Any] = {}
+    for run, rows in (("first", _FIRST), ("second", _SECOND)):
+        hints = {path: dlt.mark.make_nested_hints(**nested)}
+        res = dlt.resource(list(rows), name="orders", nested_hints=hints, **root)
+        outcome = ctx.attempt(lambda res=res: pipe.run(res) and None)
+        out[run] = {"run": outcome, "tables": ctx.tables(pipe), "schema": _schema_tables(pipe)}
+    return out
+
+
+@scenario
+def nested_hints_keys_unlink_the_table(ctx: Context) -> Any:
+    """A primary or merge key on a nested table makes it a table of its own (no parent, no
+    parent id or list index; the root's resource; ``append`` unless given), its nested rows
+    still linked to it; with ``merge`` it merges by its key, replacing the nested rows of the
+    rows it replaces; under a merging root it keeps the root key and is not merged."""
+    return {
+        "primary_key": _two_runs(ctx, "pk", "lines", {"primary_key": "sku"}),
+        "primary_key_merge": _two_runs(
+            ctx, "pk_merge", "lines", {"primary_key": "sku", "write_disposition": "merge"}
+        ),
+        "merge_key_merge": _two_runs(
+            ctx, "mk_merge", "lines", {"merge_key": "sku", "write_disposition": "merge"}
+        ),
+        "under_merging_root": _two_runs(
+            ctx, "pk_root_merge", "lines", {"primary_key": "sku"},
+            write_disposition="merge", primary_key="id",
+        ),
+        "deeper_path": _two_runs(ctx, "pk_deep", ("lines", "parts"), {"primary_key": "p"}),
+    }  # fmt: skip
+
+
+@scenario
+def nested_hints_disposition_and_references(ctx: Context) -> Any:
+    """A nested table that keeps its link records a given write disposition and references;
+    ``replace`` empties it and its nested tables on each run while the root appends."""
+    return {
+        "replace": _two_runs(ctx, "replace", "lines", {"write_disposition": "replace"}),
+        "references": _two_runs(ctx, "refs", "lines", {"references": _REFERENCES}),
+        "make_nested_hints": ctx.dlt.mark.make_nested_hints(
+            primary_key="sku", merge_key=["a"], write_disposition="merge", references=_REFERENCES
+        ),
+    }
