@@ -91,6 +91,7 @@ from loadstone.exceptions.schema import (
     SchemaContractError,
     SchemaFileError,
     TableNotFoundError,
+    TablePropertiesConflictException,
     UnknownDetectionError,
     UnsupportedValueError,
 )
@@ -197,6 +198,7 @@ __all__ = [
     "SqlDatabaseError",
     "StorageError",
     "TableNotFoundError",
+    "TablePropertiesConflictException",
     "UnboundColumnException",
     "UnknownDetectionError",
     "UnknownPluginError",

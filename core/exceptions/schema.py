@@ -254,6 +254,29 @@ class NamingChangeError(LoadstoneError):
         return (type(self), (self.schema_name, self.old, self.new, self.tables))
 
 
+class TablePropertiesConflictException(LoadstoneError):
+    """Hints that would change a table property its stored table already holds, as dlt's
+    (``nested_hints=`` with a key for a nested table the schema keeps linked: ``parent``)."""
+
+    def __init__(
+        self, schema_name: str, table_name: str, prop_name: str, val1: object, val2: object
+    ) -> None:
+        self.schema_name = schema_name
+        self.table_name = table_name
+        self.prop_name = prop_name
+        self.val1 = val1
+        self.val2 = val2
+        super().__init__(
+            f"in schema {schema_name!r}: table {table_name!r} has {prop_name} {val1!r}, the "
+            f"hints give {val2!r}; a nested key cannot unlink a nested table that holds rows "
+            "linked to their parents (drop the table, or give no key)"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        args = (self.schema_name, self.table_name, self.prop_name, self.val1, self.val2)
+        return (type(self), args)
+
+
 class TableNotFoundError(LoadstoneError, KeyError):
     """A table name that is not in the schema."""
 

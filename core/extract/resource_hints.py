@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import attrs
 
-from loadstone.exceptions import InvalidSchemaError, ResourceError, ValueErrorWithKnownValues
+from loadstone.exceptions import (
+    InvalidSchemaError,
+    ResourceError,
+    TablePropertiesConflictException,
+    ValueErrorWithKnownValues,
+)
 from loadstone.extract.pydantic_models import (
     is_model,
     model_columns,
@@ -33,7 +38,7 @@ from loadstone.typing import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from loadstone.schema import Schema
 
 #: one value of a stored hint dict: JSON-like (a name, a key list, columns, a contract...)
 StoredHint: TypeAlias = Any
@@ -131,6 +136,26 @@ def nested_hint_list(
             entry["references"] = reference_list(hint["references"])
         out.append(entry)
     return out
+
+
+def check_nested_links(schema: Schema, hints_by_table: Mapping[str, Mapping[str, Any]]) -> None:
+    """Refuse a nested key (``make_nested_hints(primary_key=...)``) for a nested table the
+    schema holds linked to its parent: its rows would lose their link. dlt 1.31 fails the
+    extract with ``TablePropertiesConflictException`` on ``parent``; so does this, before
+    the package is kept, so the pipeline goes on."""
+    naming = schema.naming
+    for source, hints in hints_by_table.items():
+        root = naming.normalize_tables_path(source)
+        for entry in hints.get("x-nested-hints") or ():
+            if not (entry.get("primary_key") or entry.get("merge_key")):
+                continue
+            parts = (naming.normalize_path(part) for part in entry["path"])
+            table = naming.shorten_fragments(root, *parts)
+            existing = schema.tables.get(table or "")
+            if existing is not None and existing.parent is not None:
+                raise TablePropertiesConflictException(
+                    schema.name, existing.name, "parent", existing.parent, None
+                )
 
 
 def nested_hints_by_path(

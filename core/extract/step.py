@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from loadstone.exceptions import ExtractError, InvalidTableName
+from loadstone.exceptions import ExtractError, InvalidTableName, TablePropertiesConflictException
 from loadstone.exceptions.base import os_error_text
 from loadstone.extract.decorators import is_source_factory
 from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
-from loadstone.extract.resource_hints import TableHints
+from loadstone.extract.resource_hints import TableHints, check_nested_links
 from loadstone.extract.source import Source
 from loadstone.runtime.refresh import apply_to_destination, plan_refresh, reset_state
 from loadstone.schema import Schema
@@ -154,7 +154,8 @@ class ExtractStep:
         result = self._write_package(package, data, table_name, hints, state_key, step)
         try:
             check_table_names(result.tables, package_schema.naming)
-        except InvalidTableName:
+            check_nested_links(package_schema, package.table_hints())
+        except (InvalidTableName, TablePropertiesConflictException):
             _remove(package)
             raise
         self._switch_extracted(package, package_schema, result, state_key, data, state_before)

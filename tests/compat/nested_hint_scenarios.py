@@ -86,3 +86,35 @@ def nested_hints_disposition_and_references(ctx: Context) -> Any:
             primary_key="sku", merge_key=["a"], write_disposition="merge", references=_REFERENCES
         ),
     }
+
+
+@scenario
+def nested_hints_key_given_or_dropped_later(ctx: Context) -> Any:
+    """A key for a nested table an earlier run made linked fails the extract (a conflict on
+    ``parent``), and the pipeline goes on; a table a key unlinked stays unlinked when a
+    later run gives no key."""
+    dlt = ctx.dlt
+    keyed = {"lines": dlt.mark.make_nested_hints(primary_key="sku")}
+
+    def conflict(exc: BaseException) -> Any:
+        cause = getattr(exc, "exception", None)
+        names = ("schema_name", "table_name", "prop_name", "val1", "val2")
+        return [type(exc).__name__, exc.step, type(cause).__name__,
+                {name: getattr(cause, name, None) for name in names}]  # fmt: skip
+
+    linked = ctx.pipeline("nested_key_later")
+    linked.run(dlt.resource(list(_FIRST), name="orders"))
+    try:
+        linked.run(dlt.resource(list(_SECOND), name="orders", nested_hints=keyed))
+        refused: Any = "loaded"
+    except Exception as exc:  # the outcome is what we compare
+        refused = conflict(exc)
+    linked.run(dlt.resource(list(_SECOND), name="orders"))
+    unlinked = ctx.pipeline("nested_key_dropped")
+    unlinked.run(dlt.resource(list(_FIRST), name="orders", nested_hints=keyed))
+    unlinked.run(dlt.resource(list(_SECOND), name="orders"))
+    return {
+        "refused": refused,
+        "linked": {"tables": ctx.tables(linked), "schema": _schema_tables(linked)},
+        "dropped": {"tables": ctx.tables(unlinked), "schema": _schema_tables(unlinked)},
+    }

@@ -23,6 +23,7 @@ import attrs
 from loadstone.naming import NamingConvention
 from loadstone.plugins.normalizers.relational.row_keys import ROOT_ID, ROW_ID
 from loadstone.schema import Column, Schema, Table
+from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
 from loadstone.typing import TSchemaContract
 
@@ -79,8 +80,24 @@ def _merges(plan: NestedTablePlan) -> bool:
     return plan.disposition is not None and plan.disposition[0] == "merge"
 
 
+def _remembered(schema: Schema, root: str, resource: str) -> frozenset[str]:
+    """Nested tables of ``root`` an earlier run unlinked: they stay tables of their own when
+    a later run gives no key (as dlt's, whose schema no longer names their parent)."""
+    return frozenset(
+        name
+        for name, table in schema.tables.items()
+        if table.parent is None
+        and name.startswith(root + "__")
+        and table.resource == resource
+        and table.name != root
+    )
+
+
 def own_root_keys(
-    schema: Schema, plans: Mapping[str, NestedTablePlan], root_propagates: bool
+    schema: Schema,
+    unlinked: frozenset[str],
+    plans: Mapping[str, NestedTablePlan],
+    root_propagates: bool,
 ) -> frozenset[str]:
     """The unlinked tables whose rows give their ``_dlt_id`` as the root key of their nested
     rows: the ones that merge, or that an earlier run recorded in the propagation config.
@@ -88,15 +105,38 @@ def own_root_keys(
     (from the next run on, as dlt's)."""
     config = schema.json_normalizer_config
     recorded = (config.get("propagation") or {}).get("tables") or {}
-    unlinked = [name for name, plan in plans.items() if plan.unlinked]
-    own = frozenset(name for name in unlinked if name in recorded or _merges(plans[name]))
-    record = [name for name in unlinked if _merges(plans[name]) or root_propagates]
+    merging = {name for name in unlinked if name in plans and _merges(plans[name])}
+    own = frozenset(name for name in unlinked if name in recorded or name in merging)
+    record = [name for name in sorted(unlinked) if name in merging or root_propagates]
     if record:
         tables = config.setdefault("propagation", {}).setdefault("tables", {})
         for name in record:
             tables[name] = {ROW_ID: ROOT_ID}
         schema.set_json_normalizer_config(config)
     return own
+
+
+def nested_spec(
+    schema: Schema,
+    root: str,
+    resource: str,
+    plans: Mapping[str, NestedTablePlan],
+    root_propagates: bool,
+) -> dict[str, Any]:
+    """The :class:`~.task.RootSpec` fields of a root's nested hints: the nested tables'
+    contracts, the unlinked tables (hinted now or by an earlier run), and those whose rows
+    are their nested rows' root."""
+    unlinked = frozenset(t for t, plan in plans.items() if plan.unlinked)
+    unlinked |= _remembered(schema, root, resource)
+    return {
+        "table_contracts": {
+            table: SchemaContract.parse(plan.contract)
+            for table, plan in plans.items()
+            if plan.contract is not None
+        },
+        "unlinked": unlinked,
+        "own_root_key": own_root_keys(schema, unlinked, plans, root_propagates),
+    }
 
 
 def nested_keys(planned: tuple[NestedTablePlan, str] | None) -> tuple[str, ...]:

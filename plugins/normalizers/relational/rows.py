@@ -204,6 +204,17 @@ class RowFlattener:
             for value, parts in reversed(deferred):
                 self.flatten(value, parts, depth + 1, out, table, spec, pending)
 
+    def _meet(self, table: str, parent: str | None, spec: RootSpec) -> bool:
+        """Meet a nested table this task has not written yet; False when the contract
+        refuses it (a new nested table of an existing root answers to the root's contract)."""
+        tables = self.tables
+        if table not in self._existing_tables and spec.existing_table:
+            if not tables.admits(spec, table):
+                return False
+        cursor = self.cursor
+        tables.meet(table, parent, (self._chunk_index, cursor.line, cursor.seq))
+        return True
+
     def process_list(
         self,
         seq: list[TDataItem],
@@ -220,19 +231,11 @@ class RowFlattener:
             return
         table_parts = parent_parts + list_table_parts(parts)
         table = self._names.table_name(table_parts)
-        tables = self.tables
         unlinked = table in spec.unlinked
-        if table not in tables.parents:
-            # a new nested table of an existing root answers to the root's contract
-            if (
-                table not in self._existing_tables
-                and spec.existing_table
-                and not tables.admits(spec, table)
-            ):
-                return
-            cursor = self.cursor
-            parent = None if unlinked else parent_table
-            tables.meet(table, parent, (self._chunk_index, cursor.line, cursor.seq))
+        if table not in self.tables.parents and not self._meet(
+            table, None if unlinked else parent_table, spec
+        ):
+            return
         max_nesting = spec.max_nesting
         cursor = self.cursor
         for idx, element in enumerate(seq):

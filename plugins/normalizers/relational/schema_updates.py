@@ -35,7 +35,7 @@ from loadstone.plugins.normalizers.relational.facts import (
 from loadstone.plugins.normalizers.relational.nested_hints import (
     NestedTablePlan,
     nested_keys,
-    own_root_keys,
+    nested_spec,
     plan_nested,
     with_nested_hints,
 )
@@ -50,7 +50,6 @@ from loadstone.plugins.normalizers.relational.row_keys import (
 from loadstone.plugins.normalizers.relational.task import RootSpec
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import find_identifier_collisions
-from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.decimals import DecimalShape, shape_of
 from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
 from loadstone.schema.settings import SchemaSettings, hints_for_column
@@ -111,8 +110,6 @@ class RootPlan:
     nested: Mapping[str, Mapping[str, Column]] = attrs.field(factory=dict)
     #: ``materialize_table_schema()``: the table exists even without data
     materialize: bool = False
-    #: contracts of nested tables (``make_nested_hints(schema_contract=...)``), by table
-    nested_contracts: Mapping[str, TSchemaContract] = attrs.field(factory=dict)
     #: the resource that fills the table (dlt's ``resource`` key): extract records it
     #: when a table is filled under another name; else the table's own name
     resource: str | None = None
@@ -247,7 +244,6 @@ def plan_root(
     columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path, scd2)
     propagate = _propagates_root_key(schema, root, hints, disposition, strategy)
     nested = plan_nested(root, hints, naming, use_break_path)
-    nested_contracts = {t: n.contract for t, n in nested.items() if n.contract is not None}
     max_nesting = _max_nesting(schema, hints, existing)
     primary_key = tuple(c for c, col in columns.items() if col.primary_key)
     spec = RootSpec(
@@ -261,12 +257,8 @@ def plan_root(
         contract=hints.get("schema_contract")
         or (existing.schema_contract if existing is not None else None),
         existing_table=existing is not None,
-        table_contracts={
-            table: SchemaContract.parse(contract) for table, contract in nested_contracts.items()
-        },
         not_null=_not_null(existing, columns),
-        unlinked=frozenset(table for table, plan in nested.items() if plan.unlinked),
-        own_root_key=own_root_keys(schema, nested, propagate),
+        **nested_spec(schema, root, hints.get("resource") or source_name, nested, propagate),
     )
     nesting_hinted = (
         hints.get("max_nesting") is not None or hints.get("max_table_nesting") is not None
@@ -284,7 +276,6 @@ def plan_root(
         },
         nested={table: plan.columns for table, plan in nested.items()},
         materialize=bool(hints.get("x-materialize")),
-        nested_contracts=nested_contracts,
         nested_tables=nested,
         resource=str(hints["resource"]) if hints.get("resource") else None,
     )
