@@ -6,6 +6,7 @@ parent; a merging one gives its rows' ``_dlt_id`` as the root key of its nested 
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +70,29 @@ def test_a_replaced_nested_table_is_emptied_while_its_root_appends(tmp_path: Pat
     assert _query(tmp_path, "select count(*) from ds.orders") == [(2,)]
     assert _query(tmp_path, "select sku from ds.orders__lines") == [("a",)]
     assert _query(tmp_path, "select p from ds.orders__lines__parts") == [(2,)]
+
+
+def test_on_postgresql_the_nested_merge_and_replace_load_as_on_duckdb(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    dataset = f"nested_keys_{uuid.uuid4().hex[:8]}"
+    pipe = dlt.pipeline(
+        "nested_keys_pg",
+        destination=dlt.destinations.postgres(postgres_url),
+        dataset_name=dataset,
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    for rows in (_ROWS, _LATER):
+        pipe.run(_orders(rows, primary_key="sku", write_disposition="merge"))
+    replacing = {"lines": dlt.mark.make_nested_hints(write_disposition="replace")}
+    for _ in range(2):
+        pipe.run(dlt.resource(list(_LATER), name="replaced", nested_hints=replacing))
+    with pipe.sql_client() as client:
+        lines = client.execute_sql(f'SELECT sku, qty FROM "{dataset}".orders__lines ORDER BY sku')
+        parts = client.execute_sql(f'SELECT p FROM "{dataset}".orders__lines__parts')
+        replaced = client.execute_sql(f'SELECT count(*) FROM "{dataset}".replaced__lines')
+        roots = client.execute_sql(f'SELECT count(*) FROM "{dataset}".replaced')
+        client.execute_sql(f'DROP SCHEMA "{dataset}" CASCADE')
+    assert [tuple(r) for r in lines] == [("a", 9), ("b", None)]
+    assert [tuple(r) for r in parts] == [(2,)]
+    assert [tuple(r) for r in replaced + roots] == [(1,), (2,)]
