@@ -3,7 +3,8 @@
 Each fault fails the run in one line naming the table, loads nothing of it, leaves the cursor
 where the last load put it, and the next run loads every row exactly once. The connection is
 a role of the test's own with a password no other text holds, so a password in an error, the
-trace or the state would be found. The server itself is shared by the session: "the server
+trace or the state would be found (on MariaDB the tests' own user: its password is the
+word ``loadstone``, which the pipeline's files hold anyway). The server itself is shared by the session: "the server
 stopped" is a loopback relay in front of it being closed (tests/sources/sql_fault_support.py).
 """
 
@@ -26,6 +27,7 @@ import sqlalchemy as sa
 
 import loadstone
 from loadstone.sources.sql_database import sql_table
+from tests.sources.mariadb_support import mariadb_database, mariadb_url, run_script
 from tests.sources.sql_fault_support import (
     add_events,
     create_events,
@@ -37,6 +39,7 @@ from tests.sources.sql_fault_support import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
+__all__ = ["mariadb_database", "mariadb_url"]  # fixtures, used by name
 
 
 @pytest.fixture
@@ -108,7 +111,7 @@ def test_a_connection_killed_mid_read_loads_nothing_and_the_next_run_loads_each_
     assert loaded_ids(tmp_path) == list(range(1, 11))
     assert cursor_state(p) == before
     p.run(_events(url, schema))
-    assert loaded_ids(tmp_path) == list(range(1, 3001))
+    assert loaded_ids(tmp_path) == list(range(1, 30001))
     _no_password_in_files(tmp_path, password)
 
 
@@ -188,3 +191,53 @@ def test_the_extracting_process_killed_leaves_a_pipeline_the_next_run_loads_once
     p.run(_events(url, schema))
     assert loaded_ids(tmp_path) == list(range(1, 501))
     _no_password_in_files(tmp_path, password)
+
+
+def test_a_mariadb_connection_killed_mid_read_loads_nothing_then_each_row_once(
+    mariadb_database: str, tmp_path: Path
+) -> None:
+    run_script(
+        mariadb_database,
+        # rows wide enough (8 MB) that the server is still sending when the reader is killed
+        "CREATE TABLE events (id INT PRIMARY KEY, updated_at DATETIME(6) NOT NULL, "
+        "pad CHAR(255));\n"
+        "INSERT INTO events SELECT seq, TIMESTAMP '2024-01-01 00:00:00' + INTERVAL seq SECOND, "
+        "REPEAT('x', 255) FROM seq_1_to_30000",
+    )
+    p = pipeline(tmp_path)
+
+    killed: list[int] = []
+
+    def kill_the_reader(item: Any) -> Any:  # the server ends the connection reading events
+        if killed:
+            return item
+        engine = sa.create_engine(mariadb_database)
+        with engine.begin() as conn:
+            ids = conn.exec_driver_sql(
+                "SELECT id FROM information_schema.PROCESSLIST "
+                "WHERE DB = DATABASE() AND ID <> CONNECTION_ID()"
+            ).fetchall()
+            for (found,) in ids:
+                conn.exec_driver_sql(f"KILL {found}")
+                killed.append(found)
+        engine.dispose()
+        return item
+
+    events = sql_table(
+        mariadb_database,
+        table="events",
+        chunk_size=100,
+        incremental=loadstone.sources.incremental("updated_at"),
+    )
+    password = sa.make_url(mariadb_database).password or ""
+    _fails_naming_the_table(p, events.add_map(kill_the_reader), password)
+    assert loaded_ids(tmp_path) == []
+    assert cursor_state(p) is None
+    p.run(
+        sql_table(
+            mariadb_database,
+            table="events",
+            incremental=loadstone.sources.incremental("updated_at"),
+        )
+    )
+    assert loaded_ids(tmp_path) == list(range(1, 30001))
