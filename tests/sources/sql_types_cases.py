@@ -66,7 +66,10 @@ CASES: dict[str, dict[str, Any]] = {
     },
     **ADAPTERS,
     # connectorx cannot read money, timetz (it panics: not implemented): the table without them
-    "connectorx_full": {"backend": "connectorx", "excluded_columns": ["cash", "at_tz", "mood", "addr"]},
+    "connectorx_full": {
+        "backend": "connectorx",
+        "excluded_columns": ["cash", "at_tz", "mood", "addr"],
+    },
     "interval_sqlalchemy": {"table": "spans"},
     "interval_pyarrow": {"table": "spans", "backend": "pyarrow"},
 }
