@@ -46,7 +46,8 @@ class NormalizeJobFailed(NormalizeError):
 
 
 class CannotCoerceNullException(NormalizeError, PackageDataError):
-    """A row holds no value for a column that cannot be null (a key): dlt's name."""
+    """A row holds no value (or a null) for a column that cannot be null (a key, or a
+    column declared ``nullable: false``): dlt's name."""
 
     def __init__(self, schema_name: str | None, table_name: str, column_name: str) -> None:
         self.schema_name = schema_name
@@ -54,7 +55,7 @@ class CannotCoerceNullException(NormalizeError, PackageDataError):
         self.column_name = column_name
         super().__init__(
             f"table {table_name!r}: a row has no value for column {column_name!r}, which "
-            "cannot be null (a primary or merge key); give every row a value"
+            "cannot be null (a key, or declared nullable: false); give every row a value"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -8,7 +8,8 @@ schema contract says what a failure does, per entity:
 * ``columns`` (a key the model lacks): ``evolve`` keeps it, ``discard_value`` drops the key,
   ``discard_row`` drops the item, ``freeze`` raises :class:`DataValidationError`;
 * ``data_type`` (a value the model refuses): ``discard_row`` drops the item, ``freeze``
-  raises, ``evolve`` validates nothing (the item goes on as it is); ``discard_value`` is
+  raises, ``evolve`` validates nothing (the item goes on as it is, a missing field as
+  null); ``discard_value`` is
   refused where it is given, as dlt refuses it.
 
 Without a contract the model's own ``extra`` setting gives the ``columns`` mode (``ignore``:
@@ -144,7 +145,7 @@ def model_validator(
             "not validate: use discard_row or freeze"
         )
     if data_mode == "evolve":
-        return None
+        return _with_missing_fields(model)
     from pydantic import ValidationError
 
     checked = _with_extra(model, _MODE_EXTRAS.get(columns_mode, "allow"))
@@ -171,6 +172,24 @@ def model_validator(
             ) from None
 
     return validate
+
+
+def _with_missing_fields(model: type) -> Callable[[TDataItem], list[TDataItem]]:
+    """``data_type="evolve"`` validates nothing: the item goes on as it is, a field of the
+    model it lacks as null (no default filled), as dlt 1.31's; a null in a field the model
+    requires then fails the package at normalize (``CannotCoerceNullException``)."""
+    fields = [
+        field.alias or name
+        for name, field in model.model_fields.items()  # type: ignore[attr-defined]  # a model
+    ]
+
+    def fill(item: TDataItem) -> list[TDataItem]:
+        if not isinstance(item, Mapping):
+            return [item]
+        missing = [name for name in fields if name not in item]
+        return [{**item, **dict.fromkeys(missing)} if missing else item]
+
+    return fill
 
 
 def _with_extra(model: type, extra: str) -> Any:

@@ -44,6 +44,14 @@ class Cursor:
     seq: int = 0
 
 
+def _refuse_nulls(table: str, raw: dict[str, TDataItem], spec: RootSpec) -> None:
+    """A null in a column declared not nullable fails the package at normalize, naming
+    table and column (dlt 1.31's ``CannotCoerceNullException``), not the load later."""
+    for column in spec.null_refused.get(table, ()):
+        if column in raw and raw[column] is None:
+            raise TaskFailure(TaskError("not_null", table=table, column=column))
+
+
 class RowTyper:
     """Places the values of flattened rows into the table buffers, by column type."""
 
@@ -92,6 +100,8 @@ class RowTyper:
 
         Returns False when a schema contract discards the row (nothing of it is kept).
         """
+        if spec.null_refused:
+            _refuse_nulls(table, raw, spec)
         types = self._types.get(table)
         if types is None:
             types = self._types[table] = {}

@@ -180,6 +180,30 @@ def _not_null(existing: Table | None, hinted: Mapping[str, Column]) -> tuple[str
     )
 
 
+def _null_refused(
+    schema: Schema,
+    root: str,
+    hinted: Mapping[str, Column],
+    nested: Mapping[str, NestedTablePlan],
+) -> dict[str, tuple[str, ...]]:
+    """Per table of ``root``, the data columns code or the schema declares not nullable."""
+    declared: dict[str, dict[str, Column]] = {root: dict(hinted)}
+    for table, plan in nested.items():
+        declared[table] = dict(plan.columns)
+    for name, stored in schema.tables.items():
+        if name == root or name.startswith(root + "__"):
+            declared[name] = {**stored.columns, **declared.get(name, {})}
+    refused = {
+        table: tuple(
+            column
+            for column, hint in columns.items()
+            if hint.nullable is False and not column.startswith("_dlt")
+        )
+        for table, columns in declared.items()
+    }
+    return {table: names for table, names in refused.items() if names}
+
+
 def _hinted_columns(
     root: str,
     hints: TableHints,
@@ -258,6 +282,7 @@ def plan_root(
         or (existing.schema_contract if existing is not None else None),
         existing_table=existing is not None,
         not_null=_not_null(existing, columns),
+        null_refused=_null_refused(schema, root, columns, nested),
         **nested_spec(schema, root, hints.get("resource") or source_name, nested, propagate),
     )
     nesting_hinted = (

@@ -115,7 +115,7 @@ def raise_failures(
         )
     if error.kind == "not_null":
         assert error.table is not None and error.column is not None  # set by the engine
-        raise CannotCoerceNullException(None, error.table, error.column)
+        raise CannotCoerceNullException(schema_name, error.table, error.column)
     raise _line_failure(error, chunks[fact.chunk], chunks)
 
 

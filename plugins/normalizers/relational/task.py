@@ -53,6 +53,9 @@ class RootSpec:
     unlinked: frozenset[str] = frozenset()
     #: unlinked tables whose rows' ``_dlt_id`` is the root key of their nested rows
     own_root_key: frozenset[str] = frozenset()
+    #: per table, the data columns declared ``nullable: false``: a null there fails the
+    #: package (dlt 1.31's ``CannotCoerceNullException``)
+    null_refused: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict, hash=False)
 
     def contract_action(
         self,
