@@ -27,6 +27,7 @@ class RootSpec(Protocol):
     @property
     def row_hash(self) -> bool: ...
 
+
 LOAD_ID = "_dlt_load_id"
 ROW_ID = "_dlt_id"
 PARENT_ID = "_dlt_parent_id"
