@@ -104,7 +104,16 @@ class TableModel:
     # --- dispositions ------------------------------------------------------------------
 
     def disposition(self, table: str) -> str:
-        """The root's write disposition (nested tables inherit it); default ``append``."""
+        """The root's write disposition (nested tables inherit it); default ``append``. A
+        nested table that declares ``replace`` itself (``nested_hints=``) is replaced with
+        its nested tables, as dlt 1.31 does."""
+        seen = {table}
+        at: str | None = table
+        while at is not None and (parent := self.parent(at)) is not None and parent not in seen:
+            if self._table(at).write_disposition == "replace":
+                return "replace"
+            seen.add(parent)
+            at = parent
         return self._table(self.root(table)).write_disposition or "append"
 
     def strategy(self, table: str) -> str:

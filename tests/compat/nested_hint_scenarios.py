@@ -75,13 +75,49 @@ def nested_hints_keys_unlink_the_table(ctx: Context) -> Any:
     }  # fmt: skip
 
 
+def _filesystem_replace(ctx: Context) -> dict[str, Any]:
+    """Two runs into jsonl files with a nested ``replace``: each table's rows after them."""
+    import glob
+    import gzip
+    import json
+
+    dlt = ctx.dlt
+    bucket = ctx.workdir / "bucket"
+    pipe = dlt.pipeline(
+        "nested_replace_fs",
+        destination=dlt.destinations.filesystem(f"file://{bucket}"),
+        dataset_name="ds",
+        pipelines_dir=str(ctx.workdir / "pipelines"),
+    )
+    hints = {"lines": dlt.mark.make_nested_hints(write_disposition="replace")}
+    for rows in (_FIRST, _SECOND):
+        pipe.run(
+            dlt.resource(list(rows), name="orders", nested_hints=hints), loader_file_format="jsonl"
+        )
+    out: dict[str, Any] = {}
+    for table in ("orders", "orders__lines", "orders__lines__parts"):
+        rows = []
+        for path in glob.glob(str(bucket / "ds" / table / "*")):
+            opener: Any = gzip.open if path.endswith(".gz") else open
+            with opener(path, "rt") as lines:
+                rows += [
+                    {k: v for k, v in json.loads(line).items() if not k.startswith("_dlt")}
+                    for line in lines
+                    if line.strip()
+                ]
+        out[table] = sorted(rows, key=json.dumps)
+    return out
+
+
 @scenario
 def nested_hints_disposition_and_references(ctx: Context) -> Any:
     """A nested table that keeps its link records a given write disposition and references;
-    ``replace`` empties it and its nested tables on each run while the root appends."""
+    ``replace`` empties it and its nested tables on each run while the root appends (on
+    DuckDB and in a filesystem bucket)."""
     return {
         "replace": _two_runs(ctx, "replace", "lines", {"write_disposition": "replace"}),
         "references": _two_runs(ctx, "refs", "lines", {"references": _REFERENCES}),
+        "replace_on_filesystem": _filesystem_replace(ctx),
         "make_nested_hints": ctx.dlt.mark.make_nested_hints(
             primary_key="sku", merge_key=["a"], write_disposition="merge", references=_REFERENCES
         ),
