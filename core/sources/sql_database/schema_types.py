@@ -117,8 +117,16 @@ def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str
 
 
 def table_hints(table: sa.Table, level: ReflectionLevel, backend: str) -> dict[str, TColumnSchema]:
-    """Column hints of every column of ``table``, in the table's order."""
-    return {c.name: column_hints(c, level, backend) for c in table.columns}
+    """Column hints of the columns of ``table``, in the table's order; at ``minimal`` none
+    for a JSON or ARRAY column, as dlt's: its values take the shape the data gives them
+    (a document flattened into ``payload__k`` columns, a list into a child table)."""
+    import sqlalchemy as sa
+
+    return {
+        c.name: column_hints(c, level, backend)
+        for c in table.columns
+        if level != "minimal" or not isinstance(c.type, (sa.JSON, sa.ARRAY))
+    }
 
 
 def arrow_overlay(
