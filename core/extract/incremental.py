@@ -29,6 +29,7 @@ from loadstone.exceptions import (
     IncrementalCursorPathHasValueNone,
     IncrementalCursorPathMissing,
 )
+from loadstone.storage.state import live_value
 from loadstone.typing import TDataItem
 
 ON_CURSOR_VALUE_MISSING = ("raise", "include", "exclude")
@@ -91,45 +92,17 @@ def _from_text(kind: type, text: str) -> TDataItem:
         return text
 
 
-#: dlt's marks for typed values in stored state: a private-use character before the text
-_STATE_MARKS: dict[str, Callable[[str], TDataItem]] = {
-    "\uf026": Decimal,
-    "\uf027": _dt.datetime.fromisoformat,
-    "\uf028": _dt.date.fromisoformat,
-    "\uf029": _dt.time.fromisoformat,
-}
-
-
-#: (mark, type) in the order a value is tested (a datetime is also a date)
-_MARKED_KINDS: tuple[tuple[str, type], ...] = (
-    ("\uf027", _dt.datetime),
-    ("\uf028", _dt.date),
-    ("\uf029", _dt.time),
-    ("\uf026", Decimal),
-)
-
-
 def state_value(value: TDataItem) -> TDataItem:
-    """A cursor value read back from state: dlt's marked text (a state dlt wrote) as the
-    value it stands for; anything else as it is."""
-    if isinstance(value, str) and value[:1] in _STATE_MARKS:
-        try:
-            return _STATE_MARKS[value[0]](value[1:])
-        except (ValueError, ArithmeticError):
-            return value
-    return value
+    """A cursor value read back from state: dlt's marked text (a state dlt wrote, or one
+    set by hand) as the value it stands for; anything else as it is."""
+    return live_value(value)
 
 
 def _jsonable(value: TDataItem) -> TDataItem:
-    """A cursor value as the state keeps it: datetimes, dates, times and decimals as dlt
-    stores them (its mark, then the text), so they come back typed from any file and a state
-    either tool wrote restores the other's cursor; a UUID as its text (as dlt keeps it)."""
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    for mark, kind in _MARKED_KINDS:
-        if isinstance(value, kind):
-            return mark + (value.isoformat() if hasattr(value, "isoformat") else str(value))
-    return value
+    """A cursor value as the state keeps it: typed (a datetime stays a datetime, as in dlt's
+    ``pipeline.state``; the stored state marks it, :mod:`loadstone.storage.state`), a UUID as
+    its text (as dlt keeps it)."""
+    return str(value) if isinstance(value, uuid.UUID) else value
 
 
 def item_hash(item: TDataItem, primary_key: Sequence[str] | None) -> str:

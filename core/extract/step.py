@@ -32,7 +32,8 @@ from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import EXTRACTED, InputFingerprint, LoadPackage
 from loadstone.storage.loaded_inputs import LoadedInputs
-from loadstone.storage.state_changes import record_changes, sources_snapshot
+from loadstone.storage.state import to_stored
+from loadstone.storage.state_changes import record_changes, sources_snapshot, stored_changes
 from loadstone.typing import TDataItem, TDataItems
 
 if TYPE_CHECKING:
@@ -199,9 +200,11 @@ class ExtractStep:
             EXTRACTED,
             extracted_rows=result.items,
             extracted_bytes=result.bytes,
-            pipeline_state=folder.state,
+            pipeline_state=to_stored(folder.state),
             carries_state=folder.state_changed_since_extract(),
-            state_changes=record_changes(package.load_id, state_before, folder.state),
+            state_changes=stored_changes(
+                record_changes(package.load_id, state_before, folder.state)
+            ),
             inputs=[i.asdict() for i in inputs],
         )
         folder.save_schema(schema)

@@ -253,9 +253,11 @@ class WorkingFolder:
     def adopt_package_state(self) -> None:
         """Take the state a pending package carries when it is newer than the local state."""
         for package in iter_pending(self.packages_dir):
-            carried = package.meta.get("pipeline_state")
-            if carried and int(carried.get("_state_version", 0)) > int(
-                self.state.get("_state_version", 0)
+            carried = state_module.to_live(package.meta.get("pipeline_state"))
+            if (
+                isinstance(carried, dict)
+                and carried
+                and int(carried.get("_state_version", 0)) > int(self.state.get("_state_version", 0))
             ):
                 local = self.state.get("_local", {})
                 self.state = dict(carried)

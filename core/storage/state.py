@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import base64
 import copy
+import datetime as _dt
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +31,61 @@ STATE_ENGINE_VERSION = 4
 #: a pipeline's state: its bookkeeping and the sources' state, which is user data
 PipelineState = dict[str, TDataItem]
 STATE_FILE = "state.json"
+
+
+#: dlt's marks for values JSON has no type for, as the state is stored (a private-use
+#: character, then the value's text): a state either tool wrote restores the other's values.
+#: (mark, type) in the order a value is tested: a datetime is also a date.
+_MARKED_KINDS: tuple[tuple[str, type], ...] = (
+    ("\uf027", _dt.datetime),
+    ("\uf028", _dt.date),
+    ("\uf029", _dt.time),
+    ("\uf026", Decimal),
+)
+_UNMARK: dict[str, Callable[[str], TDataItem]] = {
+    "\uf026": Decimal,
+    "\uf027": _dt.datetime.fromisoformat,
+    "\uf028": _dt.date.fromisoformat,
+    "\uf029": _dt.time.fromisoformat,
+}
+
+
+def stored_value(value: TDataItem) -> TDataItem:
+    """One value as the stored state holds it: a datetime, date, time or decimal as dlt's
+    marked text, anything else as it is."""
+    for mark, kind in _MARKED_KINDS:
+        if isinstance(value, kind):
+            return mark + (value.isoformat() if hasattr(value, "isoformat") else str(value))
+    return value
+
+
+def live_value(value: TDataItem) -> TDataItem:
+    """One value read back from a stored state: dlt's marked text as the value it stands
+    for (what ``pipeline.state`` shows, as dlt's does), anything else as it is."""
+    if isinstance(value, str) and value[:1] in _UNMARK:
+        try:
+            return _UNMARK[value[0]](value[1:])
+        except (ValueError, ArithmeticError):
+            return value
+    return value
+
+
+def to_stored(state: TDataItem) -> TDataItem:
+    """A (nested) state as it is written: typed values marked (:func:`stored_value`)."""
+    if isinstance(state, Mapping):
+        return {key: to_stored(value) for key, value in state.items()}
+    if isinstance(state, (list, tuple)):
+        return [to_stored(value) for value in state]
+    return stored_value(state)
+
+
+def to_live(state: TDataItem) -> TDataItem:
+    """A (nested) state as it was read: marked values typed again (:func:`live_value`)."""
+    if isinstance(state, dict):
+        return {key: to_live(value) for key, value in state.items()}
+    if isinstance(state, list):
+        return [to_live(value) for value in state]
+    return live_value(state)
 
 
 def new_state(pipeline_name: str) -> PipelineState:
@@ -47,8 +104,10 @@ def new_state(pipeline_name: str) -> PipelineState:
 
 
 def shareable(state: Mapping[str, TDataItem]) -> PipelineState:
-    """The state without ``_local`` (what goes to the destination)."""
-    return {k: copy.deepcopy(v) for k, v in state.items() if k != "_local"}
+    """The state without ``_local`` (what goes to the destination), as it is stored."""
+    stored = to_stored({k: v for k, v in state.items() if k != "_local"})
+    assert isinstance(stored, dict)
+    return stored
 
 
 def state_hash(state: Mapping[str, TDataItem]) -> str:
@@ -75,7 +134,7 @@ def load_local(working_dir: Path) -> PipelineState | None:
     path = Path(working_dir) / STATE_FILE
     if not path.exists():
         return None
-    return read_json_object(
+    stored = read_json_object(
         path,
         repair=(
             "delete it: the next run restores the state from the destination (pending "
@@ -83,18 +142,21 @@ def load_local(working_dir: Path) -> PipelineState | None:
         ),
         required=("_state_version",),
     )
+    live = to_live(stored)
+    assert isinstance(live, dict)
+    return live
 
 
 def save_local(working_dir: Path, state: Mapping[str, TDataItem]) -> None:
     Path(working_dir).mkdir(parents=True, exist_ok=True)
-    write_json_atomic(Path(working_dir) / STATE_FILE, dict(state))
+    write_json_atomic(Path(working_dir) / STATE_FILE, to_stored(state))
 
 
 def merge_restored(local: PipelineState, restored: Mapping[str, TDataItem]) -> PipelineState:
     """Take the destination's state when it is newer than the local one (keeps ``_local``)."""
     if int(restored.get("_state_version", 0)) <= int(local.get("_state_version", 0)):
         return local
-    merged = {k: copy.deepcopy(v) for k, v in restored.items() if k != "_local"}
+    merged = {k: to_live(copy.deepcopy(v)) for k, v in restored.items() if k != "_local"}
     merged["_local"] = dict(local.get("_local", {}))
     return merged
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Final, TypedDict
 
 from loadstone.exceptions import LoadstoneError
 from loadstone.storage.json_files import read_json_object, write_json_atomic
+from loadstone.storage.state import to_live, to_stored
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -69,8 +70,22 @@ class StateChange(TypedDict):
 
 def _canonical(value: TDataItem) -> str:
     """A value as the state file stores it, for comparison (a datetime in memory equals the
-    text it is written as)."""
-    return json.dumps(value, sort_keys=True, default=str)
+    marked text it is written as)."""
+    return json.dumps(to_stored(value), sort_keys=True, default=str)
+
+
+def stored_changes(changes: Sequence[StateChange]) -> list[TDataItem]:
+    """``changes`` as ``package.json`` and the journal store them (typed values marked)."""
+    stored = to_stored(list(changes))
+    assert isinstance(stored, list)
+    return stored
+
+
+def _live_changes(stored: object) -> list[StateChange]:
+    """Changes read back from a file, their values typed again."""
+    live = to_live(list(stored) if isinstance(stored, list) else [])
+    assert isinstance(live, list)
+    return live
 
 
 def sources_snapshot(state: Mapping[str, TDataItem]) -> dict[str, TDataItem]:
@@ -147,7 +162,7 @@ def in_take_back_order(packages_changes: Sequence[Sequence[StateChange]]) -> lis
 
 
 def write_journal(working_dir: Path, changes: Sequence[StateChange]) -> None:
-    write_json_atomic(Path(working_dir) / TAKE_BACK_FILE, {"changes": list(changes)})
+    write_json_atomic(Path(working_dir) / TAKE_BACK_FILE, {"changes": stored_changes(changes)})
 
 
 def read_journal(working_dir: Path) -> list[StateChange] | None:
@@ -160,8 +175,7 @@ def read_journal(working_dir: Path) -> list[StateChange] | None:
         repair="delete it: the sources' state of packages set aside or dropped stays as it is",
         required=("changes",),
     )
-    changes: list[StateChange] = journal["changes"]
-    return changes
+    return _live_changes(journal["changes"])
 
 
 def clear_journal(working_dir: Path) -> None:
@@ -182,6 +196,5 @@ def carried_changes(package: LoadPackage) -> list[StateChange]:
         live = _LIVE.pop(package.load_id, None)
         if live is not None:
             return live
-        changes: list[StateChange] = list(package.meta.get("state_changes") or [])
-        return changes
+        return _live_changes(package.meta.get("state_changes"))
     return []
