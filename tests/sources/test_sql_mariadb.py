@@ -28,8 +28,14 @@ DLT = json.loads(
 )
 #: columns compared apart, with why: case -> {column: reason}
 KNOWN: dict[str, dict[str, str]] = {
-    # dlt reads a DOUBLE through SQLAlchemy's Decimal and types it decimal(21, 10)
+    # dlt reads a DOUBLE through SQLAlchemy's Decimal (rounded to 10 places) and types it
+    # decimal (21, 10 from the Arrow data; 38, 9 from the rows, rounding again): loadstone
+    # reads the float the database holds and types it double
     "pyarrow_full": {"ratio": "loadstone keeps a DOUBLE a double"},
+    **{
+        f"sqlalchemy_{level}": {"ratio": "loadstone keeps a DOUBLE a double"}
+        for level in ("minimal", "full", "full_with_precision")
+    },
 }
 
 
@@ -94,3 +100,40 @@ def test_an_incremental_datetime6_cursor_loads_run_by_run_as_under_dlt(
 ) -> None:
     got = run_incremental(loadstone, sql_table, source_url, backend, tmp_path)
     assert got == DLT[f"incremental_{backend}"]
+
+
+@pytest.mark.parametrize("backend", ["sqlalchemy", "pyarrow", "pandas"])
+def test_a_double_loads_its_float_and_binary_sizes_are_kept(
+    backend: str, source_url: str, tmp_path: Path
+) -> None:
+    """A DOUBLE is read as the float the server holds (SQLAlchemy would hand back a Decimal
+    rounded to 10 places, which dlt rounds again into decimal(38, 9)); binary(16) and
+    varbinary(8) keep their sizes at ``full_with_precision`` (as dlt's sqlalchemy backend;
+    dlt's Arrow backends fail on this table)."""
+    run_script(
+        source_url,
+        "DROP TABLE IF EXISTS sizes;\n"
+        "CREATE TABLE sizes (id int primary key, b16 binary(16), vb varbinary(8), dbl double);\n"
+        "INSERT INTO sizes VALUES (1, unhex('00112233445566778899aabbccddeeff'), unhex('0102'), "
+        "0.12345678912345), (2, NULL, NULL, NULL)",
+    )
+    pipe = loadstone.pipeline(
+        f"sizes_{backend}", destination="duckdb", pipelines_dir=str(tmp_path), dataset_name="d"
+    )
+    pipe.run(
+        sql_table(
+            credentials=source_url,
+            table="sizes",
+            backend=backend,
+            reflection_level="full_with_precision",
+        )
+    )
+    columns = pipe.default_schema.tables["sizes"]["columns"]
+    assert {name: columns[name].get("precision") for name in ("b16", "vb")} == {
+        "b16": 16,
+        "vb": 8,
+    }
+    assert columns["dbl"]["data_type"] == "double"
+    with pipe.sql_client() as client:
+        rows = client.execute_sql("SELECT dbl FROM sizes ORDER BY id")
+    assert [row[0] for row in rows] == [0.12345678912345, None]

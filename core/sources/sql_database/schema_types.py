@@ -39,6 +39,10 @@ SqlType: TypeAlias = "sa.types.TypeEngine[object]"
 TypeAdapter = Callable[[SqlType], Union[SqlType, "type[sa.types.TypeEngine[object]]", None]]
 
 
+#: ``Column.info`` key: a float column the database returned as decimals, read as floats
+READ_AS_DOUBLE = "loadstone_read_as_double"
+
+
 def adapt_types(table: sa.Table, type_adapter: TypeAdapter | None) -> sa.Table:
     """``table`` with each column's type replaced by what ``type_adapter_callback`` returns
     for it (None keeps the reflected type; a type class is instantiated).
@@ -46,6 +50,15 @@ def adapt_types(table: sa.Table, type_adapter: TypeAdapter | None) -> sa.Table:
     The column itself changes, not only its hint: the SELECT then reads the values as the
     new type (``sa.Numeric(asdecimal=False)`` gives floats, typed ``double``), as dlt's do.
     """
+    import sqlalchemy as sa
+
+    for column in table.columns:
+        if isinstance(column.type, sa.Float) and column.type.asdecimal:
+            # a MySQL DOUBLE / FLOAT is read as a Decimal rounded to 10 places by default:
+            # read the float the database holds, hinted double where dlt hints decimal (and
+            # rounds again to 9 places)
+            column.type.asdecimal = False
+            column.info[READ_AS_DOUBLE] = True
     if type_adapter is None:
         return table
     for column in table.columns:
@@ -94,7 +107,7 @@ def _type_hints(sql_type: SqlType, with_precision: bool, arrow: bool) -> TColumn
         return {"data_type": "date"}
     if isinstance(sql_type, sa.Time):
         return {"data_type": "time"}
-    if isinstance(sql_type, sa.LargeBinary):
+    if isinstance(sql_type, (sa.LargeBinary, sa.BINARY, sa.VARBINARY)):
         hints = {"data_type": "binary"}
         binary_length = sql_type.length
         if with_precision and binary_length:
@@ -113,6 +126,8 @@ def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str
     if level != "minimal":
         with_precision = level == "full_with_precision"
         hints.update(_type_hints(column.type, with_precision, backend in ARROW_BACKENDS))
+        if column.info.get(READ_AS_DOUBLE):
+            hints["data_type"] = "double"
     return hints
 
 
