@@ -146,6 +146,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "SqlDatabaseError": ("loadstone.exceptions", "SqlDatabaseError"),
     "StorageError": ("loadstone.exceptions", "StorageError"),
     "TableNotFoundError": ("loadstone.exceptions", "TableNotFoundError"),
+    "TablePropertiesConflictException": (
+        "loadstone.exceptions",
+        "TablePropertiesConflictException",
+    ),
     "UnboundColumnException": ("loadstone.exceptions", "UnboundColumnException"),
     "UnknownDetectionError": ("loadstone.exceptions", "UnknownDetectionError"),
     "UnknownPluginError": ("loadstone.exceptions", "UnknownPluginError"),
@@ -242,6 +246,7 @@ if TYPE_CHECKING:
         SqlDatabaseError,
         StorageError,
         TableNotFoundError,
+        TablePropertiesConflictException,
         UnboundColumnException,
         UnknownDetectionError,
         UnknownPluginError,

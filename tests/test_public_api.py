@@ -121,6 +121,10 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "SqlDatabaseError": ("loadstone.exceptions", "SqlDatabaseError"),
     "StorageError": ("loadstone.exceptions", "StorageError"),
     "TableNotFoundError": ("loadstone.exceptions", "TableNotFoundError"),
+    "TablePropertiesConflictException": (
+        "loadstone.exceptions",
+        "TablePropertiesConflictException",
+    ),
     "UnboundColumnException": ("loadstone.exceptions", "UnboundColumnException"),
     "UnknownDetectionError": ("loadstone.exceptions", "UnknownDetectionError"),
     "UnknownPluginError": ("loadstone.exceptions", "UnknownPluginError"),
