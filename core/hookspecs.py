@@ -49,6 +49,7 @@ class DestinationPlugin(Protocol):
     @property
     def client_class(self) -> object: ...
 
+
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from loadstone.plugins.destinations.tables import TableModel
 
 
-
 class SparkClient(Protocol):
     """What a package's load uses of the client that runs it
     (:class:`~loadstone.plugins.destinations.spark.client.SparkClient` is the one): named by
@@ -57,6 +56,7 @@ class SparkClient(Protocol):
     def system_rows(
         self, request: LoadRequest, version: SchemaVersionRow
     ) -> dict[str, list[object]]: ...
+
 
 class PackageLoad:
     """The state of one attempt to load one package."""
