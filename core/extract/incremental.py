@@ -280,6 +280,12 @@ class Incremental:
         reference, value = _coerce_pair(reference, value)
         return bool(value != reference and self._func([reference, value]) == value)
 
+    @property
+    def lagged_start_value(self) -> TDataItem:
+        """Where a read of new rows starts: the start value, moved back by ``lag`` (what a
+        source pushes into its query, as ``sql_table`` does)."""
+        return self._lagged_start()
+
     def _lagged_start(self) -> TDataItem:
         """The start value, moved back by ``lag`` when it is a last value kept in state
         (dlt's rule: an ``initial_value`` is never lagged): seconds for datetimes (and

@@ -61,7 +61,7 @@ def _range(column: sa.Column[object], incremental: Incremental) -> list[sa.Colum
     """The conditions of the cursor's range: after the start value, before the end value."""
     descending = _is_min(incremental)
     conditions: list[sa.ColumnElement[bool]] = []
-    start = typed_cursor_value(column, incremental.start_value)
+    start = typed_cursor_value(column, incremental.lagged_start_value)
     if start is not None and incremental.last_value_func in (max, min, "max", "min"):
         if incremental.range_start == "open":
             conditions.append(column < start if descending else column > start)
