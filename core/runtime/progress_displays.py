@@ -145,7 +145,8 @@ class _EnlightenBar(_Bar):
 
 class _AliveBar(_Bar):
     def __init__(self, alive_progress: Any, title: str, total: int) -> None:
-        self.context = alive_progress.alive_bar(total or None, title=title)
+        # alive_progress's default stream is the sys.stdout of its import: name today's
+        self.context = alive_progress.alive_bar(total or None, title=title, file=sys.stdout)
         self.bar = self.context.__enter__()
 
     def update(self, rows: int) -> None:

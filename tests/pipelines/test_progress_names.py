@@ -39,6 +39,21 @@ def test_alive_progress_draws_a_bar_of_rows_per_step(tmp_path: Path, capsys: Any
     assert "Normalize shown_alive_progress" in out and "50" in out
 
 
+def test_alive_progress_draws_where_sys_stdout_is_now(tmp_path: Path, capsys: Any) -> None:
+    """alive_progress's default stream is the sys.stdout of its import (in a test worker,
+    an earlier test's capture): the bar names today's."""
+    import io
+
+    import alive_progress.core.configuration as alive_config
+
+    alive_config.config_handler.set_global(file=io.StringIO())  # a stream of the past
+    try:
+        _run(tmp_path, "alive_progress")
+    finally:
+        alive_config.config_handler.reset()
+    assert "Normalize shown_alive_progress" in capsys.readouterr().out
+
+
 def test_enlighten_loads_with_its_bars(tmp_path: Path) -> None:
     _run(tmp_path, "enlighten")  # enlighten draws only on a terminal
 
