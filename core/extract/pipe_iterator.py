@@ -80,7 +80,7 @@ class _Feed:
     closed: bool = False
 
 
-class _AsResource(current.resource_context):
+class AsResource(current.resource_context):
     """User code of a resource runs here: ``current.resource_name()`` names it and its
     errors are reported as the resource's (with the pipe's name), as dlt does. Entered for
     every page, so it is a plain class."""
@@ -173,7 +173,7 @@ class PipeIterator:
                 step.commit()
 
     def _bind(self, node: PipeNode) -> None:
-        with _AsResource(node.name):
+        with AsResource(node.name):
             pipe = node.resource.bind_run()
         parent = None if node.parent is None else self._runs[id(node.parent)]
         run = self._runs[id(node)] = _Run(node, pipe, parent)
@@ -197,7 +197,7 @@ class PipeIterator:
         run, pages = feed.run, feed.pages
         assert isinstance(pages, Iterator)
         plain = not (run.pipe.steps or run.children or feed.meta) and run.node.selected
-        with _AsResource(run.name):  # once, not per page: the caller's writes see it too
+        with AsResource(run.name):  # once, not per page: the caller's writes see it too
             while True:
                 item = next(pages, _END)
                 if plain and item is not _END and isinstance(item, (dict, list)):
@@ -230,7 +230,7 @@ class PipeIterator:
         if feed.kind == "sync":
             pages = feed.pages
             assert isinstance(pages, Iterator)
-            with _AsResource(run.name):
+            with AsResource(run.name):
                 item = next(pages, _END)
             return self._arrived(feed, item)
         feed.busy = True
@@ -275,7 +275,7 @@ class PipeIterator:
             return []
         pages = [page]
         if run.pipe.steps:
-            with _AsResource(run.name):
+            with AsResource(run.name):
                 for step in run.pipe.steps:
                     pages = [out for each in pages for out in step.process(each)]
         out: list[Emitted] = []
@@ -300,7 +300,7 @@ class PipeIterator:
             future = self._on_pool(child, lambda: child.pipe.call(data))
             self._pending[future] = lambda done: self._open(child, self._result(child, done), meta)
             return []
-        with _AsResource(child.name):
+        with AsResource(child.name):
             made = child.pipe.call(data)
         return self._open(child, made, meta)
 
@@ -310,7 +310,7 @@ class PipeIterator:
             future = self._on_pool(run, lambda: run.pipe.call(None))
             self._pending[future] = lambda done: self._open(run, self._result(run, done))
             return []
-        with _AsResource(run.name):
+        with AsResource(run.name):
             made = run.pipe.call(None)
         return self._open(run, made)
 
@@ -359,7 +359,7 @@ class PipeIterator:
             if hasattr(feed.pages, "aclose"):
                 self._on_loop(feed.run, feed.pages.aclose()).result()
         else:
-            with _AsResource(feed.run.name):
+            with AsResource(feed.run.name):
                 close_pages(feed.pages)
 
     # -- work off this thread -------------------------------------------------------------
@@ -380,7 +380,7 @@ class PipeIterator:
 
     @staticmethod
     def _result(run: _Run, future: concurrent.futures.Future[TDataItem]) -> TDataItem:
-        with _AsResource(run.name):
+        with AsResource(run.name):
             return future.result()
 
     def _shutdown(self) -> None:

@@ -10,10 +10,9 @@ user code are reported as the resource's, as dlt does.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from loadstone.exceptions import LoadstoneError, ResourceExtractionError
 from loadstone.extract.dataframes import extract_dataframe, is_spark_dataframe
 from loadstone.extract.file_inputs import (
     extract_file,
@@ -32,7 +31,7 @@ from loadstone.extract.mark import (
     unwrap,
 )
 from loadstone.extract.pipe_graph import PipeNode, pipe_graph
-from loadstone.extract.pipe_iterator import PipeIterator
+from loadstone.extract.pipe_iterator import AsResource, PipeIterator
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import StoredHint, StoredHints, merge_hints
 from loadstone.extract.tabular_files import tabular_kind
@@ -183,7 +182,7 @@ class TableSink:
     def _table_of(self, item: TDataItem, table_name: TTableHintTemplate[str]) -> str:
         """A dynamic table name's table for ``item`` (the user's function: its errors are
         the resource's)."""
-        with _user_errors(self.resource_name):
+        with AsResource(self.resource_name):
             return _resolve_table(table_name, item)
 
     def close(self) -> None:
@@ -223,17 +222,6 @@ class InPlaceSink:
             self.items,
             lambda reader: extract_resources(self.writer, [reader], self.run_hints, self.target),
         )
-
-
-@contextlib.contextmanager
-def _user_errors(resource_name: str) -> Iterator[None]:
-    """Errors of user code (not loadstone's own) are reported as the resource's, as dlt does."""
-    try:
-        yield
-    except LoadstoneError:
-        raise
-    except Exception as exc:
-        raise ResourceExtractionError(resource_name, exc) from exc
 
 
 def _apply_mark(
