@@ -87,6 +87,10 @@ class Capabilities:
     supports_transactions: bool = True
     supports_ddl_transactions: bool = False
     supports_truncate_command: bool = True
+    #: dlt's: the formats it loads from a staging destination (empty: it loads none that way)
+    supported_staging_file_formats: tuple[str, ...] = ()
+    #: it can hold another destination's staged files (dlt: the filesystem only)
+    can_be_staging: bool = False
 
     def fold_identifier(self, ident: str, case_sensitive_convention: bool = False) -> str:
         """Return ``ident`` as the destination will store it.

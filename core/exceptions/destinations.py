@@ -39,6 +39,24 @@ class DestinationNotSupported(DestinationError):
         )
 
 
+class DestinationLoadingViaStagingNotSupported(DestinationError):
+    """``staging=`` names a staging destination, but the destination does not load through
+    one (dlt 1.31's error and message; raised before anything is extracted)."""
+
+    def __init__(self, destination: str) -> None:
+        self.destination = destination
+        super().__init__(f"`destination={destination}` does not support loading via staging.")
+
+
+class DestinationNoStagingMode(DestinationError):
+    """``staging=`` names a destination that cannot hold staged files (dlt 1.31's error:
+    only the filesystem destination can)."""
+
+    def __init__(self, destination: str) -> None:
+        self.destination = destination
+        super().__init__(f"`destination={destination}` cannot be used as a staging")
+
+
 class DestinationSchemaMismatch(DestinationError, PackageDataError):
     """A table already in the destination has a column whose type differs from the schema's."""
 

@@ -196,11 +196,6 @@ class PipelinePackages:
                 shutil.rmtree(self.working_dir)
 
     # -- the destination, without loading ----------------------------------------------
-    @property
-    def staging(self) -> None:
-        """dlt's staging destination: loadstone has none (``staging=`` is refused)."""
-        return None
-
     def destination_client(self, schema_name: str | None = None) -> DestinationClient:
         """A client on the dataset for a schema (the default one); a context manager."""
         schema = self.folder.schemas[schema_name] if schema_name else self.default_schema

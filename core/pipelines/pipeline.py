@@ -34,10 +34,11 @@ from loadstone.extract.resource_hints import TableHints, check_file_format
 from loadstone.extract.step import ExtractContext, ExtractStep
 from loadstone.load.step import LoadContext, LoadStep
 from loadstone.normalize.step import NormalizeStep, NormalizeStepContext
-from loadstone.pipelines import recovery, run_settings
+from loadstone.pipelines import overlap, recovery, run_settings
 from loadstone.pipelines.boundary import StepBoundary, step_boundary
 from loadstone.pipelines.packages import PipelinePackages
 from loadstone.pipelines.pipeline_config import pipeline_configuration
+from loadstone.pipelines.staging import check_staging
 from loadstone.pipelines.state_view import PipelineStateView
 from loadstone.runtime.load_info import LoadInfo
 from loadstone.runtime.progress_displays import progress_callback
@@ -110,6 +111,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
         refresh: TRefreshMode | None = None,
         spark: object = None,
         pipeline_salt: str | None = None,
+        staging: object = None,
     ) -> None:
         if not pipeline_name or not isinstance(pipeline_name, str):
             raise PipelineConfigError("pipeline_name must be a non-empty string")
@@ -141,9 +143,9 @@ class Pipeline(PipelineStateView, PipelinePackages):
         )
         # dev mode starts from scratch: no state, no schemas, no pending packages
         self.folder.open(wipe=dev_mode, lock_timeout=self._lock_timeout)
-        self.destination = resolve_destination(
-            destination if destination is not None else stored_destination(self.state)
-        )
+        chosen = destination if destination is not None else stored_destination(self.state)
+        self.destination = resolve_destination(chosen)
+        self.staging = check_staging(None if chosen is None else self.destination, staging)
         self._explicit_dataset_name = dataset_name
         self._dataset_name: str | None = None
         self._dev_suffix = (
@@ -316,6 +318,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
         extracted copy first, so that it is never loaded in part.
         """
         self.destination.require_loader()
+        check_staging(self.destination, None, self.staging)
         with self._traced("load"), self._locked():
             self._renormalize_damaged()
             info = self._load_step().load_pending()
@@ -358,11 +361,9 @@ class Pipeline(PipelineStateView, PipelinePackages):
         running a killed command again loads each row once. Settings are parsed before any
         work. A failure raises :class:`PipelineStepFailed` naming the step and package.
         """
-        if staging is not None:
-            raise TypeError("run(staging=...) is not supported by loadstone")
         check_refresh(refresh)
         check_file_format(loader_file_format)
-        self._configure_run(destination, credentials, dataset_name, spark)
+        self._configure_run(destination, credentials, dataset_name, spark, staging)
         self.recorder.reset()
         started, trace = time.time(), self.folder.trace_path
         # parsed here, once: a bad hint fails the extract step before anything is touched
@@ -390,8 +391,9 @@ class Pipeline(PipelineStateView, PipelinePackages):
         return info
 
     def _configure_run(
-        self, destination: object, credentials: object, dataset_name: str | None, spark: object
-    ) -> None:
+        self, destination: object, credentials: object, dataset_name: str | None, spark: object,
+        staging: object = None,
+    ) -> None:  # fmt: skip
         """What ``run()`` arguments change for this and later runs; fails early without a
         loader or with a bad setting (all are parsed here, before any work)."""
         self.boundary.run("extract", lambda: run_settings.check_all(self.lock_timeout))
@@ -405,6 +407,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
             self._explicit_dataset_name = dataset_name
             self._dataset_name = None
         self.destination.require_loader()
+        self.staging = check_staging(self.destination, staging, self.staging)  # refused: unkept
 
     def _run_locked(
         self,
@@ -432,8 +435,10 @@ class Pipeline(PipelineStateView, PipelinePackages):
             self.boundary.run(
                 "extract", lambda: self._extract_hinted(data, table_name, hints, schema, refresh)
             )
-            self.boundary.run("normalize", lambda: self._normalize_step().normalize_pending())
-            info = self.boundary.run("load", lambda: self._load_step().load_pending())
+            # the load may begin while normalize runs (``load.overlap_normalize``)
+            info = overlap.normalize_and_load(
+                self._normalize_step(), self._load_step(), self.boundary
+            )
         else:
             info = self._load_step().new_info()
         info.steps = dict(self.recorder.steps)
@@ -506,10 +511,8 @@ def pipeline(
     script opens the same folder and database. ``full_refresh`` is dlt's old name of
     ``dev_mode``. A progress *name* (``"log"``, ``"tqdm"``...) selects dlt's display
     libraries (see :mod:`loadstone.runtime.progress_displays`); a callable gets loadstone's
-    events. ``staging`` raises ``TypeError``.
+    events. ``staging``: see :mod:`loadstone.pipelines.staging` (dlt refuses it for ours too).
     """
-    if staging is not None:
-        raise TypeError("pipeline(staging=...) is not supported by loadstone")
     if pipeline_name is None:
         pipeline_name = default_pipeline_name()
     made = Pipeline(
@@ -525,6 +528,7 @@ def pipeline(
         refresh=refresh,
         spark=spark,
         pipeline_salt=pipeline_salt,
+        staging=staging,
     )
     made.activate()  # dlt's active pipeline: the one made last
     return made
@@ -581,8 +585,6 @@ def attach(
     dataset_name: str | None = None,
 ) -> Pipeline:
     """Open an existing pipeline from its working folder (``dlt.attach``); error if none."""
-    if staging is not None:
-        raise TypeError("attach(staging=...) is not supported by loadstone")
     name = pipeline_name or default_pipeline_name()
     base = Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
     if state_module.load_local(base / name) is None:
@@ -594,6 +596,7 @@ def attach(
         pipelines_dir=base,
         progress=progress_callback(progress, name),
         pipeline_salt=pipeline_salt,
+        staging=staging,
     )
     attached.activate()
     return attached

@@ -69,6 +69,7 @@ PROFILES: dict[str, Destination] = {
             ("insert_values",),
             _NO_UPSERT,
             supports_transactions=False,
+            supported_staging_file_formats=("jsonl", "parquet"),
         ),
         _profile(
             "snowflake",
@@ -79,6 +80,7 @@ PROFILES: dict[str, Destination] = {
             ("jsonl", "parquet"),
             _ALL_MERGE,
             timestamp_precision=9,
+            supported_staging_file_formats=("jsonl", "parquet", "csv"),
         ),
         _profile(
             "bigquery",
@@ -89,6 +91,7 @@ PROFILES: dict[str, Destination] = {
             ("jsonl", "parquet"),
             _ALL_MERGE,
             supports_transactions=False,
+            supported_staging_file_formats=("parquet", "jsonl"),
         ),
         _profile(
             "athena",
@@ -101,6 +104,7 @@ PROFILES: dict[str, Destination] = {
             naming="s3_tables",
             supports_transactions=False,
             timestamp_precision=3,
+            supported_staging_file_formats=("parquet", "model"),
         ),
         _profile(
             "databricks",
@@ -111,6 +115,7 @@ PROFILES: dict[str, Destination] = {
             ("parquet",),
             _ALL_MERGE,
             supports_transactions=False,
+            supported_staging_file_formats=("jsonl", "parquet"),
         ),
         _profile(
             "mssql", 128, 128, False, "keep", ("insert_values",), _ALL_MERGE, timestamp_precision=7
@@ -124,6 +129,7 @@ PROFILES: dict[str, Destination] = {
             ("insert_values",),
             _NO_UPSERT,
             timestamp_precision=7,
+            supported_staging_file_formats=("parquet",),
         ),
         _profile(
             "clickhouse",
@@ -134,6 +140,7 @@ PROFILES: dict[str, Destination] = {
             ("jsonl", "parquet"),
             _NO_UPSERT,
             supports_transactions=False,
+            supported_staging_file_formats=("parquet", "jsonl"),
         ),
         _profile(
             "dremio",
@@ -144,6 +151,7 @@ PROFILES: dict[str, Destination] = {
             ("parquet",),
             _NO_UPSERT,
             supports_transactions=False,
+            supported_staging_file_formats=("jsonl", "parquet", "model"),
         ),
         _profile(
             "weaviate",

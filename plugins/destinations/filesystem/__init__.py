@@ -31,6 +31,7 @@ CAPABILITIES = Capabilities(
     # upsert is the default of a merge; Iceberg also runs an explicit delete-insert
     supported_merge_strategies=("upsert",),
     supports_transactions=False,
+    can_be_staging=True,  # the staging destination of dlt's warehouses (staging="filesystem")
     supports_ddl_transactions=False,
     supports_truncate_command=False,
 )
