@@ -459,6 +459,8 @@ def cluster_env(args: argparse.Namespace) -> dict[str, str]:
             env["NORMALIZE__MIN_EXECUTORS"] = str(args.cores_max or 1)
     if args.cores_max:
         env["SPARK__CORES__MAX"] = str(args.cores_max)
+    if getattr(args, "overlap", None):  # load.overlap_normalize (default: the product's)
+        env["LOAD__OVERLAP_NORMALIZE"] = "true" if args.overlap == "on" else "false"
     return env
 
 
@@ -674,6 +676,12 @@ def main() -> int:
         "--start-cluster",
         action="store_true",
         help="start the tests' loopback standalone cluster (two one-core workers) for the run",
+    )
+    parser.add_argument(
+        "--overlap",
+        choices=("on", "off"),
+        default=None,
+        help="load.overlap_normalize for loadstone: load while normalizing, or after",
     )
     parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 import attrs
 
 from loadstone.destinations.contract import LoadFileSpec, LoadRequest, PipelineStateRow
+from loadstone.destinations.overlap import OverlapsNormalize
 from loadstone.exceptions import PackageDataError, PipelineStepFailed
+from loadstone.load.overlap import OverlapFeed
 from loadstone.runtime import settings as run_settings
 from loadstone.runtime.load_info import LoadInfo, PackageInfo
 from loadstone.runtime.package_outcome import complete_package, forget_schema_changes, set_aside
@@ -92,19 +94,55 @@ class LoadStep:
             first_run=bool(self.folder.state.get("_local", {}).get("first_run", True)),
         )
 
-    def load_pending(self) -> LoadInfo:
-        """Load every normalized package (oldest first); the info lists them."""
+    def load_pending(self, begun: dict[str, OverlapFeed] | None = None) -> LoadInfo:
+        """Load every normalized package (oldest first); the info lists them.
+
+        ``begun``: packages whose load began while they were normalized (:meth:`begin`),
+        by load id; each is finished (or, on failure, rolled back) here.
+        """
+        begun = dict(begun or {})
         info = self.new_info()
         packages = [p for p in iter_pending(self.folder.packages_dir) if p.state == NORMALIZED]
         recorder = self.context.recorder
-        step = recorder.begin("load")
-        for package in packages:
-            info.packages.append(self.load_package(package, step))
+        try:
+            step = recorder.begin("load")
+            for package in packages:
+                info.packages.append(
+                    self.load_package(package, step, begun.pop(package.load_id, None))
+                )
+        finally:
+            for feed in begun.values():  # a package not loaded (an earlier one failed)
+                feed.abort()
         recorder.finish(step)
         info.steps = dict(recorder.steps)
         return info
 
-    def load_package(self, package: LoadPackage, step: StepInfo) -> PackageInfo:
+    def begin(self, package: LoadPackage) -> OverlapFeed | None:
+        """Open ``package``'s load before it is normalized, where the destination can load
+        files while later ones are normalized (:mod:`loadstone.destinations.overlap`) and
+        ``load.overlap_normalize`` allows; None: it loads after normalize, as always."""
+        if not run_settings.overlap_normalize() or package.remote is not None:
+            return None
+        target = self.context.target
+        schema = self.folder.schema_for_package(package)
+        client = target.client(schema or target.new_schema(package.schema_name, None))
+        try:
+            if not isinstance(client, OverlapsNormalize):
+                client.close()
+                return None
+            client.initialize_storage()
+            if client.is_package_loaded(package.load_id):
+                client.close()
+                return None
+            load = client.begin_package(package.load_id)
+        except BaseException:
+            client.close()
+            raise
+        return OverlapFeed(client, load, self.context.recorder, package.load_id)
+
+    def load_package(
+        self, package: LoadPackage, step: StepInfo, begun: OverlapFeed | None = None
+    ) -> PackageInfo:
         """Load one package and switch it to ``loaded``; its failures name it."""
         self.context.on_package("load", package.load_id)
         schema = package.read_schema()
@@ -117,7 +155,10 @@ class LoadStep:
         name = self.folder.pipeline_name
         try:
             with package.local_copies():
-                entry.skipped = self._load_into_destination(package, schema)
+                if begun is None:
+                    entry.skipped = self._load_into_destination(package, schema)
+                else:
+                    self._finish_begun(package, schema, begun)
         except PipelineStepFailed:
             raise
         except PackageDataError as exc:  # refused for its data: it would fail every run
@@ -149,13 +190,34 @@ class LoadStep:
                 return True
             # load_package applies the schema's changes itself, in the package's transaction:
             # migrating here first would run every migration twice per package
-            local = self.folder.local_state()
-            local["last_load_id"] = package.load_id
-            local["first_run"] = False
-            self.folder.save_state(self.context.target)
+            self._moved_state(package)
             client.load_package(self._load_request(package, schema))
             recorder.emit("load", "package_committed", load_id=package.load_id)
         return False
+
+    def _finish_begun(self, package: LoadPackage, schema: Schema, begun: OverlapFeed) -> None:
+        """Commit a package whose load began while it was normalized (:meth:`begin`)."""
+        try:
+            request = self._load_request(package, schema)
+            self._moved_state(package)
+            if begun.client.dataset_name != self.context.target.dataset_name:
+                begun.abort()  # the dataset's name changed with the schema: load it anew
+                with self.context.target.client(schema) as client:
+                    client.load_package(request)
+            else:
+                begun.finish(request)
+        except BaseException:
+            begun.abort()
+            raise
+        begun.client.close()
+        self.context.recorder.emit("load", "package_committed", load_id=package.load_id)
+
+    def _moved_state(self, package: LoadPackage) -> None:
+        """The folder's state names the package as the last load before it commits."""
+        local = self.folder.local_state()
+        local["last_load_id"] = package.load_id
+        local["first_run"] = False
+        self.folder.save_state(self.context.target)
 
     def _load_request(self, package: LoadPackage, schema: Schema) -> LoadRequest:
         tables: dict[str, LoadFileSpec] = _replaced_without_data(package, schema)

@@ -37,6 +37,7 @@ from loadstone.storage.load_package import EXTRACTED, NORMALIZED, LoadPackage, i
 from loadstone.storage.state import state_row_count
 
 if TYPE_CHECKING:
+    from loadstone.destinations.overlap import FilesSink
     from loadstone.naming import NamingConvention
     from loadstone.runtime.load_info import StepInfo
     from loadstone.runtime.recorder import StepRecorder
@@ -105,8 +106,12 @@ class NormalizeStep:
     def folder(self) -> WorkingFolder:
         return self.context.folder
 
-    def normalize_pending(self) -> list[str]:
-        """Normalize every extracted package (oldest first); returns their load ids."""
+    def normalize_pending(self, on_files: Mapping[str, FilesSink] | None = None) -> list[str]:
+        """Normalize every extracted package (oldest first); returns their load ids.
+
+        ``on_files``: per load id, where the normalizer reports the files it finished while
+        it runs (the pipeline's load overlapped with normalize).
+        """
         packages = [p for p in iter_pending(self.folder.packages_dir) if p.state == EXTRACTED]
         if not packages:
             return []
@@ -117,12 +122,15 @@ class NormalizeStep:
         )
         done: list[str] = []
         for package in packages:
-            self.normalize_package(package, step)
+            sink = on_files.get(package.load_id) if on_files else None
+            self.normalize_package(package, step, sink)
             done.append(package.load_id)
         self.context.recorder.finish(step)
         return done
 
-    def normalize_package(self, package: LoadPackage, step: StepInfo) -> None:
+    def normalize_package(
+        self, package: LoadPackage, step: StepInfo, on_files: FilesSink | None = None
+    ) -> None:
         """Normalize one package and switch it to ``normalized`` with its result."""
         folder, target = self.folder, self.context.target
         self.context.on_package("normalize", package.load_id)
@@ -130,7 +138,7 @@ class NormalizeStep:
         schema = folder.schema_for_package(package) or target.new_schema(package.schema_name, None)
         naming = target.naming_for(schema)
         _switch_naming(schema, naming)
-        context = self._normalize_context(package, naming, step)
+        context = self._normalize_context(package, naming, step, on_files)
         package.reset_normalized()
         result = self._run_normalizer(package, schema, context)
         evolved = _evolved_schema(result)
@@ -163,7 +171,11 @@ class NormalizeStep:
         )
 
     def _normalize_context(
-        self, package: LoadPackage, naming: NamingConvention, step: StepInfo
+        self,
+        package: LoadPackage,
+        naming: NamingConvention,
+        step: StepInfo,
+        on_files: FilesSink | None = None,
     ) -> NormalizeContext:
         from loadstone.spark_session import get_spark_session
 
@@ -184,6 +196,7 @@ class NormalizeStep:
             on_chunk=recorder.record_chunk,
             on_engine=recorder.record_engine,
             storage=package.remote,
+            on_files=on_files,
         )
 
     def _verify_extracted(self, package: LoadPackage) -> None:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from loadstone.destinations.contract import Capabilities
+    from loadstone.destinations.overlap import FilesSink
     from loadstone.naming import NamingConvention
     from loadstone.schema import Schema
     from loadstone.storage.package_storage import RemoteData
@@ -147,6 +148,9 @@ class NormalizeContext:
     #: the package's data files on an object store (``packages.storage_url = s3://...``):
     #: read input there, publish output
     storage: RemoteData | None = None
+    #: hears, in order, the normalized files nothing later in this package changes (the
+    #: pipeline's load of the package while it is normalized: ``load.overlap_normalize``)
+    on_files: FilesSink | None = None
 
 
 @attrs.frozen

@@ -17,6 +17,7 @@ from loadstone.runtime.settings import (
     log_level,
     normalizer_name,
     on_bad_record,
+    overlap_normalize,
 )
 
 
@@ -34,6 +35,7 @@ def check_all(lock_timeout: float | None) -> None:
 
     configured_target()  # a master or remote Spark cannot use: said before any work
     keep_completed_packages()
+    overlap_normalize()
     on_bad_record()
     check_normalizer_settings(get_normalizer(normalizer_name()))
     copy_inputs()

@@ -26,6 +26,13 @@ def keep_completed_packages() -> bool:
     return config.get_bool("load.keep_completed_packages", False)
 
 
+def overlap_normalize() -> bool:
+    """Load a package's finished files while its later parts are still being normalized, in
+    the package's one transaction, where the destination can (``load.overlap_normalize``,
+    default yes; DuckDB does, other destinations load after normalize)."""
+    return config.get_bool("load.overlap_normalize", True)
+
+
 def on_bad_record() -> str:
     """What normalize does with a line that is not JSON (``normalize.on_bad_record``)."""
     from loadstone.normalizers.contract import ON_BAD_RECORD_VALUES

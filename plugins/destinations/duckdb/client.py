@@ -31,6 +31,7 @@ from loadstone.plugins.destinations.duckdb.memory import (
     load_memory_limit,
     parse_size,
 )
+from loadstone.plugins.destinations.duckdb.overlap import DuckDBOverlappedLoad
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
 from loadstone.plugins.destinations.duckdb.row_groups import configured_row_group_size
 from loadstone.plugins.destinations.duckdb.sql import DIALECT, literal, qualified, quote
@@ -243,6 +244,10 @@ class DuckDBClient(SqlLoader[ParquetSource]):
         return [sql]
 
     # --- loading -----------------------------------------------------------------------
+
+    def begin_package(self, load_id: str) -> DuckDBOverlappedLoad:
+        """A package's transaction opened while it is normalized (``overlap.py``)."""
+        return DuckDBOverlappedLoad(self, load_id)
 
     def file_source(self, table: str, spec: LoadFileSpec) -> ParquetSource:
         return ParquetSource.from_spec(table, spec)

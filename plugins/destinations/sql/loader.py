@@ -211,18 +211,30 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
         with self._package_resources(model, sources):
             try:
                 with self.transaction():
-                    self._migrate(model, version)
-                    self._load_tables(model, sources, request.load_id, current)
-                    if request.pipeline_state is not None:
-                        current[0] = self.system_table("_dlt_pipeline_state")
-                        bookkeeping.insert_state(self, request)
-                    current[0] = self.system_table("_dlt_loads")
-                    bookkeeping.insert_load(self, request.load_id, version)
+                    self._write_package(request, model, sources, version, current)
                     # the commit can fail too (out of memory writing a wide table): it is
                     # reported like any other failure of the package
                     current[0] = None
             except self.driver_error as exc:
                 raise self._load_error(request.load_id, current[0], sources, exc) from exc
+
+    def _write_package(
+        self,
+        request: LoadRequest,
+        model: TableModel,
+        sources: Mapping[str, SourceT],
+        version: SchemaVersionRow,
+        current: list[str | None],
+    ) -> None:
+        """A package's statements in its open transaction, ``_dlt_loads`` last (``current``
+        names the table being written, for the error)."""
+        self._migrate(model, version)
+        self._load_tables(model, sources, request.load_id, current)
+        if request.pipeline_state is not None:
+            current[0] = self.system_table("_dlt_pipeline_state")
+            bookkeeping.insert_state(self, request)
+        current[0] = self.system_table("_dlt_loads")
+        bookkeeping.insert_load(self, request.load_id, version)
 
     def _load_error(
         self,

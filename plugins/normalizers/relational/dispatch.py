@@ -74,6 +74,9 @@ class ChunkDispatch:
     attempt: int
     total: int
     done: int = 0
+    #: hears each chunk's facts in chunk order as they come in, where chunks run here or on
+    #: the local workers (:mod:`.finished_chunks`: the files a load may take early)
+    on_facts: Callable[[ChunkFacts], None] | None = None
 
     def run(self, chunks: list[Chunk]) -> list[ChunkFacts]:
         """Facts of every chunk, in chunk order, computed where ``normalize.engine`` says.
@@ -198,7 +201,9 @@ class ChunkDispatch:
         if pool.workers < 2 or len(todo) < 2:
             return self.in_order(todo)
         announce(self.context, "local", None)
-        runs = pool.run(self.config, todo, self.forced, self.attempt, self.report_more)
+        runs = pool.run(
+            self.config, todo, self.forced, self.attempt, self.report_more, self.on_facts
+        )
         self.done += len(runs)
         if self.context.on_chunk is not None:
             for chunk, run in zip(todo, runs, strict=False):
@@ -230,6 +235,8 @@ class ChunkDispatch:
         for chunk in todo:
             fact = self.local(chunk)
             facts.append(fact)
+            if self.on_facts is not None:
+                self.on_facts(fact)
             if fact.is_bad_record:
                 break
         return facts

@@ -155,6 +155,7 @@ class LocalPool:
         forced: Mapping[int, Forced],
         attempt: int,
         on_done: Callable[[int], None] | None = None,
+        on_facts: Callable[[ChunkFacts], None] | None = None,
     ) -> list[WorkerRun]:
         """Facts of ``chunks`` in chunk order, up to the first malformed line.
 
@@ -163,6 +164,7 @@ class LocalPool:
         oldest unfinished one, so a malformed line stops the work about where it is found
         (as in one process) instead of after the whole package. The call returns only once
         every worker has stopped writing (the caller then discards the output).
+        ``on_facts`` hears each chunk's facts here, in chunk order, as soon as they are in.
         """
         executor = self._started()
         done = _Counter(on_done)
@@ -184,6 +186,8 @@ class LocalPool:
         try:
             while running:
                 facts.append(running.popleft().result())
+                if on_facts is not None:
+                    on_facts(facts[-1].facts)
                 if facts[-1].facts.is_bad_record:
                     break
                 hand_out()

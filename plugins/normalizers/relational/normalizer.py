@@ -47,6 +47,7 @@ from loadstone.plugins.normalizers.relational.bad_records import write_bad_recor
 from loadstone.plugins.normalizers.relational.chunk_plan import DEFAULT_CHUNK_BYTES, plan_chunks
 from loadstone.plugins.normalizers.relational.dispatch import ChunkDispatch, DispatchOptions
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, Forced, decide
+from loadstone.plugins.normalizers.relational.finished_chunks import FinishedChunks
 from loadstone.plugins.normalizers.relational.folders import safe_folder
 from loadstone.plugins.normalizers.relational.local_pool import LocalPool
 from loadstone.plugins.normalizers.relational.schema_updates import (
@@ -179,7 +180,9 @@ class RelationalNormalizer:
         slots = cluster_slots()
         workers = slots if slots > 1 else self._pool.workers
         chunks = plan_chunks(files, self.chunk_bytes, workers, context.storage)
-        facts = self._run(context, config, chunks, {c.index: {} for c in chunks}, 0)
+        finished = FinishedChunks(schema, plans, context.on_files) if context.on_files else None
+        first_round: dict[int, Forced] = {c.index: {} for c in chunks}
+        facts = self._run(context, config, chunks, first_round, 0, finished)
 
         def rerun(
             todo: list[Chunk], forced: Mapping[int, Forced], attempt: int
@@ -234,11 +237,14 @@ class RelationalNormalizer:
         chunks: list[Chunk],
         forced: Mapping[int, Forced],
         attempt: int,
+        finished: FinishedChunks | None = None,
     ) -> list[ChunkFacts]:
         """Facts of every chunk, in chunk order, computed where ``normalize.engine`` says
-        (see :meth:`.dispatch.ChunkDispatch.run`)."""
+        (see :meth:`.dispatch.ChunkDispatch.run`); ``finished`` hears the first round's."""
         options = DispatchOptions(self.inline_single_chunk, self.lazy_spark_bytes)
         dispatch = ChunkDispatch(self._pool, options, context, config, forced, attempt, len(chunks))
+        if finished is not None:
+            dispatch.on_facts = finished.chunk_done
         return dispatch.run(chunks)
 
     def _finish(

@@ -1,0 +1,178 @@
+"""DuckDB loads a package's finished files while the rest is still being normalized.
+
+:meth:`DuckDBClient.begin_package` opens the package's one transaction; each batch of
+finished files (:class:`~loadstone.destinations.overlap.FinishedFiles`, from the load's
+thread) is appended inside it: a table is created, or gets the columns the batch's schema
+added (``ALTER TABLE ... ADD COLUMN``, before the files that need them), then one
+``INSERT ... SELECT`` reads the batch's files of that table. Only tables whose rows simply
+append (the ``append`` disposition, nested tables included) go in early; a merge or replace
+needs the whole package, so its files wait for :meth:`DuckDBOverlappedLoad.finish`, which
+migrates to the package's final schema, loads every file not appended yet, the state row and
+the ``_dlt_loads`` row, and commits, as ``load_package`` does in one go. Nothing is visible
+before that COMMIT, so a process killed at any moment leaves the database as it was.
+
+The tables must end as a load after normalize makes them: a table created early has the
+columns known then, in schema order, and later columns are added at its end. That is the
+schema's order, as a normalizer only ever appends columns to a table (its first-seen
+order); ``finish`` checks it against the final schema (names, types, NOT NULL) and, should it
+differ, rolls back and loads the package the ordinary way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loadstone.destinations.contract import LoadFileSpec, LoadRequest, SchemaVersionRow, load_files
+from loadstone.exceptions import DestinationSchemaMismatch
+from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
+from loadstone.plugins.destinations.duckdb.sql import quote
+from loadstone.plugins.destinations.tables import TableModel
+
+if TYPE_CHECKING:
+    from loadstone.destinations.overlap import FinishedFiles
+    from loadstone.plugins.destinations.duckdb.client import DuckDBClient
+    from loadstone.schema import Column
+
+#: a column as a table got it: (name, DuckDB type, NOT NULL)
+MadeColumn = tuple[str, str, bool]
+
+
+class DuckDBOverlappedLoad:
+    """One package's transaction, open while the package is normalized."""
+
+    def __init__(self, client: DuckDBClient, load_id: str) -> None:
+        self.client = client
+        self.load_id = load_id
+        client.execute("BEGIN TRANSACTION")
+        self._open = True
+        client.ensure_dataset()
+        #: ``{table key: {column key: (name, type)}}`` as this transaction sees it
+        self._catalog = client.dataset_columns()
+        #: the column keys each table had before this load (absent: it is new)
+        self._before = {table: set(columns) for table, columns in self._catalog.items()}
+        #: the columns this load gave each table, in order
+        self._made: dict[str, list[MadeColumn]] = {}
+        #: the files appended so far (real paths)
+        self._appended: set[str] = set()
+        self._widest = 0
+
+    # -- while normalize runs ----------------------------------------------------------
+    def append(self, batch: Sequence[FinishedFiles]) -> None:
+        """Append the batch's files of every table that appends (see module docstring)."""
+        model = TableModel(batch[-1].schema(), self.client)
+        by_table: dict[str, list[Path]] = {}
+        for finished in batch:
+            for table, files in finished.tables.items():
+                by_table.setdefault(table, []).extend(files)
+        early = {t: p for t, p in by_table.items() if self._appends(model, t) and p}
+        self._limit_memory(model, early)
+        for table, paths in early.items():
+            self._ensure(model, table)
+            columns = [
+                (c.name, self.client.dialect.column_type(c, table))
+                for c in model.typed_columns(table)
+            ]
+            source = ParquetSource.from_spec(table, paths)
+            self.client.insert_files(table, self.client.qualified(table), columns, source, False)
+            self._appended.update(os.path.realpath(p) for p in paths)
+
+    def _appends(self, model: TableModel, table: str) -> bool:
+        return (
+            table in model.tables
+            and model.disposition(table) == "append"
+            and bool(model.typed_columns(table))
+        )
+
+    def _limit_memory(self, model: TableModel, tables: dict[str, list[Path]]) -> None:
+        """DuckDB's memory capped by the widest table so far, as a whole package's load."""
+        widest = max((len(model.typed_columns(t)) for t in tables), default=0)
+        if widest > self._widest:
+            self._widest = widest
+            self.client._limit_memory(model, {t: ParquetSource(t, ()) for t in tables})
+
+    def _ensure(self, model: TableModel, table: str) -> None:
+        """Create ``table`` or add the columns it lacks, as the migration would."""
+        client, key = self.client, self.client.catalog_key(table)
+        columns = model.columns_for_destination(table)
+        existing = self._catalog.get(key)
+        if existing is None:
+            client._create_table(table, columns, staging=False)
+            made = [self._made_column(c, table, c.nullable is False) for c in columns]
+            self._made[table] = made
+            self._catalog[key] = {client.catalog_key(n): (n, t) for n, t, _ in made}
+            return
+        for column in columns:
+            expected = client.dialect.column_type(column, table)
+            found = existing.get(client.catalog_key(column.name))
+            if found is None:
+                client.execute(
+                    f"ALTER TABLE {client.qualified(table)} ADD COLUMN {quote(column.name)} {expected}"
+                )
+                existing[client.catalog_key(column.name)] = (column.name, expected)
+                self._made.setdefault(table, []).append((column.name, expected, False))
+            elif not client.dialect.types_compatible(found[1], expected):
+                # the ordinary load reports it (finish loads that way after this failure)
+                raise DestinationSchemaMismatch(
+                    f"{client.dataset_name}.{table}", found[0], found[1], expected
+                )
+
+    def _made_column(self, column: Column, table: str, not_null: bool) -> MadeColumn:
+        return (column.name, self.client.dialect.column_type(column, table), not_null)
+
+    # -- once the package is normalized -------------------------------------------------
+    def finish(self, request: LoadRequest) -> None:
+        """Load the rest and commit; the ordinary load if the early tables differ."""
+        client = self.client
+        client._adopt_naming(request.schema, request.naming)
+        model = TableModel(request.schema, client)
+        if not self._as_ordinary(model):
+            self.abort()
+            client.load_package(request)
+            return
+        version = SchemaVersionRow.of(request.schema)
+        sources = {t: ParquetSource.from_spec(t, self._rest(s)) for t, s in request.tables.items()}
+        current: list[str | None] = [None]
+        try:
+            with client._package_resources(model, sources):
+                client._write_package(request, model, sources, version, current)
+                current[0] = None
+                client.execute("COMMIT")
+                self._open = False
+        except client.driver_error as exc:
+            self.abort()
+            raise client._load_error(request.load_id, current[0], sources, exc) from exc
+        except BaseException:
+            self.abort()
+            raise
+
+    def _rest(self, spec: LoadFileSpec) -> list[Path]:
+        """A table's files not appended yet."""
+        return [f for f in load_files(spec) if os.path.realpath(f) not in self._appended]
+
+    def _as_ordinary(self, model: TableModel) -> bool:
+        """Whether every table this load changed has the columns, in the order, types and
+        nullability, that migrating to ``model`` after normalize gives it so far."""
+        for table, made in self._made.items():
+            if table not in model.tables:
+                return False
+            before = self._before.get(self.client.catalog_key(table))
+            columns = model.columns_for_destination(table)
+            if before is None:
+                expected = [self._made_column(c, table, c.nullable is False) for c in columns]
+            else:
+                key = self.client.catalog_key
+                new = [c for c in columns if key(c.name) not in before]
+                expected = [self._made_column(c, table, False) for c in new]
+            if made != expected[: len(made)]:
+                return False
+        return True
+
+    def abort(self) -> None:
+        """Roll back what this load did (once; nothing to do after a commit)."""
+        if self._open:
+            self._open = False
+            self.client._rollback()
+        self.client._restore_memory_limit()
