@@ -96,7 +96,13 @@ class App:
         self, method: str, path: str, query: dict[str, list[str]], headers: Any, body: bytes
     ) -> Reply:
         self.requests.append(
-            {"method": method, "path": path, "query": query, "headers": dict(headers)}
+            {
+                "method": method,
+                "path": path,
+                "query": query,
+                "headers": dict(headers),
+                "body": body.decode(errors="replace"),
+            }
         )
         one = {k: v[-1] for k, v in query.items()}
         parts = path.strip("/").split("/")
@@ -161,6 +167,32 @@ class App:
         start = int(q["cursor"][1:]) if q.get("cursor") else 0
         nxt = f"c{start + PAGE_SIZE}" if start + PAGE_SIZE < len(self.posts) else None
         return 200, {"items": self.posts[start : start + PAGE_SIZE], "cursors": {"next": nxt}}, {}
+
+    def route_header_cursor_posts(self, q: dict[str, str], _: bytes) -> Reply:
+        """A list body; the next cursor in the ``next`` and ``X-Next-Cursor`` headers."""
+        start = int(q["cursor"][1:]) if q.get("cursor") else 0
+        more = start + PAGE_SIZE < len(self.posts)
+        headers = {"next": f"c{start + PAGE_SIZE}", "X-Next-Cursor": f"c{start + PAGE_SIZE}"}
+        return 200, self.posts[start : start + PAGE_SIZE], headers if more else {}
+
+    def route_has_more_posts(self, q: dict[str, str], _: bytes) -> Reply:
+        """A cursor on every page (an empty page at the end) and a ``has_more`` flag."""
+        start = int(q["cursor"][1:]) if q.get("cursor") else 0
+        more = start + PAGE_SIZE < len(self.posts)
+        body = {"items": self.posts[start : start + PAGE_SIZE], "has_more": more}
+        return 200, {**body, "cursor": f"c{start + PAGE_SIZE}"}, {}
+
+    def route_nested_posts(self, q: dict[str, str], _: bytes) -> Reply:
+        """Posts in two groups, three levels down; the page count and next page deep too."""
+        page = int(q.get("page", 1))
+        posts = self._page(page)
+        groups = [{"kind": "odd", "posts": [p for p in posts if p["id"] % 2]}]
+        groups.append({"kind": "even", "posts": [p for p in posts if not p["id"] % 2]})
+        links = [{"rel": "self", "href": f"{self.url}/nested/posts?page={page}"}]
+        if page < self._pages():
+            links.append({"rel": "next", "href": f"{self.url}/nested/posts?page={page + 1}"})
+        meta = {"paging": {"total_pages": self._pages()}, "links": links}
+        return 200, {"result": {"groups": groups}, "meta": meta}, {}
 
     def route_single_posts(self, q: dict[str, str], _: bytes) -> Reply:
         return 200, {"data": self.posts}, {}

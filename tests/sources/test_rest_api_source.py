@@ -224,26 +224,12 @@ def test_a_missing_parent_field_is_named(api: App) -> None:
         (lambda c: c["resources"][0].update(bogus=1), "'bogus'"),
         (lambda c: c["resources"][0]["endpoint"].update(bogus=1), "'bogus'"),
         (
-            lambda c: c["resources"][0]["endpoint"].update(paginator="header_cursor"),
-            "'header_cursor'",
-        ),
-        (
             lambda c: c["resources"][0]["endpoint"].update(
                 paginator={"type": "offset", "limit": 2, "x": 1}
             ),
             "'x'",
         ),
         (lambda c: c["client"].update(auth={"type": "oauth2_implicit"}), "'oauth2_implicit'"),
-        (
-            lambda c: c["resources"][0].update(processing_steps=[{"yield_map": print}]),
-            "'yield_map'",
-        ),
-        (
-            lambda c: c["resources"][0]["endpoint"].update(
-                incremental={"cursor_path": "a", "lag": 1}
-            ),
-            "'lag'",
-        ),
     ],
 )
 def test_an_unsupported_option_raises_type_error_naming_it(

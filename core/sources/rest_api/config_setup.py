@@ -45,6 +45,7 @@ PAGINATORS: dict[str, type[pg.BasePaginator]] = {
     "json_link": pg.JSONLinkPaginator,
     "json_response": pg.JSONLinkPaginator,
     "header_link": pg.HeaderLinkPaginator,
+    "header_cursor": pg.HeaderCursorPaginator,
     "offset": pg.OffsetPaginator,
     "page_number": pg.PageNumberPaginator,
     "cursor": pg.JSONResponseCursorPaginator,
@@ -61,6 +62,7 @@ PAGINATOR_KEYS: dict[str, frozenset[str]] = {
     "json_link": _options(t.JSONLinkPaginatorConfig),
     "json_response": _options(t.JSONLinkPaginatorConfig),
     "header_link": _options(t.HeaderLinkPaginatorConfig),
+    "header_cursor": _options(t.HeaderCursorPaginatorConfig),
     "offset": _options(t.OffsetPaginatorConfig),
     "page_number": _options(t.PageNumberPaginatorConfig),
     "cursor": _options(t.JSONResponseCursorPaginatorConfig),
@@ -109,6 +111,12 @@ def merged_resource(
         if isinstance(resource, str)
         else t.EndpointResource(**resource)
     )
+    if "parent_table_name" in own or "parent_table_name" in defaults:
+        raise TypeError(
+            f"rest_api resource {own.get('name')!r}: parent_table_name is refused, as dlt 1.31 "
+            "refuses it here (its resource() takes no parent_table_name): set it with "
+            "apply_hints on the resource"
+        )
     known_keys(f"resource {own.get('name')!r}", own, keys_of(t.EndpointResource))
     name = own.get("name")
     if not name:

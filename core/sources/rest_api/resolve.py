@@ -5,10 +5,12 @@ A child endpoint names its parent in two ways dlt accepts::
     "path": "posts/{post_id}/comments",
     "params": {"post_id": {"type": "resolve", "resource": "posts", "field": "id"}}
 
-    "path": "posts/{resources.posts.id}/comments"      (also in params and json values)
+    "path": "posts/{resources.posts.id}/comments"      (also in params, json and headers)
 
 Both become :class:`ParentField` references; :func:`bind_parent` fills them in from one
-parent record (a resolve param not in the path stays a query parameter). The placeholders
+parent record. As in dlt 1.31, a resource takes values from one parent, and a resolve param
+must stand in the path (a query value takes a placeholder): anything else is a
+``ValueError`` when the source is made. The placeholders
 ``{incremental.start_value}`` / ``{incremental.end_value}`` / ``{incremental.last_value}`` are
 filled in from the run's cursor by :func:`bind_incremental`.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import attrs
@@ -49,7 +52,10 @@ def parent_fields(endpoint: Endpoint) -> list[ParentField]:
     for name, value in (endpoint.get("params") or {}).items():
         if isinstance(value, Mapping) and value.get("type") == "resolve":
             found.append(_resolve_param(name, value))
-    for text in _strings(endpoint.get("path"), endpoint.get("params"), endpoint.get("json")):
+    texts = _strings(
+        endpoint.get("path"), endpoint.get("params"), endpoint.get("json"), endpoint.get("headers")
+    )
+    for text in texts:
         for resource, field in PLACEHOLDER.findall(text):
             found.append(ParentField(resource, field))
     return found
@@ -67,13 +73,21 @@ def _resolve_param(name: str, value: Mapping[str, object]) -> ParentField:
     return ParentField(str(resource), str(field), name)
 
 
-def parent_name(resource: str, fields: list[ParentField]) -> str | None:
-    """The one parent of a resource (dlt allows one)."""
+def parent_name(resource: str, fields: list[ParentField], path: str) -> str | None:
+    """The one parent of a resource: dlt refuses two (``ValueError``), and a resolve param
+    that is not in the path (``ValueError`` too; a placeholder puts a value in the query)."""
+    unbound = [f.param for f in fields if f.param is not None and "{" + f.param + "}" not in path]
+    if unbound:
+        raise ValueError(
+            f"rest_api resource {resource!r} defines resolve params {unbound} that are not "
+            f"in its path {path!r}: to send a parent's value in the query write "
+            "'{resources.<parent>.<field>}' as the param's value"
+        )
     parents = sorted({f.resource for f in fields})
     if len(parents) > 1:
-        raise TypeError(
+        raise ValueError(
             f"rest_api resource {resource!r} takes values from several parents "
-            f"({', '.join(parents)}): only one parent is supported"
+            f"({', '.join(parents)}): a resource has one parent"
         )
     return parents[0] if parents else None
 
@@ -111,14 +125,9 @@ def bind_parent(
     path = str(bound.get("path", ""))
     params = dict(bound.get("params") or {})
     for f in fields:
-        if f.param is None:
-            continue
-        value = values[(f.resource, f.field)]
-        if "{" + f.param + "}" in path:
-            path = path.replace("{" + f.param + "}", str(value))
-            params.pop(f.param)
-        else:
-            params[f.param] = value
+        if f.param is not None:  # in the path: parent_name refused the others
+            path = path.replace("{" + f.param + "}", str(values[(f.resource, f.field)]))
+            params.pop(f.param, None)
     bound["path"] = path
     bound["params"] = params
     return _substitute(bound, lambda m: values.get((m.group(1), m.group(2))), PLACEHOLDER)
@@ -129,11 +138,24 @@ def bind_incremental(endpoint: Endpoint, cursor: Incremental | None) -> Endpoint
     if cursor is None:
         return endpoint
     values = {
-        "start_value": cursor.start_value,
+        "start_value": lagged_start(cursor),
         "end_value": cursor.end_value,
         "last_value": cursor.last_value,
     }
     return _substitute(endpoint, lambda m: values[m.group(1)], INCREMENTAL_PLACEHOLDER)
+
+
+def lagged_start(cursor: Incremental) -> TDataItem:
+    """The cursor's start moved back by its ``lag`` (what dlt sends, in a start param and in
+    ``{incremental.start_value}``); an ISO timestamp stays text written as the cursor's own
+    (``2024-02-04T00:00:00Z``, not a datetime's ``str``)."""
+    lagged, start = cursor.lagged_start_value, cursor.start_value
+    if isinstance(start, str) and isinstance(lagged, datetime):
+        text = lagged.isoformat()
+        if start.endswith("Z") and text.endswith("+00:00"):
+            return text[: -len("+00:00")] + "Z"
+        return text
+    return lagged
 
 
 #: the value a placeholder's match stands for
@@ -148,6 +170,8 @@ def _substitute(endpoint: Endpoint, value_of: ValueOf, pattern: re.Pattern[str])
         out["params"] = _fill(out["params"], value_of, pattern)
     if "json" in out:
         out["json"] = _fill(out["json"], value_of, pattern)
+    if "headers" in out:
+        out["headers"] = {k: str(_fill(v, value_of, pattern)) for k, v in out["headers"].items()}
     return out
 
 

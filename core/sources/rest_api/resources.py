@@ -36,7 +36,7 @@ from loadstone.typing import TDataItem
 
 #: the table hints a resource config may give (the keys of ResourceHints)
 HINT_KEYS = frozenset(t.ResourceHints.__optional_keys__)
-PROCESSING_STEPS = ("filter", "map")
+PROCESSING_STEPS = ("filter", "map", "yield_map")
 ACTION_KEYS = frozenset({"status_code", "content", "action"})
 
 
@@ -50,12 +50,13 @@ class IncrementalRequest:
     convert: Callable[[TDataItem], TDataItem] | None
 
     def params(self, bound: Incremental | None) -> dict[str, TDataItem]:
-        """The query parameters of one run's cursor (nothing for a value not known yet)."""
+        """The query parameters of one run's cursor (nothing for a value not known yet); the
+        start moved back by the cursor's ``lag``, as dlt sends it."""
         if bound is None:
             return {}
         out: dict[str, TDataItem] = {}
         for param, value in (
-            (self.start_param, bound.start_value),
+            (self.start_param, resolve.lagged_start(bound)),
             (self.end_param, bound.end_value),
         ):
             if param is not None and value is not None:
@@ -90,11 +91,14 @@ class EndpointCall:
         params = dict(bound.get("params") or {})
         if self.incremental is not None:
             params.update(self.incremental.params(cursor))
+        options = PageOptions(**self.options)
+        if "headers" in bound:  # with the parent's and the cursor's values filled in
+            options["headers"] = bound["headers"]
         return self.client.paginate(
             str(bound.get("path", "")),
             params=params,
             json=bound.get("json"),
-            **self.options,
+            **options,
         )
 
 
@@ -139,7 +143,9 @@ def make_client(client: t.ClientConfig) -> RESTClient:
 
 
 def _parent_of(spec: t.EndpointResource) -> str | None:
-    return resolve.parent_name(spec["name"], resolve.parent_fields(_endpoint_of(spec)))
+    endpoint = _endpoint_of(spec)
+    path = str(endpoint.get("path", spec["name"]))
+    return resolve.parent_name(spec["name"], resolve.parent_fields(endpoint), path)
 
 
 def _endpoint_of(spec: t.EndpointResource) -> t.Endpoint:
@@ -155,7 +161,7 @@ def make_resource(
     name = spec["name"]
     call = _endpoint_call(spec, client)
     fields = resolve.parent_fields(call.endpoint)
-    parent = resolve.parent_name(name, fields)
+    parent = resolve.parent_name(name, fields, str(call.endpoint.get("path", "")))
     template = call.incremental.cursor if call.incremental is not None else None
     # the config's values under ResourceHints' keys, which it types
     hints = cast(t.ResourceHints, {k: v for k, v in spec.items() if k in HINT_KEYS})
@@ -251,8 +257,10 @@ def _add_step(made: Resource, step: t.ProcessingSteps) -> None:
     for kind in step:  # in the step's order, as dlt adds them
         if kind == "filter":
             made.add_filter(step["filter"])
-        else:
+        elif kind == "map":
             made.add_map(step["map"])
+        else:
+            made.add_yield_map(step["yield_map"])
 
 
 def response_hooks(actions: list[t.ResponseAction], where: str) -> list[ResponseHook]:

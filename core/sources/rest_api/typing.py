@@ -9,7 +9,7 @@ bodies, cursor values) are the user's data: :data:`~loadstone.typing.TDataItem`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Literal, TypedDict, Union
 
 from requests import Session
@@ -32,6 +32,7 @@ PaginatorType = Literal[
     "json_link",
     "json_response",
     "header_link",
+    "header_cursor",
     "auto",
     "single_page",
     "cursor",
@@ -59,6 +60,7 @@ class PageNumberPaginatorConfig(_Stopping, total=False):
     base_page: int
     page: int
     page_param: str
+    page_body_path: str
     maximum_page: int
 
 
@@ -67,6 +69,8 @@ class OffsetPaginatorConfig(_Stopping, total=False):
     offset: int
     offset_param: str
     limit_param: str
+    offset_body_path: str
+    limit_body_path: str
     maximum_offset: int
 
 
@@ -78,10 +82,17 @@ class JSONLinkPaginatorConfig(PaginatorTypeConfig, total=False):
     next_url_path: str
 
 
+class HeaderCursorPaginatorConfig(PaginatorTypeConfig, total=False):
+    cursor_key: str
+    cursor_param: str
+
+
 class JSONResponseCursorPaginatorConfig(PaginatorTypeConfig, total=False):
     cursor_path: str
     cursor_param: str
     cursor_body_path: str
+    stop_after_empty_page: bool
+    has_more_path: str
 
 
 #: a paginator: its type's name, a dict with ``type`` and the type's options, or an instance
@@ -93,6 +104,7 @@ PaginatorConfig = Union[  # noqa: UP007 (evaluated at import: Python 3.10 has no
     HeaderLinkPaginatorConfig,
     JSONLinkPaginatorConfig,
     JSONResponseCursorPaginatorConfig,
+    HeaderCursorPaginatorConfig,
     BasePaginator,
 ]
 
@@ -161,6 +173,9 @@ class IncrementalArgs(TypedDict, total=False):
     range_start: Literal["open", "closed"]
     range_end: Literal["open", "closed"]
     primary_key: TColumnNames
+    #: how far back each run starts again (seconds for dates, days for a date, else units)
+    lag: float
+    allow_external_schedulers: bool
     #: the cursor value as the API wants it in the query (a date as text...)
     convert: Callable[[TDataItem], TDataItem]
 
@@ -204,6 +219,8 @@ class Endpoint(TypedDict, total=False):
 class ProcessingSteps(TypedDict, total=False):
     filter: Callable[[TDataItem], bool]
     map: Callable[[TDataItem], TDataItem]
+    #: a function of one record yielding any number of records
+    yield_map: Callable[[TDataItem], Iterator[TDataItem]]
 
 
 #: loadstone's earlier name of :class:`ProcessingSteps`
@@ -223,6 +240,8 @@ class ResourceHints(TypedDict, total=False):
     schema_contract: TSchemaContract
     table_format: TTableFormat
     file_format: TLoaderFileFormat
+    references: object
+    nested_hints: Mapping[str | tuple[str, ...], Mapping[str, object]]
 
 
 class EndpointResourceBase(ResourceHints, total=False):

@@ -62,7 +62,8 @@ class SinglePagePaginator(BasePaginator):
 
 
 class RangePaginator(BasePaginator):
-    """A number in the query that moves by a step: pages and offsets.
+    """A number in the query (or, with ``param_body_path``, in the JSON body) that moves by
+    a step: pages and offsets.
 
     It stops after an empty page (``stop_after_empty_page``), when the number reaches the
     ``total`` found at ``total_path`` (plus ``base_index``), when it reaches
@@ -71,7 +72,7 @@ class RangePaginator(BasePaginator):
 
     def __init__(
         self,
-        param_name: str,
+        param_name: str | None,
         initial_value: int,
         value_step: int,
         base_index: int = 0,
@@ -79,7 +80,9 @@ class RangePaginator(BasePaginator):
         total_path: str | None = None,
         error_message_items: str = "items",
         stop_after_empty_page: bool = True,
+        *,
         has_more_path: str | None = None,
+        param_body_path: str | None = None,
     ) -> None:
         super().__init__()
         if total_path is None and maximum_value is None and not stop_after_empty_page:
@@ -97,9 +100,10 @@ class RangePaginator(BasePaginator):
         self.error_message_items = error_message_items
         self.stop_after_empty_page = stop_after_empty_page
         self.has_more_path = has_more_path
+        self.param_body_path = param_body_path
 
     def init_request(self, request: Request) -> None:
-        request.params = {**query_of(request), self.param_name: self.current_value}
+        self._put(request, self.param_name, self.param_body_path, self.current_value)
 
     def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
         if self.stop_after_empty_page and not data:
@@ -123,7 +127,15 @@ class RangePaginator(BasePaginator):
             self._has_next_page = False
 
     def update_request(self, request: Request) -> None:
-        request.params = {**query_of(request), self.param_name: self.current_value}
+        self._put(request, self.param_name, self.param_body_path, self.current_value)
+
+    @staticmethod
+    def _put(request: Request, param: str | None, body_path: str | None, value: int) -> None:
+        """``value`` at ``body_path`` of the JSON body when given, else in the query."""
+        if body_path is not None:
+            put_in_body(request, body_path, value)
+        elif param is not None:
+            request.params = {**query_of(request), param: value}
 
 
 class PageNumberPaginator(RangePaginator):
@@ -133,14 +145,18 @@ class PageNumberPaginator(RangePaginator):
         self,
         base_page: int = 0,
         page: int | None = None,
-        page_param: str = "page",
+        page_param: str | None = None,
         total_path: str | None = "total",
         maximum_page: int | None = None,
         stop_after_empty_page: bool = True,
+        *,
         has_more_path: str | None = None,
+        page_body_path: str | None = None,
     ) -> None:
+        """The page goes into ``page_param`` (default ``page``) of the query, or to
+        ``page_body_path`` of the JSON body."""
         super().__init__(
-            param_name=page_param,
+            param_name=page_param or ("page" if page_body_path is None else None),
             initial_value=base_page if page is None else page,
             value_step=1,
             base_index=base_page,
@@ -149,6 +165,7 @@ class PageNumberPaginator(RangePaginator):
             error_message_items="pages",
             stop_after_empty_page=stop_after_empty_page,
             has_more_path=has_more_path,
+            param_body_path=page_body_path,
         )
 
 
@@ -159,15 +176,20 @@ class OffsetPaginator(RangePaginator):
         self,
         limit: int,
         offset: int = 0,
-        offset_param: str = "offset",
-        limit_param: str = "limit",
+        offset_param: str | None = None,
+        limit_param: str | None = None,
         total_path: str | None = "total",
         maximum_offset: int | None = None,
         stop_after_empty_page: bool = True,
+        *,
         has_more_path: str | None = None,
+        offset_body_path: str | None = None,
+        limit_body_path: str | None = None,
     ) -> None:
+        """The offset and limit go into ``offset_param`` / ``limit_param`` of the query
+        (defaults ``offset`` / ``limit``), or to their ``*_body_path`` of the JSON body."""
         super().__init__(
-            param_name=offset_param,
+            param_name=offset_param or ("offset" if offset_body_path is None else None),
             initial_value=offset,
             value_step=limit,
             maximum_value=maximum_offset,
@@ -175,17 +197,19 @@ class OffsetPaginator(RangePaginator):
             error_message_items="items",
             stop_after_empty_page=stop_after_empty_page,
             has_more_path=has_more_path,
+            param_body_path=offset_body_path,
         )
         self.limit = limit
-        self.limit_param = limit_param
+        self.limit_param = limit_param or ("limit" if limit_body_path is None else None)
+        self.limit_body_path = limit_body_path
 
     def init_request(self, request: Request) -> None:
         super().init_request(request)
-        request.params = {**query_of(request), self.limit_param: self.limit}
+        self._put(request, self.limit_param, self.limit_body_path, self.limit)
 
     def update_request(self, request: Request) -> None:
         super().update_request(request)
-        request.params = {**query_of(request), self.limit_param: self.limit}
+        self._put(request, self.limit_param, self.limit_body_path, self.limit)
 
 
 class BaseReferencePaginator(BasePaginator):
@@ -230,6 +254,22 @@ class JSONLinkPaginator(BaseNextUrlPaginator):
         self._set_reference(find_first(self.next_url_path, _json_or_none(response)))
 
 
+class HeaderCursorPaginator(BaseReferencePaginator):
+    """A cursor in a response header (``cursor_key``), sent back as the query parameter
+    ``cursor_param``; no such header means the last page."""
+
+    def __init__(self, cursor_key: str = "next", cursor_param: str = "cursor") -> None:
+        super().__init__()
+        self.cursor_key = cursor_key
+        self.cursor_param = cursor_param
+
+    def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
+        self._set_reference(response.headers.get(self.cursor_key))
+
+    def update_request(self, request: Request) -> None:
+        request.params = {**query_of(request), self.cursor_param: self._next_reference}
+
+
 #: dlt's older name of :class:`JSONLinkPaginator`
 JSONResponsePaginator = JSONLinkPaginator
 
@@ -243,8 +283,15 @@ class JSONResponseCursorPaginator(BaseReferencePaginator):
         cursor_path: str = "cursors.next",
         cursor_param: str | None = None,
         cursor_body_path: str | None = None,
+        *,
+        stop_after_empty_page: bool = False,
+        has_more_path: str | None = None,
     ) -> None:
+        """Besides a missing cursor, an empty page stops (``stop_after_empty_page``), and so
+        does a false value at ``has_more_path``."""
         super().__init__()
+        self.stop_after_empty_page = stop_after_empty_page
+        self.has_more_path = has_more_path
         if cursor_param is not None and cursor_body_path is not None:
             raise PaginatorError("give cursor_param or cursor_body_path, not both")
         self.cursor_path = cursor_path
@@ -254,17 +301,27 @@ class JSONResponseCursorPaginator(BaseReferencePaginator):
         self.cursor_body_path = cursor_body_path
 
     def update_state(self, response: Response, data: list[TDataItem] | None = None) -> None:
-        self._set_reference(find_first(self.cursor_path, _json_or_none(response)))
+        body = _json_or_none(response)
+        self._set_reference(find_first(self.cursor_path, body))
+        if self.stop_after_empty_page and not data:
+            self._has_next_page = False
+        if self.has_more_path is not None and not find_first(self.has_more_path, body):
+            self._has_next_page = False
 
     def update_request(self, request: Request) -> None:
         if self.cursor_body_path is not None:
-            body: dict[str, TDataItem] = (
-                dict(request.json) if isinstance(request.json, dict) else {}
-            )
-            set_value(self.cursor_body_path, body, self._next_reference)
-            request.json = body
+            put_in_body(request, self.cursor_body_path, self._next_reference)
         else:
             request.params = {**query_of(request), str(self.cursor_param): self._next_reference}
+
+
+def put_in_body(request: Request, path: str, value: TDataItem) -> None:
+    """``value`` at ``path`` of the request's JSON body (a copy: the config's dict stays)."""
+    body: dict[str, TDataItem] = (
+        copy.deepcopy(request.json) if isinstance(request.json, dict) else {}
+    )
+    set_value(path, body, value)
+    request.json = body
 
 
 def query_of(request: Request) -> dict[str, TDataItem]:
