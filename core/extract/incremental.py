@@ -19,11 +19,12 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import hashlib
-import json
 import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal
+
+import orjson
 
 from loadstone.exceptions import (
     IncrementalCursorPathHasValueNone,
@@ -105,14 +106,41 @@ def _jsonable(value: TDataItem) -> TDataItem:
     return str(value) if isinstance(value, uuid.UUID) else value
 
 
-def item_hash(item: TDataItem, primary_key: Sequence[str] | None) -> str:
-    """The identity of an item for deduplication at the start value: its key, else itself."""
+def item_hash(item: TDataItem, primary_key: str | Sequence[str] | None) -> str:
+    """The identity of an item for deduplication at the start value: its key, else itself.
+
+    dlt 1.31's hash, so that a state either tool wrote deduplicates the other's rows: the
+    key's value (a key given as one name) or values (a list of names), else the whole item
+    with sorted keys, as compact JSON (datetimes as microseconds since the epoch, dates and
+    times as ISO text, decimals as text, bytes as base64), SHAKE-128 to 9 bytes in base64.
+    """
+    content: TDataItem = item
     if primary_key and isinstance(item, Mapping):
-        content: TDataItem = [item.get(key) for key in primary_key]
-    else:
-        content = item
-    text = json.dumps(content, sort_keys=True, default=str, separators=(",", ":"))
-    return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")[:12]
+        if isinstance(primary_key, str):
+            content = item.get(primary_key)
+        else:
+            content = [item.get(key) for key in primary_key]
+    text = orjson.dumps(
+        content,
+        option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS,
+        default=_hash_default,
+    )
+    return base64.b64encode(hashlib.shake_128(text).digest(9)).decode("ascii")
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def _hash_default(value: object) -> object:
+    """A value orjson leaves to us, as dlt's hash writes it."""
+    if isinstance(value, _dt.datetime):
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+        return (aware - _EPOCH) // _dt.timedelta(microseconds=1)
+    if isinstance(value, (_dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return str(value)
 
 
 def _row_hash(table: TDataItem, index: int, key: TDataItem) -> Callable[[], str]:
@@ -206,7 +234,7 @@ class Incremental:
         self._new_hashes: list[str | Callable[[], str]] = []
         self._kept = 0
         #: the key that identifies rows at the start value; () turns deduplication off
-        self._key: list[str] | tuple[()] | None = None
+        self._key: str | list[str] | tuple[()] | None = None
 
     # -- binding to a run ---------------------------------------------------------------
     def copy(self) -> Incremental:
@@ -237,7 +265,7 @@ class Incremental:
         if isinstance(key, (tuple, list)) and not key:
             bound._key = ()
         else:
-            bound._key = [key] if isinstance(key, str) else (list(key) if key else None)
+            bound._key = key if isinstance(key, str) else (list(key) if key else None)
         stored = resource_state.get("incremental", {}).get(self.cursor_path)
         if self.end_value is None:
             bound._state = resource_state
