@@ -1,11 +1,11 @@
 """Package discovery for the `core/ -> loadstone`, `plugins/ -> loadstone.plugins` mapping,
-and the relational normalizer's C hot path.
+and the relational normalizer's C hot path and native engine core.
 
 pyproject.toml holds all metadata; this file only lists the sub-packages, so that a new
 sub-package under core/ or plugins/ ships without editing a hand-kept list, and declares the
-one extension module. The extension is optional at build time (a machine without a C
-compiler still installs loadstone, and the engine runs its pure-Python reference), but the
-test suite fails when it is missing, so CI never measures the slow path by accident.
+two extension modules. Both are optional at build time (a machine without a C/C++ compiler or
+simdjson still installs loadstone, and the engine runs its pure-Python reference), but the
+test suite fails when one is missing, so CI never measures the slow path by accident.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -23,6 +23,16 @@ setup(
             ["plugins/normalizers/relational/_speedups.c"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        # the native engine core (issue 37): simdjson (Debian's libsimdjson-dev) parses a
+        # chunk's lines straight into Arrow column buffers; optional like the one above
+        Extension(
+            "loadstone.plugins.normalizers.relational._native_core",
+            ["plugins/normalizers/relational/_native_core.cpp"],
+            language="c++",
+            libraries=["simdjson"],
+            extra_compile_args=["-O2", "-std=c++20"],
+            optional=True,
+        ),
     ],
 )

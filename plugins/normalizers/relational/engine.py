@@ -28,6 +28,9 @@ import gc
 import traceback
 from collections.abc import Mapping
 
+import attrs
+
+from loadstone.plugins.normalizers.relational import native_core
 from loadstone.plugins.normalizers.relational.bad_records import BadRecords
 from loadstone.plugins.normalizers.relational.column_types import ColumnTypes
 from loadstone.plugins.normalizers.relational.facts import ChunkFacts, TableFact, TaskError
@@ -40,6 +43,7 @@ from loadstone.plugins.normalizers.relational.json_lines import (
 )
 from loadstone.plugins.normalizers.relational.names import ColumnNames
 from loadstone.plugins.normalizers.relational.native import native_loops
+from loadstone.plugins.normalizers.relational.native_core import NativeHooks
 from loadstone.plugins.normalizers.relational.row_typing import Cursor, RowTyper
 from loadstone.plugins.normalizers.relational.rows import RowFlattener, TablesMet
 from loadstone.plugins.normalizers.relational.table_buffers import TableBuffers
@@ -62,6 +66,7 @@ class ChunkEngine:
     ) -> None:
         self.chunk = chunk
         self.attempt = attempt
+        self.config_spec = config.specs[chunk.table_name]
         self.native = native_loops(config.native)
         self.cursor = Cursor()
         self.names = ColumnNames(config.naming, config.use_break_path)
@@ -80,6 +85,18 @@ class ChunkEngine:
         )
         self.rows = RowFlattener(
             config, chunk.index, self.names, self.typer, self.tables, self.cursor, self.native
+        )
+
+    def native_hooks(self) -> NativeHooks:
+        """What the native core asks of this engine's state (:mod:`.native_core`)."""
+        return NativeHooks(
+            self.chunk,
+            self.config_spec,
+            self.names,
+            self.types,
+            self.tables,
+            self.rows,
+            self.cursor,
         )
 
     def facts(self, error: TaskError | None = None) -> ChunkFacts:
@@ -106,7 +123,48 @@ class ChunkEngine:
 def run_chunk(
     config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
 ) -> ChunkFacts:
-    """Normalize one chunk; failures of the data come back as data, storage errors raise."""
+    """Normalize one chunk; failures of the data come back as data, storage errors raise.
+
+    With ``engine_core = "native"`` the native core (:mod:`.native_core`) tries the chunk
+    first; what it hands back runs here, whole, through the Python engine.
+    """
+    if config.engine_core != "native":
+        return _run_python(config, chunk, forced, attempt)
+    skipped = native_core.skip_reason(config, chunk)
+    if skipped is not None:
+        facts = _run_python(config, chunk, forced, attempt)
+        return attrs.evolve(facts, core=f"native skipped: {skipped}")
+    engine = ChunkEngine(config, chunk, forced, attempt)
+    collecting = gc.isenabled()
+    gc.disable()  # as below: the callbacks' few objects hold no cycles
+    try:
+        fell_back = native_core.run_native(config, chunk, engine.native_hooks(), engine.buffers)
+    except OSError:
+        raise
+    except Exception as exc:  # writing the core's tables: reported as the Python engine does
+        return engine.facts(_internal_error(engine, exc))
+    finally:
+        if collecting:
+            gc.enable()
+    if fell_back is None:
+        return attrs.evolve(engine.facts(), core=native_core.NATIVE)
+    facts = _run_python(config, chunk, forced, attempt)
+    return attrs.evolve(facts, core=f"native fallback: {fell_back}")
+
+
+def _internal_error(engine: ChunkEngine, exc: Exception) -> TaskError:
+    return TaskError(
+        "internal",
+        line=engine.cursor.line,
+        message=f"{type(exc).__name__}: {exc}",
+        traceback=traceback.format_exc(),
+    )
+
+
+def _run_python(
+    config: EngineConfig, chunk: Chunk, forced: Mapping[str, Mapping[str, str]], attempt: int
+) -> ChunkFacts:
+    """The chunk through the Python engine (the reference)."""
     engine = ChunkEngine(config, chunk, forced, attempt)
     spec = config.specs[chunk.table_name]
     process = engine.rows.process_item
@@ -131,13 +189,7 @@ def run_chunk(
     except OSError:
         raise  # storage, not data: the caller reports it with the path (and Spark retries)
     except Exception as exc:
-        error = TaskError(
-            "internal",
-            line=engine.cursor.line,
-            message=f"{type(exc).__name__}: {exc}",
-            traceback=traceback.format_exc(),
-        )
-        return engine.facts(error)
+        return engine.facts(_internal_error(engine, exc))
     finally:
         if collecting:
             gc.enable()

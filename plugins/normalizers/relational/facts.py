@@ -87,6 +87,10 @@ class ChunkFacts:
     bad_count: int
     discarded_rows: int
     error: TaskError | None = None
+    #: which engine core wrote the chunk: ``python``, ``native``, or ``python`` after the
+    #: native core handed it back (``native fallback: <why>``) or never took it
+    #: (``native skipped: <why>``)
+    core: str = "python"
 
     @property
     def is_bad_record(self) -> bool:

@@ -8,6 +8,7 @@ a walk of their item.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import re
@@ -63,10 +64,7 @@ def iter_lines(chunk: Chunk, remote: RemoteData | None = None) -> Iterator[tuple
             for number, line in enumerate(handle, 1):
                 yield number, line
         return
-    with _open(chunk.path, remote) as handle:
-        handle.seek(chunk.start)
-        data, size = READ_BUFFERS.read(handle, None if chunk.end < 0 else chunk.end - chunk.start)
-    try:
+    with chunk_bytes(chunk, remote) as (data, size):
         view = memoryview(data)
         find = data.find
         start, number = 0, 1
@@ -76,6 +74,20 @@ def iter_lines(chunk: Chunk, remote: RemoteData | None = None) -> Iterator[tuple
                 end = size
             yield number, view[start:end]
             start, number = end + 1, number + 1
+
+
+@contextlib.contextmanager
+def chunk_bytes(
+    chunk: Chunk, remote: RemoteData | None = None
+) -> Iterator[tuple[bytes | bytearray, int]]:
+    """The bytes of a plain file's chunk, and how many of them are the chunk's (the buffer may
+    be longer): read once into the worker's buffer, given back after (:mod:`.worker_memory`).
+    The native core (:mod:`.native_core`) reads its chunks here too."""
+    with _open(chunk.path, remote) as handle:
+        handle.seek(chunk.start)
+        data, size = READ_BUFFERS.read(handle, None if chunk.end < 0 else chunk.end - chunk.start)
+    try:
+        yield data, size
     finally:
         READ_BUFFERS.give_back(data)  # a pool worker reads its next chunk into it
 

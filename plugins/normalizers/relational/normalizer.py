@@ -66,6 +66,8 @@ from loadstone.plugins.normalizers.relational.settings import (
     DEFAULT_LAZY_SPARK_BYTES,
     cluster_slots,
     configured_workers,
+    engine_core,
+    engine_core_setting,
     engine_setting,
     min_executors,
     native_enabled,
@@ -122,6 +124,7 @@ class RelationalNormalizer:
         if engine_setting() != "local":  # a cluster it may run on must answer (issue 36)
             spark_session.check_reachable()
         native_setting()
+        engine_core_setting()
         configured_workers()
         spark_min_bytes(self.lazy_spark_bytes)
         min_executors()
@@ -227,6 +230,7 @@ class RelationalNormalizer:
             on_bad_record=context.on_bad_record,
             flush_rows=self.flush_rows,
             native=native_enabled() if self.native is None else self.native,
+            engine_core=engine_core(),
             remote=context.storage,
         )
 

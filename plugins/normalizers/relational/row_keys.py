@@ -51,6 +51,20 @@ class _RandomBytes:
     def forget(self) -> None:
         self.block, self.at = b"", 0
 
+    def take_upto(self, count: int) -> bytes:
+        """Up to ``count`` bytes (a multiple of 10): what is left of the current block, as
+        many :meth:`take` calls of 10 would get them."""
+        if self.at + 10 > len(self.block):
+            self.block, self.at = os.urandom(self.BLOCK), 0
+        at = self.at
+        self.at = min(at + count, len(self.block))
+        return self.block[at : self.at]
+
+    def give_back(self, unused: bytes) -> None:
+        """Bytes taken and not used go back in front, to be handed out next."""
+        if unused:
+            self.block, self.at = unused + self.block[self.at :], 0
+
     def take(self, count: int) -> bytes:
         if self.at + count > len(self.block):
             self.block, self.at = os.urandom(max(self.BLOCK, count)), 0
@@ -70,6 +84,18 @@ def _key(ten: bytes) -> str:
 def new_random_id() -> str:
     """dlt's random row key: 10 random bytes."""
     return _key(_random.take(10))
+
+
+def random_bytes(count: int) -> bytes:
+    """Up to ``count`` bytes of the row keys' random source: the native core makes root
+    keys of them, 10 bytes each, in the order :func:`new_random_id` would take them."""
+    return _random.take_upto(count)
+
+
+def unused_random_bytes(unused: bytes) -> None:
+    """Bytes :func:`random_bytes` gave that made no key: handed out next, so a chunk the
+    native core hands back gets the keys the Python engine would have got."""
+    _random.give_back(unused)
 
 
 def random_ids(count: int) -> list[str]:

@@ -14,6 +14,7 @@ from loadstone import spark_session
 from loadstone.exceptions import NormalizeError
 from loadstone.plugins.normalizers.relational.local_pool import default_workers
 from loadstone.plugins.normalizers.relational.native import NATIVE_AVAILABLE
+from loadstone.plugins.normalizers.relational.native_core import say_unavailable_once
 from loadstone.plugins.normalizers.relational.task import EngineConfig
 
 #: ``normalize.engine`` values: where chunks run.
@@ -60,6 +61,31 @@ def native_enabled() -> bool:
 def native_ran(config: EngineConfig) -> bool:
     """Whether a chunk run in this process ran the C loops (for the trace)."""
     return bool(config.native and NATIVE_AVAILABLE)
+
+
+#: ``normalize.engine_core`` values
+ENGINE_CORES = ("native", "python")
+
+
+def engine_core_setting() -> str:
+    """``normalize.engine_core``: ``python`` (default) or ``native``.
+
+    ``native`` parses a chunk's JSON lines with simdjson straight into Arrow column buffers
+    (no Python object per value) and hands a chunk back to the Python engine for anything it
+    does not do exactly (a coercion, a variant, a contract, an integer beyond int64 ...);
+    the tables are the same either way. Where the core is not built (no C++ compiler or
+    simdjson at install), the Python engine runs and the driver says so once.
+    """
+    return loadstone_config.get_choice("normalize.engine_core", ENGINE_CORES, "python")
+
+
+def engine_core() -> str:
+    """:func:`engine_core_setting` for a run: ``native`` where the core is not built says so
+    once (the chunks then run the Python engine, see :func:`.native_core.skip_reason`)."""
+    setting = engine_core_setting()
+    if setting == "native":
+        say_unavailable_once()
+    return setting
 
 
 def configured_workers() -> int:

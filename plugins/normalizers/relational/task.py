@@ -120,6 +120,10 @@ class EngineConfig:
     compression: str = "snappy"
     #: run the C hot path when it is built (False: the pure-Python reference loops)
     native: bool = True
+    #: ``native``: a chunk's lines go through the native engine core (simdjson into Arrow
+    #: buffers, :mod:`.native_core`) where it is built, handing back to the Python engine
+    #: what it does not do exactly; ``python``: the Python engine only
+    engine_core: str = "python"
     #: the package's data files on an object store: input is read from there; output is
     #: still written to ``out_dir`` (the caller uploads it)
     remote: RemoteData | None = None
