@@ -43,6 +43,23 @@ def _with_parents(child: dict[str, Any], **hints: Any) -> Case:
     return case
 
 
+_POSTS = {"name": "posts", "endpoint": {"path": "single/posts", "paginator": "single_page"}}
+
+
+def _SINCE(value: str) -> dict[str, Any]:
+    return {"type": "incremental", "cursor_path": "updated_at", "initial_value": value}
+
+
+def _resources(*resources: dict[str, Any]) -> Case:
+    """A config of ``resources``; the last one is read."""
+
+    def case(url: str) -> tuple[dict[str, Any], str]:
+        config = {"client": {"base_url": url}, "resources": list(resources)}
+        return config, resources[-1]["name"]
+
+    return case
+
+
 def _selector(selector: str) -> Case:
     return _one({"path": "single/posts", "data_selector": selector, "paginator": "single_page"})
 
@@ -188,6 +205,48 @@ CASES: dict[str, Case] = {
     # dlt's rest_api hands parent_table_name to its resource(), which refuses it
     "parent_table_name_refused": _with_parents(
         {"path": "posts/{resources.posts.id}/comments"}, parent_table_name="posts"
+    ),
+    # what dlt refuses in a config, and what it takes that loadstone once refused
+    "resource_named_twice": _resources(_POSTS, _POSTS),
+    "parent_not_in_config": _resources({"name": "c", "endpoint": "posts/{resources.nope.id}/x"}),
+    "parents_in_a_cycle": _resources(
+        {"name": "a", "endpoint": "x/{resources.b.id}"},
+        {"name": "b", "endpoint": "x/{resources.a.id}"},
+    ),
+    "include_from_parent_without_parent": _resources({**_POSTS, "include_from_parent": ["id"]}),
+    "resolve_param_with_another_key": _resources(
+        _POSTS,
+        {
+            "name": "c",
+            "endpoint": {
+                "path": "posts/{p}/comments",
+                "params": {"p": {"type": "resolve", "resource": "posts", "field": "id", "x": 1}},
+            },
+        },
+    ),
+    "two_incremental_params": _resources(
+        {
+            "name": "c",
+            "endpoint": {
+                "path": "events",
+                "params": {"since": _SINCE("2024-02-04T00:00:00Z"), "s2": _SINCE("2024-02-03")},
+            },
+        }
+    ),
+    "incremental_param_beside_endpoint_incremental": _resources(
+        {
+            "name": "c",
+            "endpoint": {
+                "path": "events",
+                "paginator": "single_page",
+                "params": {"since": _SINCE("2024-02-04T00:00:00Z")},
+                "incremental": {
+                    "start_param": "since2",
+                    "cursor_path": "updated_at",
+                    "initial_value": "2024-02-03T00:00:00Z",
+                },
+            },
+        }
     ),
     # processing steps
     "yield_map": _steps([{"yield_map": _two_each}]),

@@ -62,14 +62,11 @@ def parent_fields(endpoint: Endpoint) -> list[ParentField]:
 
 
 def _resolve_param(name: str, value: Mapping[str, object]) -> ParentField:
-    """``{"type": "resolve", "resource": ..., "field": ...}``, checked."""
-    unknown = set(value) - {"type", "resource", "field"}
+    """``{"type": "resolve", "resource": ..., "field": ...}`` (other keys are ignored, as dlt
+    ignores them)."""
     resource, field = value.get("resource"), value.get("field")
-    if unknown or not resource or not field:
-        raise TypeError(
-            f"rest_api resolve param {name!r} takes resource and field"
-            + (f"; option {sorted(unknown)[0]!r} is not supported" if unknown else "")
-        )
+    if not resource or not field:
+        raise TypeError(f"rest_api resolve param {name!r} takes resource and field")
     return ParentField(str(resource), str(field), name)
 
 

@@ -11,6 +11,7 @@ and deduplicates what comes back, keeping its state with the pipeline's.
 
 from __future__ import annotations
 
+import graphlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import cast
 
@@ -103,33 +104,44 @@ class EndpointCall:
 
 
 def build_resources(config: t.RESTAPIConfig) -> list[Resource]:
-    """The resources of ``config``, in its order (parents are built before children)."""
+    """The resources of ``config``, in its order (parents are built before children).
+
+    Refused as dlt 1.31 refuses them, when the source is made: a name used twice, a parent
+    that is not a resource of the config, ``include_from_parent`` without a parent
+    (``ValueError``), parents in a cycle (``graphlib.CycleError``, a ``ValueError`` too).
+    """
     config_setup.check_config(config)
     client = make_client(config["client"])
     defaults = config.get("resource_defaults") or t.EndpointResourceBase()
-    specs = [config_setup.merged_resource(r, defaults) for r in config.get("resources") or []]
-    names = [s["name"] for s in specs]
-    doubled = sorted({n for n in names if names.count(n) > 1})
-    if doubled:
-        raise TypeError(f"rest_api config names resource {doubled[0]!r} twice")
+    specs = {}
+    for given in config.get("resources") or []:
+        spec = config_setup.merged_resource(given, defaults)
+        if spec["name"] in specs:
+            raise ValueError(f"rest_api config names resource {spec['name']!r} twice")
+        specs[spec["name"]] = spec
+    parents = {name: _checked_parent(spec, specs) for name, spec in specs.items()}
+    graph = {name: [parent] if parent else [] for name, parent in parents.items()}
     built: dict[str, Resource] = {}
-    pending = list(specs)
-    while pending:
-        ready = [s for s in pending if _parent_of(s) in (None, *built)]
-        if not ready:
-            missing = {str(_parent_of(s)) for s in pending} - set(names)
-            raise TypeError(
-                f"rest_api resource {pending[0]['name']!r} takes values from "
-                + (
-                    f"{sorted(missing)[0]!r}, which is not a resource of the config"
-                    if missing
-                    else "a cycle of resources"
-                )
-            )
-        for spec in ready:
-            built[spec["name"]] = make_resource(spec, client, built)
-            pending.remove(spec)
-    return [built[n] for n in names]
+    for name in graphlib.TopologicalSorter(graph).static_order():
+        built[name] = make_resource(specs[name], client, built)
+    return [built[name] for name in specs]
+
+
+def _checked_parent(
+    spec: t.EndpointResource, specs: Mapping[str, t.EndpointResource]
+) -> str | None:
+    name, parent = spec["name"], _parent_of(spec)
+    if parent is not None and parent not in specs:
+        raise ValueError(
+            f"rest_api resource {name!r} takes values from {parent!r}, which is not a "
+            "resource of the config"
+        )
+    if parent is None and spec.get("include_from_parent"):
+        raise ValueError(
+            f"rest_api resource {name!r} has include_from_parent but takes no values from "
+            "a parent resource"
+        )
+    return parent
 
 
 def make_client(client: t.ClientConfig) -> RESTClient:
@@ -232,13 +244,14 @@ def _endpoint_call(spec: t.EndpointResource, client: RESTClient) -> EndpointCall
 def _incremental_request(
     endpoint: t.Endpoint, params: dict[str, TDataItem], where: str
 ) -> IncrementalRequest | None:
-    """The cursor of ``endpoint.incremental`` or of a ``{"type": "incremental"}`` param (taken
-    out of ``params``)."""
+    """The cursor of a ``{"type": "incremental"}`` param (taken out of ``params``), else of
+    ``endpoint.incremental``: as in dlt the param wins, and two such params are a
+    ``ValueError``."""
     as_params = [
         k for k, v in params.items() if isinstance(v, Mapping) and v.get("type") == "incremental"
     ]
-    if len(as_params) + ("incremental" in endpoint) > 1:
-        raise TypeError(f"rest_api {where}: only one incremental cursor per endpoint")
+    if len(as_params) > 1:
+        raise ValueError(f"rest_api {where}: one incremental param per endpoint, found {as_params}")
     if as_params:
         spec = params.pop(as_params[0])
         cursor, convert = config_setup.make_incremental(spec, where)
