@@ -23,6 +23,7 @@ import attrs
 from loadstone.exceptions import ExtractError, InvalidTableName, TablePropertiesConflictException
 from loadstone.exceptions.base import os_error_text
 from loadstone.extract.decorators import is_source_factory
+from loadstone.extract.extract_schema import add_root_tables
 from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.resource_hints import TableHints, check_nested_links
@@ -190,6 +191,9 @@ class ExtractStep:
         name = folder.pipeline_name
         inputs = [fingerprint(name, path) for path in input_files_of(data)]
         _publish_extracted(package)
+        with_rows = [table_name for table_name, t in result.tables.items() if t.items]
+        naming = self.context.target.naming_for(schema)
+        declared = add_root_tables(schema, package.table_hints(), with_rows, naming)
         package.write_schema(schema)
         folder.register_schema(schema)
         if _replaces_a_table(package):  # dlt keeps a replaced source's (maybe empty) state
@@ -206,6 +210,7 @@ class ExtractStep:
                 record_changes(package.load_id, state_before, folder.state)
             ),
             inputs=[i.asdict() for i in inputs],
+            declared_tables=declared,  # normalize makes them again from the hints
         )
         folder.save_schema(schema)
         folder.save_state(self.context.target)

@@ -79,6 +79,18 @@ def _evolved_schema(result: NormalizeResult) -> Schema:
     return schema if isinstance(schema, Schema) else Schema.from_dict(schema)
 
 
+def _without_declared(schema: Schema, package: LoadPackage) -> Schema:
+    """A copy without the root tables the package's extract declared (``declared_tables``,
+    saved as dlt's extract saves them): the normalizer makes them again from the package's
+    hints, so they come out as new tables, as in a schema that never had them."""
+    declared = [n for n in package.meta.get("declared_tables") or [] if schema.has_table(n)]
+    if not declared:
+        return schema
+    working = schema.copy()
+    working.drop_tables(declared)
+    return working
+
+
 def _switch_naming(schema: Schema, naming: NamingConvention) -> None:
     """Move a schema to a newly configured naming convention.
 
@@ -136,6 +148,7 @@ class NormalizeStep:
         self.context.on_package("normalize", package.load_id)
         self._verify_extracted(package)
         schema = folder.schema_for_package(package) or target.new_schema(package.schema_name, None)
+        schema = _without_declared(schema, package)
         naming = target.naming_for(schema)
         _switch_naming(schema, naming)
         context = self._normalize_context(package, naming, step, on_files)

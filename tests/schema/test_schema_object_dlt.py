@@ -46,10 +46,6 @@ _NAMING_IN_PIPELINE = (
     "dlt sizes schema.naming to the active pipeline's destination (max_length 65536 on "
     "DuckDB); loadstone sizes the naming convention where it loads, not on the schema"
 )
-_SAVES = (
-    "dlt's extract saves the schema with the run's root tables before normalize adds the "
-    "nested ones; loadstone builds them at normalize, so one previous hash fewer"
-)
 
 #: probes on ``Schema.from_dict(dlt's document)`` that still differ, and why
 KNOWN_FROM_DOCUMENT = {
@@ -62,12 +58,7 @@ KNOWN_FROM_DOCUMENT = {
 
 #: probes on the pipeline's ``default_schema`` that still differ, and why (the schema
 #: members answer as dlt's on the same content: the differences are in what the run built)
-KNOWN_PIPELINE = {
-    **KNOWN_FROM_DOCUMENT,
-    **dict.fromkeys(
-        ("previous_hashes", "replace_schema_content", "replace_schema_content_linked"), _SAVES
-    ),
-}
+KNOWN_PIPELINE = KNOWN_FROM_DOCUMENT
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,50 @@
+"""The extract saves the run's root tables, so a run saves the schema versions dlt 1.31 does.
+
+dlt's extract writes the tables its resources declare (and the state table) and saves the
+schema before normalize adds the nested tables: ``previous_hashes`` holds one hash per save.
+The steps of ``tests/compat/extract_schema_probes.py`` ran under dlt; the versions, hash
+counts and tables it saw are in ``tests/fixtures/dlt_extract_schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import locations
+import pytest
+
+import loadstone
+from tests.compat.extract_schema_probes import steps_outcome
+
+RECORDED: dict[str, Any] = json.loads((locations.FIXTURES / "dlt_extract_schema.json").read_text())[
+    "outcome"
+]
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return steps_outcome(loadstone, tmp_path_factory.mktemp("extract_schema"))
+
+
+@pytest.mark.parametrize("step", sorted(RECORDED))
+def test_each_step_saves_the_schema_dlt_saves(outcome: dict[str, Any], step: str) -> None:
+    assert outcome[step] == RECORDED[step]
+
+
+def test_a_table_declared_at_extract_is_made_new_at_normalize(tmp_path: Path) -> None:
+    """Under a frozen column contract a new table still takes its first columns: the table
+    the extract saved is made again by normalize, as a table the schema never had."""
+
+    @loadstone.resource(schema_contract={"columns": "freeze"}, columns={"note": {}})
+    def things() -> Any:
+        yield {"id": 1, "note": "x"}
+
+    pipeline = loadstone.pipeline(
+        "declared",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "declared.duckdb")),
+        pipelines_dir=str(tmp_path),
+    )
+    pipeline.run(things())
+    assert list(pipeline.default_schema.tables["things"]["columns"])[:2] == ["id", "note"]
