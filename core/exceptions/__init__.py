@@ -52,10 +52,12 @@ from loadstone.exceptions.destinations import (
     UnsupportedWriteDisposition,
 )
 from loadstone.exceptions.extract import (
+    ExternalSchedulerNotAvailable,
     ExtractError,
     IncrementalCursorPathHasValueNone,
     IncrementalCursorPathMissing,
     InvalidTableName,
+    JoinSchedulerError,
     ResourceError,
     ResourceExtractionError,
     ValueErrorWithKnownValues,
@@ -145,6 +147,7 @@ __all__ = [
     "DestinationNotSupported",
     "DestinationSchemaMismatch",
     "DuckDBConnectionError",
+    "ExternalSchedulerNotAvailable",
     "ExtractError",
     "FileReadError",
     "FilesystemConfigError",
@@ -163,6 +166,7 @@ __all__ = [
     "InvalidSchemaError",
     "InvalidTableName",
     "JSONPathError",
+    "JoinSchedulerError",
     "LoadFailed",
     "LoadPackageError",
     "LoadRefused",

@@ -64,6 +64,30 @@ class IncrementalCursorPathHasValueNone(IncrementalCursorPathMissing):
     """The value at the cursor path is None (``on_cursor_value_missing="raise"``)."""
 
 
+class ExternalSchedulerNotAvailable(LoadstoneError):
+    """``incremental(allow_external_schedulers=True)`` found no interval to load (dlt's
+    error and message): ``DLT_INTERVAL_START`` and ``DLT_INTERVAL_END`` must both be set."""
+
+    def __init__(self, resource_name: str) -> None:
+        self.resource_name = resource_name
+        super().__init__(
+            f"In processing pipe `{resource_name}`: External scheduler interval is not "
+            "available. The resource has allow_external_schedulers=True but no interval was "
+            "provided by the runtime (no DLT_INTERVAL_START/DLT_INTERVAL_END env vars, no "
+            "Airflow context, and no interval injected by the launcher)."
+        )
+
+
+class JoinSchedulerError(LoadstoneError):
+    """The scheduler's interval cannot be given the cursor's type (dlt's error): the
+    incremental needs an ``initial_value`` (or ``end_value``) of a datetime, date or number."""
+
+    def __init__(self, resource_name: str, cursor_path: str, reason: str) -> None:
+        self.resource_name = resource_name
+        self.cursor_path = cursor_path
+        super().__init__(f"In processing pipe `{resource_name}`: {reason}")
+
+
 class ResourceError(LoadstoneError):
     """A resource or source is declared or used wrongly (name, hint, data)."""
 

@@ -30,6 +30,7 @@ from loadstone.exceptions import (
     IncrementalCursorPathHasValueNone,
     IncrementalCursorPathMissing,
 )
+from loadstone.extract.external_schedule import scheduled_interval
 from loadstone.storage.state import live_value
 from loadstone.typing import TDataItem
 
@@ -209,9 +210,9 @@ class Incremental:
             raise TypeError(
                 f"incremental(lag=...) takes a number of seconds, days or units: {lag!r}"
             )
-        if allow_external_schedulers:
-            raise TypeError("incremental(allow_external_schedulers=True) is not supported")
         self.cursor_path = cursor_path
+        #: the start and end come from the scheduler's interval (:mod:`.external_schedule`)
+        self.allow_external_schedulers = bool(allow_external_schedulers)
         self.initial_value = initial_value
         self.last_value_func = last_value_func
         self._func = _resolve_last_value_func(last_value_func)
@@ -245,7 +246,7 @@ class Incremental:
             self.primary_key,
             self.end_value,
             self.row_order,
-            None,
+            self.allow_external_schedulers,
             self.on_cursor_value_missing,
             self.lag,
             self.range_start,
@@ -267,7 +268,13 @@ class Incremental:
         else:
             bound._key = key if isinstance(key, str) else (list(key) if key else None)
         stored = resource_state.get("incremental", {}).get(self.cursor_path)
-        if self.end_value is None:
+        if self.allow_external_schedulers:  # the scheduler's interval: a range, no state
+            bound.start_value, bound.end_value = scheduled_interval(
+                resource_name, self.cursor_path, self.initial_value, self.end_value
+            )
+            bound.initial_value = bound.start_value
+            stored = None
+        elif self.end_value is None:
             bound._state = resource_state
         if stored and self.end_value is None:
             bound.start_value = state_value(stored.get("last_value"))
