@@ -18,6 +18,10 @@ from loadstone.extract.resource_hints import (
     StoredHint,
     StoredHints,
     additional_hint_dict,
+    check_file_format,
+    cursor_column_hints,
+    merge_hints,
+    nested_hint_list,
     normalize_columns,
     normalize_write_disposition,
     reference_list,
@@ -94,7 +98,10 @@ def with_hints(
 def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
     """dlt's hint dict (``make_hints`` form) -> the hint dict extract stores per table."""
     known = ("columns", "write_disposition", "primary_key", "merge_key", "schema_contract")
-    unknown = set(hints) - {*known, *_TABLE_KEYS, "name", "table_format", "file_format"}
+    # the cursor is the resource's (``merge_hints`` binds it); a page's hints have no use
+    # for it, as dlt's
+    extra = ("name", "table_format", "file_format", "nested_hints", "incremental")
+    unknown = set(hints) - {*known, *_TABLE_KEYS, *extra}
     if unknown:
         raise TypeError(f"hints {', '.join(sorted(unknown))} are not supported by loadstone")
     out = hint_dict(
@@ -108,9 +115,12 @@ def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
         references=hints.get("references"),
         additional_table_hints=hints.get("additional_table_hints"),
         parent_table_name=hints.get("parent_table_name"),
+        nested_hints=hints.get("nested_hints"),
     )
     if hints.get("name") is not None:
         out["name"] = hints["name"]
+    if hints.get("incremental") is not None:  # a page's cursor only marks its column (dlt's)
+        out = merge_hints(out, cursor_column_hints(hints["incremental"].cursor_path))
     return out
 
 
@@ -132,19 +142,13 @@ def make_hints(
     additional_table_hints: Mapping[str, object] | None = None,
     references: object = None,
     incremental: Incremental | None = None,
-    nested_hints: Mapping[str, object] | None = None,
+    nested_hints: Mapping[str | tuple[str, ...], Mapping[str, StoredHint]] | None = None,
 ) -> StoredHints:
-    """Hints for :func:`with_hints` or ``apply_hints``: dlt's ``make_hints``.
+    """Hints for :func:`with_hints` or ``merge_hints``: dlt's ``make_hints``.
 
-    The hints loadstone cannot honour raise ``TypeError`` here rather than be ignored.
+    ``incremental`` becomes the resource's cursor in ``merge_hints`` (a page's hints do not
+    filter, as dlt's); ``nested_hints`` are the nested tables' hints, as on the resource.
     """
-    refused: tuple[tuple[str, object], ...] = (
-        ("incremental", incremental),
-        ("nested_hints", nested_hints),
-    )
-    for name, value in refused:
-        if value is not None:
-            raise TypeError(f"make_hints({name}=...) is not supported by loadstone")
     hints: StoredHints = {"columns": normalize_columns(columns) if columns else {}}
     for name, value in (
         ("write_disposition", write_disposition),
@@ -164,6 +168,11 @@ def make_hints(
         hints["parent_table_name"] = parent_table_name
     if additional_table_hints is not None:
         hints["additional_table_hints"] = additional_hint_dict(additional_table_hints)
+    if nested_hints is not None:
+        nested_hint_list(nested_hints)  # a bad one fails where it is given
+        hints["nested_hints"] = dict(nested_hints)
+    if incremental is not None:
+        hints["incremental"] = incremental
     return hints
 
 
@@ -174,14 +183,26 @@ def make_nested_hints(
     merge_key: TColumnNames | None = None,
     write_disposition: TWriteDispositionConfig | None = None,
     references: object = None,
-    **others: object,
+    table_format: TTableFormat | None = None,
+    file_format: TLoaderFileFormat | None = None,
+    additional_table_hints: Mapping[str, object] | None = None,
+    parent_table_name: str | None = None,
+    table_name: object = None,
+    incremental: object = None,
+    nested_hints: object = None,
 ) -> StoredHints:
     """Hints for one nested table, for ``nested_hints={"field": make_nested_hints(...)}``
-    (dlt's keys: a key breaks the table's link to its parent, see ``nested_hint_list``);
-    other hints raise ``TypeError`` rather than be ignored."""
-    for name, value in others.items():
-        if value is not None:
-            raise TypeError(f"make_nested_hints({name}=...) is not supported by loadstone")
+    (dlt's keys: a key breaks the table's link to its parent, see ``nested_hint_list``).
+
+    It takes ``make_hints``'s arguments, as dlt's: formats and additional hints go into the
+    nested table; ``table_name``, ``incremental`` and ``nested_hints`` are kept and unused
+    (a nested table's name is its path, as in dlt). ``parent_table_name`` is refused: dlt
+    records a parent whose rows the table's ``_dlt_parent_id`` does not reference."""
+    if parent_table_name is not None:
+        raise TypeError(
+            "make_nested_hints(parent_table_name=...) is not supported by loadstone: a nested "
+            "table's parent is the table its path is under"
+        )
     from loadstone.schema.contracts import SchemaContract
 
     hints: StoredHints = {"columns": normalize_columns(columns)}
@@ -193,9 +214,18 @@ def make_nested_hints(
         hints["write_disposition"] = write_disposition
     if references is not None:
         hints["references"] = reference_list(references)
-    for name, value in (("primary_key", primary_key), ("merge_key", merge_key)):
-        if value is not None:
-            hints[name] = value
+    if additional_table_hints is not None:
+        hints["additional_table_hints"] = additional_hint_dict(additional_table_hints)
+    given = (
+        ("primary_key", primary_key),
+        ("merge_key", merge_key),
+        ("table_format", table_format),
+        ("file_format", check_file_format(file_format)),
+        ("table_name", table_name),
+        ("incremental", incremental),
+        ("nested_hints", nested_hints),
+    )
+    hints.update((name, value) for name, value in given if value is not None)
     return hints
 
 

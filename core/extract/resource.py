@@ -11,36 +11,24 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from loadstone.exceptions import ResourceError
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
-from loadstone.extract.mark import stored_hints_of, unwrap
+from loadstone.extract.mark import TableNameMeta, stored_hints_of, unwrap
 from loadstone.extract.pipe_iterator import pages_of
 from loadstone.extract.pydantic_models import add_model_validator
 from loadstone.extract.resource_hints import (
     StoredHint,
     StoredHints,
     TableHints,
+    cursor_column_hints,
     merge_hints,
     nested_hints_by_path,
-    reject_unsupported,
-    table_keys_of,
 )
-from loadstone.extract.resource_pipe import (
-    BoundPipe,
-    CursorStep,
-    PageStep,
-    Step,
-    flatten,
-    limit_step,
-    maybe,
-    per_item,
-    table_filter,
-)
+from loadstone.extract.resource_pipe import BoundPipe, CursorStep, PageStep, Step, flatten
 from loadstone.extract.resource_signature import (
     arguments_by_name,
     cursor_template,
@@ -48,7 +36,10 @@ from loadstone.extract.resource_signature import (
     has_no_required_args,
     incremental_argument,
 )
+from loadstone.extract.resource_steps import ResourceSteps
 from loadstone.extract.saved_state import StateDict, resource_state_of
+from loadstone.extract.table_schema import declared_table
+from loadstone.extract.table_variants import add_variant, variant_hints
 from loadstone.typing import (
     TAnySchemaColumns,
     TColumnNames,
@@ -63,10 +54,8 @@ from loadstone.typing import (
 if TYPE_CHECKING:
     from loadstone.schema.stored import TColumnSchema
 
-logger = logging.getLogger(__name__)
 
-
-class Resource:
+class Resource(ResourceSteps):
     """An iterable of data items with the table hints that go with it.
 
     The data is a value (list, iterable, file path, DataFrame) or a function (generator,
@@ -104,6 +93,8 @@ class Resource:
         self._call_kwargs: dict[str, TDataItem] = {}
         self._steps: list[Step] = []
         self._incremental = incremental
+        #: hints kept for other tables the resource fills (dlt's table variants)
+        self._variants: dict[str, StoredHints] = {}
         self._parent: Resource | None = None
         self.is_transformer = False
         #: read on extract's thread pool (dlt's ``parallelized=True`` / ``parallelize()``)
@@ -149,6 +140,7 @@ class Resource:
         clone._from_function = self._from_function
         clone._call_args, clone._call_kwargs = self._call_args, dict(self._call_kwargs)
         clone._steps = list(self._steps)
+        clone._variants = dict(self._variants)
         clone._parent = self._parent
         clone.is_transformer = self.is_transformer
         clone.parallelized = self.parallelized
@@ -229,41 +221,37 @@ class Resource:
         return dict(self._hints)
 
     def compute_table_hints(self) -> StoredHints:
-        """The hints extract stores for this resource's table(s)."""
-        return dict(self._hints)
+        """The hints extract stores for this resource's table(s), with the cursor's column
+        marked (``incremental: true``, as dlt's; a cursor argument's too)."""
+        cursor = self.incremental
+        return merge_hints(
+            self._hints, cursor_column_hints(None if cursor is None else cursor.cursor_path)
+        )
 
-    def compute_table_schema(self, item: TDataItem = None) -> StoredHints:
-        """The table this resource declares, in dlt's dict form (name, columns, hints)."""
-        hints = self._hints
-        table_name = self.table_name
+    @property
+    def table_variants(self) -> dict[str, StoredHints]:
+        """The hints kept for other tables the resource fills, by table name (given with
+        ``create_table_variant=True``; see :mod:`loadstone.extract.table_variants`)."""
+        return dict(self._variants)
+
+    def compute_table_schema(self, item: TDataItem = None, meta: object = None) -> StoredHints:
+        """The table this resource declares, in dlt's dict form (name, columns, hints): for
+        ``item`` when the name is a function of it, for the table a ``with_table_name``
+        mark (``meta``) names; a variant of that table gives its hints, as dlt's."""
+        table_name = meta.table_name if isinstance(meta, TableNameMeta) else self.table_name
         if callable(table_name):
             if item is None:
                 raise ResourceError(
                     f"resource {self.name!r} has a dynamic table name: pass an item"
                 )
             table_name = table_name(item)
-        columns = {name: dict(col) for name, col in (hints.get("columns") or {}).items()}
-        for hint in ("primary_key", "merge_key"):  # the resource's key replaces column flags
-            if hint not in hints:
-                continue
-            keys = hints[hint] or []
-            for name, column in columns.items():
-                if name not in keys:
-                    column.pop(hint, None)
-            for key in keys:
-                columns.setdefault(key, {"name": key}).update({hint: True})
-                columns[key].setdefault("nullable", False)
-        table: StoredHints = {"columns": columns, "write_disposition": self.write_disposition}
-        for key, value in hints.items():
-            if key.startswith("x-") or key in ("schema_contract", "table_format", "file_format"):
-                table[key] = value
-        if "max_nesting" in hints:
-            table["x-normalizer"] = {"max_nesting": hints["max_nesting"]}
-        table.update(table_keys_of(hints))  # references, additional hints, parent (dlt's)
-        table["name"] = table_name
-        if "parent" not in table:  # a nested table belongs to its parent's resource (dlt's)
-            table["resource"] = self.name
-        return table
+        routed = isinstance(meta, TableNameMeta) or callable(self._table_name)
+        cursor = self._incremental  # a cursor argument shows once bound to a run, as dlt's
+        hints = merge_hints(
+            self._hints, cursor_column_hints(None if cursor is None else cursor.cursor_path)
+        )
+        variant = variant_hints(hints, self._variants, table_name) if routed else None
+        return declared_table(hints if variant is None else variant, table_name, self.name)
 
     def apply_hints(
         self,
@@ -283,12 +271,13 @@ class Resource:
         nested_hints: Mapping[str | tuple[str, ...], Mapping[str, StoredHint]] | None = None,
         max_table_nesting: int | None = None,
     ) -> Resource:
-        """Change the hints in place (dlt semantics: columns merge, the rest replaces)."""
-        reject_unsupported("apply_hints", create_table_variant=create_table_variant)
-        if table_name is not None:
-            self._table_name = table_name
-        if incremental is not None:
+        """Change the hints in place (dlt semantics: columns merge, the rest replaces);
+        with ``create_table_variant`` they are kept for the table ``table_name`` names and
+        the resource's own hints stay."""
+        if incremental is not None and not create_table_variant:
             self._incremental = as_incremental(incremental)
+        if table_name is not None and not create_table_variant:
+            self._table_name = table_name
         new = TableHints(
             write_disposition=write_disposition,
             primary_key=primary_key,
@@ -303,6 +292,9 @@ class Resource:
             additional_table_hints=additional_table_hints,
             parent_table_name=parent_table_name,  # type: ignore[arg-type]  # a name here
         ).stored()
+        if create_table_variant:
+            self._variants = add_variant(self._variants, table_name, new)
+            return self
         self._hints = merge_hints(self._hints, new)
         add_model_validator(self, columns, self._hints.get("schema_contract"))
         return self
@@ -311,10 +303,16 @@ class Resource:
         self, hints_template: Mapping[str, StoredHint], create_table_variant: bool = False
     ) -> Resource:
         """Apply hints made by ``loadstone.mark.make_hints`` (dlt's ``merge_hints``): columns
-        merge, the rest replaces; a ``table_name`` in them names the table."""
-        reject_unsupported("merge_hints", create_table_variant=create_table_variant)
+        merge, the rest replaces; a ``table_name`` in them names the table, or with
+        ``create_table_variant`` the table the hints are kept for; an ``incremental`` in
+        them is the resource's cursor, as ``apply_hints(incremental=...)``."""
         new = stored_hints_of(hints_template)
         table_name = new.pop("name", None)
+        if create_table_variant:
+            self._variants = add_variant(self._variants, table_name, new)
+            return self
+        if hints_template.get("incremental") is not None:
+            self._incremental = as_incremental(hints_template["incremental"])
         if table_name is not None:
             self._table_name = table_name
         self._hints = merge_hints(self._hints, new)
@@ -468,57 +466,6 @@ class Resource:
     @property
     def data(self) -> TDataItem:
         return self._data
-
-    def add_step(
-        self, step: Callable[[TDataItem], TDataItem], insert_at: int | None = None
-    ) -> Resource:
-        """A function of each item that returns the item to keep (dlt's ``add_step`` with a
-        plain function: a map; ``None`` drops the item)."""
-        return self.add_map(step, insert_at)
-
-    def add_map(
-        self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
-    ) -> Resource:
-        """Transform each item (``None`` from ``func`` drops the item)."""
-        return self._insert_step(per_item(lambda item: maybe(func(item))), insert_at)
-
-    def add_filter(
-        self, func: Callable[[TDataItem], bool], insert_at: int | None = None
-    ) -> Resource:
-        """Keep only items for which ``func`` is true."""
-        return self._insert_step(per_item(lambda item: [item] if func(item) else []), insert_at)
-
-    def add_yield_map(
-        self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
-    ) -> Resource:
-        """Replace each item by the items ``func`` yields for it (0, 1 or many)."""
-        return self._insert_step(per_item(lambda item: list(flatten(func(item)))), insert_at)
-
-    def _insert_step(self, step: Step, insert_at: int | None) -> Resource:
-        self._steps.insert(len(self._steps) if insert_at is None else insert_at, step)
-        return self
-
-    def add_limit(
-        self, max_items: int | None = None, max_time: float | None = None, count_rows: bool = False
-    ) -> Resource:
-        """Stop after ``max_items`` yields of the data (a yielded list is one; with
-        ``count_rows`` its rows count) or after ``max_time`` seconds, as dlt's ``add_limit``:
-        a quick way to try a pipeline on a sample of a large source."""
-        if self.is_transformer:  # dlt: a transformer follows its parent's pages
-            logger.warning(
-                "add_limit on transformer %s has no effect: set the limit on the resource "
-                "it reads from",
-                self.name,
-            )
-            return self
-        self._steps.append(limit_step(max_items, max_time, count_rows))
-        return self
-
-    def select_tables(self, *table_names: str) -> Resource:
-        """Keep only the items that go to ``table_names`` (dlt's ``select_tables``)."""
-        table_of = self._table_name if callable(self._table_name) else None
-        self._steps.append(table_filter(set(table_names), table_of))
-        return self
 
     def parallelize(self) -> Resource:
         """Read this resource's pages (a transformer's calls) on extract's thread pool, beside

@@ -8,6 +8,7 @@ it is given, before any data is read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -100,7 +101,13 @@ NESTED_HINTS = (
     "merge_key",
     "write_disposition",
     "references",
+    "table_format",
+    "file_format",
+    "additional_table_hints",
 )
+#: what dlt's ``make_nested_hints`` takes (it takes ``make_hints``'s arguments) and a nested
+#: table does not use: dlt 1.31 keeps them in the dict and loads as if they were not given
+NESTED_HINTS_UNUSED = ("table_name", "incremental", "nested_hints", "original_columns")
 
 
 def nested_hint_list(
@@ -116,7 +123,7 @@ def nested_hint_list(
     out = []
     for path, hint in nested_hints.items():
         parts = [path] if isinstance(path, str) else [str(p) for p in path]
-        unknown = set(hint or {}) - set(NESTED_HINTS) - {"original_columns"}
+        unknown = set(hint or {}) - {*NESTED_HINTS, *NESTED_HINTS_UNUSED}
         if unknown:
             raise TypeError(
                 f"nested_hints {', '.join(sorted(unknown))} are not supported by loadstone "
@@ -134,6 +141,12 @@ def nested_hint_list(
         entry.update(disposition)
         if hint.get("references") is not None:
             entry["references"] = reference_list(hint["references"])
+        if hint.get("table_format") is not None:
+            entry["table_format"] = hint["table_format"]
+        if hint.get("file_format") is not None:
+            entry["file_format"] = check_file_format(hint["file_format"])
+        if hint.get(ADDITIONAL_HINTS) is not None:
+            entry[ADDITIONAL_HINTS] = additional_hint_dict(hint[ADDITIONAL_HINTS])
         out.append(entry)
     return out
 
@@ -247,6 +260,9 @@ class TableHints:
 
 #: the stored key of ``additional_table_hints``: spread into the table where it is made
 ADDITIONAL_HINTS = "additional_table_hints"
+#: the table key dlt records in a table made from a table variant (the variant's name; see
+#: :mod:`loadstone.extract.table_variants`)
+VARIANT_NAME = "variant_name"
 
 
 def reference_list(references: object) -> list[StoredHints]:
@@ -277,13 +293,27 @@ def additional_hint_dict(hints: object) -> StoredHints:
 
 def table_keys_of(hints: Mapping[str, StoredHint]) -> StoredHints:
     """The stored hints that become table keys as they are: references, the additional
-    hints, the parent (what compute_table_schema shows and the schema keeps)."""
+    hints, the parent, a variant's name (what compute_table_schema shows and the schema
+    keeps)."""
     out: StoredHints = {}
     if hints.get("references") is not None:
         out["references"] = hints["references"]
     out.update(hints.get(ADDITIONAL_HINTS) or {})
     if hints.get("parent") is not None:
         out["parent"] = hints["parent"]
+    if hints.get(VARIANT_NAME) is not None:
+        out[VARIANT_NAME] = hints[VARIANT_NAME]
+    return out
+
+
+def nested_table_keys(entry: Mapping[str, StoredHint]) -> StoredHints:
+    """The table keys a nested table takes as they are from its ``make_nested_hints``
+    entry (:func:`nested_hint_list`): its table and file format and its additional hints,
+    as dlt 1.31 records them in the nested table."""
+    out: StoredHints = {
+        key: entry[key] for key in ("table_format", "file_format") if entry.get(key) is not None
+    }
+    out.update(entry.get(ADDITIONAL_HINTS) or {})
     return out
 
 
@@ -323,6 +353,18 @@ def merge_hints(base: Mapping[str, StoredHint], override: Mapping[str, StoredHin
         else:
             out[key] = value
     return out
+
+
+#: a cursor path that is a field of the item itself (not a JSON path): dlt marks its column
+_TOP_LEVEL_FIELD = re.compile(r"[^\W\d]\w*\Z")
+
+
+def cursor_column_hints(cursor_path: str | None) -> StoredHints:
+    """The column hint dlt 1.31 gives a cursor on a top-level field (``incremental: true``
+    on that column, named as the path is given); none for a JSON path (``$.id``, ``a.b``)."""
+    if cursor_path is None or not _TOP_LEVEL_FIELD.match(cursor_path):
+        return {}
+    return {"columns": {cursor_path: {"name": cursor_path, "incremental": True}}}
 
 
 def reject_unsupported(where: str, **given: object) -> None:

@@ -34,6 +34,7 @@ from loadstone.extract.pipe_graph import PipeNode, pipe_graph
 from loadstone.extract.pipe_iterator import AsResource, PipeIterator
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import StoredHint, StoredHints, merge_hints
+from loadstone.extract.table_variants import Variants, add_variant, variant_hints
 from loadstone.extract.tabular_files import tabular_kind
 from loadstone.extract.writers import PackageWriter
 from loadstone.storage import package_storage
@@ -129,7 +130,7 @@ def _sink_of(
     target = table_name if table_name is not None else res.table_name
     if in_place is not None and isinstance(target, str):
         return InPlaceSink(writer, res, in_place, target, hints, run_hints)
-    return TableSink(writer, res.name, hints, target, run_hints)
+    return TableSink(writer, res.name, hints, target, run_hints, res.table_variants)
 
 
 class TableSink:
@@ -143,29 +144,33 @@ class TableSink:
         hints: StoredHints,
         target: TTableHintTemplate[str],
         run_hints: Mapping[str, StoredHint],
+        variants: Variants,
     ) -> None:
         self.writer, self.resource_name = writer, resource_name
         self.hints, self.target, self.run_hints = hints, target, run_hints
+        self.variants = dict(variants)  # the resource's table variants, and the marks'
         self.filled: set[str] = set()
         if isinstance(target, str):  # the package lists tables in the resources' order (dlt's)
             writer.add_hints(target, hints)
 
     def write(self, page: TDataItem) -> None:
         page_target: TTableHintTemplate[str] = self.target
+        routed = callable(self.target)  # a name from the item may name a variant
         if isinstance(page, DataItemWithMeta):
-            if isinstance(page.meta, HintsMeta) and page.meta.create_table_variant:
-                # a table variant (dlt's): this page goes to the hints' table, with the
-                # resource's hints and the variant's; the resource's table and hints stay
-                page_target, _ = _apply_mark(
-                    self.writer, page.meta, self.target, self.hints, self.run_hints
-                )
-                if isinstance(page_target, str):
-                    self.filled.add(page_target)  # its hints are the variant's
+            meta = page.meta
+            if isinstance(meta, HintsMeta) and meta.create_table_variant:
+                # hints for the table they name, merged into its variant; the resource's
+                # table and hints stay (dlt's table variant)
+                self.variants = add_variant(self.variants, meta.hints.get("name"), meta.hints)
+                page_target, routed = meta.hints["name"], True
+                self.filled.discard(page_target)  # its hints changed: hand them on again
+            elif isinstance(meta, TableNameMeta):
+                page_target, routed = meta.table_name, True
             else:
                 page_target, self.hints = _apply_mark(
-                    self.writer, page.meta, self.target, self.hints, self.run_hints
+                    self.writer, meta, self.target, self.hints, self.run_hints
                 )
-                if isinstance(page.meta, HintsMeta) and "name" in page.meta.hints:
+                if isinstance(meta, HintsMeta) and "name" in meta.hints:
                     self.target = page_target
             page = page.data
         for item in page if isinstance(page, list) else (page,):
@@ -175,9 +180,15 @@ class TableSink:
                 page_target if isinstance(page_target, str) else self._table_of(item, page_target)
             )
             if name not in self.filled:
-                self.writer.add_hints(name, self.hints)
+                self.writer.add_hints(name, self._hints_of(name, routed))
                 self.filled.add(name)
             self.writer.write_item(name, item, self.resource_name)
+
+    def _hints_of(self, table_name: str, routed: bool) -> StoredHints:
+        """The hints of a table an item goes to: its variant's when a mark or the item
+        names it (the resource's hints with the variant's over them), else the resource's."""
+        variant = variant_hints(self.hints, self.variants, table_name) if routed else None
+        return self.hints if variant is None else merge_hints(variant, self.run_hints)
 
     def _table_of(self, item: TDataItem, table_name: TTableHintTemplate[str]) -> str:
         """A dynamic table name's table for ``item`` (the user's function: its errors are

@@ -20,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from loadstone.extract.resource_hints import nested_table_keys
 from loadstone.naming import NamingConvention
 from loadstone.plugins.normalizers.relational.row_keys import ROOT_ID, ROW_ID
 from loadstone.schema import Column, Schema, Table
@@ -39,6 +40,8 @@ class NestedTablePlan:
     #: the write disposition and merge strategy given (None: not given)
     disposition: tuple[str, str | None] | None = None
     references: Sequence[Mapping[str, Any]] | None = None
+    #: table keys taken as they are: table / file format, additional hints (dlt's)
+    table_keys: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 def plan_nested(
@@ -72,6 +75,7 @@ def plan_nested(
             unlinked=bool(entry.get("primary_key") or entry.get("merge_key")),
             disposition=None if disposition is None else (disposition, strategy),
             references=entry.get("references"),
+            table_keys=nested_table_keys(entry),
         )
     return plans
 
@@ -163,6 +167,7 @@ def with_nested_hints(table: Table, plan: NestedTablePlan, resource: str) -> Tab
             extra["x-merge-strategy"] = strategy
     if plan.references is not None:
         extra["references"] = [dict(ref) for ref in plan.references]
+    extra.update(plan.table_keys)
     if plan.contract is not None:
         table = table.evolve(schema_contract=plan.contract)
     if not plan.unlinked:

@@ -1,0 +1,85 @@
+"""The page-by-page steps a resource adds to its data: ``add_map``, ``add_filter``,
+``add_yield_map``, ``add_limit``, ``select_tables`` (dlt's ``DltResource`` methods).
+
+A mixin of :class:`~loadstone.extract.resource.Resource`: each method appends a step maker
+(:mod:`loadstone.extract.resource_pipe`) to the resource's list and returns the resource, so
+calls chain as in dlt; the steps run fresh on every extract.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from loadstone.extract.resource_pipe import (
+    Step,
+    flatten,
+    limit_step,
+    maybe,
+    per_item,
+    table_filter,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self is 3.11+
+
+    from loadstone.typing import TDataItem, TTableHintTemplate
+
+logger = logging.getLogger("loadstone.extract.resource")
+
+
+class ResourceSteps:
+    """The step methods of a resource; the resource holds the list they add to."""
+
+    name: str
+    is_transformer: bool
+    _steps: list[Step]
+    _table_name: TTableHintTemplate[str] | None
+
+    def add_step(
+        self, step: Callable[[TDataItem], TDataItem], insert_at: int | None = None
+    ) -> Self:
+        """A function of each item that returns the item to keep (dlt's ``add_step`` with a
+        plain function: a map; ``None`` drops the item)."""
+        return self.add_map(step, insert_at)
+
+    def add_map(self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None) -> Self:
+        """Transform each item (``None`` from ``func`` drops the item)."""
+        return self._insert_step(per_item(lambda item: maybe(func(item))), insert_at)
+
+    def add_filter(self, func: Callable[[TDataItem], bool], insert_at: int | None = None) -> Self:
+        """Keep only items for which ``func`` is true."""
+        return self._insert_step(per_item(lambda item: [item] if func(item) else []), insert_at)
+
+    def add_yield_map(
+        self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
+    ) -> Self:
+        """Replace each item by the items ``func`` yields for it (0, 1 or many)."""
+        return self._insert_step(per_item(lambda item: list(flatten(func(item)))), insert_at)
+
+    def _insert_step(self, step: Step, insert_at: int | None) -> Self:
+        self._steps.insert(len(self._steps) if insert_at is None else insert_at, step)
+        return self
+
+    def add_limit(
+        self, max_items: int | None = None, max_time: float | None = None, count_rows: bool = False
+    ) -> Self:
+        """Stop after ``max_items`` yields of the data (a yielded list is one; with
+        ``count_rows`` its rows count) or after ``max_time`` seconds, as dlt's ``add_limit``:
+        a quick way to try a pipeline on a sample of a large source."""
+        if self.is_transformer:  # dlt: a transformer follows its parent's pages
+            logger.warning(
+                "add_limit on transformer %s has no effect: set the limit on the resource "
+                "it reads from",
+                self.name,
+            )
+            return self
+        self._steps.append(limit_step(max_items, max_time, count_rows))
+        return self
+
+    def select_tables(self, *table_names: str) -> Self:
+        """Keep only the items that go to ``table_names`` (dlt's ``select_tables``)."""
+        table_of = self._table_name if callable(self._table_name) else None
+        self._steps.append(table_filter(set(table_names), table_of))
+        return self
