@@ -232,7 +232,7 @@ def test_a_missing_parent_field_is_named(api: App) -> None:
         (lambda c: c["client"].update(auth={"type": "oauth2_implicit"}), "'oauth2_implicit'"),
     ],
 )
-def test_an_unsupported_option_raises_type_error_naming_it(
+def test_an_option_dlt_refuses_too_raises_type_error_naming_it(
     api: App, change: Any, named: str
 ) -> None:
     config = one_resource(api.url, {"path": "single/posts"})

@@ -1,8 +1,8 @@
 """A ``rest_api`` config checked and turned into objects: paginators, auth, incremental cursors.
 
 Every dict of the config is checked against the keys of its TypedDict (:mod:`.typing`): an
-unknown key or a paginator/auth type loadstone does not have raises ``TypeError`` naming it,
-before any request. ``resource_defaults`` are merged under each resource here (the
+unknown key or paginator/auth type (each one dlt 1.31 refuses too) raises ``TypeError`` naming
+it, before any request. ``resource_defaults`` are merged under each resource here (the
 ``endpoint`` and its ``params``/``json``/``headers`` per key, the rest replaced), so the
 resource builder sees one complete dict per resource.
 """
@@ -83,8 +83,8 @@ def known_keys(where: str, given: Mapping[str, object], allowed: frozenset[str] 
     unknown = sorted(set(given) - set(allowed))
     if unknown:
         raise TypeError(
-            f"rest_api {where}: option {unknown[0]!r} is not supported by loadstone "
-            f"(supported: {', '.join(sorted(allowed))})"
+            f"rest_api {where}: unknown option {unknown[0]!r}, which dlt 1.31 refuses too "
+            f"(known: {', '.join(sorted(allowed))})"
         )
 
 
@@ -159,8 +159,8 @@ def make_paginator(value: t.PaginatorConfig | None, where: str) -> pg.BasePagina
     kind = options.pop("type", None)
     if kind not in PAGINATOR_KEYS:
         raise TypeError(
-            f"rest_api {where}: paginator type {kind!r} is not supported by loadstone "
-            f"(supported: {', '.join(PAGINATOR_KEYS)})"
+            f"rest_api {where}: unknown paginator type {kind!r}, which dlt 1.31 refuses too "
+            f"(known: {', '.join(PAGINATOR_KEYS)})"
         )
     known_keys(f"{where} paginator {kind!r}", options, PAGINATOR_KEYS[kind])
     if kind == "auto":
@@ -178,8 +178,8 @@ def make_auth(value: t.AuthConfig | None, where: str) -> AuthBase | None:
     kind = options.pop("type", "bearer" if "token" in options else None)
     if kind not in AUTH_KEYS:
         raise TypeError(
-            f"rest_api {where}: auth type {kind!r} is not supported by loadstone "
-            f"(supported: {', '.join(AUTH_KEYS)})"
+            f"rest_api {where}: unknown auth type {kind!r}, which dlt 1.31 refuses too "
+            f"(known: {', '.join(AUTH_KEYS)})"
         )
     known_keys(f"{where} auth {kind!r}", options, AUTH_KEYS[kind])
     made: AuthBase = AUTHS[kind](**options)

@@ -1,7 +1,8 @@
 """The shape of a ``rest_api`` config, as dlt's TypedDicts (``RESTAPIConfig`` and its parts).
 
-The keys listed here are the ones loadstone honours; :mod:`.config_setup` refuses any other
-key with a ``TypeError`` naming it, so nothing in a ported config is silently ignored (the
+The keys listed here are dlt 1.31's (but ``parent_table_name``, which dlt's rest_api refuses
+with a ``TypeError`` too); :mod:`.config_setup` refuses any other key with a ``TypeError``
+naming it, so nothing in a ported config is silently ignored (the
 paginator and auth configs list the keys each ``type`` takes, which is what is checked).
 Values that only pass through to the API or to the user's functions (query parameters, JSON
 bodies, cursor values) are the user's data: :data:`~loadstone.typing.TDataItem`.
@@ -137,6 +138,7 @@ class OAuth2ClientCredentialsConfig(AuthTypeConfig, total=False):
     client_secret: str
     access_token_request_data: dict[str, object]
     default_token_expiration: int
+    session: Session
 
 
 #: an auth: a dict with ``type`` and the type's options, or a ``requests`` auth instance
