@@ -318,6 +318,18 @@ def new_events() -> list[dict[str, Any]]:
     ]
 
 
+def oauth_with_access_token(url: str, token: str) -> dict[str, Any]:
+    """OAuth2 client credentials given an ``access_token`` as well (the right one or not)."""
+    auth = {
+        "type": "oauth2_client_credentials",
+        "access_token_url": f"{url}/oauth/token",
+        "client_id": "client-1",
+        "client_secret": "client-secret-1",
+        "access_token": token,
+    }
+    return {"client": {"base_url": url, "auth": auth}, "resources": ["oauthed/posts"]}
+
+
 def hints_config(url: str) -> dict[str, Any]:
     """Groups of posts (a nested list) with a table reference and a nested table's key."""
     return {

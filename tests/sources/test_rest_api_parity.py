@@ -129,3 +129,13 @@ def test_parent_table_name_is_refused_with_dlts_type_error_naming_it(api: App) -
     config, _ = C.CASES["parent_table_name_refused"](api.url)
     with pytest.raises(TypeError, match="parent_table_name"):
         rest_api_source(config)
+
+
+@pytest.mark.parametrize("token", sorted(RECORDED["oauth_access_token"]))
+def test_an_oauth2_access_token_in_the_config_is_taken_and_a_token_fetched_as_dlt_does(
+    api: App, token: str
+) -> None:
+    source = rest_api_source(C.oauth_with_access_token(api.url, token))
+    rows = len(list(source.resources["oauthed/posts"]))
+    asked = [[r["method"], r["path"], r["headers"].get("Authorization")] for r in api.requests]
+    assert {"rows": rows, "requests": asked} == RECORDED["oauth_access_token"][token]

@@ -88,6 +88,7 @@ def test_paginator_and_auth_options_are_the_keys_of_their_config_dicts() -> None
             "access_token_request_data",
             "default_token_expiration",
             "session",
+            "access_token",
         },
     }
 

@@ -182,6 +182,8 @@ def make_auth(value: t.AuthConfig | None, where: str) -> AuthBase | None:
             f"(known: {', '.join(AUTH_KEYS)})"
         )
     known_keys(f"{where} auth {kind!r}", options, AUTH_KEYS[kind])
+    if kind == "oauth2_client_credentials":  # dlt fetches a token even when one is given
+        options.pop("access_token", None)
     made: AuthBase = AUTHS[kind](**options)
     return made
 

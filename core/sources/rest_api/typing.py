@@ -139,6 +139,8 @@ class OAuth2ClientCredentialsConfig(AuthTypeConfig, total=False):
     access_token_request_data: dict[str, object]
     default_token_expiration: int
     session: Session
+    #: taken and left unused: dlt 1.31 asks for a token first all the same
+    access_token: str
 
 
 #: an auth: a dict with ``type`` and the type's options, or a ``requests`` auth instance
