@@ -30,7 +30,14 @@ with fresh ids, then runs, each in its own cold process (so JVM start and import
 * ``duckdb``: DuckDB's own ``read_json_auto`` into one table (``CREATE TABLE AS``), the
   tool a user would reach for instead (no child tables, nested values left as STRUCTs);
 * ``spark_floor``: ``spark.read.json(path).write.parquet(...)``: Spark reading and writing
-  the data with no normalization at all, the floor a Spark-based loader cannot beat.
+  the data with no normalization at all, the floor a Spark-based loader cannot beat;
+* ``parser_floor``: simdjson (the native engine core's parser) over every line of the file,
+  in 64 MiB pieces, nothing built: the floor of a JSON-lines normalizer on this machine.
+
+``--engine-core python native`` runs loadstone once per engine core
+(``normalize.engine_core``) and prints, for each, the workers' CPU seconds per event (the
+chunks' CPU from the trace) and which core wrote the chunks (native, or handed back to the
+Python engine and why).
 
 With ``--destination postgres`` both tools load into the same PostgreSQL server (datasets
 ``bench_loadstone`` and ``bench_dlt``, dropped before every run; dlt with its COPY-based
@@ -263,6 +270,8 @@ def chunk_figures(normalize: dict[str, object] | None) -> str:
     if not chunks:
         return ""
     cpu = sorted(float(c["cpu_seconds"]) for c in chunks)
+    cores = normalize.get("cores") or {}
+    core_text = ", ".join(f"{n} {core}" for core, n in sorted(cores.items()))  # type: ignore[union-attr]
     executors = sorted({str(c["executor"]) for c in chunks})
     busy: dict[str, float] = {}
     for c in chunks:
@@ -272,7 +281,8 @@ def chunk_figures(normalize: dict[str, object] | None) -> str:
         f"{len(chunks)} chunks on {len(executors)} executor(s), CPU per chunk median "
         f"{cpu[len(cpu) // 2]:.3f} s, mean {sum(cpu) / len(cpu):.3f} s, "
         f"native {all(c.get('native') for c in chunks)}; task wall time {sum(busy.values()):.2f} s, "
-        f"busiest executor {max(busy.values()):.2f} s"
+        f"busiest executor {max(busy.values()):.2f} s; workers' CPU {sum(cpu):.2f} s; "
+        f"chunks by engine core: {core_text or '-'}"
     )
 
 
@@ -378,8 +388,30 @@ def child_loadstone(path: str, work: str) -> None:
         dataset_name="bench_loadstone" if url else "bench",
         progress=on_progress,
     )
+    cores = _count_cores()
     info = pipeline.run(Path(path), table_name="events")
-    _report(str(info), pipeline.last_trace.get("normalize"), steps, spark_phases)
+    normalize = pipeline.last_trace.get("normalize")
+    if isinstance(normalize, dict):
+        normalize = {**normalize, "cores": dict(cores)}
+    _report(str(info), normalize, steps, spark_phases)
+
+
+def _count_cores() -> dict[str, int]:
+    """Chunks per engine core (``ChunkFacts.core``: native, python, or a hand-back's reason),
+    counted by wrapping the normalizer's chunk rounds in this benchmark child."""
+    from loadstone.plugins.normalizers.relational import normalizer
+
+    counted: dict[str, int] = {}
+    inner = normalizer.RelationalNormalizer._run
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
+        facts = inner(self, *args, **kwargs)
+        for fact in facts:
+            counted[fact.core] = counted.get(fact.core, 0) + 1
+        return facts
+
+    normalizer.RelationalNormalizer._run = counting  # type: ignore[method-assign]  # measuring only
+    return counted
 
 
 def child_dlt(path: str, work: str) -> None:
@@ -432,8 +464,29 @@ def child_duckdb(path: str, work: str) -> None:
     _report("duckdb read_json_auto")
 
 
+def child_parser_floor(path: str, work: str) -> None:
+    """simdjson over every line of the file, 64 MiB at a time, nothing built."""
+    from loadstone.plugins.normalizers.relational import native_core
+
+    documents, parse_cpu = 0, 0.0
+    with open(path, "rb") as handle:
+        rest = b""
+        while piece := handle.read(64 << 20):
+            piece = rest + piece
+            cut = piece.rfind(b"\n") + 1
+            began = time.process_time()
+            documents += native_core.parse_lines(memoryview(piece)[:cut])
+            parse_cpu += time.process_time() - began
+            rest = piece[cut:]
+        began = time.process_time()
+        documents += native_core.parse_lines(rest)
+        parse_cpu += time.process_time() - began
+    _report(f"{documents} documents parsed", {"parse_cpu": parse_cpu})
+
+
 CHILDREN = {
     "loadstone": child_loadstone,
+    "parser_floor": child_parser_floor,
     "dlt": child_dlt,
     "spark_floor": child_spark_floor,
     "duckdb": child_duckdb,
@@ -684,6 +737,13 @@ def main() -> int:
         help="load.overlap_normalize for loadstone: load while normalizing, or after",
     )
     parser.add_argument(
+        "--engine-core",
+        nargs="+",
+        choices=("python", "native"),
+        default=None,
+        help="normalize.engine_core for loadstone: one run per core given (default: the product's)",
+    )
+    parser.add_argument(
         "--child", nargs=3, metavar=("KIND", "PATH", "WORK"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -718,7 +778,7 @@ def main() -> int:
             size = build_shaped_input(data, records, args.shape)
         # the input was just written: flush it now, or the first tool timed pays its writeback
         os.sync()
-        for kind in kinds:
+        for kind, core in _runs(kinds, args.engine_core):
             work = root / f"{kind}_{records}"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
@@ -726,6 +786,8 @@ def main() -> int:
             env["LOADSTONE_HOME"] = str(work / "home")
             env["DLT_DATA_DIR"] = str(work / "dlt_home")
             env.update(cluster_env(args))
+            if core is not None:
+                env["NORMALIZE__ENGINE_CORE"] = core
             if args.destination == "postgres":
                 env["BENCH_POSTGRES"] = args.postgres
                 _drop_postgres_datasets(args.postgres)
@@ -751,10 +813,20 @@ def main() -> int:
             figures = chunk_figures(report.get("normalize"))
             if figures:
                 print(f"        {figures}", flush=True)
+            worker_cpu = _workers_cpu(report.get("normalize"))
+            if kind == "parser_floor" or worker_cpu:
+                floor = report["normalize"]["parse_cpu"] if kind == "parser_floor" else worker_cpu
+                what = "parser alone" if kind == "parser_floor" else "workers"
+                print(
+                    f"        {what}: {floor / records * 1e6:.1f} CPU us per event "
+                    f"({floor:.2f} CPU s for {records} events)",
+                    flush=True,
+                )
+            label = kind if core is None or kind != "loadstone" else f"loadstone[{core}]"
             results.append(
                 {
                     "records": records,
-                    "kind": kind,
+                    "kind": label,
                     "seconds": seconds,
                     "peak": peak,
                     "bytes": size,
@@ -767,7 +839,7 @@ def main() -> int:
                 }
             )
             print(
-                f"{records:>7} {kind:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
+                f"{records:>7} {label:<12} {seconds:8.2f} s {records / seconds:10.0f} rec/s "
                 f"{size / seconds / 1e6:8.2f} MB/s  peak {peak / 1e6:6.0f} MB (driver {driver / 1e6:5.0f})  "
                 f"cpu {cpu:6.1f} s  server cpu {server:6.1f} s  WAL {wal / 1e6:6.0f} MB  "
                 f"load {load:4.1f}",
@@ -796,7 +868,7 @@ def main() -> int:
     for records in args.records:
         by_kind = {r["kind"]: float(r["seconds"]) for r in results if r["records"] == records}
         line = [f"{records} records:"]
-        for ours in ("loadstone",):
+        for ours in [k for k in by_kind if k.startswith("loadstone")]:
             if ours in by_kind and "dlt" in by_kind:
                 line.append(
                     f"dlt/{ours} = {by_kind['dlt'] / by_kind[ours]:.2f}x (>1: {ours} faster)"
@@ -820,6 +892,24 @@ CHART_NAMES = {
     "duckdb": "DuckDB read_json_auto",
     "spark_floor": "Spark floor",
 }
+
+
+def _runs(kinds: list[str], cores: list[str] | None) -> list[tuple[str, str | None]]:
+    """(tool, engine core) of each run: loadstone once per core asked for."""
+    runs: list[tuple[str, str | None]] = []
+    for kind in kinds:
+        if kind == "loadstone" and cores:
+            runs.extend((kind, core) for core in cores)
+        else:
+            runs.append((kind, None))
+    return runs
+
+
+def _workers_cpu(normalize: dict[str, Any] | None) -> float:
+    """The chunks' CPU seconds where they ran (the trace's), 0 without a trace."""
+    if not normalize:
+        return 0.0
+    return sum(float(c.get("cpu_seconds") or 0) for c in normalize.get("chunks") or [])
 
 
 def write_figures(path: Path, results: list[dict[str, Any]]) -> None:

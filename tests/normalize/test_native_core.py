@@ -159,6 +159,8 @@ def test_hostile_cases_give_the_python_engines_files(
     ("records", "why"),
     [
         ([{"a": 1}, {"a": "x"}], "text into a column of another type"),
+        ([{"a": 1}, {"a": 1.5}], "a double into a column of another type"),
+        ([{"a": "x"}, {"a": 1.5}], "a double into a column of another type"),
         ([{"a": 1}, {"a": 2**64}], "a line simdjson refuses"),
         ([{"a": 1}, {"a": 2**63}], "an integer beyond int64"),
         ([{"a": "2023-04-08T05:14:40Z"}, {"a": "Apr 8"}], "text into a column of another type"),
@@ -181,6 +183,22 @@ def test_keys_of_one_name_keep_the_first_place_and_the_last_value(
 ) -> None:
     """``a``, ``A`` and ``b`` in snake_case: column ``a`` holds the last value, before ``b``."""
     native = _both(monkeypatch, [{"a": 1, "b": True, "A": 2}, {"A": None, "a": 3}])
+    assert native["cores"] == ["native"]
+
+
+@pytest.mark.parametrize(
+    "records",
+    [
+        [{"a": 1.5}, {"a": 2}, {"a": 2**62 + 1}],
+        [{"a": 1}, {"a": 2.0}, {"a": -0.0}],
+        [{"a": "x"}, {"a": -5}, {"a": True}, {"a": False}],
+    ],
+    ids=["int-into-double", "whole-double-into-bigint", "int-and-bool-into-text"],
+)
+def test_values_coerced_into_their_column_are_the_python_engines(
+    monkeypatch: pytest.MonkeyPatch, records: list[Any]
+) -> None:
+    native = _both(monkeypatch, records)
     assert native["cores"] == ["native"]
 
 

@@ -90,39 +90,46 @@ const uint64_t KECCAK_RC[24] = {
     0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
     0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL};
-const int KECCAK_ROTC[24] = {1,  3,  6,  10, 15, 21, 28, 36, 45, 55, 2,  14,
+constexpr int KECCAK_ROTC[24] = {1,  3,  6,  10, 15, 21, 28, 36, 45, 55, 2,  14,
                              27, 41, 56, 8,  25, 43, 62, 18, 39, 61, 20, 44};
-const int KECCAK_PILN[24] = {10, 7,  11, 17, 18, 3, 5,  16, 8,  21, 24, 4,
+constexpr int KECCAK_PILN[24] = {10, 7,  11, 17, 18, 3, 5,  16, 8,  21, 24, 4,
                              15, 23, 19, 13, 12, 2, 20, 14, 22, 9,  6,  1};
 
 inline uint64_t rotl64(uint64_t x, int n) { return (x << n) | (x >> (64 - n)); }
 
+/* Keccak-f[1600], the loops unrolled by the compiler (constant bounds): a nested row's key
+ * is one permutation, and GitHub events have several nested rows per event. */
 void keccak_f(uint64_t st[25]) {
     uint64_t bc[5];
     for (int round = 0; round < 24; round++) {
+#pragma GCC unroll 5
         for (int i = 0; i < 5; i++) {
             bc[i] = st[i] ^ st[i + 5] ^ st[i + 10] ^ st[i + 15] ^ st[i + 20];
         }
+#pragma GCC unroll 5
         for (int i = 0; i < 5; i++) {
             uint64_t t = bc[(i + 4) % 5] ^ rotl64(bc[(i + 1) % 5], 1);
+#pragma GCC unroll 5
             for (int j = 0; j < 25; j += 5) {
                 st[j + i] ^= t;
             }
         }
         uint64_t t = st[1];
+#pragma GCC unroll 24
         for (int i = 0; i < 24; i++) {
             int j = KECCAK_PILN[i];
-            bc[0] = st[j];
+            uint64_t next = st[j];
             st[j] = rotl64(t, KECCAK_ROTC[i]);
-            t = bc[0];
+            t = next;
         }
+#pragma GCC unroll 5
         for (int j = 0; j < 25; j += 5) {
-            for (int i = 0; i < 5; i++) {
-                bc[i] = st[j + i];
-            }
-            for (int i = 0; i < 5; i++) {
-                st[j + i] ^= (~bc[(i + 1) % 5]) & bc[(i + 2) % 5];
-            }
+            uint64_t a0 = st[j], a1 = st[j + 1], a2 = st[j + 2], a3 = st[j + 3], a4 = st[j + 4];
+            st[j] = a0 ^ (~a1 & a2);
+            st[j + 1] = a1 ^ (~a2 & a3);
+            st[j + 2] = a2 ^ (~a3 & a4);
+            st[j + 3] = a3 ^ (~a4 & a0);
+            st[j + 4] = a4 ^ (~a0 & a1);
         }
         st[0] ^= KECCAK_RC[round];
     }
@@ -369,12 +376,14 @@ using NameMap = std::unordered_map<std::string, int, StringHash, std::equal_to<>
 struct Node {
     PyObject *parts = nullptr; /* owned tuple */
     PyObject *column = nullptr; /* owned str */
+    std::string key;            /* the source key (UTF-8) */
     std::string column_utf8;
     bool system = false;  /* a `_dlt_` name: the Python engine's own columns */
     bool twin = false;    /* shares its column with a sibling key ("+1" and "-1": "_1") */
     uint64_t visit = 0;   /* the object visit that last met it (duplicate keys) */
     NameMap children;
     NameMap child_columns; /* column name -> child node, to find two keys of one name */
+    std::vector<int> order; /* the children of the last object met here, in key order */
 };
 
 struct Table {
@@ -387,6 +396,7 @@ struct Table {
     NameMap by_name;
     std::vector<Column> columns;
     std::unordered_map<int, int> children; /* node id -> nested table */
+    std::vector<int> root_order; /* the keys of its last row's object, in order */
 };
 
 constexpr int ROOT_NODE = 0;
@@ -450,6 +460,14 @@ class Core {
     std::vector<int> table_order;
     NameMap table_ids;
     std::vector<int> key_nodes; /* the nodes of the keys of the objects being flattened */
+    std::vector<std::pair<object, int>> deferred; /* nested objects, flattened after their level */
+
+    /* the key order last met under `prefix` in rows of `table` (rows of every table start at
+     * the root node, so its order is kept per table) */
+    std::vector<int> &order_of(int table, int prefix) {
+        return prefix == ROOT_NODE ? tables[table].root_order : nodes[prefix].order;
+    }
+    void name_keys(object data, int table, int prefix);
     Ref flushes;
     long line = 0;
     long seq = 0;
@@ -601,6 +619,7 @@ int Core::child_node(int parent, std::string_view key) {
     node.parts = parts;
     node.column = column;
     node.column_utf8.assign(utf8, (size_t)length);
+    node.key.assign(key);
     node.system = node.column_utf8.compare(0, 5, "_dlt_") == 0;
     int id = (int)nodes.size();
     auto twin = nodes[parent].child_columns.find(node.column_utf8);
@@ -772,12 +791,9 @@ Kind Core::decide(int table, Column &c, PyObject *value, const char *vt) {
     if (t.empty()) {
         fall_back("the contract drops a row");
     }
-    Kind kind = kind_of(t);
-    if (t != vt && !(kind == K_TIMESTAMP && strcmp(vt, "text") == 0)) {
-        fall_back("a new column's first value is converted");
-    }
-    c.kind = kind;
-    return kind;
+    /* a type other than the value's: placed (coerced) as any later value is, or handed back */
+    c.kind = kind_of(t);
+    return c.kind;
 }
 
 void Core::place_text(int table, int column, int64_t row, std::string_view value) {
@@ -807,10 +823,23 @@ void Core::place_int(int table, int column, int64_t row, int64_t value) {
     if (c.kind == K_UNTYPED) {
         decide(table, c, checked(PyLong_FromLongLong(value)), "bigint");
     }
-    if (c.kind != K_BIGINT) {
+    switch (c.kind) {
+    case K_BIGINT:
+        c.fixed64(row, value);
+        return;
+    case K_DOUBLE: { /* data_types' float(value): the nearest double, as this cast */
+        double real = (double)value;
+        int64_t bits;
+        memcpy(&bits, &real, 8);
+        c.fixed64(row, bits);
+        return;
+    }
+    case K_TEXT: /* str(value) */
+        c.text(row, std::to_string(value));
+        return;
+    default:
         fall_back("an integer into a column of another type");
     }
-    c.fixed64(row, value);
 }
 
 void Core::place(int table, int column, int64_t row, element value) {
@@ -830,13 +859,19 @@ void Core::place(int table, int column, int64_t row, element value) {
         if (c.kind == K_UNTYPED) {
             decide(table, c, checked(PyFloat_FromDouble(real)), "double");
         }
-        if (c.kind != K_DOUBLE) {
-            fall_back("a double into a column of another type");
+        if (c.kind == K_DOUBLE) {
+            int64_t bits;
+            memcpy(&bits, &real, 8);
+            c.fixed64(row, bits);
+            return;
         }
-        int64_t bits;
-        memcpy(&bits, &real, 8);
-        c.fixed64(row, bits);
-        return;
+        /* data_types' bigint of a whole double within int64; else a variant (Python's) */
+        if (c.kind == K_BIGINT && std::isfinite(real) && real == std::floor(real) &&
+            real >= -9223372036854775808.0 && real < 9223372036854775808.0) {
+            c.fixed64(row, (int64_t)real);
+            return;
+        }
+        fall_back("a double into a column of another type");
     }
     case element_type::BOOL: {
         Column &c = claim(table, column);
@@ -846,11 +881,15 @@ void Core::place(int table, int column, int64_t row, element value) {
             Py_INCREF(object);
             decide(table, c, object, "bool");
         }
-        if (c.kind != K_BOOL) {
-            fall_back("a bool into a column of another type");
+        if (c.kind == K_BOOL) {
+            c.boolean(row, truth);
+            return;
         }
-        c.boolean(row, truth);
-        return;
+        if (c.kind == K_TEXT) { /* str(True) */
+            c.text(row, truth ? "True" : "False");
+            return;
+        }
+        fall_back("a bool into a column of another type");
     }
     case element_type::UINT64:
         fall_back("an integer beyond int64");
@@ -868,14 +907,10 @@ void Core::flatten(object data, int prefix, int depth, int table, int64_t row,
     }
     uint64_t visit = ++object_visit;
     bool expand = depth < o.max_nesting;
-    std::vector<std::pair<object, int>> deferred;
+    size_t deferred_base = deferred.size();
     std::vector<int> merged; /* later twins whose value went to their first twin's place */
-    /* every key named first, in order (the Python loop names this level's keys before its
-     * nested objects too): a key's twin later in the object is known when it is met */
     size_t base = key_nodes.size();
-    for (auto field : data) {
-        key_nodes.push_back(child_node(prefix, field.key));
-    }
+    name_keys(data, table, prefix);
     size_t at = base;
     for (auto field : data) {
         int node = key_nodes[at++];
@@ -915,8 +950,36 @@ void Core::flatten(object data, int prefix, int depth, int table, int64_t row,
         place(table, column_of_node(table, node), row, value);
     }
     key_nodes.resize(base);
-    for (auto it = deferred.rbegin(); it != deferred.rend(); ++it) {
-        flatten(it->first, it->second, depth + 1, table, row, pending, width);
+    for (size_t i = deferred.size(); i > deferred_base; i--) {
+        std::pair<object, int> next = deferred[i - 1]; /* a copy: the stack grows below */
+        flatten(next.first, next.second, depth + 1, table, row, pending, width);
+    }
+    deferred.resize(deferred_base);
+}
+
+/* Every key of `data` named first, in order (the Python loop names this level's keys before
+ * its nested objects too), so a key's twin later in the object is known when it is met.
+ * Objects under one prefix mostly repeat their keys in one order: each key is compared with
+ * the one at its place last time, and looked up only when it differs. */
+void Core::name_keys(object data, int table, int prefix) {
+    size_t base = key_nodes.size();
+    size_t index = 0;
+    bool same = true;
+    for (auto field : data) {
+        const std::vector<int> &last = order_of(table, prefix);
+        int id = -1;
+        if (index < last.size() && nodes[last[index]].key == field.key) {
+            id = last[index];
+        } else {
+            id = child_node(prefix, field.key);
+            same = false;
+        }
+        key_nodes.push_back(id);
+        index++;
+    }
+    std::vector<int> &last = order_of(table, prefix);
+    if (!same || index != last.size()) {
+        last.assign(key_nodes.begin() + (long)base, key_nodes.end());
     }
 }
 
