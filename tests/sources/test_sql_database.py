@@ -181,8 +181,6 @@ def test_credentials_never_appear_in_errors_or_files(postgres_url: str, tmp_path
 
 
 def test_unsupported_arguments_raise_type_error(sqlite_file: str) -> None:
-    with pytest.raises(TypeError, match="backend_kwargs"):  # only connectorx takes them
-        sql_database(sqlite_file, backend="pyarrow", backend_kwargs={"protocol": "binary"})
     with pytest.raises(TypeError, match="resolve_foreign_keys"):
         sql_table(sqlite_file, table="plain", resolve_foreign_keys=True)
     with pytest.raises(SqlDatabaseError, match="'nope' not found"):

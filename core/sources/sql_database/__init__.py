@@ -150,11 +150,10 @@ def _level(reflection_level: str | None, detect_precision_hints: bool | None) ->
     return cast(ReflectionLevel, level)  # checked against the literal's values above
 
 
-def _check_backend(backend: str, backend_kwargs: Mapping[str, object] | None) -> None:
+def _check_backend(backend: str) -> None:
+    """``backend_kwargs`` go to every backend as dlt's do (:mod:`.backend_options`)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if backend != "connectorx":  # connectorx's read_sql takes them; the others take none
-        reject_unsupported("sql_database", backend_kwargs=backend_kwargs or None)
 
 
 def _reflect(
@@ -287,16 +286,16 @@ def sql_database(
 ) -> Source:
     """A source named ``sql_database`` with one resource per table of ``schema``.
 
-    Every argument is dlt's (docs/sources/sql_database.md says what each does).
-    ``backend="connectorx"``, ``backend_kwargs``, ``resolve_foreign_keys=True`` and
-    ``table_loader_class`` raise ``TypeError``.
+    Every argument is dlt's (docs/sources/sql_database.md says what each does);
+    ``backend_kwargs`` reach the backend (:mod:`.backend_options`).
+    ``resolve_foreign_keys=True`` and ``table_loader_class`` raise ``TypeError``.
     """
     reject_unsupported(
         "sql_database",
         resolve_foreign_keys=resolve_foreign_keys,
         table_loader_class=table_loader_class,
     )
-    engine = _engine(credentials, backend, backend_kwargs, engine_kwargs, engine_adapter_callback)
+    engine = _engine(credentials, backend, engine_kwargs, engine_adapter_callback)
     import sqlalchemy as sa
 
     metadata = metadata if metadata is not None else sa.MetaData(schema=schema)
@@ -322,13 +321,12 @@ def sql_database(
 def _engine(
     credentials: SqlCredentials | None,
     backend: TableBackend,
-    backend_kwargs: Mapping[str, object] | None,
     engine_kwargs: EngineKwargs | None,
     adapter: Callable[[sa.Engine], sa.Engine] | None,
 ) -> sa.Engine:
     """The backend checked, then the engine of the credentials through the user's adapter
     (``sql_database`` and ``sql_table`` alike)."""
-    _check_backend(backend, backend_kwargs)
+    _check_backend(backend)
     engine = engine_from_credentials(_credentials(credentials), engine_kwargs)
     return adapter(engine) if adapter is not None else engine
 
@@ -385,7 +383,7 @@ def sql_table(
     )
     if not table:
         raise TypeError("sql_table() needs table= (the name of the table or view to read)")
-    engine = _engine(credentials, backend, backend_kwargs, engine_kwargs, engine_adapter_callback)
+    engine = _engine(credentials, backend, engine_kwargs, engine_adapter_callback)
     import sqlalchemy as sa
 
     reader = _TableReader(

@@ -23,6 +23,10 @@ import orjson
 
 from loadstone.exceptions import SqlDatabaseError
 from loadstone.extract.incremental import Incremental
+from loadstone.sources.sql_database.backend_options import (
+    arrow_with_options,
+    frame_with_options,
+)
 from loadstone.sources.sql_database.connectorx_pages import connectorx_pages
 from loadstone.sources.sql_database.cursor_values import typed_cursor_value
 from loadstone.sources.sql_database.errors import describe
@@ -176,12 +180,22 @@ class ReadSettings(Protocol):
     backend_kwargs: Mapping[str, object] | None
 
 
-def as_frame(table: pa.Table) -> TDataItem:
+def as_frame(table: pa.Table, options: Mapping[str, object] | None = None) -> TDataItem:
     """The ``pandas`` backend's page: a DataFrame of Arrow-backed columns (as dlt's), so an
-    integer column with nulls stays integers instead of becoming floats."""
+    integer column with nulls stays integers instead of becoming floats; with
+    ``backend_kwargs`` (``options``), the frame ``pandas.read_sql`` makes with them."""
     import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
 
+    if options:
+        return frame_with_options(table, options)
     return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def as_page(table: pa.Table, backend: str, options: Mapping[str, object] | None) -> TDataItem:
+    """An Arrow chunk in the form of the ``pyarrow`` or ``pandas`` backend."""
+    if backend == "pandas":
+        return as_frame(table, options)
+    return arrow_with_options(table, options)
 
 
 def rows_of(
@@ -206,10 +220,12 @@ def rows_of(
         if backend == "connectorx":
             yield from connectorx_pages(engine, query, chunk_size, reader.backend_kwargs)
         elif plan is None:
-            yield from fetched_pages(engine, query, chunk_size, backend, columns)
+            yield from fetched_pages(
+                engine, query, chunk_size, backend, columns, reader.backend_kwargs
+            )
         else:
             for table in copy_pages(engine, plan, chunk_size):
-                yield table if backend == "pyarrow" else as_frame(table)
+                yield as_page(table, backend, reader.backend_kwargs)
     except caught as error:
         raise SqlDatabaseError(
             f"sql_database: table {table_name!r}: {describe(error, engine)}"
@@ -222,8 +238,10 @@ def fetched_pages(
     chunk_size: int,
     backend: str,
     columns: Mapping[str, TColumnSchema],
+    options: Mapping[str, object] | None = None,
 ) -> Iterator[TDataItem]:
-    """The row path: rows fetched through SQLAlchemy, ``chunk_size`` at a time."""
+    """The row path: rows fetched through SQLAlchemy, ``chunk_size`` at a time; ``options``
+    are the backend's ``backend_kwargs``."""
     with engine.connect() as conn:
         # yield_per: rows come in chunk_size batches (not the growing 1..1000 buffer)
         result = conn.execution_options(yield_per=chunk_size).execute(query)
@@ -232,10 +250,8 @@ def fetched_pages(
             chunk = as_text_rows(fetched, text_columns(fetched, len(names)))
             if backend == "sqlalchemy":
                 yield [dict(zip(names, row, strict=True)) for row in chunk]
-            elif backend == "pandas":
-                yield as_frame(arrow_page(names, chunk, columns))
             else:
-                yield arrow_page(names, chunk, columns)
+                yield as_page(arrow_page(names, chunk, columns), backend, options)
 
 
 def _driver_errors() -> tuple[type[BaseException], ...]:
