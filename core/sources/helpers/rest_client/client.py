@@ -36,11 +36,20 @@ Hooks = Mapping[str, list[ResponseHook]]
 
 
 class RequestExtras(TypedDict, total=False):
-    """What a request may carry beyond its query, body and auth."""
+    """What a request may carry beyond its query, body and auth: headers, a body, and the
+    options ``requests`` sends it with (``Session.send``'s, as dlt passes them on; any other
+    key fails there with ``requests``' own ``TypeError``)."""
 
     headers: Mapping[str, str] | None
     #: a form or raw body, as ``requests`` takes it
     data: TDataItem
+    #: seconds (or ``(connect, read)``) for this request, over ``runtime.request_timeout``
+    timeout: float | tuple[float, float] | None
+    allow_redirects: bool
+    stream: bool
+    verify: bool | str
+    proxies: Mapping[str, str]
+    cert: str | tuple[str, str] | None
 
 
 class _Authed(RequestExtras, total=False):
@@ -94,6 +103,11 @@ class PageData(list[T], Generic[T]):
         self.auth = auth
 
 
+def _send_options(extra: RequestExtras) -> dict[str, object]:
+    """The keyword arguments that go to ``Session.send`` (all but the request's parts)."""
+    return {key: value for key, value in extra.items() if key not in ("headers", "data")}
+
+
 class RESTClient:
     """A base URL, default headers, an auth, a default paginator and a records selector."""
 
@@ -124,7 +138,7 @@ class RESTClient:
         json = kwargs.pop("json", None)
         auth = kwargs.pop("auth", None)
         request = self._build(path, method, params, json, auth, kwargs)
-        response = self._send(request)
+        response = self._send(request, _send_options(kwargs))
         retries.raise_for_status(response, self._describer(request.auth))
         return response
 
@@ -163,7 +177,7 @@ class RESTClient:
         selector = data_selector or self.data_selector
         describe = self._describer(request.auth)
         while True:
-            response = self._send(request)
+            response = self._send(request, _send_options(kwargs))
             try:
                 for hook in (hooks or {}).get("response", []):
                     response = hook(response) or response
@@ -190,9 +204,6 @@ class RESTClient:
         auth: AuthBase | None,
         extra: RequestExtras,
     ) -> requests.Request:
-        unknown = set(extra) - {"headers", "data"}
-        if unknown:
-            raise TypeError(f"RESTClient: argument(s) {', '.join(sorted(unknown))} not supported")
         url = path if path.startswith(("http://", "https://")) else _join(self.base_url, path)
         headers = {**self.headers, **(extra.get("headers") or {})}
         return requests.Request(
@@ -205,11 +216,10 @@ class RESTClient:
             auth=auth or self.auth,
         )
 
-    def _send(self, request: requests.Request) -> requests.Response:
+    def _send(self, request: requests.Request, options: Mapping[str, object]) -> requests.Response:
         prepared = self.session.prepare_request(request)
-        return retries.send(
-            self.session, prepared, self.retry_policy, self._describer(request.auth)
-        )
+        describe = self._describer(request.auth)
+        return retries.send(self.session, prepared, self.retry_policy, describe, options=options)
 
     @staticmethod
     def _describer(auth: object) -> Callable[[str], str]:

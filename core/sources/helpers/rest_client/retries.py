@@ -13,7 +13,8 @@ query values masked: never a token. The settings are dlt's, read through the one
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import attrs
@@ -69,8 +70,12 @@ def send(
     policy: RetryPolicy,
     describe: Callable[[str], str],
     sleep: Callable[[float], None] = time.sleep,
+    *,
+    options: Mapping[str, Any] | None = None,
 ) -> requests.Response:
-    """The response to ``prepared``, retried by ``policy``; ``describe(url)`` masks the URL.
+    """The response to ``prepared``, retried by ``policy``; ``describe(url)`` masks the URL;
+    ``options`` are ``Session.send``'s (``timeout`` over the policy's, ``allow_redirects``,
+    ``verify`` ...).
 
     A 4xx other than 429 is returned as it is: the caller decides (response actions may
     ignore a 404) and raises :class:`HTTPStatusError` itself.
@@ -80,7 +85,7 @@ def send(
         attempt += 1
         response: requests.Response | None = None
         try:
-            response = session.send(prepared, timeout=policy.timeout)
+            response = session.send(prepared, **{"timeout": policy.timeout, **(options or {})})
         except (requests.ConnectionError, requests.Timeout) as error:
             if attempt >= policy.max_attempts:
                 reason = _reason(error)
