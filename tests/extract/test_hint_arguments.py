@@ -1,0 +1,155 @@
+"""The hint arguments dlt 1.31 takes that loadstone once refused: table variants from
+``apply_hints`` / ``merge_hints``, ``make_hints(incremental=, nested_hints=)``,
+``make_nested_hints``'s other arguments and the cursor's column hint.
+
+What dlt loads for the same programs is compared in ``tests/compat/hint_argument_scenarios.py``
+(recorded fixtures); these pin the resource's answers and the refusals, one each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import loadstone as dlt
+
+VARIANT_NAME_REQUIRED = "Please provide `str` table name"
+
+
+def _events() -> Any:
+    return dlt.resource(
+        [{"id": 1}], name="ev", primary_key="id", write_disposition="merge", columns={"k": {}}
+    )
+
+
+def test_a_variant_of_apply_hints_leaves_the_resource_table_as_it_was() -> None:
+    res = _events()
+    before = res.compute_table_schema()
+    res.apply_hints(table_name="ev_b", write_disposition="append", create_table_variant=True)
+    assert (res.table_name, res.compute_table_schema()) == ("ev", before)
+
+
+def test_a_marked_table_with_a_variant_gets_the_resource_hints_and_the_variant_ones() -> None:
+    res = _events().apply_hints(
+        table_name="ev_b",
+        columns={"x": {"data_type": "double"}},
+        primary_key="x",
+        create_table_variant=True,
+    )
+    table = res.compute_table_schema(meta=dlt.mark.with_table_name(None, "ev_b").meta)
+    assert table == {
+        "columns": {
+            "k": {"name": "k"},
+            "x": {"name": "x", "data_type": "double", "primary_key": True, "nullable": False},
+        },
+        "write_disposition": "merge",
+        "name": "ev_b",
+        "resource": "ev",
+        "variant_name": "ev_b",
+    }
+
+
+def test_a_dynamic_table_name_that_names_a_variant_gets_its_hints() -> None:
+    res = dlt.resource([{"t": "b"}], name="dyn", table_name=lambda item: item["t"])
+    res.apply_hints(table_name="b", write_disposition="replace", create_table_variant=True)
+    assert res.compute_table_schema({"t": "b"})["write_disposition"] == "replace"
+    assert res.compute_table_schema({"t": "a"})["write_disposition"] == "append"
+
+
+def test_two_variants_of_one_table_merge() -> None:
+    res = _events()
+    res.apply_hints(table_name="v", columns={"a": {"data_type": "text"}}, create_table_variant=True)
+    res.merge_hints(
+        dlt.mark.make_hints(table_name="v", columns={"b": {"data_type": "text"}}),
+        create_table_variant=True,
+    )
+    assert set(res.table_variants["v"]["columns"]) == {"a", "b"}
+
+
+@pytest.mark.parametrize("table_name", [None, lambda item: "t"])
+def test_a_variant_of_apply_hints_needs_a_table_name_as_text(table_name: Any) -> None:
+    with pytest.raises(ValueError, match=VARIANT_NAME_REQUIRED):
+        _events().apply_hints(table_name=table_name, create_table_variant=True)
+
+
+def test_a_variant_of_merge_hints_needs_a_table_name() -> None:
+    with pytest.raises(ValueError, match=VARIANT_NAME_REQUIRED):
+        _events().merge_hints(dlt.mark.make_hints(columns={"x": {}}), create_table_variant=True)
+
+
+def test_a_variant_in_a_yield_needs_a_table_name(tmp_path: Path) -> None:
+    @dlt.resource(name="r")
+    def marked() -> Any:
+        yield dlt.mark.with_hints({"a": 1}, dlt.mark.make_hints(), create_table_variant=True)
+
+    pipe = dlt.pipeline("no_variant_name", destination="duckdb", pipelines_dir=str(tmp_path))
+    with pytest.raises(dlt.PipelineStepFailed) as failed:
+        pipe.extract(marked())
+    assert VARIANT_NAME_REQUIRED in str(failed.value)
+
+
+def test_an_incremental_in_merge_hints_is_the_resource_cursor() -> None:
+    cursor = dlt.sources.incremental("id", initial_value=2)
+    res = dlt.resource([{"id": 1}], name="r")
+    res.merge_hints(dlt.mark.make_hints(incremental=cursor))
+    assert res.incremental is cursor
+
+
+def test_make_hints_refuses_bad_nested_hints_where_they_are_given() -> None:
+    with pytest.raises(TypeError, match="no_such"):
+        dlt.mark.make_hints(nested_hints={"lines": {"no_such": 1}})
+
+
+def test_nested_hints_in_merge_hints_are_the_resource_nested_hints() -> None:
+    res = dlt.resource([{"id": 1}], name="r")
+    lines = dlt.mark.make_nested_hints(columns={"q": {"data_type": "text"}})
+    res.merge_hints(dlt.mark.make_hints(nested_hints={"lines": lines}))
+    assert res.nested_hints == {"lines": {"columns": {"q": {"name": "q", "data_type": "text"}}}}
+
+
+def test_make_nested_hints_keeps_the_make_hints_arguments_it_does_not_use() -> None:
+    hints = dlt.mark.make_nested_hints(table_name="x", file_format="parquet", table_format="delta")
+    assert hints == {
+        "columns": {},
+        "table_name": "x",
+        "file_format": "parquet",
+        "table_format": "delta",
+    }
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda: dlt.mark.make_nested_hints(parent_table_name="other"), "parent_table_name"),
+        (lambda: dlt.mark.make_nested_hints(no_such=1), "no_such"),
+        (
+            lambda: dlt.resource(
+                [{"l": [1]}],
+                name="r",
+                nested_hints={
+                    "l": dlt.mark.make_nested_hints(
+                        write_disposition={"disposition": "merge", "strategy": "scd2"}
+                    )
+                },
+            ),
+            "scd2",
+        ),
+    ],
+)
+def test_nested_hints_loadstone_refuses_are_named(make: Any, name: str) -> None:
+    with pytest.raises(TypeError, match=name):
+        make()
+
+
+@pytest.mark.parametrize(
+    ("cursor_path", "marked"), [("id", "id"), ("Id", "Id"), ("$.id", None), ("a.b", None)]
+)
+def test_a_cursor_on_a_top_level_field_marks_its_column(
+    cursor_path: str, marked: str | None
+) -> None:
+    res = dlt.resource([{"id": 1}], name="r")
+    res.apply_hints(incremental=dlt.sources.incremental(cursor_path))
+    columns = res.compute_table_schema()["columns"]
+    assert columns == ({marked: {"name": marked, "incremental": True}} if marked else {})
