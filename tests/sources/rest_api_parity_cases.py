@@ -318,6 +318,37 @@ def new_events() -> list[dict[str, Any]]:
     ]
 
 
+#: children listed before their parents: dlt builds the source in graphlib's static order
+ORDER_CONFIG: dict[str, Any] = {
+    "client": {"base_url": "http://127.0.0.1:9"},
+    "resources": [
+        {"name": "c", "endpoint": "x/{resources.p.id}"},
+        {"name": "z", "endpoint": "z"},
+        {"name": "p", "endpoint": "p"},
+        {"name": "gc", "endpoint": "y/{resources.c.id}"},
+        {"name": "a", "endpoint": "a"},
+    ],
+}
+
+
+def own_resource_config(url: str, dlt: Any) -> dict[str, Any]:
+    """A resource of one's own (made with ``dlt``, either library) as a child's parent."""
+
+    @dlt.resource(name="ids")
+    def ids() -> Iterator[list[dict[str, int]]]:
+        yield [{"id": 1}, {"id": 2}]
+
+    comments = {
+        "name": "comments",
+        "endpoint": {"path": "posts/{resources.ids.id}/comments"},
+        "include_from_parent": ["id"],
+    }
+    return {
+        "client": {"base_url": url, "paginator": "single_page"},
+        "resources": [ids(), comments, {"name": "posts", "endpoint": "single/posts"}],
+    }
+
+
 def oauth_with_access_token(url: str, token: str) -> dict[str, Any]:
     """OAuth2 client credentials given an ``access_token`` as well (the right one or not)."""
     auth = {

@@ -139,3 +139,15 @@ def test_an_oauth2_access_token_in_the_config_is_taken_and_a_token_fetched_as_dl
     rows = len(list(source.resources["oauthed/posts"]))
     asked = [[r["method"], r["path"], r["headers"].get("Authorization")] for r in api.requests]
     assert {"rows": rows, "requests": asked} == RECORDED["oauth_access_token"][token]
+
+
+def test_the_source_holds_parents_before_children_in_dlts_order() -> None:
+    assert list(rest_api_source(C.ORDER_CONFIG).resources) == RECORDED["order"]
+
+
+def test_a_resource_of_ones_own_in_the_config_is_loaded_and_may_be_a_parent(api: App) -> None:
+    source = rest_api_source(C.own_resource_config(api.url, dlt))
+    records = {name: list(source.resources[name]) for name in source.resources}
+    assert {"order": list(source.resources), "records": records, "requests": asked(api)} == (
+        RECORDED["own_resource"]
+    )

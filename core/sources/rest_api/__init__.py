@@ -29,7 +29,8 @@ from loadstone.typing import TSchemaContract
 
 
 def rest_api_resources(config: RESTAPIConfig) -> list[Resource]:
-    """The resources of ``config``, in its order (children are transformers of parents)."""
+    """The resources of ``config``, parents before their children as dlt orders them
+    (children are transformers of parents)."""
     return build_resources(config)
 
 

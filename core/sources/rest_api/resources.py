@@ -104,7 +104,9 @@ class EndpointCall:
 
 
 def build_resources(config: t.RESTAPIConfig) -> list[Resource]:
-    """The resources of ``config``, in its order (parents are built before children).
+    """The resources of ``config`` (dicts, names, or resources of one's own as dlt takes
+    them, which may be parents too), in dlt's order: parents before their children, else as
+    the config lists them (``graphlib``'s static order, which is dlt's).
 
     Refused as dlt 1.31 refuses them, when the source is made: a name used twice, a parent
     that is not a resource of the config, ``include_from_parent`` without a parent
@@ -113,23 +115,29 @@ def build_resources(config: t.RESTAPIConfig) -> list[Resource]:
     config_setup.check_config(config)
     client = make_client(config["client"])
     defaults = config.get("resource_defaults") or t.EndpointResourceBase()
-    specs = {}
+    specs: dict[str, t.EndpointResource | Resource] = {}
     for given in config.get("resources") or []:
-        spec = config_setup.merged_resource(given, defaults)
-        if spec["name"] in specs:
-            raise ValueError(f"rest_api config names resource {spec['name']!r} twice")
-        specs[spec["name"]] = spec
-    parents = {name: _checked_parent(spec, specs) for name, spec in specs.items()}
-    graph = {name: [parent] if parent else [] for name, parent in parents.items()}
+        spec = (
+            given if isinstance(given, Resource) else config_setup.merged_resource(given, defaults)
+        )
+        name = spec.name if isinstance(spec, Resource) else spec["name"]
+        if name in specs:
+            raise ValueError(f"rest_api config names resource {name!r} twice")
+        specs[name] = spec
+    graph = {name: _checked_parents(spec, specs) for name, spec in specs.items()}
     built: dict[str, Resource] = {}
     for name in graphlib.TopologicalSorter(graph).static_order():
-        built[name] = make_resource(specs[name], client, built)
-    return [built[name] for name in specs]
+        spec = specs[name]
+        built[name] = spec if isinstance(spec, Resource) else make_resource(spec, client, built)
+    return list(built.values())
 
 
-def _checked_parent(
-    spec: t.EndpointResource, specs: Mapping[str, t.EndpointResource]
-) -> str | None:
+def _checked_parents(
+    spec: t.EndpointResource | Resource, specs: Mapping[str, t.EndpointResource | Resource]
+) -> list[str]:
+    """The parent of ``spec`` (none for a resource of one's own), checked."""
+    if isinstance(spec, Resource):
+        return []
     name, parent = spec["name"], _parent_of(spec)
     if parent is not None and parent not in specs:
         raise ValueError(
@@ -141,7 +149,7 @@ def _checked_parent(
             f"rest_api resource {name!r} has include_from_parent but takes no values from "
             "a parent resource"
         )
-    return parent
+    return [parent] if parent is not None else []
 
 
 def make_client(client: t.ClientConfig) -> RESTClient:

@@ -16,6 +16,7 @@ from typing import Literal, TypedDict, Union
 from requests import Session
 from requests.auth import AuthBase
 
+from loadstone.extract.resource import Resource
 from loadstone.sources.helpers.rest_client.client import ResponseHook
 from loadstone.sources.helpers.rest_client.paginators import BasePaginator
 from loadstone.typing import (
@@ -263,4 +264,5 @@ class EndpointResource(EndpointResourceBase, total=False):
 class RESTAPIConfig(TypedDict, total=False):
     client: ClientConfig
     resource_defaults: EndpointResourceBase
-    resources: list[str | EndpointResource]
+    #: a name, a resource's dict, or a resource of one's own (which may be a parent)
+    resources: list[str | EndpointResource | Resource]
