@@ -15,7 +15,7 @@ Naming conventions and plugins
     naming_convention, NamingConvention, hookimpl
 Destinations
     destinations (factories: ``loadstone.destinations.duckdb("file.duckdb")``), Destination,
-    Capabilities, DestinationNotSupported
+    Capabilities, DestinationNotSupported, destination (a sink function as a destination)
 Configuration
     config (the resolver and its typed accessors; ``config["a.b"]`` reads, sets and tests
     a key as dlt's), TSecretValue, TSecretStrValue
@@ -23,6 +23,9 @@ Reading loaded data
     Dataset, Relation (``pipeline.dataset()``), dataset (a dataset without a pipeline)
 Version
     version (``version.__version__``)
+dlt's import paths (``docs/migrating.md``, "Import paths")
+    common (``loadstone.common.pendulum``, ``.typing``, ``.schema`` ...), extract, normalize,
+    load, TCredentials (``loadstone.config_specs.CredentialsConfiguration``)
 Errors
     every public error class (``loadstone.exceptions``), each derived from LoadstoneError
 """
@@ -56,6 +59,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "NamingConvention": ("loadstone.naming", "NamingConvention"),
     "hookimpl": ("loadstone.hookspecs", "hookimpl"),
     "destinations": ("loadstone.destinations", None),
+    "destination": ("loadstone.destinations.custom", "destination"),
     "Destination": ("loadstone.destinations.contract", "Destination"),
     "Capabilities": ("loadstone.destinations.contract", "Capabilities"),
     "config": ("loadstone.config", None),
@@ -65,6 +69,12 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "Relation": ("loadstone.destinations.dataset", "Relation"),
     "dataset": ("loadstone.dataset_access", "dataset"),
     "version": ("loadstone.version", None),
+    # dlt's import paths (docs/migrating.md, "Import paths")
+    "TCredentials": ("loadstone.config_specs", "CredentialsConfiguration"),
+    "common": ("loadstone.common", None),
+    "extract": ("loadstone.extract", None),
+    "normalize": ("loadstone.normalize", None),
+    "load": ("loadstone.load", None),
     # every public error (loadstone.exceptions)
     "ArrowDataError": ("loadstone.exceptions", "ArrowDataError"),
     "AuthError": ("loadstone.exceptions", "AuthError"),
@@ -80,6 +90,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "DamagedCopyError": ("loadstone.exceptions", "DamagedCopyError"),
     "DataValidationError": ("loadstone.exceptions", "DataValidationError"),
     "DatasetError": ("loadstone.exceptions", "DatasetError"),
+    "SqlClientNotAvailable": ("loadstone.exceptions", "SqlClientNotAvailable"),
     "DestinationError": ("loadstone.exceptions", "DestinationError"),
     "DestinationNotSupported": ("loadstone.exceptions", "DestinationNotSupported"),
     "DestinationSchemaMismatch": ("loadstone.exceptions", "DestinationSchemaMismatch"),
@@ -98,6 +109,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     ),
     "IncrementalCursorPathMissing": ("loadstone.exceptions", "IncrementalCursorPathMissing"),
     "InputError": ("loadstone.exceptions", "InputError"),
+    "InvalidConnectionString": ("loadstone.exceptions", "InvalidConnectionString"),
     "InvalidIdentifierError": ("loadstone.exceptions", "InvalidIdentifierError"),
     "InvalidMaxLengthError": ("loadstone.exceptions", "InvalidMaxLengthError"),
     "InvalidPrecisionError": ("loadstone.exceptions", "InvalidPrecisionError"),
@@ -163,10 +175,22 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:
-    from loadstone import config, current, destinations, sources, version
+    from loadstone import (
+        common,
+        config,
+        current,
+        destinations,
+        extract,
+        load,
+        normalize,
+        sources,
+        version,
+    )
     from loadstone.config import TSecretStrValue, TSecretValue
+    from loadstone.config_specs import CredentialsConfiguration as TCredentials
     from loadstone.dataset_access import dataset
     from loadstone.destinations.contract import Capabilities, Destination
+    from loadstone.destinations.custom import destination
     from loadstone.destinations.dataset import Dataset, Relation
     from loadstone.exceptions import (
         ArrowDataError,
@@ -184,6 +208,7 @@ if TYPE_CHECKING:
         CurrentSourceSchemaNotAvailable,
         DamagedCopyError,
         DatasetError,
+        SqlClientNotAvailable,
         DataValidationError,
         DestinationError,
         DestinationNotSupported,
@@ -200,6 +225,7 @@ if TYPE_CHECKING:
         IncrementalCursorPathMissing,
         InMemoryCatalog,
         InputError,
+        InvalidConnectionString,
         InvalidIdentifierError,
         InvalidMaxLengthError,
         InvalidPrecisionError,
@@ -282,6 +308,13 @@ def _default_pipeline() -> _current.RunningPipeline:
 
 
 _current.make_default_pipeline_with(_default_pipeline)
+
+# ``loadstone.pipeline`` is the function (the lazy table's), and also a package for dlt's
+# ``from dlt.pipeline.exceptions import ...``: the package is imported now, and the attribute
+# its import sets is taken back, so a later ``import loadstone.pipeline.exceptions`` (which
+# finds the package imported) leaves the function in place.
+importlib.import_module("loadstone.pipeline")
+del globals()["pipeline"]
 
 
 def __getattr__(name: str) -> Any:

@@ -90,6 +90,37 @@ def postgres(
     )
 
 
+def destination(
+    destination_callable: Callable[..., object] | None = None,
+    destination_name: str | None = None,
+    environment: str | None = None,
+    loader_file_format: str | None = None,
+    batch_size: int = 10,
+    naming_convention: str = "direct",
+    spec: type | None = None,
+    **kwargs: object,
+) -> Destination:
+    """dlt's ``dlt.destinations.destination(func, destination_name=..., batch_size=...)``: the
+    factory form of :func:`loadstone.destination` (a sink function as a destination).
+
+    ``environment`` is accepted for dlt's signature; configuration is read under
+    ``destination.<destination_name>``.
+    """
+    from loadstone.destinations.custom import sink_destination
+
+    if destination_callable is None:
+        raise TypeError("destinations.destination() needs the sink function (destination_callable)")
+    return sink_destination(
+        destination_callable,
+        name=destination_name,
+        batch_size=batch_size,
+        loader_file_format=loader_file_format,
+        naming_convention=naming_convention,
+        spec=spec,
+        **kwargs,
+    )
+
+
 def __getattr__(name: str) -> Callable[..., Destination]:
     if name.startswith("_"):
         raise AttributeError(name)

@@ -91,6 +91,10 @@ class Capabilities:
     supported_staging_file_formats: tuple[str, ...] = ()
     #: it can hold another destination's staged files (dlt: the filesystem only)
     can_be_staging: bool = False
+    #: the nesting a schema loaded here normalizes with when no source or resource sets one
+    #: (dlt stores it in the schema's normalizer config; a custom destination's
+    #: ``max_table_nesting=``, 0 by default: nested data stays JSON in its root table)
+    max_table_nesting: int | None = None
 
     def fold_identifier(self, ident: str, case_sensitive_convention: bool = False) -> str:
         """Return ``ident`` as the destination will store it.
@@ -286,6 +290,10 @@ class LoadRequest:
     tables: Mapping[str, LoadFileSpec]
     pipeline_state: PipelineStateRow | None = None
     naming: NamingConvention | None = None
+    #: the package's own folder, where a loader without transactions keeps what it already
+    #: delivered (a custom destination's batches), so a retry resumes instead of resending;
+    #: it goes with the package once the package is loaded
+    package_dir: Path | None = None
 
 
 # --- system tables ---------------------------------------------------------------------------

@@ -115,6 +115,19 @@ class DatasetError(LoadstoneError):
     """A query on the loaded data failed (unknown table, bad SQL)."""
 
 
+class SqlClientNotAvailable(DatasetError):
+    """The destination keeps no data to query (a custom destination: a sink function), as
+    dlt's error of that name: ``pipeline.dataset()`` is made, reading it raises this."""
+
+    def __init__(self, dataset_name: str, destination_name: str) -> None:
+        self.dataset_name = dataset_name
+        self.destination_name = destination_name
+        super().__init__(
+            f"SQL Client not available for dataset `{dataset_name}` in destination "
+            f"`{destination_name}`"
+        )
+
+
 class DuckDBConnectionError(DestinationError):
     """The database file cannot be opened (most often: another process holds its lock).
 

@@ -232,6 +232,7 @@ class LoadStep:
             naming=self.context.target.naming_for(schema),
             tables=tables,
             pipeline_state=self._state_row() if package.meta.get("carries_state", True) else None,
+            package_dir=package.root,
         )
 
     def _state_row(self) -> PipelineStateRow:

@@ -151,6 +151,8 @@ class NormalizeStep:
         schema = _without_declared(schema, package)
         naming = target.naming_for(schema)
         _switch_naming(schema, naming)
+        if target.capabilities.max_table_nesting is not None:  # a custom destination's, as dlt
+            schema.update_json_normalizer_config(max_nesting=target.capabilities.max_table_nesting)
         context = self._normalize_context(package, naming, step, on_files)
         package.reset_normalized()
         result = self._run_normalizer(package, schema, context)
