@@ -349,6 +349,28 @@ def own_resource_config(url: str, dlt: Any) -> dict[str, Any]:
     }
 
 
+#: auths named by type alone, their fields in the environment: (route, env, source kwargs)
+AUTH_BY_NAME: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
+    "bearer": ("bearer/posts", {"SOURCES__REST_API__CREDENTIALS__TOKEN": "s3cr3t-token"}, {}),
+    "bearer_named_source": (
+        "bearer/posts",
+        {"SOURCES__SEC__BLOG__CREDENTIALS__TOKEN": "s3cr3t-token"},
+        {"name": "blog", "section": "sec"},
+    ),
+    "api_key": (
+        "apikey/posts",
+        {"CREDENTIALS__API_KEY": "k3y-123", "CREDENTIALS__NAME": "X-API-Key"},
+        {},
+    ),
+    "http_basic": (
+        "basic/posts",
+        {"SOURCES__CREDENTIALS__USERNAME": "ann", "SOURCES__CREDENTIALS__PASSWORD": "pa55"},
+        {},
+    ),
+    "bearer_missing": ("bearer/posts", {}, {}),
+}
+
+
 def oauth_with_access_token(url: str, token: str) -> dict[str, Any]:
     """OAuth2 client credentials given an ``access_token`` as well (the right one or not)."""
     auth = {

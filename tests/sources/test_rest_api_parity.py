@@ -151,3 +151,19 @@ def test_a_resource_of_ones_own_in_the_config_is_loaded_and_may_be_a_parent(api:
     assert {"order": list(source.resources), "records": records, "requests": asked(api)} == (
         RECORDED["own_resource"]
     )
+
+
+@pytest.mark.parametrize("case", sorted(C.AUTH_BY_NAME))
+def test_an_auth_named_by_type_reads_its_fields_from_configuration_as_dlt_does(
+    api: App, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    route, env, kwargs = C.AUTH_BY_NAME[case]
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    kind = case.removesuffix("_named_source").removesuffix("_missing")
+    config = {"client": {"base_url": api.url, "auth": kind}, "resources": [route]}
+    try:
+        got = {"rows": len(list(rest_api_source(config, **kwargs).resources[route]))}
+    except Exception as error:
+        got = {"raises": type(error).__name__}
+    assert got == RECORDED["auth_by_name"][case]

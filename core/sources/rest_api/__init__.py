@@ -12,6 +12,7 @@ from __future__ import annotations
 from loadstone.extract.decorators import source
 from loadstone.extract.resource import Resource
 from loadstone.extract.source import Source
+from loadstone.sources.rest_api.credentials import Scope
 from loadstone.sources.rest_api.resources import build_resources
 from loadstone.sources.rest_api.typing import (
     AuthConfig,
@@ -47,7 +48,7 @@ def rest_api_source(
     """A source named ``name`` (default ``rest_api``) of the config's resources;
     ``parallelized`` reads every resource on extract's thread pool (as dlt's); ``spec`` is
     accepted and has nothing to default (the config dict holds every setting)."""
-    resources = build_resources(config)
+    resources = build_resources(config, Scope(section or "rest_api", name or "rest_api"))
 
     def rest_api() -> list[Resource]:
         return resources

@@ -18,6 +18,7 @@ from loadstone.extract.incremental import Incremental
 from loadstone.sources.helpers.rest_client import auth as auths
 from loadstone.sources.helpers.rest_client import paginators as pg
 from loadstone.sources.rest_api import typing as t
+from loadstone.sources.rest_api.credentials import Scope, configured_auth
 from loadstone.typing import TDataItem
 
 #: the options of a class chosen by the config's ``type``, as its keyword arguments: each
@@ -168,12 +169,20 @@ def make_paginator(value: t.PaginatorConfig | None, where: str) -> pg.BasePagina
     return PAGINATORS[kind](**options)
 
 
-def make_auth(value: t.AuthConfig | None, where: str) -> AuthBase | None:
-    """An auth instance, or a dict with ``type`` (``bearer`` when only a ``token`` is given)."""
+def make_auth(
+    value: t.AuthConfig | t.AuthType | None, where: str, scope: Scope | None = None
+) -> AuthBase | None:
+    """An auth instance, a dict with ``type`` (``bearer`` when only a ``token`` is given), or
+    a type's name alone, its fields read from configuration (:mod:`.credentials`)."""
     if value is None or isinstance(value, AuthBase):
         return value
+    if isinstance(value, str) and value in AUTH_KEYS:
+        return AUTHS[value](**configured_auth(value, scope or Scope()))
     if not isinstance(value, Mapping):
-        raise TypeError(f"rest_api {where}: auth must be a dict or an auth instance")
+        raise TypeError(
+            f"rest_api {where}: auth must be a dict, an auth instance or one of "
+            f"{', '.join(AUTH_KEYS)}"
+        )
     options: KwArgs = dict(value)
     kind = options.pop("type", "bearer" if "token" in options else None)
     if kind not in AUTH_KEYS:

@@ -33,6 +33,7 @@ from loadstone.sources.helpers.rest_client.client import (
 from loadstone.sources.helpers.rest_client.paginators import BasePaginator
 from loadstone.sources.rest_api import config_setup, resolve
 from loadstone.sources.rest_api import typing as t
+from loadstone.sources.rest_api.credentials import Scope
 from loadstone.typing import TDataItem
 
 #: the table hints a resource config may give (the keys of ResourceHints)
@@ -103,7 +104,7 @@ class EndpointCall:
         )
 
 
-def build_resources(config: t.RESTAPIConfig) -> list[Resource]:
+def build_resources(config: t.RESTAPIConfig, scope: Scope | None = None) -> list[Resource]:
     """The resources of ``config`` (dicts, names, or resources of one's own as dlt takes
     them, which may be parents too), in dlt's order: parents before their children, else as
     the config lists them (``graphlib``'s static order, which is dlt's).
@@ -111,9 +112,11 @@ def build_resources(config: t.RESTAPIConfig) -> list[Resource]:
     Refused as dlt 1.31 refuses them, when the source is made: a name used twice, a parent
     that is not a resource of the config, ``include_from_parent`` without a parent
     (``ValueError``), parents in a cycle (``graphlib.CycleError``, a ``ValueError`` too).
+    ``scope`` is where an auth named by its type alone reads its fields.
     """
     config_setup.check_config(config)
-    client = make_client(config["client"])
+    scope = scope or Scope()
+    client = make_client(config["client"], scope)
     defaults = config.get("resource_defaults") or t.EndpointResourceBase()
     specs: dict[str, t.EndpointResource | Resource] = {}
     for given in config.get("resources") or []:
@@ -128,7 +131,9 @@ def build_resources(config: t.RESTAPIConfig) -> list[Resource]:
     built: dict[str, Resource] = {}
     for name in graphlib.TopologicalSorter(graph).static_order():
         spec = specs[name]
-        built[name] = spec if isinstance(spec, Resource) else make_resource(spec, client, built)
+        built[name] = (
+            spec if isinstance(spec, Resource) else make_resource(spec, client, built, scope)
+        )
     return list(built.values())
 
 
@@ -152,11 +157,11 @@ def _checked_parents(
     return [parent] if parent is not None else []
 
 
-def make_client(client: t.ClientConfig) -> RESTClient:
+def make_client(client: t.ClientConfig, scope: Scope | None = None) -> RESTClient:
     return RESTClient(
         base_url=client["base_url"],
         headers=client.get("headers"),
-        auth=config_setup.make_auth(client.get("auth"), "client"),
+        auth=config_setup.make_auth(client.get("auth"), "client", scope),
         paginator=config_setup.make_paginator(client.get("paginator"), "client"),
         session=client.get("session"),
     )
@@ -175,11 +180,14 @@ def _endpoint_of(spec: t.EndpointResource) -> t.Endpoint:
 
 
 def make_resource(
-    spec: t.EndpointResource, client: RESTClient, built: Mapping[str, Resource]
+    spec: t.EndpointResource,
+    client: RESTClient,
+    built: Mapping[str, Resource],
+    scope: Scope | None = None,
 ) -> Resource:
     """One resource (or transformer) with its hints, steps and cursor."""
     name = spec["name"]
-    call = _endpoint_call(spec, client)
+    call = _endpoint_call(spec, client, scope)
     fields = resolve.parent_fields(call.endpoint)
     parent = resolve.parent_name(name, fields, str(call.endpoint.get("path", "")))
     template = call.incremental.cursor if call.incremental is not None else None
@@ -224,7 +232,9 @@ def make_resource(
     return made
 
 
-def _endpoint_call(spec: t.EndpointResource, client: RESTClient) -> EndpointCall:
+def _endpoint_call(
+    spec: t.EndpointResource, client: RESTClient, scope: Scope | None = None
+) -> EndpointCall:
     """The endpoint's request pieces: paginator, auth, hooks, selector, cursor."""
     name = spec["name"]
     endpoint = t.Endpoint(**_endpoint_of(spec))
@@ -234,7 +244,7 @@ def _endpoint_call(spec: t.EndpointResource, client: RESTClient) -> EndpointCall
     if "paginator" in endpoint:
         options["paginator"] = config_setup.make_paginator(endpoint["paginator"], where)
     if "auth" in endpoint:
-        options["auth"] = config_setup.make_auth(endpoint["auth"], where)
+        options["auth"] = config_setup.make_auth(endpoint["auth"], where, scope)
     if "data_selector" in endpoint:
         options["data_selector"] = endpoint["data_selector"]
     if "headers" in endpoint:

@@ -157,7 +157,8 @@ AuthConfig = Union[  # noqa: UP007 (evaluated at import: Python 3.10 has no `|` 
 class ClientConfig(TypedDict, total=False):
     base_url: str
     headers: dict[str, str]
-    auth: AuthConfig | None
+    #: a dict, an instance, or a type's name (its fields from configuration)
+    auth: AuthConfig | AuthType | None
     paginator: PaginatorConfig | None
     session: Session
 
@@ -218,7 +219,7 @@ class Endpoint(TypedDict, total=False):
     data_selector: str
     response_actions: list[ResponseAction]
     incremental: IncrementalConfig
-    auth: AuthConfig | None
+    auth: AuthConfig | AuthType | None
 
 
 class ProcessingSteps(TypedDict, total=False):
