@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -141,13 +141,19 @@ def join_url(url: str, *parts: str) -> str:
 
 
 def open_filesystem(
-    url: str, credentials: Mapping[str, object] | FilesystemCredentials | None = None
+    url: str,
+    credentials: Mapping[str, object] | FilesystemCredentials | None = None,
+    *,
+    kwargs: Mapping[str, object] | None = None,
+    client_kwargs: Mapping[str, object] | None = None,
 ) -> tuple[fsspec.AbstractFileSystem, str]:
     """The fsspec filesystem that holds ``url`` and the path inside it (without protocol).
 
     A plain path or ``file://`` gives the local filesystem (parent folders are created on
     write); ``s3://`` gives s3fs with dlt's credential keys; any other protocol fsspec knows
-    is passed the credentials as they are.
+    is passed the credentials as they are. ``kwargs`` / ``client_kwargs`` are more options of
+    a remote filesystem (dlt's ``filesystem(kwargs=, client_kwargs=)``: the constructor's and
+    its ``client_kwargs``; a local one ignores them, as dlt's does).
     """
     protocol, path = split_url(url)
     if protocol == "file":
@@ -166,19 +172,41 @@ def open_filesystem(
             if isinstance(credentials, FilesystemCredentials)
             else FilesystemCredentials.from_mapping(credentials)
         )
+        s3_options = _with_options(creds.s3fs_options(), kwargs, client_kwargs)
         # skip_instance_cache: two buckets with different credentials must not share a client
-        return s3fs.S3FileSystem(skip_instance_cache=True, **creds.s3fs_options()), path
+        return s3fs.S3FileSystem(skip_instance_cache=True, **s3_options), path
     import fsspec
 
-    options = (
+    options = _with_options(
         credentials.as_dict()
         if isinstance(credentials, FilesystemCredentials)
-        else dict(credentials or {})
+        else dict(credentials or {}),
+        kwargs,
+        client_kwargs,
     )
     try:
         return fsspec.filesystem(protocol, **options), path
     except (ImportError, ValueError) as error:
         raise FilesystemError(f"{url}: cannot open filesystem {protocol!r}: {error}") from error
+
+
+def _with_options(
+    options: Mapping[str, Any],
+    kwargs: Mapping[str, object] | None,
+    client_kwargs: Mapping[str, object] | None,
+) -> dict[str, Any]:
+    """Constructor options with the user's ``kwargs`` and ``client_kwargs`` added; a client
+    option the credentials set too is refused (``TypeError``, as dlt's s3fs call fails)."""
+    merged: dict[str, Any] = {**options, **(kwargs or {})}
+    if client_kwargs:
+        given = dict(merged.get("client_kwargs") or {})
+        doubled = sorted(set(given) & set(client_kwargs))
+        if doubled:
+            raise TypeError(
+                f"client_kwargs sets {', '.join(doubled)}, which the credentials set too"
+            )
+        merged["client_kwargs"] = {**given, **client_kwargs}
+    return merged
 
 
 def write_bytes_atomic(fs: fsspec.AbstractFileSystem, path: str, data: bytes) -> None:

@@ -191,11 +191,12 @@ def test_files_per_page_and_readers_source(files: Path) -> None:
     assert rows[0]["name"] == "a" and rows[1]["price"] is None
 
 
-def test_unsupported_arguments_raise_type_error(files: Path) -> None:
-    with pytest.raises(TypeError, match="kwargs"):
-        filesystem(bucket_url=str(files), kwargs={"use_listings_cache": False})
-    with pytest.raises(TypeError, match="client_kwargs"):
-        readers(bucket_url=str(files), client_kwargs={"verify": False})
+def test_fsspec_options_are_ignored_for_a_local_folder(files: Path) -> None:
+    """As in dlt: ``kwargs`` / ``client_kwargs`` configure a bucket's filesystem only."""
+    listed = filesystem(bucket_url=str(files), kwargs={"use_listings_cache": False})
+    assert list(listed)
+    source = readers(bucket_url=str(files), file_glob="**/*.csv", client_kwargs={"verify": False})
+    assert [r["id"] for r in source.read_csv] == [1, 2, 3]
 
 
 def test_an_s3_bucket_is_read_with_dlts_credential_keys(

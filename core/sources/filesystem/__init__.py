@@ -25,7 +25,6 @@ from loadstone.extract.decorators import resource, transformer
 from loadstone.extract.file_pipes import LISTS_FILES, READS_FILES
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.resource import Resource
-from loadstone.extract.resource_hints import reject_unsupported
 from loadstone.extract.source import Source
 from loadstone.sources.filesystem.files import (
     FileItem,
@@ -67,10 +66,14 @@ Credentials = Mapping[str, object] | FilesystemCredentials
 
 
 def fsspec_filesystem(
-    bucket_url: str, credentials: Credentials | fsspec.AbstractFileSystem | None = None
+    bucket_url: str,
+    credentials: Credentials | fsspec.AbstractFileSystem | None = None,
+    kwargs: Mapping[str, object] | None = None,
+    client_kwargs: Mapping[str, object] | None = None,
 ) -> fsspec.AbstractFileSystem:
     """The fsspec filesystem for ``bucket_url``: ``credentials`` as given (a filesystem
-    instance is used as it is), else ``sources.filesystem.credentials`` from configuration."""
+    instance is used as it is), else ``sources.filesystem.credentials`` from configuration;
+    ``kwargs`` / ``client_kwargs`` go to a remote filesystem's constructor (dlt's)."""
     from fsspec import AbstractFileSystem
 
     from loadstone.storage.filesystem import open_filesystem
@@ -80,7 +83,7 @@ def fsspec_filesystem(
     if is_local(bucket_url):
         return open_filesystem(bucket_url)[0]
     creds = configured_credentials(CONFIG_SECTION, explicit=credentials)
-    return open_filesystem(bucket_url, creds)[0]
+    return open_filesystem(bucket_url, creds, kwargs=kwargs, client_kwargs=client_kwargs)[0]
 
 
 def _bucket_url(bucket_url: str | None) -> str:
@@ -93,13 +96,6 @@ def _bucket_url(bucket_url: str | None) -> str:
             "(env SOURCES__FILESYSTEM__BUCKET_URL)"
         )
     return str(found)
-
-
-def _reject_fsspec_options(
-    where: str, kwargs: Mapping[str, object] | None, client_kwargs: Mapping[str, object] | None
-) -> None:
-    """fsspec options beyond dlt's credential keys are not passed on: refuse, never ignore."""
-    reject_unsupported(where, kwargs=kwargs or None, client_kwargs=client_kwargs or None)
 
 
 def filesystem(
@@ -123,14 +119,15 @@ def filesystem(
     bucket, ``**`` for subfolders. ``files_per_page``: items per yielded page.
     ``extract_content``: add the raw bytes as ``file_content``. ``incremental``: a cursor
     over the items (usually ``modification_date``). ``fetch_file_info``: accepted; listing
-    always carries size and modification date. ``kwargs`` / ``client_kwargs`` (extra fsspec
-    options) raise ``TypeError``. ``file_url`` is the table's primary key, as in dlt.
+    always carries size and modification date. ``kwargs`` / ``client_kwargs``: more options
+    of a bucket's fsspec filesystem (its constructor's, its ``client_kwargs``; e.g.
+    ``client_kwargs={"endpoint_url": ...}``), ignored for a local folder, as in dlt.
+    ``file_url`` is the table's primary key, as in dlt.
     """
-    _reject_fsspec_options("filesystem", kwargs, client_kwargs)
     if files_per_page < 1:
         raise ValueError(f"files_per_page must be at least 1, got {files_per_page}")
     url = _bucket_url(bucket_url)
-    fs = fsspec_filesystem(url, credentials)
+    fs = fsspec_filesystem(url, credentials, kwargs, client_kwargs)
 
     def list_files() -> Iterator[list[FileItemDict]]:
         page: list[FileItemDict] = []
@@ -219,12 +216,18 @@ def readers(
     Select one (``readers(...).read_csv``, ``.with_resources("read_jsonl")``); the arguments
     mean what they mean for :func:`filesystem`.
     """
-    _reject_fsspec_options("readers", kwargs, client_kwargs)
     from loadstone.schema.schema import Schema
 
     resources = [
         (
-            filesystem(bucket_url, credentials, file_glob=file_glob, incremental=incremental)
+            filesystem(
+                bucket_url,
+                credentials,
+                file_glob=file_glob,
+                kwargs=kwargs,
+                client_kwargs=client_kwargs,
+                incremental=incremental,
+            )
             | reader()
         ).with_name(name)
         for name, reader in _READERS.items()
