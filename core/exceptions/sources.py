@@ -32,7 +32,8 @@ class IgnoreResponseException(LoadstoneError):
 
 
 class JSONPathError(LoadstoneError, ValueError):
-    """A path uses JSONPath syntax loadstone does not read (filters, ``..``)."""
+    """A JSON path that cannot be read (a path dlt 1.31's parser refuses too), or a path to
+    write a value at that is more than dotted names."""
 
 
 class PaginatorError(LoadstoneError, ValueError):
@@ -48,8 +49,9 @@ class SqlDatabaseError(LoadstoneError):
     cursor column named by the caller does not exist. The message names the table."""
 
 
-class ParentFieldMissing(LoadstoneError, KeyError):
-    """A parent record lacks the field a child request needs."""
+class ParentFieldMissing(LoadstoneError, KeyError, ValueError):
+    """A parent record lacks the field a child request needs (a ``ValueError`` too: what
+    dlt 1.31 raises for it, inside its ``ResourceExtractionError``)."""
 
     def __str__(self) -> str:
         return str(self.args[0])

@@ -167,3 +167,10 @@ def test_an_auth_named_by_type_reads_its_fields_from_configuration_as_dlt_does(
     except Exception as error:
         got = {"raises": type(error).__name__}
     assert got == RECORDED["auth_by_name"][case]
+
+
+def test_a_parent_field_missing_is_a_value_error_as_dlts_cause_is(api: App) -> None:
+    config, name = C.CASES["one_parent_everywhere"](api.url)
+    config["resources"][2]["endpoint"]["path"] = "posts/{resources.posts.nope}/comments"
+    with pytest.raises(ValueError, match="needs field 'nope' of its parent 'posts'"):
+        list(rest_api_source(config).resources[name])
