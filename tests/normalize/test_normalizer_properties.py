@@ -3,15 +3,16 @@
 Chunks run in this process here (``spark=None`` runs them one after another through the same
 optimistic protocol as Spark tasks: local type guesses, global decision, re-runs), so
 hypothesis can try many splits quickly; ``test_normalizer_parallel`` runs it on Spark.
+Each example's packages live in a folder of pytest's own temporary tree (``tmp_path_factory``,
+session-scoped, so hypothesis accepts it), which pytest removes with its old runs.
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from normalizer_support import StandInPackage, read_table, schema_tables, snake_case
@@ -39,8 +40,10 @@ EXAMPLES = max(10, settings.default.max_examples // 3)
 DROP = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id"}
 
 
-def _normalize(records: list[dict[str, Any]], chunk_bytes: int) -> tuple[Any, RelationalNormalizer]:
-    package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_")))
+def _normalize(
+    folders: pytest.TempPathFactory, records: list[dict[str, Any]], chunk_bytes: int
+) -> tuple[Any, RelationalNormalizer]:
+    package = StandInPackage(folders.mktemp("prop"))
     package.add_jsonl("t", records)
     normalizer = RelationalNormalizer(chunk_bytes=chunk_bytes)
     context = NormalizeContext(spark=None, naming=snake_case())
@@ -74,10 +77,10 @@ def _values(result: Any) -> dict[str, list[str]]:
     records=[{"c d": {"b": [None]}}, {"c d": [{"b": [None]}]}], chunk_bytes=1
 )
 def test_any_split_into_chunks_gives_the_sequential_schema_and_values(
-    records: list[dict[str, Any]], chunk_bytes: int
+    tmp_path_factory: pytest.TempPathFactory, records: list[dict[str, Any]], chunk_bytes: int
 ) -> None:
-    sequential, _ = _normalize(records, 1 << 30)
-    chunked, _ = _normalize(records, chunk_bytes)
+    sequential, _ = _normalize(tmp_path_factory, records, 1 << 30)
+    chunked, _ = _normalize(tmp_path_factory, records, chunk_bytes)
     assert _columns(chunked) == _columns(sequential)
     assert _values(chunked) == _values(sequential)
     assert {n: o.row_count for n, o in chunked.tables.items()} == {
@@ -85,15 +88,17 @@ def test_any_split_into_chunks_gives_the_sequential_schema_and_values(
     }
 
 
-def _normalize_frozen(records: list[dict[str, Any]], chunk_bytes: int) -> Any:
+def _normalize_frozen(
+    folders: pytest.TempPathFactory, records: list[dict[str, Any]], chunk_bytes: int
+) -> Any:
     """``records`` into an existing table whose data types are frozen: the result or the error."""
     from loadstone.exceptions import ContractViolation
 
-    package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_frozen_")))
+    package = StandInPackage(folders.mktemp("prop_frozen"))
     package.add_jsonl("t", [{"seed": 1}])
     context = NormalizeContext(spark=None, naming=snake_case())
     existing = RelationalNormalizer().normalize(package, schema_of(), context).schema
-    package = StandInPackage(Path(tempfile.mkdtemp(prefix="prop_frozen_")))
+    package = StandInPackage(folders.mktemp("prop_frozen"))
     package.add_jsonl("t", records)
     package.table_hints = {"t": {"schema_contract": {"data_type": "freeze"}}}
     try:
@@ -118,6 +123,8 @@ CLASHING = st.lists(
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=CLASHING, chunk_bytes=st.integers(min_value=1, max_value=60))
 def test_any_split_meets_a_frozen_data_type_as_the_sequential_run_does(
-    records: list[dict[str, Any]], chunk_bytes: int
+    tmp_path_factory: pytest.TempPathFactory, records: list[dict[str, Any]], chunk_bytes: int
 ) -> None:
-    assert _normalize_frozen(records, chunk_bytes) == _normalize_frozen(records, 1 << 30)
+    assert _normalize_frozen(tmp_path_factory, records, chunk_bytes) == _normalize_frozen(
+        tmp_path_factory, records, 1 << 30
+    )
