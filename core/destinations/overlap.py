@@ -52,9 +52,10 @@ FilesSink = Callable[[FinishedFiles], None]
 class OverlappedLoad(Protocol):
     """One package's load in the destination's open transaction (see module docstring)."""
 
-    def append(self, batch: Sequence[FinishedFiles]) -> None:
+    def append(self, batch: Sequence[FinishedFiles], last: bool = False) -> None:
         """Load these files (in order) into the open transaction; a table whose files cannot
-        go in before the package is whole (a merge, a replace) keeps them for ``finish``."""
+        go in before the package is whole (a merge, a replace) keeps them for ``finish``.
+        ``last``: normalize has ended, nothing else needs the machine's cores."""
 
     def finish(self, request: LoadRequest) -> None:
         """Load what ``append`` did not (the request names every file of the package), the

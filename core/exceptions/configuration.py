@@ -41,6 +41,23 @@ class ConfigValueError(LoadstoneError, ValueError):
         return (type(self), (self.key, self.value, self.origin, self.expected))
 
 
+class InvalidConnectionString(LoadstoneError, ValueError):
+    """A connection string that is not ``driver://username:password@host:port/database``
+    (dlt's name, raised by ``ConnectionStringCredentials``); the value is not repeated, as it
+    may hold a password."""
+
+    def __init__(self, spec: str, value: object) -> None:
+        self.spec = spec
+        self.value = value
+        super().__init__(
+            f"The expected representation for `{spec}` is a standard database connection "
+            "string with the following format: `driver://username:password@host:port/database`"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.spec, self.value))
+
+
 class NoActiveContext(LoadstoneError):
     """``current.*`` was called outside of a source function or a pipeline run."""
 

@@ -135,7 +135,9 @@ _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 def _hash_default(value: object) -> object:
     """A value orjson leaves to us, as dlt's hash writes it."""
     if isinstance(value, _dt.datetime):
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+        # a plain datetime first: pendulum's DateTime minus a datetime is its own Interval
+        plain = _dt.datetime(*value.timetuple()[:6], value.microsecond, tzinfo=value.tzinfo)
+        aware = plain if plain.tzinfo is not None else plain.replace(tzinfo=_dt.timezone.utc)
         return (aware - _EPOCH) // _dt.timedelta(microseconds=1)
     if isinstance(value, (_dt.date, _dt.time)):
         return value.isoformat()

@@ -66,7 +66,7 @@ class OverlapFeed:
             files = [item for item in batch if item is not None]
             if files and self.failure is None:
                 try:
-                    self._load.append(files)
+                    self._load.append(files, last=ended)
                 except BaseException as exc:  # kept for finish: see the module docstring
                     self.failure = exc
                 else:

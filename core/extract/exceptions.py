@@ -1,0 +1,24 @@
+"""``loadstone.extract.exceptions``: dlt's ``dlt.extract.exceptions`` names.
+
+``DltResourceException`` is loadstone's ``ResourceError`` (a resource declared or used
+wrongly) and ``ExtractorException`` its ``ExtractError``; the classes live in
+:mod:`loadstone.exceptions` with the rest.
+"""
+
+from __future__ import annotations
+
+from loadstone.exceptions import (
+    CurrentSourceNotAvailable,
+    CurrentSourceSchemaNotAvailable,
+    ResourceExtractionError,
+)
+from loadstone.exceptions import ExtractError as ExtractorException
+from loadstone.exceptions import ResourceError as DltResourceException
+
+__all__ = [
+    "CurrentSourceNotAvailable",
+    "CurrentSourceSchemaNotAvailable",
+    "DltResourceException",
+    "ExtractorException",
+    "ResourceExtractionError",
+]
