@@ -10,7 +10,7 @@ returned too, and fails with ``DestinationNotSupported`` only when asked to load
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import attrs
 
@@ -98,7 +98,7 @@ def destination(
     batch_size: int = 10,
     naming_convention: str = "direct",
     spec: type | None = None,
-    **kwargs: object,
+    **kwargs: Any,
 ) -> Destination:
     """dlt's ``dlt.destinations.destination(func, destination_name=..., batch_size=...)``: the
     factory form of :func:`loadstone.destination` (a sink function as a destination).

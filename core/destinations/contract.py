@@ -290,9 +290,8 @@ class LoadRequest:
     tables: Mapping[str, LoadFileSpec]
     pipeline_state: PipelineStateRow | None = None
     naming: NamingConvention | None = None
-    #: the package's own folder, where a loader without transactions keeps what it already
-    #: delivered (a custom destination's batches), so a retry resumes instead of resending;
-    #: it goes with the package once the package is loaded
+    #: the package's folder: a loader without transactions (a sink) keeps there what it
+    #: already delivered, so a retry resumes instead of resending
     package_dir: Path | None = None
 
 

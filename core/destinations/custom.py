@@ -40,8 +40,8 @@ class SinkDestination(Destination):
     decorated function gives a destination (``my_sink(api_key="...")``)."""
 
     def __call__(self, *, destination_name: str | None = None, **config: object) -> SinkDestination:
-        configured = self.configured(**config)
-        return attrs.evolve(configured, name=destination_name) if destination_name else configured
+        merged = {**self.config, **{k: v for k, v in config.items() if v is not None}}
+        return attrs.evolve(self, config=merged, name=destination_name or self.name)
 
 
 def _base() -> Destination:
@@ -91,7 +91,7 @@ def sink_destination(
         **{key: value for key, value in config.items() if value is not None},
     }
     return SinkDestination(
-        name=name or getattr(func, "__name__", SINK_DESTINATION_TYPE),
+        name=name or str(getattr(func, "__name__", SINK_DESTINATION_TYPE)),
         capabilities=attrs.evolve(
             base.capabilities,
             preferred_loader_file_format=file_format,

@@ -384,9 +384,10 @@ def comparable(outcome: dict[str, Any]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":  # record: <dlt 1.31's python> tests/destinations/sink_scenarios.py
+    import importlib
     import tempfile
 
-    import dlt as dlt_module
+    dlt_module = importlib.import_module("dlt")  # dlt 1.31's own venv; not a dependency
 
     recorded = {}
     for name, scenario in SCENARIOS.items():

@@ -73,7 +73,7 @@ def test_profile_only_destination_refuses_to_load_with_a_clear_error(name: str) 
     with pytest.raises(DestinationNotSupported) as raised:
         destination.require_loader()
     assert f"{name!r} has a capability profile but no loader yet" in str(raised.value)
-    assert "available loaders: duckdb" in str(raised.value)
+    assert "available loaders: destination, duckdb" in str(raised.value)  # sink, then duckdb
 
 
 def test_client_of_a_profile_only_destination_raises_before_any_work() -> None:

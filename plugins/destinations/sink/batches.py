@@ -86,12 +86,13 @@ def table_schema(
 ) -> dict[str, Any]:
     """The table's stored schema as the function receives it (dlt's ``TTableSchema``): a
     nested table carries its root's write disposition, as dlt's load table does."""
-    table = json.loads(json.dumps(tables[name], default=str))  # a copy the function may change
-    parent = table.get("parent")
+    # a copy the function may change
+    table: dict[str, Any] = json.loads(json.dumps(tables[name], default=str))
+    parent = str(table.get("parent") or "")
     while "write_disposition" not in table and parent in tables:
         if "write_disposition" in tables[parent]:
             table["write_disposition"] = tables[parent]["write_disposition"]
-        parent = tables[parent].get("parent")
+        parent = str(tables[parent].get("parent") or "")
     if skip_dlt:
         columns = table.get("columns") or {}
         table["columns"] = {k: v for k, v in columns.items() if not is_dlt_name(k)}
