@@ -31,6 +31,7 @@ from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import reject_unsupported
 from loadstone.extract.source import Source
 from loadstone.sources.sql_database.errors import describe, scrub, secret_parts
+from loadstone.sources.sql_database.foreign_keys import table_references
 from loadstone.sources.sql_database.schema_types import (
     REFLECTION_LEVELS,
     ReflectionLevel,
@@ -219,6 +220,7 @@ class _TableReader:
         included: Sequence[str] | None = None,
         excluded: Sequence[str] | None = None,
         backend_kwargs: Mapping[str, object] | None = None,
+        foreign_keys: bool = False,
     ) -> None:
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
@@ -228,6 +230,8 @@ class _TableReader:
         self.query_adapter = query_adapter
         self.included, self.excluded = included, excluded
         self.backend_kwargs = backend_kwargs
+        #: ``resolve_foreign_keys``: the table's foreign keys as ``references`` (dlt's)
+        self.foreign_keys = foreign_keys
 
     def table(self, name: str) -> sa.Table:
         reflected = _reflect(self.engine, name, self.metadata, self.table_adapter)
@@ -236,6 +240,12 @@ class _TableReader:
 
     def columns(self, table: sa.Table) -> dict[str, TColumnSchema]:
         return table_hints(table, self.level, self.backend)
+
+    def references(self, table: sa.Table | None) -> list[dict[str, TDataItem]] | None:
+        """The table's foreign keys as ``references`` when they are resolved (else None)."""
+        if table is None or not self.foreign_keys:
+            return None
+        return table_references(table) or None
 
     def resource(
         self, name: str, incremental: Incremental | None, hints: TableHintArgs
@@ -256,10 +266,13 @@ class _TableReader:
                 first: TDataItem = next(pages, [])
                 if reader.backend == "connectorx" and not isinstance(first, list):
                     hinted = arrow_overlay(hinted, first.schema)
-                yield with_hints(first, {"columns": hinted})
+                refs = reader.references(read)
+                found = {"columns": hinted, **({"references": refs} if refs else {})}
+                yield with_hints(first, found)
             yield from pages
 
-        made: Resource = resource(table_rows, name=name, columns=columns, **hints)
+        refs = self.references(table)
+        made: Resource = resource(table_rows, name=name, columns=columns, references=refs, **hints)
         made.section = "sql_database"
         return made
 
@@ -287,14 +300,11 @@ def sql_database(
     """A source named ``sql_database`` with one resource per table of ``schema``.
 
     Every argument is dlt's (docs/sources/sql_database.md says what each does);
-    ``backend_kwargs`` reach the backend (:mod:`.backend_options`).
-    ``resolve_foreign_keys=True`` and ``table_loader_class`` raise ``TypeError``.
+    ``backend_kwargs`` reach the backend (:mod:`.backend_options`); ``resolve_foreign_keys``
+    gives each table the ``references`` of its foreign keys (:mod:`.foreign_keys`).
+    ``table_loader_class`` (a subclass of dlt's own loader class) raises ``TypeError``.
     """
-    reject_unsupported(
-        "sql_database",
-        resolve_foreign_keys=resolve_foreign_keys,
-        table_loader_class=table_loader_class,
-    )
+    reject_unsupported("sql_database", table_loader_class=table_loader_class)
     engine = _engine(credentials, backend, engine_kwargs, engine_adapter_callback)
     import sqlalchemy as sa
 
@@ -310,6 +320,7 @@ def sql_database(
         type_adapter=type_adapter_callback,
         query_adapter=query_adapter_callback,
         backend_kwargs=backend_kwargs,
+        foreign_keys=resolve_foreign_keys,
     )
     names = list(table_names) if table_names else _table_names(engine, metadata, include_views)
     resources = [reader.resource(name, None, TableHintArgs()) for name in names]
@@ -376,11 +387,7 @@ def sql_table(
     """The resource of one table (or view), named like it; arguments as :func:`sql_database`
     plus ``table``, ``incremental``, ``included_columns`` / ``excluded_columns`` and the
     hints ``write_disposition``, ``primary_key``, ``merge_key``."""
-    reject_unsupported(
-        "sql_table",
-        resolve_foreign_keys=resolve_foreign_keys,
-        table_loader_class=table_loader_class,
-    )
+    reject_unsupported("sql_table", table_loader_class=table_loader_class)
     if not table:
         raise TypeError("sql_table() needs table= (the name of the table or view to read)")
     engine = _engine(credentials, backend, engine_kwargs, engine_adapter_callback)
@@ -399,6 +406,7 @@ def sql_table(
         included=included_columns,
         excluded=excluded_columns,
         backend_kwargs=backend_kwargs,
+        foreign_keys=resolve_foreign_keys,
     )
     hints = TableHintArgs(
         write_disposition=write_disposition, primary_key=primary_key, merge_key=merge_key
