@@ -15,6 +15,8 @@ from rest_api_app import App
 from rest_api_support import api_fixture  # noqa: F401 - the fixture "api"
 
 import loadstone as dlt
+from loadstone.exceptions import JSONPathError
+from loadstone.sources.helpers.rest_client.jsonpath import find_values
 from loadstone.sources.helpers.rest_client.paginators import HeaderCursorPaginator
 from loadstone.sources.rest_api import rest_api_source
 
@@ -174,3 +176,15 @@ def test_a_parent_field_missing_is_a_value_error_as_dlts_cause_is(api: App) -> N
     config["resources"][2]["endpoint"]["path"] = "posts/{resources.posts.nope}/comments"
     with pytest.raises(ValueError, match="needs field 'nope' of its parent 'posts'"):
         list(rest_api_source(config).resources[name])
+
+
+JSONPATH_CASES = [(doc, path) for doc, paths in C.JSONPATH_PATHS.items() for path in paths]
+
+
+@pytest.mark.parametrize(("doc", "path"), JSONPATH_CASES)
+def test_a_json_path_selects_what_dlt_selects_or_is_refused_as_by_dlt(doc: str, path: str) -> None:
+    try:
+        got: Any = find_values(path, C.JSONPATH_DOCS[doc])
+    except JSONPathError:
+        got = "refused"
+    assert got == RECORDED["jsonpaths"][f"{doc} {path}"]

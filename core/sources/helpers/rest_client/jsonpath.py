@@ -3,8 +3,8 @@
 dlt takes JSONPath expressions for ``data_selector``, ``total_path``, ``cursor_path``,
 ``next_url_path`` and parent ``field`` names. Besides dotted names, indexes and ``[*]``
 (``data``, ``$.data.items``, ``results[0]``, ``data[*].id``) this reads what dlt's parser
-reads: recursive descent (``$..id``: the matches at a node, then at each of its children in
-order), slices (``[1:3]``, ``[-1]``, ``[::2]``) and filters over a list's elements or an
+reads: quoted names (``'@odata.nextLink'``, ``$.'a b'``), recursive descent (``$..id``: the
+matches at a node, then at each of its children in order), slices (``[1:3]``, ``[-1]``, ``[::2]``) and filters over a list's elements or an
 object's values (``[?(@.id > 2 & @.kind == 'push')]``, ``[?id > 2]``, ``||``, ``!@.x``,
 ``=~`` as a regex search; a missing field compares unequal and fails every other comparison;
 a comparison of unlike types is false). The answers were recorded from dlt
@@ -23,7 +23,7 @@ from loadstone.sources.helpers.rest_client.jsonpath_filter import Filter, parse_
 from loadstone.typing import TDataItem
 
 _SEGMENT = re.compile(r"\[['\"]([^'\"]+)['\"]\]|\[(\d+|\*)\]|([^.\[\]]+)")
-#: one step of a path: ("name", n) ("wild",) ("index", i) ("slice", s) ("filter", f),
+#: one step of a path: ("name", n) ("wild",) ("this",) ("index", i) ("slice", s) ("filter", f),
 #: each wrapped as ("descend", step) after ``..``
 Step = tuple[object, ...]
 
@@ -67,6 +67,8 @@ def compiled(path: str) -> tuple[Step, ...]:
     text = path.strip()
     if text.startswith("$"):
         text = text[1:]
+        if text[:1] not in ("", ".", "["):
+            raise JSONPathError(f"JSON path {path!r}: $ is followed by . or [")
     elif text.startswith("."):
         raise JSONPathError(f"JSON path {path!r}: a path starts with $ or a name")
     steps: list[Step] = []
@@ -90,6 +92,13 @@ def _step(text: str, at: int, path: str) -> tuple[Step, int]:
     if text.startswith("[", at):
         end = _closing(text, at, path)
         return _bracket(text[at + 1 : end].strip(), path), end + 1
+    if text[at : at + 1] in ("'", '"'):  # a quoted name: dots and spaces are the name's
+        end = text.find(text[at], at + 1)
+        if end < 0:
+            raise JSONPathError(f"JSON path {path!r}: a quote is not closed")
+        return ("name", text[at + 1 : end]), end + 1
+    if text.startswith("`this`", at):  # the node itself
+        return ("this",), at + len("`this`")
     name = _NAME.match(text, at)
     if name is None:
         raise JSONPathError(f"JSON path {path!r}: nothing to select at position {at}")
@@ -149,6 +158,8 @@ def _apply(step: Step, node: TDataItem) -> list[TDataItem]:
         return _named(node, str(step[1]))
     if kind == "wild":
         return _children(node)
+    if kind == "this":
+        return [node]
     if kind == "index":
         return _indexed(node, int(str(step[1])))
     if kind == "slice":
