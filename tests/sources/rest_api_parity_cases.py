@@ -144,6 +144,24 @@ CASES: dict[str, Case] = {
             "headers": {"X-Post": "{resources.posts.id}"},
         }
     ),
+    "one_parent_in_bodies": _with_parents(
+        {
+            "path": "posts/{resources.posts.id}/comments",
+            "method": "POST",
+            "data": {"b": "{resources.posts.id}"},
+        }
+    ),
+    "one_parent_in_json": _with_parents(
+        {
+            "path": "posts/{resources.posts.id}/comments",
+            "method": "POST",
+            "json": {
+                "b": "{resources.posts.id}",
+                "t": "x{resources.posts.title}",
+                "n": ["{resources.posts.id}"],
+            },
+        }
+    ),
     # JSONPath filters and recursive descent in data_selector and paginator paths
     "filter_greater": _selector("data[?(@.id > 8)]"),
     "filter_equal_text": _selector("$.data[?(@.title == 'post 3')]"),

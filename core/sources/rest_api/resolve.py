@@ -5,7 +5,7 @@ A child endpoint names its parent in two ways dlt accepts::
     "path": "posts/{post_id}/comments",
     "params": {"post_id": {"type": "resolve", "resource": "posts", "field": "id"}}
 
-    "path": "posts/{resources.posts.id}/comments"      (also in params, json and headers)
+    "path": "posts/{resources.posts.id}/comments"      (also in params, json, data, headers)
 
 Both become :class:`ParentField` references; :func:`bind_parent` fills them in from one
 parent record. As in dlt 1.31, a resource takes values from one parent, and a resolve param
@@ -53,7 +53,11 @@ def parent_fields(endpoint: Endpoint) -> list[ParentField]:
         if isinstance(value, Mapping) and value.get("type") == "resolve":
             found.append(_resolve_param(name, value))
     texts = _strings(
-        endpoint.get("path"), endpoint.get("params"), endpoint.get("json"), endpoint.get("headers")
+        endpoint.get("path"),
+        endpoint.get("params"),
+        endpoint.get("json"),
+        endpoint.get("data"),
+        endpoint.get("headers"),
     )
     for text in texts:
         for resource, field in PLACEHOLDER.findall(text):
@@ -167,6 +171,8 @@ def _substitute(endpoint: Endpoint, value_of: ValueOf, pattern: re.Pattern[str])
         out["params"] = _fill(out["params"], value_of, pattern)
     if "json" in out:
         out["json"] = _fill(out["json"], value_of, pattern)
+    if "data" in out:
+        out["data"] = _fill(out["data"], value_of, pattern)
     if "headers" in out:
         out["headers"] = {k: str(_fill(v, value_of, pattern)) for k, v in out["headers"].items()}
     return out

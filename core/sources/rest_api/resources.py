@@ -96,6 +96,8 @@ class EndpointCall:
         options = PageOptions(**self.options)
         if "headers" in bound:  # with the parent's and the cursor's values filled in
             options["headers"] = bound["headers"]
+        if "data" in bound:
+            options["data"] = bound["data"]
         return self.client.paginate(
             str(bound.get("path", "")),
             params=params,
