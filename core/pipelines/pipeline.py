@@ -38,7 +38,7 @@ from loadstone.pipelines import overlap, recovery, run_settings
 from loadstone.pipelines.boundary import StepBoundary, step_boundary
 from loadstone.pipelines.packages import PipelinePackages
 from loadstone.pipelines.pipeline_config import pipeline_configuration
-from loadstone.pipelines.staging import check_staging
+from loadstone.pipelines.staging import check_staging, destinations_of
 from loadstone.pipelines.state_view import PipelineStateView
 from loadstone.runtime.load_info import LoadInfo
 from loadstone.runtime.progress_displays import progress_callback
@@ -143,9 +143,8 @@ class Pipeline(PipelineStateView, PipelinePackages):
         )
         # dev mode starts from scratch: no state, no schemas, no pending packages
         self.folder.open(wipe=dev_mode, lock_timeout=self._lock_timeout)
-        chosen = destination if destination is not None else stored_destination(self.state)
-        self.destination = resolve_destination(chosen)
-        self.staging = check_staging(None if chosen is None else self.destination, staging)
+        stored = stored_destination(self.state)
+        self.destination, self.staging = destinations_of(destination, stored, staging)
         self._explicit_dataset_name = dataset_name
         self._dataset_name: str | None = None
         self._dev_suffix = (
@@ -363,7 +362,8 @@ class Pipeline(PipelineStateView, PipelinePackages):
         """
         check_refresh(refresh)
         check_file_format(loader_file_format)
-        self._configure_run(destination, credentials, dataset_name, spark, staging)
+        self._configure_run(destination, credentials, dataset_name, spark)
+        self.staging = check_staging(self.destination, staging, self.staging)  # refused: unkept
         self.recorder.reset()
         started, trace = time.time(), self.folder.trace_path
         # parsed here, once: a bad hint fails the extract step before anything is touched
@@ -391,9 +391,8 @@ class Pipeline(PipelineStateView, PipelinePackages):
         return info
 
     def _configure_run(
-        self, destination: object, credentials: object, dataset_name: str | None, spark: object,
-        staging: object = None,
-    ) -> None:  # fmt: skip
+        self, destination: object, credentials: object, dataset_name: str | None, spark: object
+    ) -> None:
         """What ``run()`` arguments change for this and later runs; fails early without a
         loader or with a bad setting (all are parsed here, before any work)."""
         self.boundary.run("extract", lambda: run_settings.check_all(self.lock_timeout))
@@ -407,7 +406,6 @@ class Pipeline(PipelineStateView, PipelinePackages):
             self._explicit_dataset_name = dataset_name
             self._dataset_name = None
         self.destination.require_loader()
-        self.staging = check_staging(self.destination, staging, self.staging)  # refused: unkept
 
     def _run_locked(
         self,

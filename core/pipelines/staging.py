@@ -23,7 +23,7 @@ from loadstone.exceptions import (
 )
 from loadstone.runtime.target import resolve_destination
 
-__all__ = ["check_staging", "staging_destination"]
+__all__ = ["check_staging", "destinations_of", "staging_destination"]
 
 
 def staging_destination(staging: object) -> Destination | None:
@@ -48,3 +48,14 @@ def check_staging(
         if not destination.capabilities.supported_staging_file_formats:
             raise DestinationLoadingViaStagingNotSupported(destination.destination_name)
     return chosen
+
+
+def destinations_of(
+    destination: object, stored: object, staging: object
+) -> tuple[Destination, Destination | None]:
+    """A new pipeline's destination (given, else the one its state names, else the default)
+    and staging destination, checked against a destination given or stored (dlt accepts a
+    staging destination before any destination is chosen)."""
+    chosen = destination if destination is not None else stored
+    found = resolve_destination(chosen)
+    return found, check_staging(None if chosen is None else found, staging)
