@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 import rest_api_app as A
 import rest_api_parity_cases as C
 from rest_api_app import App
@@ -188,3 +189,21 @@ def test_a_json_path_selects_what_dlt_selects_or_is_refused_as_by_dlt(doc: str, 
     except JSONPathError:
         got = "refused"
     assert got == RECORDED["jsonpaths"][f"{doc} {path}"]
+
+
+def test_a_response_action_of_another_name_does_nothing_as_in_dlt(api: App) -> None:
+    """dlt 1.31 answers a 404 ruled {"action": "retry"} with its usual 404 error."""
+    config = {
+        "client": {"base_url": api.url},
+        "resources": [
+            {
+                "name": "r",
+                "endpoint": {
+                    "path": "nothing",
+                    "response_actions": [{"status_code": 404, "action": "retry"}],
+                },
+            }
+        ],
+    }
+    with pytest.raises(requests.HTTPError, match="404 Not Found"):
+        list(rest_api_source(config).resources["r"])
