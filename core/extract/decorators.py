@@ -24,7 +24,9 @@ from loadstone.extract.resource import Resource, resource_from
 from loadstone.extract.resource_hints import (
     StoredHint,
     TableHints,
+    check_hint_functions,
     merge_hints,
+    split_hint_functions,
 )
 from loadstone.extract.resource_signature import data_name, has_no_required_args
 from loadstone.extract.source import Source, current_source_name, own_resources, schema_context
@@ -123,17 +125,14 @@ def resource(
 
     Long because dlt's 21 arguments take 22 lines of signature; the body is short.
     """
+    given, functions = split_hint_functions(
+        {"write_disposition": write_disposition, "primary_key": primary_key,
+         "merge_key": merge_key, "columns": columns, "schema_contract": schema_contract,
+         "table_format": table_format, "file_format": file_format, "references": references}
+    )  # fmt: skip
+    check_hint_functions(table_name, functions)  # dlt's dynamic hints need a dynamic name
     hints = TableHints(
-        write_disposition=write_disposition,
-        primary_key=primary_key,
-        merge_key=merge_key,
-        columns=columns,
-        schema_contract=schema_contract,
-        max_table_nesting=max_table_nesting,
-        table_format=table_format,
-        file_format=file_format,
-        nested_hints=nested_hints,
-        references=references,  # type: ignore[arg-type]  # checked by TableHints
+        **given, max_table_nesting=max_table_nesting, nested_hints=nested_hints
     ).stored()
     cursor = None if incremental is None else as_incremental(incremental)
 
@@ -162,6 +161,7 @@ def resource(
             res.is_transformer = True
             res._parent = _as_parent(data_from)
         res.parallelized = parallelized or res.parallelized
+        res._hint_functions.update(functions)
         add_model_validator(res, columns, schema_contract)  # columns=<pydantic model>
         return res
 

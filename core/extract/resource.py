@@ -21,12 +21,16 @@ from loadstone.extract.mark import TableNameMeta, stored_hints_of, unwrap
 from loadstone.extract.pipe_iterator import pages_of
 from loadstone.extract.pydantic_models import add_model_validator
 from loadstone.extract.resource_hints import (
+    HintFunctions,
     StoredHint,
     StoredHints,
     TableHints,
+    check_hint_functions,
     cursor_column_hints,
+    hints_of_item,
     merge_hints,
     nested_hints_by_path,
+    split_hint_functions,
 )
 from loadstone.extract.resource_pipe import BoundPipe, CursorStep, PageStep, Step, flatten
 from loadstone.extract.resource_signature import (
@@ -95,6 +99,8 @@ class Resource(ResourceSteps):
         self._incremental = incremental
         #: hints kept for other tables the resource fills (dlt's table variants)
         self._variants: dict[str, StoredHints] = {}
+        #: hints given as functions of the item (dlt's dynamic hints)
+        self._hint_functions: HintFunctions = {}
         self._parent: Resource | None = None
         self.is_transformer = False
         #: read on extract's thread pool (dlt's ``parallelized=True`` / ``parallelize()``)
@@ -141,6 +147,7 @@ class Resource(ResourceSteps):
         clone._call_args, clone._call_kwargs = self._call_args, dict(self._call_kwargs)
         clone._steps = list(self._steps)
         clone._variants = dict(self._variants)
+        clone._hint_functions = dict(self._hint_functions)
         clone._parent = self._parent
         clone.is_transformer = self.is_transformer
         clone.parallelized = self.parallelized
@@ -229,6 +236,17 @@ class Resource(ResourceSteps):
         )
 
     @property
+    def has_hint_functions(self) -> bool:
+        """Whether a hint is a function of the item (dlt's dynamic hints)."""
+        return bool(self._hint_functions)
+
+    def hints_of_item(self, item: TDataItem) -> StoredHints | None:
+        """The hints the hint functions give for ``item`` (``None`` when there are none)."""
+        if not self._hint_functions:
+            return None
+        return hints_of_item(self._hint_functions, item)
+
+    @property
     def table_variants(self) -> dict[str, StoredHints]:
         """The hints kept for other tables the resource fills, by table name (given with
         ``create_table_variant=True``; see :mod:`loadstone.extract.table_variants`)."""
@@ -250,6 +268,8 @@ class Resource(ResourceSteps):
         hints = merge_hints(
             self._hints, cursor_column_hints(None if cursor is None else cursor.cursor_path)
         )
+        if item is not None and self._hint_functions:  # dlt's dynamic hints, for this item
+            hints = merge_hints(hints, hints_of_item(self._hint_functions, item))
         variant = variant_hints(hints, self._variants, table_name) if routed else None
         return declared_table(hints if variant is None else variant, table_name, self.name)
 
@@ -273,22 +293,24 @@ class Resource(ResourceSteps):
     ) -> Resource:
         """Change the hints in place (dlt semantics: columns merge, the rest replaces);
         with ``create_table_variant`` they are kept for the table ``table_name`` names and
-        the resource's own hints stay."""
+        the resource's own hints stay. A hint may be a function of the item when the table
+        name is one (dlt's dynamic hints)."""
+        given, functions = split_hint_functions(
+            {"write_disposition": write_disposition, "primary_key": primary_key,
+             "merge_key": merge_key, "columns": columns, "schema_contract": schema_contract,
+             "table_format": table_format, "file_format": file_format,
+             "references": references}
+        )  # fmt: skip
+        names_table = table_name if create_table_variant or table_name is not None else None
+        check_hint_functions(names_table or self._table_name, functions)
         if incremental is not None and not create_table_variant:
             self._incremental = as_incremental(incremental)
         if table_name is not None and not create_table_variant:
             self._table_name = table_name
         new = TableHints(
-            write_disposition=write_disposition,
-            primary_key=primary_key,
-            merge_key=merge_key,
-            columns=columns,
-            schema_contract=schema_contract,
+            **given,
             max_table_nesting=max_table_nesting,
-            table_format=table_format,
-            file_format=file_format,
             nested_hints=nested_hints,
-            references=references,  # type: ignore[arg-type]  # checked by TableHints
             additional_table_hints=additional_table_hints,
             parent_table_name=parent_table_name,  # type: ignore[arg-type]  # a name here
         ).stored()
@@ -296,6 +318,7 @@ class Resource(ResourceSteps):
             self._variants = add_variant(self._variants, table_name, new)
             return self
         self._hints = merge_hints(self._hints, new)
+        self._hint_functions.update(functions)
         add_model_validator(self, columns, self._hints.get("schema_contract"))
         return self
 

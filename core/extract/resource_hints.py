@@ -9,7 +9,7 @@ it is given, before any data is read.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import attrs
@@ -365,6 +365,52 @@ def cursor_column_hints(cursor_path: str | None) -> StoredHints:
     if cursor_path is None or not _TOP_LEVEL_FIELD.match(cursor_path):
         return {}
     return {"columns": {cursor_path: {"name": cursor_path, "incremental": True}}}
+
+
+#: the hint arguments that may be functions of the item (dlt's dynamic hints), beside a table
+#: name that is one
+DYNAMIC_HINTS = (
+    "write_disposition",
+    "primary_key",
+    "merge_key",
+    "columns",
+    "schema_contract",
+    "table_format",
+    "file_format",
+    "references",
+)
+
+#: hint functions by argument name: each takes an item and returns the hint for its table
+HintFunctions: TypeAlias = dict[str, Callable[[Any], Any]]
+
+
+def split_hint_functions(given: Mapping[str, Any]) -> tuple[dict[str, Any], HintFunctions]:
+    """(the hints given as values, the hints given as functions of the item); a class given
+    as ``columns`` (a pydantic model) is a value."""
+    values: dict[str, Any] = {}
+    functions: HintFunctions = {}
+    for name, value in given.items():
+        if name in DYNAMIC_HINTS and callable(value) and not isinstance(value, type):
+            functions[name] = value
+        else:
+            values[name] = value
+    return values, functions
+
+
+def check_hint_functions(table_name: object, functions: Mapping[str, object]) -> None:
+    """Hint functions need a table name that is one too (dlt's rule: the hints of a table are
+    computed from the item that names it)."""
+    if functions and not callable(table_name):
+        raise ResourceError(
+            "A set of table hints provided to the resource is inconsistent: Table name "
+            f"`{table_name}` must be a function if any other table hint is a function "
+            f"({', '.join(sorted(functions))})"
+        )
+
+
+def hints_of_item(functions: Mapping[str, Callable[[Any], Any]], item: Any) -> StoredHints:
+    """The stored hints the hint functions give for ``item`` (parsed as given values are)."""
+    return TableHints(**{name: func(item) for name, func in functions.items()}).stored()
 
 
 def reject_unsupported(where: str, **given: object) -> None:

@@ -130,7 +130,10 @@ def _sink_of(
     target = table_name if table_name is not None else res.table_name
     if in_place is not None and isinstance(target, str):
         return InPlaceSink(writer, res, in_place, target, hints, run_hints)
-    return TableSink(writer, res.name, hints, target, run_hints, res.table_variants)
+    sink = TableSink(writer, res.name, hints, target, run_hints, res.table_variants)
+    if callable(target) and res.has_hint_functions:
+        sink.resource = res
+    return sink
 
 
 class TableSink:
@@ -149,6 +152,8 @@ class TableSink:
         self.writer, self.resource_name = writer, resource_name
         self.hints, self.target, self.run_hints = hints, target, run_hints
         self.variants = dict(variants)  # the resource's table variants, and the marks'
+        #: the resource, when it has hints that are functions of the item
+        self.resource: Resource | None = None
         self.filled: set[str] = set()
         if isinstance(target, str):  # the package lists tables in the resources' order (dlt's)
             writer.add_hints(target, hints)
@@ -179,10 +184,22 @@ class TableSink:
             name = (
                 page_target if isinstance(page_target, str) else self._table_of(item, page_target)
             )
-            if name not in self.filled:
+            if self.resource is not None:  # hints that are functions of the item (dlt's)
+                self._add_hints_of_item(name, routed, item, self.resource)
+            elif name not in self.filled:
                 self.writer.add_hints(name, self._hints_of(name, routed))
                 self.filled.add(name)
             self.writer.write_item(name, item, self.resource_name)
+
+    def _add_hints_of_item(self, name: str, routed: bool, item: TDataItem, res: Resource) -> None:
+        """The table's hints with what the resource's hint functions say of ``item``: each
+        item's are merged into its table's, as dlt merges them."""
+        with AsResource(self.resource_name):
+            of_item = res.hints_of_item(item) or {}
+        self.writer.add_hints(
+            name, merge_hints(merge_hints(self._hints_of(name, routed), of_item), self.run_hints)
+        )
+        self.filled.add(name)
 
     def _hints_of(self, table_name: str, routed: bool) -> StoredHints:
         """The hints of a table an item goes to: its variant's when a mark or the item

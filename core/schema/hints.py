@@ -152,7 +152,7 @@ def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
     for name in names:
         existing = columns.get(name) or Column(name)
         changes: dict[str, object] = {hint: True}
-        if hint == "primary_key" and existing.nullable is None:
+        if existing.nullable is None:  # a key holds no null (dlt 1.31's primary and merge keys)
             changes["nullable"] = False
         columns[name] = existing.evolve(**changes)
 

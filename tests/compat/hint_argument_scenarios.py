@@ -355,3 +355,55 @@ def cursor_column_hint(ctx: Context) -> Any:
         )["schema"],
         "nested_path_run": _run(ctx, "cursor_np", nested_path)["schema"],
     }
+
+
+@scenario
+def hints_as_functions_of_the_item(ctx: Context) -> Any:
+    """With a table name that is a function of the item, other hints may be too (dlt's
+    dynamic hints): columns, keys and write dispositions per table, each item's merged into
+    its table's, given to ``@resource`` or ``apply_hints``; ``compute_table_schema(item)``
+    shows them; without a dynamic table name they are refused."""
+    dlt = ctx.dlt
+    rows = [
+        {"t": "a", "id": 1, "v": 1, "w": 1, "l": [{"z": 1}]},
+        {"t": "b", "id": 2, "v": 2, "w": 2, "l": [{"z": 1}]},
+        {"t": "a", "id": 3, "v": 3, "w": 3},
+    ]
+
+    def by_table(item: Any) -> str:
+        return str(item["t"])
+
+    def columns(item: Any) -> Any:
+        return {"v" if item["id"] == 1 else "w": {"data_type": "text"}}
+
+    def decorated() -> Any:
+        return dlt.resource(
+            list(rows),
+            name="dec",
+            table_name=by_table,
+            columns=columns,
+            primary_key=lambda item: "id" if item["t"] == "a" else "v",
+            write_disposition=lambda item: "merge" if item["t"] == "a" else "append",
+        )
+
+    def applied() -> Any:
+        res = dlt.resource(list(rows), name="app")
+        return res.apply_hints(
+            table_name=lambda item: "app_" + item["t"],
+            merge_key=lambda item: "w",
+            schema_contract=lambda item: {"columns": "evolve"},
+        )
+
+    return {
+        "declared": decorated().compute_table_schema(rows[0]),
+        "decorator": _run(ctx, "dynamic_decorator", decorated, runs=2),
+        "apply_hints": _run(ctx, "dynamic_apply", applied),
+        "refused_in_decorator": _error(
+            lambda: dlt.resource([{"v": 1}], name="r", columns=lambda item: {})
+        )
+        is not None,
+        "refused_in_apply_hints": _error(
+            lambda: dlt.resource([{"v": 1}], name="r").apply_hints(primary_key=lambda i: "v")
+        )
+        is not None,
+    }

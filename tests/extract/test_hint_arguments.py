@@ -153,3 +153,34 @@ def test_a_cursor_on_a_top_level_field_marks_its_column(
     res.apply_hints(incremental=dlt.sources.incremental(cursor_path))
     columns = res.compute_table_schema()["columns"]
     assert columns == ({marked: {"name": marked, "incremental": True}} if marked else {})
+
+
+def test_hints_that_are_functions_of_the_item_give_each_table_its_own() -> None:
+    res = dlt.resource(
+        [{"t": "a", "id": 1}],
+        name="r",
+        table_name=lambda item: item["t"],
+        primary_key=lambda item: "id" if item["t"] == "a" else "t",
+        write_disposition=lambda item: "merge" if item["t"] == "a" else "append",
+    )
+    assert [
+        (table["name"], table["write_disposition"], list(table["columns"]))
+        for table in (res.compute_table_schema({"t": "a"}), res.compute_table_schema({"t": "b"}))
+    ] == [("a", "merge", ["id"]), ("b", "append", ["t"])]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: dlt.resource([{"v": 1}], name="r", columns=lambda item: {}),
+        lambda: dlt.resource([{"v": 1}], name="r").apply_hints(primary_key=lambda item: "v"),
+    ],
+)
+def test_hint_functions_need_a_table_name_that_is_one(make: Any) -> None:
+    with pytest.raises(dlt.ResourceError, match=r"Table name .* must be a function"):
+        make()
+
+
+def test_a_resource_merge_key_holds_no_null() -> None:
+    table = dlt.resource([{"w": 1}], name="r", merge_key="w").compute_table_schema()
+    assert table["columns"]["w"] == {"name": "w", "merge_key": True, "nullable": False}

@@ -99,7 +99,7 @@ def test_source_and_destination_spellings_merge_into_one_column() -> None:
     )
     normalized = normalize_hints(table, naming_convention("snake_case"))
     assert normalized.columns == {
-        "created_at": Column("created_at", data_type="timestamp", merge_key=True)
+        "created_at": Column("created_at", data_type="timestamp", merge_key=True, nullable=False)
     }
 
 
