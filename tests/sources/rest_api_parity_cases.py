@@ -60,6 +60,30 @@ def _resources(*resources: dict[str, Any]) -> Case:
     return case
 
 
+def _wrapped_parent(include: list[str]) -> Case:
+    """Post 1 reshaped ({"post": {"id"}, "Title X"}), its comments including ``include``."""
+
+    def case(url: str) -> tuple[dict[str, Any], str]:
+        steps = [
+            {"filter": lambda p: p["id"] == 1},
+            {"map": lambda p: {"post": {"id": p["id"]}, "Title X": p["title"]}},
+        ]
+        config = {
+            "client": {"base_url": url, "paginator": "single_page"},
+            "resources": [
+                {"name": "wrapped", "endpoint": "single/posts", "processing_steps": steps},
+                {
+                    "name": "c",
+                    "endpoint": "posts/{resources.wrapped.post.id}/comments",
+                    "include_from_parent": include,
+                },
+            ],
+        }
+        return config, "c"
+
+    return case
+
+
 def _selector(selector: str) -> Case:
     return _one({"path": "single/posts", "data_selector": selector, "paginator": "single_page"})
 
@@ -162,6 +186,8 @@ CASES: dict[str, Case] = {
             },
         }
     ),
+    # include_from_parent names keys (a path in a placeholder)
+    "include_from_parent_keys": _wrapped_parent(["Title X", "post"]),
     # JSONPath filters and recursive descent in data_selector and paginator paths
     "filter_greater": _selector("data[?(@.id > 8)]"),
     "filter_equal_text": _selector("$.data[?(@.title == 'post 3')]"),

@@ -207,3 +207,11 @@ def test_a_response_action_of_another_name_does_nothing_as_in_dlt(api: App) -> N
     }
     with pytest.raises(requests.HTTPError, match="404 Not Found"):
         list(rest_api_source(config).resources["r"])
+
+
+def test_include_from_parent_names_a_key_not_a_path_as_in_dlt(api: App) -> None:
+    """dlt 1.31 fails ("Resource expects a field `post.id`"): the parent has a key post."""
+    config, name = C.CASES["include_from_parent_keys"](api.url)
+    config["resources"][1]["include_from_parent"] = ["post.id"]
+    with pytest.raises(ValueError, match=r"needs field 'post\.id' of its parent 'wrapped'"):
+        list(rest_api_source(config).resources[name])

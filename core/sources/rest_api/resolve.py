@@ -105,9 +105,18 @@ def _strings(*values: object) -> list[str]:
     return out
 
 
-def field_value(item: TDataItem, field: str, child: str, parent: str) -> TDataItem:
-    """``item``'s value at ``field``; missing is an error naming both resources."""
-    values = find_values(field, item) if isinstance(item, Mapping) else []
+def field_value(
+    item: TDataItem, field: str, child: str, parent: str, as_path: bool = True
+) -> TDataItem:
+    """``item``'s value at ``field``, a JSON path (a parent value a request takes) or, with
+    ``as_path=False``, a key (an ``include_from_parent`` field, as dlt reads it); missing is
+    an error naming both resources."""
+    if not isinstance(item, Mapping):
+        values = []
+    elif as_path:
+        values = find_values(field, item)
+    else:
+        values = [item[field]] if field in item else []
     if not values:
         fields = ", ".join(item) if isinstance(item, Mapping) else type(item).__name__
         raise ParentFieldMissing(

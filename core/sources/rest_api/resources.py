@@ -211,7 +211,9 @@ def make_resource(
             for item in items if isinstance(items, list) else [items]:
                 endpoint = resolve.bind_parent(call.endpoint, item, fields, name)
                 extra = {
-                    f"_{parent}_{field}": resolve.field_value(item, field, name, parent)
+                    f"_{parent}_{field}": resolve.field_value(
+                        item, field, name, parent, as_path=False
+                    )
                     for field in include
                 }
                 for page in call.pages(endpoint, incremental):
