@@ -1,14 +1,13 @@
-"""One Spark application loading decimals into Spark catalog tables (issue 39).
+"""Decimal loads into Spark catalog tables (issue 39), run by ``spark_destination_child.py``'s
+``loads`` application (one Spark application fewer: the embedded Derby metastore admits one
+JVM at a time, so these share that application's metastore).
 
-``python spark_decimals_child.py WORKDIR`` loads issue 39's values in a ``decimal(38,10)``
-hint, refuses a value beyond it, and runs the random-decimal property (hypothesis, few
-examples: every example is a load), then writes what it saw to ``WORKDIR/decimals.json``.
-A child process because the embedded Derby metastore admits one JVM at a time.
+Issue 39's values in a ``decimal(38,10)`` hint, a value beyond it refused, and the
+random-decimal property (hypothesis, few examples: every example is a load).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import uuid
 from decimal import Decimal
@@ -92,15 +91,3 @@ def random_decimals(work: Path, columns: list[DecimalColumn]) -> None:
         assert types[f"c{n}"] == f"decimal({column.precision},{column.scale})", types
         for i, written in enumerate(column.values):
             assert same_digits(written, found[i][f"c{n}"]), (column, written, found[i])
-
-
-def main() -> None:
-    work = Path(sys.argv[1])
-    seen: dict[str, Any] = {"issue": issue_values(work), "refused": refused(work)}
-    random_decimals(work)
-    seen["property"] = "held"
-    (work / "decimals.json").write_text(json.dumps(seen), encoding="utf-8")
-
-
-if __name__ == "__main__":
-    main()

@@ -4,11 +4,14 @@
 warehouse under WORKDIR and writes what it saw as JSON to ``WORKDIR/<command>.json``. The
 test module runs these in child processes because the embedded Derby metastore admits one JVM
 at a time and the suite's own SparkSession has no Hive support. Starting a Spark application
-costs seconds, so the module needs only two loader applications: ``crash`` (killed with
-SIGKILL, so it must be a process of its own) and ``loads``, which does everything
-else in one application (the cases, the dispositions, the reruns of the crashed pipelines and
-``loadstone run --destination spark`` through the CLI's ``main``). The *reader* is another
-program (``spark_catalog_reader.py``) that does not import loadstone at all.
+costs seconds, and so does every load (each table is staged, renamed in and refreshed, plus
+three system tables), so the module needs only two loader applications and few loads:
+``crash`` (killed with SIGKILL, so it must be a process of its own) and ``loads``, which does
+everything else in one application: the shared cases (one run, a table each), the
+disposition scenarios (one pipeline, two runs, a table each), the reruns of the crashed
+pipelines, ``loadstone run --destination spark`` through the CLI's ``main``, and the decimal
+loads of ``spark_decimals_child.py``. The *reader* is another program
+(``spark_catalog_reader.py``) that does not import loadstone at all.
 """
 
 from __future__ import annotations
@@ -57,53 +60,73 @@ def counts(info: Any) -> dict[str, int]:
 
 
 def load_cases(work: Path, cases_dir: Path) -> dict[str, Any]:
-    """Every shared case into its own dataset; the row counts the normalizer produced."""
-    found: dict[str, Any] = {}
-    for case in CASES:
-        data = json.loads((cases_dir / f"{case}.json").read_text(encoding="utf-8"))
-        info = pipeline(work, case).run(data, table_name=case)
-        found[case] = {t: n for t, n in counts(info).items() if n}
-    return found
+    """Every shared case as a table of one dataset ``cases``, in one run (one load package);
+    the row counts the normalizer produced, by case (a case's tables start with its name)."""
+    resources = [
+        dlt.resource(json.loads((cases_dir / f"{case}.json").read_text("utf-8")), name=case)
+        for case in CASES
+    ]
+    rows = counts(pipeline(work, "cases").run(resources))
+    return {
+        case: {t: n for t, n in rows.items() if n and (t == case or t.startswith(f"{case}__"))}
+        for case in CASES
+    }
+
+
+def disposition_batches() -> list[list[Any]]:
+    """Two runs of one pipeline, a table per disposition scenario: append, replace (root and
+    nested), schema evolution (a column and a nested table added), merge by primary key
+    (nested rows replaced; of duplicate keys the first is kept) and merge of a shrunk list."""
+    first, second = (
+        {
+            "appended": [{"id": 1}, {"id": 2}],
+            "replaced": [{"id": 1, "tags": ["a", "b"]}],
+            "evolved": [{"id": 1, "name": "one"}],
+            "merged": [{"id": 1, "v": "a", "tags": ["x"]}, {"id": 2, "v": "b", "tags": ["k"]}],
+            "shrunk": [{"id": 1, "tags": ["a", "b", "c"]}, {"id": 2, "tags": ["q"]}],
+        },
+        {
+            "appended": [{"id": 3}],
+            "replaced": [{"id": 2, "tags": ["c"]}],
+            "evolved": [{"id": 2, "name": "two", "score": 2.5, "parts": [{"x": 1}]}],
+            "merged": [
+                {"id": 1, "v": "c", "tags": ["y", "z"]},
+                {"id": 3, "v": "d"},
+                {"id": 3, "v": "duplicate"},
+            ],
+            "shrunk": [{"id": 1, "tags": ["z"]}],  # a list of 3, then of 1 under the same key
+        },
+    )
+    hints: dict[str, dict[str, Any]] = {
+        "appended": {"write_disposition": "append"},
+        "replaced": {"write_disposition": "replace"},
+        "evolved": {"write_disposition": "append"},
+        "merged": {"write_disposition": "merge", "primary_key": "id"},
+        "shrunk": {"write_disposition": "merge", "primary_key": "id"},
+    }
+    return [
+        [dlt.resource(rows, name=name, **hints[name]) for name, rows in batch.items()]
+        for batch in (first, second)
+    ]
 
 
 def dispositions(work: Path) -> dict[str, Any]:
-    """append, replace, schema evolution, merge refused, state restored, dataset() read."""
+    """append, replace, schema evolution, merge (one pipeline, two runs); merge refused,
+    state restored, dataset() and sql_client() read."""
     out: dict[str, Any] = {}
-    p = pipeline(work, "appended")
-    p.run([{"id": 1}, {"id": 2}], table_name="items")
+    first, second = disposition_batches()
+    p = pipeline(work, "dispositions")
+    p.run(first)
     from pyspark.sql import SparkSession
 
     users_session = SparkSession.getActiveSession()
     assert users_session is not None
-    before = users_session.table("appended.items").count()  # the session caches the files
-    p.run([{"id": 3}], table_name="items")
-    out["users_session_counts"] = [before, users_session.table("appended.items").count()]
-    out["append_dataset"] = sorted(r[0] for r in p.dataset()["items"].select("id").fetchall())
-
-    p = pipeline(work, "replaced")
-    for batch in ([{"id": 1, "tags": ["a", "b"]}], [{"id": 2, "tags": ["c"]}]):
-        p.run(batch, table_name="items", write_disposition="replace")
-
-    p = pipeline(work, "evolved")
-    p.run([{"id": 1, "name": "one"}], table_name="items")
-    p.run([{"id": 2, "name": "two", "score": 2.5, "parts": [{"x": 1}]}], table_name="items")
+    before = users_session.table("dispositions.appended").count()  # the session caches files
+    p.run(second)
+    out["users_session_counts"] = [before, users_session.table("dispositions.appended").count()]
+    out["append_dataset"] = sorted(r[0] for r in p.dataset()["appended"].select("id").fetchall())
     with p.sql_client() as client:
-        out["evolved_sql"] = client.execute_sql("SELECT id, score FROM items ORDER BY id")
-
-    p = pipeline(work, "merged")
-    first = [{"id": 1, "v": "a", "tags": ["x"]}, {"id": 2, "v": "b", "tags": ["k"]}]
-    second = [
-        {"id": 1, "v": "c", "tags": ["y", "z"]},
-        {"id": 3, "v": "d"},
-        {"id": 3, "v": "duplicate"},
-    ]
-    for batch in (first, second):
-        p.run(batch, table_name="items", write_disposition="merge", primary_key="id")
-
-    p = pipeline(work, "shrunk")  # a list of 3, then of 1 under the same key
-    first = [{"id": 1, "tags": ["a", "b", "c"]}, {"id": 2, "tags": ["q"]}]
-    for batch in (first, [{"id": 1, "tags": ["z"]}]):
-        p.run(batch, table_name="items", write_disposition="merge", primary_key="id")
+        out["evolved_sql"] = client.execute_sql("SELECT id, score FROM evolved ORDER BY id")
 
     p = pipeline(work, "upserted")
     try:
@@ -204,13 +227,32 @@ def cli_run(work: Path, cases_dir: Path) -> dict[str, Any]:
             "SPARK__SQL__SHUFFLE__PARTITIONS": SPARK_OPTIONS["spark.sql.shuffle.partitions"],
         }
     )
-    argv = ["run", str(cases_dir / "github_events.json"), "--table", "events"]
+    argv = ["run", str(cases_dir / "weird_rows.json"), "--table", "events"]
     argv += ["--destination", "spark", "--pipeline", "from_cli"]
     argv += ["--pipelines-dir", str(work / "pipelines"), "--quiet"]
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
         returncode = main(argv)
     return {"returncode": returncode, "stderr": stderr.getvalue()}
+
+
+def decimals(work: Path) -> dict[str, Any]:
+    """The decimal loads of issue 39 (``spark_decimals_child.py``), in this application: what
+    they saw, or the error that stopped them (so the other tests still get their loads)."""
+    import spark_decimals_child as child
+
+    seen: dict[str, Any] = {}
+    for key, load in (("issue", child.issue_values), ("refused", child.refused)):
+        try:
+            seen[key] = load(work)
+        except Exception as error:
+            seen[key] = {"failed": f"{type(error).__name__}: {error}"}
+    try:
+        child.random_decimals(work)
+        seen["property"] = "held"
+    except Exception as error:
+        seen["property"] = f"{type(error).__name__}: {error}"
+    return seen
 
 
 def loads(work: Path, cases_dir: Path) -> dict[str, Any]:
@@ -220,6 +262,7 @@ def loads(work: Path, cases_dir: Path) -> dict[str, Any]:
         "dispositions": dispositions(work),
         "rerun": rerun(work),
         "cli": cli_run(work, cases_dir),
+        "decimals": decimals(work),
     }
 
 

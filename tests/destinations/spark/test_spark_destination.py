@@ -4,7 +4,9 @@ The loads run as child processes (``spark_destination_child.py``), each one Spar
 with the Hive metastore (embedded Derby, one JVM at a time) and a warehouse in a temporary
 folder shared by the whole module; then ``spark_catalog_reader.py``, a Spark application that
 does not import loadstone, reads every table through the metastore. Each test checks one
-behaviour against what the reader saw.
+behaviour against what the reader saw, or (decimals, issue 39) what the loader read back.
+Scenarios that do not interfere share a load: the four cases are four tables of one run, the
+dispositions five tables of one pipeline's two runs.
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ def loaded(tmp_path_factory: pytest.TempPathFactory, cases_dir: Path) -> dict[st
     """Everything the loaders did and everything the independent reader then saw.
 
     Three Spark applications in turn (the Derby metastore admits one at a time): two loads
-    killed mid-way in one process, one application with every other load (it also finishes the killed
-    ones), then the reader.
+    killed mid-way in one process, one application with every other load (it also finishes
+    the killed ones, and loads the decimals), then the reader.
     """
     work = tmp_path_factory.mktemp("spark_catalog")
     found: dict[str, Any] = {"work": work}
@@ -82,12 +84,12 @@ def test_every_case_is_read_back_by_another_spark_application(
     expected = loaded["cases"][case]
     assert expected, f"the normalizer produced no rows for {case}"
     for table, rows in expected.items():
-        assert _read(loaded, f"{case}.{table}")["count"] == rows, table
+        assert _read(loaded, f"cases.{table}")["count"] == rows, table
 
 
 @pytest.mark.spark
 def test_system_tables_record_each_load_once(loaded: dict[str, Any]) -> None:
-    loads = _read(loaded, "github_events._dlt_loads")
+    loads = _read(loaded, "cases._dlt_loads")
     assert loads["count"] == 1
     assert [c.split(":")[0] for c in loads["columns"]] == [
         "load_id",
@@ -96,13 +98,13 @@ def test_system_tables_record_each_load_once(loaded: dict[str, Any]) -> None:
         "inserted_at",
         "schema_version_hash",
     ]
-    assert _read(loaded, "github_events._dlt_version")["count"] >= 1
-    assert _read(loaded, "github_events._dlt_pipeline_state")["count"] == 1
+    assert _read(loaded, "cases._dlt_version")["count"] >= 1
+    assert _read(loaded, "cases._dlt_pipeline_state")["count"] == 1
 
 
 @pytest.mark.spark
 def test_wei_is_a_decimal_38_and_keeps_every_digit(loaded: dict[str, Any]) -> None:
-    blocks = _read(loaded, "ethereum_blocks.ethereum_blocks")
+    blocks = _read(loaded, "cases.ethereum_blocks")
     assert "total_difficulty:decimal(38,0)" in blocks["columns"]
     index = [c.split(":")[0] for c in blocks["columns"]].index("total_difficulty")
     assert sorted(row[index] for row in blocks["rows"]) == [
@@ -114,14 +116,14 @@ def test_wei_is_a_decimal_38_and_keeps_every_digit(loaded: dict[str, Any]) -> No
 @pytest.mark.spark
 def test_weird_strings_arrive_unchanged(loaded: dict[str, Any], cases_dir: Path) -> None:
     source = json.loads((cases_dir / "weird_rows.json").read_text(encoding="utf-8"))
-    table = _read(loaded, "weird_rows.weird_rows")
+    table = _read(loaded, "cases.weird_rows")
     index = [c.split(":")[0] for c in table["columns"]].index("str")
     assert sorted(row[index] for row in table["rows"]) == sorted(item["str"] for item in source)
 
 
 @pytest.mark.spark
 def test_append_adds_the_second_load_to_the_first(loaded: dict[str, Any]) -> None:
-    assert _ids(loaded, "appended.items") == [1, 2, 3]
+    assert _ids(loaded, "dispositions.appended") == [1, 2, 3]
     assert loaded["dispositions"]["append_dataset"] == [1, 2, 3]
 
 
@@ -136,21 +138,21 @@ def test_the_users_session_sees_a_load_after_having_read_the_table(
 def test_replace_keeps_only_the_last_load_in_root_and_nested_tables(
     loaded: dict[str, Any],
 ) -> None:
-    assert _ids(loaded, "replaced.items") == [2]
-    nested = _read(loaded, "replaced.items__tags")
+    assert _ids(loaded, "dispositions.replaced") == [2]
+    nested = _read(loaded, "dispositions.replaced__tags")
     index = [c.split(":")[0] for c in nested["columns"]].index("value")
     assert [row[index] for row in nested["rows"]] == ["c"]
 
 
 @pytest.mark.spark
 def test_schema_evolves_by_adding_columns_across_two_loads(loaded: dict[str, Any]) -> None:
-    items = _read(loaded, "evolved.items")
+    items = _read(loaded, "dispositions.evolved")
     names = [c.split(":")[0] for c in items["columns"]]
     assert {"id", "name", "score"} <= set(names)
     assert "score:double" in items["columns"]
     by_id = {row[names.index("id")]: row[names.index("score")] for row in items["rows"]}
     assert by_id == {"1": None, "2": "2.5"}
-    assert _read(loaded, "evolved.items__parts")["count"] == 1
+    assert _read(loaded, "dispositions.evolved__parts")["count"] == 1
     assert loaded["dispositions"]["evolved_sql"] == [[1, None], [2, 2.5]]
 
 
@@ -158,11 +160,11 @@ def test_schema_evolves_by_adding_columns_across_two_loads(loaded: dict[str, Any
 def test_merge_replaces_rows_by_primary_key_with_their_nested_rows(
     loaded: dict[str, Any],
 ) -> None:
-    items = _read(loaded, "merged.items")
+    items = _read(loaded, "dispositions.merged")
     names = [c.split(":")[0] for c in items["columns"]]
     rows = {row[names.index("id")]: row[names.index("v")] for row in items["rows"]}
     assert rows == {"1": "c", "2": "b", "3": "d"}  # the first of duplicate keys is kept
-    tags = _read(loaded, "merged.items__tags")
+    tags = _read(loaded, "dispositions.merged__tags")
     assert sorted(
         row[[c.split(":")[0] for c in tags["columns"]].index("value")] for row in tags["rows"]
     ) == ["k", "y", "z"]
@@ -171,10 +173,10 @@ def test_merge_replaces_rows_by_primary_key_with_their_nested_rows(
 @pytest.mark.spark
 def test_merge_of_a_shrunk_list_keeps_none_of_its_old_elements(loaded: dict[str, Any]) -> None:
     """Same rows as DuckDB's merge and dlt 1.31's on DuckDB: the new list only."""
-    tags = _read(loaded, "shrunk.items__tags")
+    tags = _read(loaded, "dispositions.shrunk__tags")
     names = [c.split(":")[0] for c in tags["columns"]]
     assert sorted(row[names.index("value")] for row in tags["rows"]) == ["q", "z"]
-    assert _ids(loaded, "shrunk.items") == [1, 2]
+    assert _ids(loaded, "dispositions.shrunk") == [1, 2]
 
 
 @pytest.mark.spark
@@ -231,5 +233,32 @@ def test_loadstone_run_with_destination_spark(loaded: dict[str, Any]) -> None:
     assert cli["returncode"] == 0, cli["stderr"][-3000:]
     assert (
         _read(loaded, "from_cli_dataset.events")["count"]
-        == loaded["cases"]["github_events"]["github_events"]
+        == loaded["cases"]["weird_rows"]["weird_rows"]
     )
+
+
+@pytest.mark.spark
+def test_a_decimal_38_10_hint_is_the_spark_tables_type_with_every_digit(
+    loaded: dict[str, Any],
+) -> None:
+    issue = loaded["decimals"]["issue"]
+    assert issue["types"]["x"] == "decimal(38,10)"
+    assert issue["x"] == [
+        "1234567890123.0123456789",
+        "-1.00E-10",  # Python's text of -1E-10 at scale 10: the same number
+        "99999999999999999999999999.9999999999",
+    ]
+
+
+@pytest.mark.spark
+def test_a_value_beyond_the_precision_is_refused_before_spark_sees_it(
+    loaded: dict[str, Any],
+) -> None:
+    assert loaded["decimals"]["refused"] == {"error": "ValueDoesNotFit", "failed_packages": 1}
+
+
+@pytest.mark.spark
+def test_random_decimals_read_back_digit_for_digit_or_are_refused(
+    loaded: dict[str, Any],
+) -> None:
+    assert loaded["decimals"]["property"] == "held"
