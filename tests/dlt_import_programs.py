@@ -188,6 +188,31 @@ OUTCOME["schema_name"] = pipeline.default_schema_name
 OUTCOME["has_failed_jobs"] = info.has_failed_jobs
 """
 
+TIME_COERCIONS = """
+import datetime as dt
+
+import dlt
+from dlt.common import pendulum
+from dlt.common.time import ensure_pendulum_date, ensure_pendulum_datetime
+
+VALUES = [
+    "2024-01-02", "2024-01-02T10:00:00", "2024-01-02T10:00:00+02:00", "2024-01-02 10:00",
+    "2024-01-02T10:00:00.123456Z", "2024-01-02T23:30:00-02:00", "10:00", "nope",
+    dt.date(2024, 1, 2), pendulum.date(2024, 1, 2), dt.datetime(2024, 1, 2, 10),
+    dt.datetime(2024, 1, 2, 23, 30), dt.datetime(2024, 1, 2, 10, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+    pendulum.datetime(2024, 1, 2, tz="Europe/Berlin"), 1704189600, 1704189600.5, True, None, [1],
+]
+for value in VALUES:
+    for tz in (None, pendulum.timezone("Europe/Berlin")):
+        for coerce in (ensure_pendulum_datetime, ensure_pendulum_date):
+            try:
+                got = coerce(value, tz=tz)
+                answer = [type(got).__name__, got.isoformat()]
+            except Exception as error:
+                answer = ["error", type(error).__name__]
+            OUTCOME[f"{coerce.__name__}({value!r}, tz={tz})"] = answer
+"""
+
 #: name -> dlt program text
 PROGRAMS: dict[str, str] = {
     "pendulum_values": PENDULUM_VALUES,
@@ -196,6 +221,7 @@ PROGRAMS: dict[str, str] = {
     "step_failed": STEP_FAILED,
     "credentials": CREDENTIALS,
     "schema_and_info": SCHEMA_AND_INFO,
+    "time_coercions": TIME_COERCIONS,
 }
 
 

@@ -56,6 +56,7 @@ PATHS: dict[str, list[str]] = {
         "Destination", "DestinationCapabilitiesContext", "TLoaderFileFormat",
     ],
     "loadstone.common.configuration": ["configspec", "ConfigFieldMissingException"],
+    "loadstone.common.time": ["ensure_pendulum_datetime", "ensure_pendulum_date"],
     "loadstone.common.configuration.specs": [
         "BaseConfiguration", "CredentialsConfiguration", "ConnectionStringCredentials",
         "configspec",
@@ -123,6 +124,12 @@ def test_loadstone_pipeline_stays_the_function_after_its_exceptions_path_is_impo
 @pytest.mark.parametrize("name", ["pendulum_values", "typed_resource", "schema_and_info"])
 def test_a_ported_program_loads_the_tables_and_state_dlt_loads(name: str, tmp_path: Path) -> None:
     assert run_program(port(PROGRAMS[name]), tmp_path) == DLT[name]
+
+
+def test_ensure_pendulum_datetime_and_date_coerce_as_dlts(tmp_path: Path) -> None:
+    """19 values (ISO strings, dates, datetimes naive and aware, epoch numbers, junk) in UTC
+    and in a zone: the same values, or the same error classes."""
+    assert run_program(port(PROGRAMS["time_coercions"]), tmp_path) == DLT["time_coercions"]
 
 
 def test_ported_credentials_specs_answer_as_dlts(tmp_path: Path) -> None:
