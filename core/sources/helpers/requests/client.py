@@ -54,7 +54,7 @@ class Session(requests.Session):
         self.timeout = _timeout(timeout)
         self.raise_for_status = raise_for_status
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
+    def request(self, method: str, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
         """``requests.Session.request`` with the session's timeout when none is given."""
         if len(args) < 10:  # timeout is request()'s 11th positional argument
             kwargs.setdefault("timeout", self.timeout)
@@ -71,7 +71,7 @@ class _RetryingSession(Session):
         super().__init__(timeout=timeout, raise_for_status=raise_for_status)
         self._client = client
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
+    def request(self, method: str, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
         """Send, then send again while the client says the answer is worth retrying."""
         send = super(Session, self).request  # requests' own, without raising for status
         if len(args) < 10:
@@ -175,7 +175,8 @@ class Client:
             time.sleep(self._delay(attempt, response))
 
     def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:
-        return self.session.request(method, url, *args, **kwargs)
+        response: requests.Response = self.session.request(method, url, *args, **kwargs)
+        return response
 
     def get(self, url: str, *args: Any, **kwargs: Any) -> requests.Response:
         return self.session.get(url, *args, **kwargs)
