@@ -202,6 +202,17 @@ def test_values_coerced_into_their_column_are_the_python_engines(
     assert native["cores"] == ["native"]
 
 
+def test_merge_nested_rows_carry_their_root_key_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A merge without keys propagates the root key (``_dlt_root_id``) to every nested row."""
+    records = [
+        {"id": i, "kids": [{"a": j, "grand": [{"b": k} for k in range(2)]} for j in range(2)]}
+        for i in range(5)
+    ]
+    native = _both(monkeypatch, records, hints={"write_disposition": "merge"})
+    assert native["cores"] == ["native"]
+    assert "_dlt_root_id" in native["schema"]["items__kids__grand"]["columns"]
+
+
 def test_a_line_with_duplicate_keys_is_handed_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """JSON's last value wins in the Python engine: the core does not guess."""
     monkeypatch.setenv("NORMALIZE__ENGINE_CORE", "native")

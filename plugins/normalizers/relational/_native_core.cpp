@@ -474,8 +474,7 @@ class Core {
     uint64_t row_serial = 0;
     uint64_t object_visit = 0;
     int root_table = -1;
-    std::string random_block;
-    size_t random_at = 0;
+    Ref root_key; /* hooks.root_key, fetched on the first root row */
 
     element parse_line(const char *start, size_t length, const char *end_of_buffer);
     void item(object root);
@@ -554,23 +553,19 @@ PyObject *Core::run(const char *data, Py_ssize_t size, Py_ssize_t capacity) {
     return flushes.release();
 }
 
+/* A root row's random key: the Python engine's own function (row_keys.new_random_id), called
+ * once per root row, so both cores draw the same keys from the same source. */
 std::string Core::random_key() {
-    if (random_at + 10 > random_block.size()) {
-        Ref block(checked(PyObject_CallMethod(o.hooks, "random", "n", (Py_ssize_t)40960)));
-        char *bytes;
-        Py_ssize_t length;
-        if (PyBytes_AsStringAndSize(block.get(), &bytes, &length) < 0) {
-            throw PyFailure{};
-        }
-        random_block.assign(bytes, (size_t)length);
-        random_at = 0;
-        if (length < 10) {
-            fall_back("no random bytes");
-        }
+    if (root_key.get() == nullptr) {
+        root_key = Ref(checked(PyObject_GetAttrString(o.hooks, "root_key")));
     }
-    std::string key = key_text((const unsigned char *)random_block.data() + random_at);
-    random_at += 10;
-    return key;
+    Ref key(checked(PyObject_CallNoArgs(root_key.get())));
+    Py_ssize_t length;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(key.get(), &length);
+    if (utf8 == nullptr) {
+        throw PyFailure{};
+    }
+    return std::string(utf8, (size_t)length);
 }
 
 void Core::item(object data) {

@@ -69,6 +69,8 @@ def skip_reason(config: EngineConfig, chunk: Chunk) -> str | None:
     """Why the native core does not take this chunk at all, or None when it tries."""
     if not CORE_AVAILABLE:
         return "not built"
+    if not config.native:  # normalize.native = false rules every C path out: the reference
+        return "normalize.native = false"
     spec = config.specs[chunk.table_name]
     if chunk.path.endswith(".gz"):
         return "a gzipped file"
@@ -92,7 +94,7 @@ class NativeHooks:
         "_spec",
         "_tables",
         "_types",
-        "random_taken",
+        "drawn",
     )
 
     def __init__(
@@ -112,8 +114,8 @@ class NativeHooks:
         self._tables = tables
         self._rows = rows
         self._cursor = cursor
-        #: the random bytes taken for root keys, in order (see :meth:`give_back_random`)
-        self.random_taken: list[bytes] = []
+        #: the root keys drawn so far (given back when the chunk is handed back)
+        self.drawn: list[str] = []
 
     def name(self, prefix: tuple[str, ...], key: str) -> tuple[tuple[str, ...], str]:
         """(normalized parts, column) of ``key`` under ``prefix``, as the flattening names it."""
@@ -155,6 +157,12 @@ class NativeHooks:
         self._types.by_table.setdefault(table, {})
         return table_parts, table
 
+    def root_key(self) -> str:
+        """A root row's key: the Python engine's own function, once per root row."""
+        key = row_keys.new_random_id()
+        self.drawn.append(key)
+        return key
+
     def column_type(self, table: str, column: str) -> str | None:
         """The type the task knows for a column (the schema's, or decided earlier)."""
         types = self._types.by_table.get(table)
@@ -168,17 +176,6 @@ class NativeHooks:
         position = (self._chunk.index, line, seq)
         return self._types.new_column(table, column, value, vt, self._spec, position)
 
-    def random(self, count: int) -> bytes:
-        """Random bytes for root row keys, from the engine's own source (:mod:`.row_keys`)."""
-        taken = row_keys.random_bytes(count)
-        self.random_taken.append(taken)
-        return taken
-
-    def give_back_random(self, used_keys: int) -> None:
-        """Return the random bytes beyond the first ``used_keys`` keys to the source."""
-        row_keys.unused_random_bytes(b"".join(self.random_taken)[10 * used_keys :])
-        self.random_taken = []
-
 
 def run_native(
     config: EngineConfig,
@@ -191,9 +188,8 @@ def run_native(
     assert _native_core is not None  # skip_reason said it is built
     spec = config.specs[chunk.table_name]
     reason = _run_core(config, chunk, spec, hooks, buffers)
-    # each root row took one key; what the core took beyond goes back (all of it when the
-    # chunk is handed back: the Python engine then draws the same keys)
-    hooks.give_back_random(0 if reason is not None else buffers.row_counts.get(spec.root, 0))
+    if reason is not None:  # the Python engine draws the keys the core drew (and dropped)
+        row_keys.give_back(hooks.drawn)
     return reason
 
 

@@ -8,7 +8,7 @@ key is a digest of its parent's key, its table and its list index, as dlt comput
 from __future__ import annotations
 
 import os
-from binascii import b2a_base64
+from binascii import a2b_base64, b2a_base64
 from hashlib import shake_128
 from typing import Protocol
 
@@ -51,20 +51,6 @@ class _RandomBytes:
     def forget(self) -> None:
         self.block, self.at = b"", 0
 
-    def take_upto(self, count: int) -> bytes:
-        """Up to ``count`` bytes (a multiple of 10): what is left of the current block, as
-        many :meth:`take` calls of 10 would get them."""
-        if self.at + 10 > len(self.block):
-            self.block, self.at = os.urandom(self.BLOCK), 0
-        at = self.at
-        self.at = min(at + count, len(self.block))
-        return self.block[at : self.at]
-
-    def give_back(self, unused: bytes) -> None:
-        """Bytes taken and not used go back in front, to be handed out next."""
-        if unused:
-            self.block, self.at = unused + self.block[self.at :], 0
-
     def take(self, count: int) -> bytes:
         if self.at + count > len(self.block):
             self.block, self.at = os.urandom(max(self.BLOCK, count)), 0
@@ -86,16 +72,16 @@ def new_random_id() -> str:
     return _key(_random.take(10))
 
 
-def random_bytes(count: int) -> bytes:
-    """Up to ``count`` bytes of the row keys' random source: the native core makes root
-    keys of them, 10 bytes each, in the order :func:`new_random_id` would take them."""
-    return _random.take_upto(count)
-
-
-def unused_random_bytes(unused: bytes) -> None:
-    """Bytes :func:`random_bytes` gave that made no key: handed out next, so a chunk the
-    native core hands back gets the keys the Python engine would have got."""
-    _random.give_back(unused)
+def give_back(keys: list[str]) -> None:
+    """Root keys drawn and never written go back to the source, to be drawn again in order
+    (a chunk the native core hands back gets the keys the Python engine would have got).
+    Keys :func:`new_random_id` did not make (a replaced function) are not given back."""
+    try:
+        unused = b"".join(a2b_base64(key + "==") for key in keys)
+    except (ValueError, TypeError):
+        return
+    if unused:
+        _random.block, _random.at = unused + _random.block[_random.at :], 0
 
 
 def random_ids(count: int) -> list[str]:
