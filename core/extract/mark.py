@@ -100,7 +100,8 @@ def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
     known = ("columns", "write_disposition", "primary_key", "merge_key", "schema_contract")
     # the cursor is the resource's (``merge_hints`` binds it); a page's hints have no use
     # for it, as dlt's
-    extra = ("name", "table_format", "file_format", "nested_hints", "incremental")
+    extra = ("name", "table_name", "table_format", "file_format", "nested_hints", "incremental")
+    extra += ("original_columns",)  # dlt's copy of the columns as given: nothing to apply
     unknown = set(hints) - {*known, *_TABLE_KEYS, *extra}
     if unknown:
         raise TypeError(f"hints {', '.join(sorted(unknown))} are not supported by loadstone")
@@ -117,8 +118,9 @@ def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
         parent_table_name=hints.get("parent_table_name"),
         nested_hints=hints.get("nested_hints"),
     )
-    if hints.get("name") is not None:
-        out["name"] = hints["name"]
+    table_name = hints.get("table_name", hints.get("name"))  # dlt's key, or the stored one
+    if table_name is not None:
+        out["name"] = table_name
     if hints.get("incremental") is not None:  # a page's cursor only marks its column (dlt's)
         out = merge_hints(out, cursor_column_hints(hints["incremental"].cursor_path))
     return out
@@ -161,7 +163,7 @@ def make_hints(
         if value is not None:
             hints[name] = value
     if table_name is not None:
-        hints["name"] = table_name
+        hints["table_name"] = table_name
     if references is not None:
         hints["references"] = reference_list(references)
     if parent_table_name is not None:

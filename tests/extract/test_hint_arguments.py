@@ -184,3 +184,17 @@ def test_hint_functions_need_a_table_name_that_is_one(make: Any) -> None:
 def test_a_resource_merge_key_holds_no_null() -> None:
     table = dlt.resource([{"w": 1}], name="r", merge_key="w").compute_table_schema()
     assert table["columns"]["w"] == {"name": "w", "merge_key": True, "nullable": False}
+
+
+def test_make_hints_names_the_table_under_dlt_key() -> None:
+    assert dlt.mark.make_hints(table_name="t", write_disposition="append") == {
+        "columns": {},
+        "write_disposition": "append",
+        "table_name": "t",
+    }
+
+
+def test_merge_hints_takes_a_hint_dict_written_as_dlt_writes_it() -> None:
+    res = dlt.resource([{"a": 1}], name="r")
+    res.merge_hints({"table_name": "t", "columns": {}, "original_columns": {}})
+    assert res.table_name == "t"
