@@ -20,10 +20,11 @@ differ, rolls back and loads the package the ordinary way.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from loadstone.destinations.contract import LoadFileSpec, LoadRequest, SchemaVersionRow, load_files
 from loadstone.exceptions import DestinationSchemaMismatch
@@ -33,17 +34,74 @@ from loadstone.plugins.destinations.tables import TableModel
 
 if TYPE_CHECKING:
     from loadstone.destinations.overlap import FinishedFiles
-    from loadstone.plugins.destinations.duckdb.client import DuckDBClient
-    from loadstone.schema import Column
+    from loadstone.exceptions import LoadFailed
+    from loadstone.naming import NamingConvention
+    from loadstone.plugins.destinations.sql.dialect import Dialect
+    from loadstone.plugins.destinations.sql.loader import Catalog
+    from loadstone.schema import Column, Schema
 
 #: a column as a table got it: (name, DuckDB type, NOT NULL)
 MadeColumn = tuple[str, str, bool]
 
 
+class DuckDBLoading(Protocol):
+    """What this module uses of ``client.DuckDBClient`` (named by protocol: the client
+    imports this module)."""
+
+    dialect: Dialect
+    dataset_name: str
+
+    @property
+    def driver_error(self) -> type[Exception]: ...
+
+    def ident(self, name: str) -> str: ...
+    def table_ident(self, name: str) -> str: ...
+    def execute(self, sql: str, params: Sequence[object] | None = None) -> None: ...
+    def ensure_dataset(self, staging: bool = False) -> list[str]: ...
+    def dataset_columns(self, staging: bool = False) -> Catalog: ...
+    def catalog_key(self, name: str) -> str: ...
+    def qualified(self, table: str, staging: bool = False) -> str: ...
+    def _setting(self, name: str) -> str: ...
+    def _create_table(self, table: str, columns: Sequence[Column], staging: bool) -> str: ...
+    def insert_files(
+        self,
+        table: str,
+        target: str,
+        columns: Sequence[tuple[str, str]],
+        source: ParquetSource,
+        ordered: bool,
+    ) -> None: ...
+    def _limit_memory(self, model: TableModel, sources: Mapping[str, ParquetSource]) -> None: ...
+    def _restore_memory_limit(self) -> None: ...
+    def _adopt_naming(
+        self, schema: Schema | None, naming: NamingConvention | None = None
+    ) -> None: ...
+    def load_package(self, request: LoadRequest) -> None: ...
+    def _package_resources(
+        self, model: TableModel, sources: Mapping[str, ParquetSource]
+    ) -> contextlib.AbstractContextManager[None]: ...
+    def _write_package(
+        self,
+        request: LoadRequest,
+        model: TableModel,
+        sources: Mapping[str, ParquetSource],
+        version: SchemaVersionRow,
+        current: list[str | None],
+    ) -> None: ...
+    def _load_error(
+        self,
+        load_id: str,
+        table: str | None,
+        sources: Mapping[str, ParquetSource],
+        exc: Exception,
+    ) -> LoadFailed: ...
+    def _rollback(self) -> None: ...
+
+
 class DuckDBOverlappedLoad:
     """One package's transaction, open while the package is normalized."""
 
-    def __init__(self, client: DuckDBClient, load_id: str) -> None:
+    def __init__(self, client: DuckDBLoading, load_id: str) -> None:
         self.client = client
         self.load_id = load_id
         client.execute("BEGIN TRANSACTION")
