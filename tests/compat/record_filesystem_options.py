@@ -30,7 +30,9 @@ def main() -> int:
 
     endpoint = os.environ["LOADSTONE_PROBE_S3"]
     bucket = f"probe-{uuid.uuid4().hex[:8]}"
-    s3 = s3fs.S3FileSystem(key="testing", secret="testing", client_kwargs={"endpoint_url": endpoint})
+    s3 = s3fs.S3FileSystem(
+        key="testing", secret="testing", client_kwargs={"endpoint_url": endpoint}
+    )
     s3.mkdir(bucket)
     put_objects(endpoint, bucket)
     with tempfile.TemporaryDirectory(prefix="dlt_fs_options_") as folder:

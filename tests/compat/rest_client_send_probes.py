@@ -77,9 +77,9 @@ def send_outcome(rest_client: type, base_url: str) -> dict[str, Any]:
         ),
         "get_redirects": _outcome(lambda: client.get("/redirect").json()[0]["path"]),
         "get_verify_stream_proxies_cert": _outcome(
-            lambda: client.get(
-                "/items", verify=False, stream=True, proxies={}, cert=None
-            ).status_code
+            lambda: (
+                client.get("/items", verify=False, stream=True, proxies={}, cert=None).status_code
+            )
         ),
         "get_cookies": _outcome(lambda: client.get("/items", cookies={"a": "1"}).status_code),
         "post_files": _outcome(lambda: client.post("/items", files={"f": ("a", b"x")}).json()),

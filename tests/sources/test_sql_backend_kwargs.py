@@ -48,7 +48,5 @@ def test_a_time_zone_given_to_pyarrow_loads_the_same_instants(
     )
     pipeline.run(source)
     with pipeline.sql_client() as client:
-        rows = client.execute_sql(
-            f"SELECT id, epoch(ts) FROM {TABLE} ORDER BY id"
-        )
+        rows = client.execute_sql(f"SELECT id, epoch(ts) FROM {TABLE} ORDER BY id")
     assert [tuple(r) for r in rows] == [(1, 1704096000.0), (2, None)]
