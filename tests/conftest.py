@@ -124,7 +124,8 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """A Spark Connect server (``local[2]``), once per worker: the Connect tests of the
-    normalizer and of the Spark destination share it, whichever worker runs them."""
+    normalizer and of the Spark destination share it (they are one module,
+    ``normalize/test_cluster.py``, so one worker starts it)."""
     from cluster_support import start_connect_server
 
     server = start_connect_server(tmp_path_factory.mktemp("connect"))

@@ -6,12 +6,18 @@ namespace), as on machines that do not share a disk: packages keep their data fi
 ``cluster_driver.py`` for the API), configured through the environment only. A Spark
 application on the cluster costs a driver and two executor JVMs (on 2 cores, about 17 s), so
 the API cases share one application (the ``api`` fixture) and each test checks one of them.
+
+The Spark destination over Spark Connect is tested here too (last), on the same Connect
+server: a module runs on one worker (``--dist loadfile``), so the server starts once (it
+costs a minute of CPU) instead of once on each worker.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +26,7 @@ from typing import Any
 import attrs
 import duckdb
 import pytest
-from cluster_support import Cluster, run_driver, write_events
+from cluster_support import Cluster, ConnectServer, run_driver, write_events
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
 from loadstone.storage.filesystem import open_filesystem
@@ -28,6 +34,8 @@ from loadstone.storage.filesystem import open_filesystem
 pytestmark = pytest.mark.cluster
 
 DRIVER = Path(__file__).with_name("cluster_driver.py")
+#: the Spark destination's client program over Spark Connect
+CONNECT_CHILD = Path(__file__).resolve().parents[1] / "destinations/spark/spark_connect_child.py"
 LOADSTONE = Path(sys.executable).with_name("loadstone")
 #: small chunks, so that a small input still makes several tasks
 CHUNK_BYTES = "200000"
@@ -262,3 +270,85 @@ def test_spark_connect_normalizes_jsonl_and_dataframe_input(
         trace = step["normalize"]
         assert trace["engine"] == "spark" and trace["remote"] == cluster.connect_url
         assert trace["master"] is None and len(trace["chunks"]) > 1
+
+
+def _connect_child(command: str, work: Path, url: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(CONNECT_CHILD), command, str(work), url],
+        cwd=work,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def connect_loads(
+    connect_server: ConnectServer, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """The Spark destination over Spark Connect: what its two client processes
+    (``spark_connect_child.py``) did and read through the server, one killed with SIGKILL
+    half way through a ``merge``, then one that reruns it and loads an ``append`` and a
+    ``replace`` table."""
+    work = tmp_path_factory.mktemp("spark_connect")
+    crashed = _connect_child("crash", work, connect_server.url)
+    assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-3000:]
+    done = _connect_child("loads", work, connect_server.url)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return dict(json.loads((work / "loads.json").read_text(encoding="utf-8")))
+
+
+@pytest.mark.spark
+def test_a_load_killed_mid_way_is_not_recorded_and_shows_no_nested_rows_over_spark_connect(
+    connect_loads: dict[str, Any],
+) -> None:
+    """The root table's files were in, the nested table's old ones set aside, no loads row."""
+    killed = connect_loads["killed"]
+    assert killed["items"] == [[1], [2], [3]]
+    assert killed["items__tags"] == []
+    assert len(killed["_dlt_loads"]) == 1
+
+
+@pytest.mark.spark
+def test_the_rerun_finishes_the_killed_merge_exactly_once_over_spark_connect(
+    connect_loads: dict[str, Any],
+) -> None:
+    assert connect_loads["rerun_packages"] == 1
+    assert len(connect_loads["merged_loads"]) == 2
+    assert connect_loads["merged"] == [[1, "c"], [2, "b"], [3, "d"]]
+
+
+@pytest.mark.spark
+def test_merge_replaces_the_nested_rows_of_replaced_parents_over_spark_connect(
+    connect_loads: dict[str, Any],
+) -> None:
+    """Key 1's list shrank from a, b, c to z: none of its old elements stays."""
+    assert connect_loads["merged_tags"] == [["q"], ["y"], ["z"]]
+
+
+@pytest.mark.spark
+def test_append_adds_the_second_load_to_the_first_over_spark_connect(
+    connect_loads: dict[str, Any],
+) -> None:
+    assert connect_loads["events"] == [[1], [2], [3]]
+    assert connect_loads["dataset"] == [1, 2, 3]
+    assert len(connect_loads["mixed_loads"]) == 2
+
+
+@pytest.mark.spark
+def test_replace_keeps_only_the_last_load_in_root_and_nested_tables_over_spark_connect(
+    connect_loads: dict[str, Any],
+) -> None:
+    """The last load's time of day was rewritten as text by the server's Python workers."""
+    assert connect_loads["stock"] == [["b", "01:02:03.000004"]]
+    assert connect_loads["bins"] == [["z"]]
+
+
+@pytest.mark.spark
+def test_the_connect_servers_in_memory_catalog_is_refused_saying_how_to_start_the_server(
+    connect_loads: dict[str, Any],
+) -> None:
+    error = connect_loads["in_memory_error"]
+    assert error is not None and error.startswith("InMemoryCatalog: the Spark Connect server")
+    assert "--conf spark.sql.catalogImplementation=hive" in error
