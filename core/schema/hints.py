@@ -53,6 +53,8 @@ def parse_write_disposition(
     ``"merge"`` -> ``("merge", {})``; ``{"disposition": "merge", "strategy": "scd2"}`` ->
     ``("merge", {"x-merge-strategy": "scd2"})`` (dlt's stored key). Further dict keys
     (``validity_column_names``, ``boundary_timestamp`` ...) are kept as ``x-<key>`` table hints.
+    As in dlt 1.31, the strategy and options of another disposition are ignored
+    (``{"disposition": "replace", "strategy": "staging-optimized"}`` is ``"replace"``).
     """
     extra: dict[str, object] = {}
     disposition: object
@@ -62,21 +64,8 @@ def parse_write_disposition(
         disposition = value
     elif isinstance(value, Mapping):
         disposition = value.get("disposition")
-        strategy = value.get("strategy")
-        if strategy is not None:
-            if strategy not in MERGE_STRATEGIES:
-                raise InvalidSchemaError(
-                    f"unknown merge strategy {strategy!r}; use one of {', '.join(MERGE_STRATEGIES)}"
-                )
-            if disposition != "merge":
-                raise InvalidSchemaError(
-                    f"a merge strategy needs disposition 'merge', got {disposition!r}"
-                )
-            extra["x-merge-strategy"] = strategy
-        for key, item in value.items():
-            if key not in ("disposition", "strategy"):
-                hint = key if key.startswith("x-") else "x-" + key.replace("_", "-")
-                extra[hint] = item
+        if disposition == "merge":  # dlt ignores a strategy and options of other dispositions
+            extra = _merge_options(value)
     else:
         raise InvalidSchemaError(f"write_disposition must be a string or dict, got {value!r}")
     if not isinstance(disposition, str) or disposition not in WRITE_DISPOSITIONS:
@@ -84,6 +73,23 @@ def parse_write_disposition(
             f"unknown write_disposition {disposition!r}; use one of {', '.join(WRITE_DISPOSITIONS)}"
         )
     return disposition, extra
+
+
+def _merge_options(value: Mapping[str, object]) -> dict[str, object]:
+    """A merge disposition's strategy and options as stored table keys (``x-...``)."""
+    extra: dict[str, object] = {}
+    strategy = value.get("strategy")
+    if strategy is not None:
+        if strategy not in MERGE_STRATEGIES:
+            raise InvalidSchemaError(
+                f"unknown merge strategy {strategy!r}; use one of {', '.join(MERGE_STRATEGIES)}"
+            )
+        extra["x-merge-strategy"] = strategy
+    for key, item in value.items():
+        if key not in ("disposition", "strategy"):
+            hint = key if key.startswith("x-") else "x-" + key.replace("_", "-")
+            extra[hint] = item
+    return extra
 
 
 def write_disposition_hints(value: object) -> dict[str, object]:

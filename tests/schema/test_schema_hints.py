@@ -52,12 +52,27 @@ def test_write_disposition_dict_stores_merge_strategy_as_dlt_does() -> None:
     [
         "upsert_all",
         {"disposition": "merge", "strategy": "magic"},
-        {"disposition": "append", "strategy": "scd2"},
+        {"disposition": "merge", "strategy": "truncate-and-insert"},
     ],
 )
 def test_invalid_write_dispositions_are_rejected(value: object) -> None:
     with pytest.raises(InvalidSchemaError):
         parse_write_disposition(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"disposition": "replace", "strategy": "staging-optimized"},
+        {"disposition": "replace", "strategy": "truncate-and-insert"},
+        {"disposition": "append", "strategy": "upsert"},
+        {"disposition": "replace", "strategy": "bogus", "validity_column_names": ["a", "b"]},
+    ],
+)
+def test_the_strategy_of_a_disposition_other_than_merge_is_ignored_as_in_dlt(
+    value: dict[str, object],
+) -> None:
+    assert parse_write_disposition(value) == (value["disposition"], {})
 
 
 def test_schema_contract_is_validated_and_kept() -> None:
