@@ -19,6 +19,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -29,6 +30,7 @@ from loadstone.destinations.overlap import FinishedFiles
 from loadstone.exceptions import PipelineStepFailed
 from loadstone.load.overlap import OverlapFeed
 from loadstone.plugins.destinations.duckdb.client import DuckDBClient
+from loadstone.plugins.destinations.duckdb.overlap import DuckDBOverlappedLoad
 
 ROWS = 3_000
 #: small chunks on two workers: many chunks, reported one by one while later ones run
@@ -52,7 +54,9 @@ def write_input(path: Path, bad_last_line: bool = False) -> None:
             handle.write('{"id": "not closed"\n')
 
 
-def run(name: str, overlap: bool, events: list[tuple[str, str]] | None = None) -> object:
+def run(
+    name: str, overlap: bool, events: list[tuple[str, str]] | None = None, **hints: Any
+) -> object:
     pipe = loadstone.pipeline(
         name,
         destination=loadstone.destinations.duckdb(f"{name}.duckdb"),
@@ -60,7 +64,7 @@ def run(name: str, overlap: bool, events: list[tuple[str, str]] | None = None) -
         progress=(lambda ev: events.append((ev.step, ev.event))) if events is not None else None,
     )
     with environment({**POOL, "LOAD__OVERLAP_NORMALIZE": str(overlap).lower()}):
-        pipe.run(Path("events.jsonl").absolute(), table_name="events")
+        pipe.run(Path("events.jsonl").absolute(), table_name="events", **hints)
     return pipe
 
 
@@ -137,6 +141,47 @@ def test_a_column_a_later_chunk_adds_is_added_in_the_transaction_before_its_rows
     assert any(i < added for i in inserts) and any(i > added for i in inserts)
     assert statements.count("BEGIN TRANSACTION") == 1
     assert statements.index("BEGIN TRANSACTION") < added < statements.index("COMMIT")
+
+
+def test_tables_made_early_that_differ_roll_back_and_load_the_ordinary_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_input(Path("events.jsonl"))
+    monkeypatch.setattr(DuckDBOverlappedLoad, "_as_ordinary", lambda self, model: False)
+    events: list[tuple[str, str]] = []
+    run("on", True, events)
+    run("off", False)
+    assert ("load", "files_appended") in events
+    assert tables("on") == tables("off")
+
+
+def test_a_failed_append_rolls_back_and_loads_the_ordinary_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_input(Path("events.jsonl"))
+    original = DuckDBOverlappedLoad.append
+
+    def failing(
+        self: DuckDBOverlappedLoad, batch: Sequence[FinishedFiles], last: bool = False
+    ) -> None:
+        original(self, batch, last)
+        raise duckdb.OutOfMemoryException("no memory for the second batch")
+
+    monkeypatch.setattr(DuckDBOverlappedLoad, "append", failing)
+    run("on", True)
+    run("off", False)
+    assert tables("on") == tables("off")
+
+
+def test_merge_tables_wait_for_the_whole_package() -> None:
+    write_input(Path("events.jsonl"))
+    for _ in range(2):
+        run("merge", True, write_disposition="merge", primary_key="id")
+    with duckdb.connect("merge.duckdb", read_only=True) as conn:
+        assert conn.execute(
+            "SELECT count(*), count(DISTINCT id), "
+            "(SELECT count(*) FROM merge_dataset.events__tags) FROM merge_dataset.events"
+        ).fetchone() == (ROWS, ROWS, 2 * ROWS)
 
 
 @pytest.mark.parametrize("overlap", [True, False])
