@@ -130,7 +130,8 @@ class LoadStep:
             if not isinstance(client, OverlapsNormalize):
                 client.close()
                 return None
-            client.initialize_storage()
+            # the dataset is made inside the package's transaction: a failed normalize
+            # leaves the destination as it found it
             if client.is_package_loaded(package.load_id):
                 client.close()
                 return None

@@ -196,7 +196,7 @@ def test_a_normalize_failure_leaves_the_database_and_the_package_as_without_over
     assert (("load", "files_appended") in events) is overlap
     with duckdb.connect("failing.duckdb", read_only=True) as conn:
         assert conn.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'failing_dataset'"
+            "SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'failing_dataset'"
         ).fetchone() == (0,)
     pipe = loadstone.attach("failing", pipelines_dir="pipelines")
     assert len(pipe.failed_packages()) == 1  # set aside, as a bad line always is
