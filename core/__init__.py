@@ -103,6 +103,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "IdentifierCollisionError": ("loadstone.exceptions", "IdentifierCollisionError"),
     "IgnoreResponseException": ("loadstone.exceptions", "IgnoreResponseException"),
     "InMemoryCatalog": ("loadstone.exceptions", "InMemoryCatalog"),
+    "InconsistentTableTemplate": ("loadstone.exceptions", "InconsistentTableTemplate"),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",
         "IncrementalCursorPathHasValueNone",
@@ -221,6 +222,7 @@ if TYPE_CHECKING:
         HTTPStatusError,
         IdentifierCollisionError,
         IgnoreResponseException,
+        InconsistentTableTemplate,
         IncrementalCursorPathHasValueNone,
         IncrementalCursorPathMissing,
         InMemoryCatalog,

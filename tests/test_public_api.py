@@ -74,6 +74,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "IdentifierCollisionError": ("loadstone.exceptions", "IdentifierCollisionError"),
     "IgnoreResponseException": ("loadstone.exceptions", "IgnoreResponseException"),
     "InMemoryCatalog": ("loadstone.exceptions", "InMemoryCatalog"),
+    "InconsistentTableTemplate": ("loadstone.exceptions", "InconsistentTableTemplate"),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",
         "IncrementalCursorPathHasValueNone",

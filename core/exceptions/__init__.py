@@ -56,6 +56,7 @@ from loadstone.exceptions.destinations import (
 from loadstone.exceptions.extract import (
     ExternalSchedulerNotAvailable,
     ExtractError,
+    InconsistentTableTemplate,
     IncrementalCursorPathHasValueNone,
     IncrementalCursorPathMissing,
     InvalidTableName,
@@ -159,6 +160,7 @@ __all__ = [
     "IdentifierCollisionError",
     "IgnoreResponseException",
     "InMemoryCatalog",
+    "InconsistentTableTemplate",
     "IncrementalCursorPathHasValueNone",
     "IncrementalCursorPathMissing",
     "InputError",

@@ -92,6 +92,20 @@ class ResourceError(LoadstoneError):
     """A resource or source is declared or used wrongly (name, hint, data)."""
 
 
+class InconsistentTableTemplate(ResourceError):
+    """Hints given as functions of the item beside a table name that is not one (dlt's name):
+    a table's hints are computed from the item that names the table."""
+
+    def __init__(self, table_name: object, hints: Sequence[str]) -> None:
+        self.table_name = table_name
+        self.hints = tuple(hints)
+        super().__init__(
+            "A set of table hints provided to the resource is inconsistent: Table name "
+            f"`{table_name}` must be a function if any other table hint is a function "
+            f"({', '.join(self.hints)})"
+        )
+
+
 class ValueErrorWithKnownValues(LoadstoneError, ValueError):
     """A setting that takes one of a known set of values got another (dlt's name)."""
 

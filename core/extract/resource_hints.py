@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import attrs
 
 from loadstone.exceptions import (
+    InconsistentTableTemplate,
     InvalidSchemaError,
     ResourceError,
     TablePropertiesConflictException,
@@ -401,11 +402,7 @@ def check_hint_functions(table_name: object, functions: Mapping[str, object]) ->
     """Hint functions need a table name that is one too (dlt's rule: the hints of a table are
     computed from the item that names it)."""
     if functions and not callable(table_name):
-        raise ResourceError(
-            "A set of table hints provided to the resource is inconsistent: Table name "
-            f"`{table_name}` must be a function if any other table hint is a function "
-            f"({', '.join(sorted(functions))})"
-        )
+        raise InconsistentTableTemplate(table_name, sorted(functions))
 
 
 def hints_of_item(functions: Mapping[str, Callable[[Any], Any]], item: Any) -> StoredHints:

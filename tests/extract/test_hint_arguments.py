@@ -177,7 +177,7 @@ def test_hints_that_are_functions_of_the_item_give_each_table_its_own() -> None:
     ],
 )
 def test_hint_functions_need_a_table_name_that_is_one(make: Any) -> None:
-    with pytest.raises(dlt.ResourceError, match=r"Table name .* must be a function"):
+    with pytest.raises(dlt.InconsistentTableTemplate, match=r"Table name .* must be a function"):
         make()
 
 
