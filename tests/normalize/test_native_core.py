@@ -47,6 +47,21 @@ def test_the_native_core_is_built() -> None:
     assert native_core.CORE_AVAILABLE
 
 
+def test_without_the_core_the_python_engine_runs_and_says_so_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A machine that built no core (no C++ compiler or simdjson) runs the Python engine."""
+    monkeypatch.setattr(native_core, "CORE_AVAILABLE", False)
+    monkeypatch.setattr(native_core, "_said_unavailable", False)
+    records = [{"a": 1, "b": [{"c": "x"}]}]
+    with caplog.at_level("WARNING", logger=native_core.__name__):
+        first = _run(monkeypatch, records, "native")
+        second = _run(monkeypatch, records, "native")
+    assert first["cores"] == second["cores"] == ["native skipped: not built"]
+    said = [r for r in caplog.records if "native core" in r.getMessage()]
+    assert len(said) == 1
+
+
 def _fake_urandom() -> Callable[[int], bytes]:
     counter = itertools.count()
     return lambda size: bytes(next(counter) % 251 for _ in range(size))
