@@ -1138,11 +1138,12 @@ PyObject *native_parse_lines(PyObject *, PyObject *args) {
     const char *text = (const char *)buffer.view.buf;
     Py_ssize_t size = buffer.view.len;
     long documents = 0;
-    try {
+    bool out_of_memory = false;
+    Py_BEGIN_ALLOW_THREADS;
+    try { /* no exception may leave the block that released the GIL */
         simdjson::dom::parser parser;
         std::string padded;
         Py_ssize_t start = 0;
-        Py_BEGIN_ALLOW_THREADS;
         while (start < size) {
             const char *found = (const char *)memchr(text + start, '\n', (size_t)(size - start));
             Py_ssize_t end = found == nullptr ? size : found - text;
@@ -1159,8 +1160,11 @@ PyObject *native_parse_lines(PyObject *, PyObject *args) {
             }
             start = end + 1;
         }
-        Py_END_ALLOW_THREADS;
     } catch (const std::bad_alloc &) {
+        out_of_memory = true;
+    }
+    Py_END_ALLOW_THREADS;
+    if (out_of_memory) {
         return PyErr_NoMemory();
     }
     return PyLong_FromLong(documents);
