@@ -51,7 +51,10 @@ PATHS: dict[str, list[str]] = {
         "TPartialTableSchema", "TSchemaTables", "C_DLT_ID", "C_DLT_LOAD_ID",
         "LOADS_TABLE_NAME", "VERSION_TABLE_NAME", "PIPELINE_STATE_TABLE_NAME",
     ],
-    "loadstone.common.pipeline": ["LoadInfo", "LoadPackageInfo", "StepInfo", "SupportsPipeline"],
+    "loadstone.common.pipeline": [
+        "ExtractInfo", "LoadInfo", "LoadPackageInfo", "NormalizeInfo", "StepInfo",
+        "SupportsPipeline",
+    ],
     "loadstone.common.destination": [
         "Destination", "DestinationCapabilitiesContext", "TLoaderFileFormat",
     ],

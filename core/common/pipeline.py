@@ -1,14 +1,22 @@
 """``loadstone.common.pipeline``: dlt's ``dlt.common.pipeline`` names.
 
-``LoadInfo`` and ``StepInfo`` are loadstone's (:mod:`loadstone.runtime.load_info`);
-``LoadPackageInfo`` is loadstone's ``PackageInfo`` and ``SupportsPipeline`` the protocol of a
-running pipeline (:class:`loadstone.current.RunningPipeline`).
+``LoadInfo``, ``LoadPackageInfo`` and ``StepInfo`` are loadstone's
+(:mod:`loadstone.runtime.load_info`), ``ExtractInfo`` / ``NormalizeInfo`` what ``extract()``
+/ ``normalize()`` return (:mod:`loadstone.runtime.step_infos`); ``SupportsPipeline`` is the
+protocol of a running pipeline (:class:`loadstone.current.RunningPipeline`).
 """
 
 from __future__ import annotations
 
 from loadstone.current import RunningPipeline as SupportsPipeline
-from loadstone.runtime.load_info import LoadInfo, StepInfo
-from loadstone.runtime.load_info import PackageInfo as LoadPackageInfo
+from loadstone.runtime.load_info import LoadInfo, LoadPackageInfo, StepInfo
+from loadstone.runtime.step_infos import ExtractInfo, NormalizeInfo
 
-__all__ = ["LoadInfo", "LoadPackageInfo", "StepInfo", "SupportsPipeline"]
+__all__ = [
+    "ExtractInfo",
+    "LoadInfo",
+    "LoadPackageInfo",
+    "NormalizeInfo",
+    "StepInfo",
+    "SupportsPipeline",
+]

@@ -28,6 +28,7 @@ from loadstone.exceptions import (
     PipelineStepFailed,
 )
 from loadstone.normalize.checks import check_bound_columns
+from loadstone.normalize.empty_packages import drop_if_empty
 from loadstone.normalizers.contract import NormalizeContext, Normalizer, NormalizeResult
 from loadstone.runtime import settings as run_settings
 from loadstone.runtime.package_outcome import set_aside
@@ -125,6 +126,7 @@ class NormalizeStep:
         it runs (the pipeline's load overlapped with normalize).
         """
         packages = [p for p in iter_pending(self.folder.packages_dir) if p.state == EXTRACTED]
+        packages = [p for p in packages if not drop_if_empty(p)]  # as dlt: nothing to load
         if not packages:
             return []
         step = self.context.recorder.begin(
@@ -182,7 +184,7 @@ class NormalizeStep:
             rows=rows,
             size=size,
             files=files,
-            row_counts={**state_row_count(package, evolved), **row_counts},
+            row_counts={**row_counts, **state_row_count(package, evolved)},  # dlt: state last
         )
 
     def _normalize_context(

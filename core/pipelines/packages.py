@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 from loadstone.exceptions import PackageNotFound
 from loadstone.load.step import package_info
 from loadstone.pipelines import recovery
-from loadstone.runtime.load_info import LoadJobInfo, PackageInfo, PipelineTrace
+from loadstone.runtime.load_info import LoadJobInfo, LoadPackageInfo
 from loadstone.runtime.refresh import drop_resources
+from loadstone.runtime.trace import PipelineTrace
 from loadstone.storage.json_files import read_json_object
 from loadstone.storage.load_package import (
     EXTRACTED,
@@ -129,7 +130,7 @@ class PipelinePackages:
             self.folder.schemas or self.folder.state.get("schema_names") or self.list_packages()
         )
 
-    def get_load_package_info(self, load_id: str) -> PackageInfo:
+    def get_load_package_info(self, load_id: str) -> LoadPackageInfo:
         """A package's state, tables and schema changes (dlt's ``get_load_package_info``);
         an unknown load id raises :class:`PackageNotFound`."""
         for package in self.list_packages():

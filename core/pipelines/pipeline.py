@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -29,17 +28,17 @@ from loadstone.exceptions import (
     CannotRestorePipelineException,
     PipelineConfigError,
 )
-from loadstone.extract.extractor import ExtractResult
 from loadstone.extract.resource_hints import TableHints, check_file_format
 from loadstone.extract.step import ExtractContext, ExtractStep
 from loadstone.load.step import LoadContext, LoadStep
 from loadstone.normalize.step import NormalizeStep, NormalizeStepContext
 from loadstone.pipelines import overlap, recovery, run_settings
-from loadstone.pipelines.boundary import StepBoundary, step_boundary
+from loadstone.pipelines.boundary import StepBoundary
 from loadstone.pipelines.packages import PipelinePackages
 from loadstone.pipelines.pipeline_config import pipeline_configuration
 from loadstone.pipelines.staging import check_staging, destinations_of
 from loadstone.pipelines.state_view import PipelineStateView
+from loadstone.pipelines.step_calls import PipelineSteps, as_schema, describe, record_run_infos
 from loadstone.runtime.load_info import LoadInfo
 from loadstone.runtime.progress_displays import progress_callback
 from loadstone.runtime.recorder import ProgressCallback, StepRecorder
@@ -86,14 +85,7 @@ TDestination = str | Destination
 _R = TypeVar("_R")
 
 
-def _as_schema(schema: Schema | Mapping[str, object] | None) -> Schema | None:
-    """A ``schema=`` argument as a ``Schema`` (a stored dict is read once, here)."""
-    if schema is None or isinstance(schema, Schema):
-        return schema
-    return Schema.from_dict(dict(schema))
-
-
-class Pipeline(PipelineStateView, PipelinePackages):
+class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
     """A named pipeline: its destination and dataset, state, schemas and packages."""
 
     def __init__(
@@ -252,83 +244,6 @@ class Pipeline(PipelineStateView, PipelinePackages):
             on_wait=lambda message: self.recorder.notice("lock", message),
         )
 
-    # -- steps ----------------------------------------------------------------------------
-    def _traced(self, step: str) -> contextlib.AbstractContextManager[None]:
-        """A step called on its own is traced (``last_trace``), as dlt traces it."""
-        return self.recorder.standalone(step, self.folder.trace_path, self.pipeline_name)
-
-    @step_boundary("extract")
-    def extract(
-        self,
-        data: TDataItems,
-        *,
-        table_name: str | None = None,
-        write_disposition: TWriteDispositionConfig | None = None,
-        columns: TAnySchemaColumns | None = None,
-        primary_key: TColumnNames | None = None,
-        schema: Schema | None = None,
-        schema_contract: TSchemaContract | None = None,
-        merge_key: TColumnNames | None = None,
-        loader_file_format: TLoaderFileFormat | None = None,
-        table_format: TTableFormat | None = None,
-        refresh: TRefreshMode | None = None,
-    ) -> ExtractResult:
-        """Write ``data`` into a new load package (state ``extracted``).
-
-        ``refresh`` (default: the pipeline's) first drops or empties what the run replaces
-        (see :mod:`loadstone.runtime.refresh`).
-        """
-        hints = TableHints(
-            write_disposition=write_disposition,
-            columns=columns,
-            primary_key=primary_key,
-            schema_contract=schema_contract,
-            merge_key=merge_key,
-            file_format=loader_file_format,
-            table_format=table_format,
-        )
-        with self._traced("extract"):
-            return self._extract_hinted(data, table_name, hints, _as_schema(schema), refresh)
-
-    def _extract_hinted(
-        self,
-        data: TDataItems,
-        table_name: str | None,
-        hints: TableHints,
-        schema: Schema | None,
-        refresh: str | None,
-    ) -> ExtractResult:
-        """``extract`` with its hints already parsed (``run`` parses them itself)."""
-        mode = check_refresh(refresh if refresh is not None else self.refresh)
-        with self._locked():
-            return self._extract_step().extract(data, table_name, hints, schema, mode)
-
-    @step_boundary("normalize")
-    def normalize(self) -> list[str]:
-        """Normalize every extracted package (oldest first); returns their load ids."""
-        with self._traced("normalize"), self._locked():
-            return self._normalize_step().normalize_pending()
-
-    @step_boundary("load")
-    def load(self) -> LoadInfo:
-        """Load every normalized package (oldest first) into the destination.
-
-        A package whose normalized files are missing or damaged is normalized again from its
-        extracted copy first, so that it is never loaded in part.
-        """
-        self.destination.require_loader()
-        check_staging(self.destination, None, self.staging)
-        with self._traced("load"), self._locked():
-            self._renormalize_damaged()
-            info = self._load_step().load_pending()
-            info.pipeline = self
-            self.recorder.record_info(info)  # the trace of a load called alone shows it
-            return info
-
-    def _renormalize_damaged(self) -> None:
-        recovery.mark_damaged_normalized(self.folder, self.recorder)
-        self._normalize_step().normalize_pending()
-
     # -- run ------------------------------------------------------------------------------
     def run(
         self,
@@ -366,6 +281,7 @@ class Pipeline(PipelineStateView, PipelinePackages):
         self.staging = check_staging(self.destination, staging, self.staging)  # refused: unkept
         self.recorder.reset()
         started, trace = time.time(), self.folder.trace_path
+        first_run, described = self.first_run, describe(data)
         # parsed here, once: a bad hint fails the extract step before anything is touched
         hints: TableHints = self.boundary.run(
             "extract",
@@ -381,9 +297,8 @@ class Pipeline(PipelineStateView, PipelinePackages):
         )
         try:
             with self._locked():
-                info = self._run_locked(
-                    data, table_name, hints, _as_schema(schema), refresh, reload
-                )
+                info = self._run_locked(data, table_name, hints, as_schema(schema), refresh, reload)
+                record_run_infos(self, first_run, described)  # dlt's trace holds them
         except BaseException as error:
             self.recorder.save_trace(trace, self.pipeline_name, started, error=error)
             raise

@@ -11,7 +11,7 @@ from loadstone.exceptions import LoadstoneError
 
 if TYPE_CHECKING:
     from loadstone.pipelines.pipeline import Pipeline
-    from loadstone.runtime.load_info import PipelineTrace
+    from loadstone.runtime.trace import PipelineTrace
     from loadstone.schema.stored import TStoredSchema
 
 

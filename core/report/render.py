@@ -11,7 +11,7 @@ from loadstone.report.collect import ReportData
 from loadstone.report.svg import schema_svg, timeline_svg
 
 if TYPE_CHECKING:
-    from loadstone.runtime.load_info import PipelineTrace
+    from loadstone.runtime.trace import PipelineTrace
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 0 2rem 3rem; color: #1c1c34; }

@@ -16,7 +16,7 @@ import attrs
 from loadstone.schema import diagram
 
 if TYPE_CHECKING:
-    from loadstone.runtime.load_info import PipelineTrace
+    from loadstone.runtime.trace import PipelineTrace
     from loadstone.schema.stored import TStoredSchema, TTableSchema
 
 BOX_WIDTH = 250

@@ -4,7 +4,7 @@
 per table, how long each step took and how the schema changed. ``str(info)`` is dlt's load
 info wording; ``info.asstr(verbosity=2)`` adds each package's details and loadstone's rows
 per table, step figures and schema changes; ``info.asdict()`` is plain JSON-able data (the
-CLI saves it as the trace). ``PipelineTrace`` is that saved trace, read as dlt's trace.
+CLI saves it as the trace); :mod:`loadstone.runtime.trace` reads that saved trace as dlt's.
 """
 
 from __future__ import annotations
@@ -75,11 +75,11 @@ class StepInfo:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> StepInfo:
         """A step read back from ``asdict()`` (its times are ISO text there)."""
-        started = _seconds_of(data.get("started_at")) or 0.0
+        started = seconds_of(data.get("started_at")) or 0.0
         return cls(
             step=str(data.get("step") or ""),
             started_at=started,
-            finished_at=_seconds_of(data.get("finished_at")),
+            finished_at=seconds_of(data.get("finished_at")),
             load_ids=list(data.get("load_ids") or []),
             rows=int(data.get("rows") or 0),
             bytes=int(data.get("bytes") or 0),
@@ -90,8 +90,8 @@ class StepInfo:
     def asdict(self) -> JsonDict:
         return {
             "step": self.step,
-            "started_at": _iso(self.started_at),
-            "finished_at": _iso(self.finished_at) if self.finished_at else None,
+            "started_at": iso_time(self.started_at),
+            "finished_at": iso_time(self.finished_at) if self.finished_at else None,
             "elapsed": round(self.elapsed, 6),
             "load_ids": list(self.load_ids),
             "rows": self.rows,
@@ -102,8 +102,9 @@ class StepInfo:
 
 
 @attrs.define
-class PackageInfo:
-    """One load package of the run and what happened to it."""
+class LoadPackageInfo:
+    """One load package and what happened to it (dlt's ``LoadPackageInfo``): ``state`` is
+    ``extracted``, ``normalized`` or ``loaded``."""
 
     load_id: str
     schema_name: str
@@ -120,7 +121,7 @@ class PackageInfo:
         return attrs.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PackageInfo:
+    def from_dict(cls, data: Mapping[str, Any]) -> LoadPackageInfo:
         """A package read back from ``asdict()`` (the saved trace)."""
         names = {field.name for field in attrs.fields(cls)}
         return cls(**{key: value for key, value in data.items() if key in names})
@@ -147,13 +148,22 @@ class PackageInfo:
 
     @property
     def jobs(self) -> dict[str, list[LoadJobInfo]]:
-        """dlt's jobs of a loaded package, one per table it wrote (all completed)."""
+        """dlt's jobs of a package, one per table it wrote: completed once loaded, new
+        before."""
         formats = {Path(f).parent.name: Path(f).suffix.lstrip(".") or None for f in self.files}
-        completed = [
-            LoadJobInfo(JobFileInfo(table, formats.get(table)), "completed_jobs")
-            for table in self.tables
+        where = "completed_jobs" if self.state == "loaded" else "new_jobs"
+        listed = [
+            LoadJobInfo(JobFileInfo(table, formats.get(table)), where) for table in self.tables
         ]
-        return {"new_jobs": [], "started_jobs": [], "failed_jobs": [], "completed_jobs": completed}
+        jobs: dict[str, list[LoadJobInfo]] = {
+            "new_jobs": [], "started_jobs": [], "failed_jobs": [], "completed_jobs": []
+        }  # fmt: skip
+        jobs[where] = listed
+        return jobs
+
+
+#: loadstone's former name of :class:`LoadPackageInfo`
+PackageInfo = LoadPackageInfo
 
 
 @attrs.frozen
@@ -181,7 +191,7 @@ class LoadInfo:
     destination_name: str
     dataset_name: str
     destination_location: str | None = None
-    packages: list[PackageInfo] = attrs.field(factory=list)
+    packages: list[LoadPackageInfo] = attrs.field(factory=list)
     steps: dict[str, StepInfo] = attrs.field(factory=dict)
     first_run: bool = False
     #: the pipeline that made this info (dlt's ``LoadInfo.pipeline``), when it said so
@@ -196,7 +206,7 @@ class LoadInfo:
             destination_name=str(data.get("destination_name") or ""),
             dataset_name=str(data.get("dataset_name") or ""),
             destination_location=data.get("destination_location"),
-            packages=[PackageInfo.from_dict(p) for p in data.get("packages") or []],
+            packages=[LoadPackageInfo.from_dict(p) for p in data.get("packages") or []],
             steps={name: StepInfo.from_dict(step) for name, step in steps.items() if step},
             first_run=bool(data.get("first_run")),
         )
@@ -207,7 +217,7 @@ class LoadInfo:
         return [p.load_id for p in self.packages]
 
     @property
-    def load_packages(self) -> list[PackageInfo]:
+    def load_packages(self) -> list[LoadPackageInfo]:
         """dlt's name for the packages: each with ``load_id``, ``state``, ``jobs``."""
         return self.packages
 
@@ -253,8 +263,8 @@ class LoadInfo:
         load = self.steps.get("load")
         if load is None:
             return {}
-        started = _instant(load.started_at)
-        finished = _instant(load.finished_at) if load.finished_at else None
+        started = instant(load.started_at)
+        finished = instant(load.finished_at) if load.finished_at else None
         return {
             package.load_id: [
                 {
@@ -280,13 +290,13 @@ class LoadInfo:
     def started_at(self) -> _dt.datetime | None:
         """When the run's first step began (UTC), as dlt's ``LoadInfo.started_at``."""
         starts = [step.started_at for step in self.steps.values()]
-        return _instant(min(starts)) if starts else None
+        return instant(min(starts)) if starts else None
 
     @property
     def finished_at(self) -> _dt.datetime | None:
         """When the run's last step ended (UTC)."""
         ends = [step.finished_at for step in self.steps.values() if step.finished_at]
-        return _instant(max(ends)) if ends else None
+        return instant(max(ends)) if ends else None
 
     @property
     def is_empty(self) -> bool:
@@ -346,7 +356,7 @@ class LoadInfo:
         load = self.steps.get("load")
         if load is not None:
             lines.append(
-                f"Pipeline {self.pipeline_name} load step finished in {_seconds(load.elapsed)}"
+                f"Pipeline {self.pipeline_name} load step finished in {seconds_text(load.elapsed)}"
             )
         lines.append(
             f"{len(self.packages)} load package(s) were loaded to destination "
@@ -380,7 +390,7 @@ class LoadInfo:
                 unread = name == "extract" and step.rows == 0 and step.bytes > 0
                 counted = "rows counted by normalize" if unread else f"{step.rows} rows"
                 lines.append(
-                    f"Step {name}: {_seconds(step.elapsed)}, {counted}, "
+                    f"Step {name}: {seconds_text(step.elapsed)}, {counted}, "
                     f"{_megabytes(step.bytes)}, {step.files} files"
                 )
         for p in self.packages:
@@ -393,13 +403,13 @@ class LoadInfo:
         return lines
 
 
-def _iso(ts: float | None) -> str | None:
+def iso_time(ts: float | None) -> str | None:
     if ts is None:
         return None
     return _dt.datetime.fromtimestamp(ts, tz=_dt.timezone.utc).isoformat()
 
 
-def _seconds_of(value: object) -> float | None:
+def seconds_of(value: object) -> float | None:
     """Unix seconds from a saved time: a number, or ISO text."""
     if isinstance(value, (int, float)):
         return float(value)
@@ -411,7 +421,7 @@ def _seconds_of(value: object) -> float | None:
     return None
 
 
-def _seconds(value: float) -> str:
+def seconds_text(value: float) -> str:
     return f"{value:.2f} seconds"
 
 
@@ -424,170 +434,6 @@ def merge_counts(target: dict[str, int], source: Mapping[str, int]) -> None:
         target[key] = target.get(key, 0) + int(value)
 
 
-@attrs.frozen
-class StepTrace:
-    """One step of a traced run, read from the trace (dlt's ``last_normalize_info`` ...)."""
-
-    step: str
-    row_counts: dict[str, int]
-    load_ids: list[str]
-    rows: int = 0
-    elapsed: float = 0.0
-    started_at: str | None = None
-    finished_at: str | None = None
-    #: the load info a ``load`` or ``run`` step ended with, when the trace holds it
-    load_info: LoadInfo | None = attrs.field(default=None, eq=False, repr=False)
-
-    @property
-    def loads_ids(self) -> list[str]:
-        """dlt's attribute name."""
-        return self.load_ids
-
-    @property
-    def step_info(self) -> StepTrace | LoadInfo:
-        """dlt's ``step_info``: the load info of a load or run step, else the step itself
-        (it has dlt's ``row_counts`` and ``loads_ids``)."""
-        return self.load_info if self.load_info is not None else self
-
-    def asstr(self, verbosity: int = 0) -> str:
-        """dlt's wording of a step: its time, then what it did to each package."""
-        lines = [f"Step {self.step} COMPLETED in {_step_seconds(self.elapsed)}."]
-        if self.step == "normalize" and self.row_counts:
-            lines.append("Normalized data for the following tables:")
-            lines += [f"- {table}: {rows} row(s)" for table, rows in self.row_counts.items()]
-        if self.load_info is not None:
-            lines.append(self.load_info.asstr(verbosity))
-        elif self.step in _PACKAGE_STATE_AFTER:
-            state = _PACKAGE_STATE_AFTER[self.step]
-            lines += [
-                f"\nLoad package {load_id} is {state} and NOT YET LOADED to the destination "
-                "and contains no failed jobs"
-                for load_id in self.load_ids
-            ]
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.asstr()
-
-
-#: the state dlt names for a package after each step that does not load it
-_PACKAGE_STATE_AFTER = {"extract": "EXTRACTED", "normalize": "NORMALIZED"}
-
-
-def _step_seconds(value: float) -> str:
-    """A step's time as dlt writes it: ``0 seconds`` when nothing took time."""
-    return "0 seconds" if value == 0 else _seconds(value)
-
-
-class PipelineTrace(dict[str, Any]):
-    """The last run's trace: the saved JSON as a dict, plus dlt's attribute access.
-
-    ``pipeline.last_trace.last_normalize_info.row_counts`` reads as it does in dlt; the dict
-    stays what ``trace.json`` holds, for the CLI and for logs. ``str(trace)`` is dlt's text.
-    """
-
-    @property
-    def started_at(self) -> _dt.datetime | None:
-        """When the traced run began (UTC), as dlt's ``PipelineTrace.started_at``."""
-        value = _seconds_of(self.get("started_at"))
-        return _instant(value) if value is not None else None
-
-    @property
-    def finished_at(self) -> _dt.datetime | None:
-        """When the traced run ended (UTC); None while it runs."""
-        value = _seconds_of(self.get("finished_at"))
-        return _instant(value) if value is not None else None
-
-    def asdict(self) -> JsonDict:
-        """The trace as a plain dict (what ``trace.json`` holds)."""
-        return dict(self)
-
-    def _load_info(self) -> LoadInfo | None:
-        """The load info of the traced run or load step, when the trace holds it."""
-        return LoadInfo.from_dict(self) if self.get("destination_name") else None
-
-    def _step(self, name: str) -> StepTrace | None:
-        step = (self.get("steps") or {}).get(name)
-        if not step:
-            return None
-        return StepTrace(
-            step=name,
-            row_counts=dict(step.get("row_counts") or {}),
-            load_ids=list(step.get("load_ids") or []),
-            rows=int(step.get("rows") or 0),
-            elapsed=float(step.get("elapsed") or 0.0),
-            started_at=step.get("started_at"),
-            finished_at=step.get("finished_at"),
-            load_info=self._load_info() if name == "load" else None,
-        )
-
-    @property
-    def steps(self) -> list[StepTrace]:
-        """The steps in the order they ran; a trace of ``run()`` ends with a ``run`` step,
-        as dlt's does (the extract, normalize and load steps of ``run`` come first)."""
-        found = [self._step(name) for name in (self.get("steps") or {})]
-        steps = [step for step in found if step is not None]
-        if self.get("kind", "run") == "run":
-            started, finished = self.started_at, self.finished_at
-            elapsed = (finished - started).total_seconds() if started and finished else 0.0
-            steps.append(
-                StepTrace(
-                    step="run",
-                    row_counts={},
-                    load_ids=list(self.get("loads_ids") or []),
-                    elapsed=elapsed,
-                    started_at=_iso(self.get("started_at")),
-                    finished_at=_iso(self.get("finished_at")),
-                    load_info=self._load_info(),
-                )
-            )
-        return steps
-
-    def last_pipeline_step_trace(self, step_name: str) -> StepTrace | None:
-        """The last step named ``step_name`` (``extract``, ``normalize``, ``load``, ``run``)."""
-        named = [step for step in self.steps if step.step == step_name]
-        return named[-1] if named else None
-
-    @property
-    def last_extract_info(self) -> StepTrace | None:
-        return self._step("extract")
-
-    @property
-    def last_normalize_info(self) -> StepTrace | None:
-        return self._step("normalize")
-
-    @property
-    def last_load_info(self) -> StepTrace | None:
-        return self._step("load")
-
-    @property
-    def pipeline_name(self) -> str | None:
-        name = self.get("pipeline_name")
-        return None if name is None else str(name)
-
-    @property
-    def error(self) -> str | None:
-        """The run's failure (``None`` when it succeeded)."""
-        error = self.get("error")
-        return None if error is None else str(error)
-
-    def asstr(self, verbosity: int = 0) -> str:
-        """dlt's wording: when the run started, how it ended, then each step."""
-        started, finished = self.started_at, self.finished_at
-        elapsed = (finished - started).total_seconds() if started and finished else 0.0
-        outcome = "FAILED" if self.error else "COMPLETED"
-        steps = self.steps
-        lines = [
-            f"Run started at {started} and {outcome} in {_step_seconds(elapsed)} "
-            f"with {len(steps)} steps."
-        ]
-        lines += [step.asstr(verbosity) + "\n" for step in steps]
-        return "\n".join(lines).rstrip("\n")
-
-    def __str__(self) -> str:
-        return self.asstr()
-
-
-def _instant(seconds: float) -> _dt.datetime:
+def instant(seconds: float) -> _dt.datetime:
     """Unix seconds as an aware UTC datetime."""
     return _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc)

@@ -20,13 +20,9 @@ import attrs
 
 from loadstone.exceptions import StorageError
 from loadstone.normalizers.contract import ChunkRun, EngineChoice
-from loadstone.runtime.load_info import (
-    JsonDict,
-    LoadInfo,
-    PipelineTrace,
-    ProgressEvent,
-    StepInfo,
-)
+from loadstone.runtime.load_info import JsonDict, LoadInfo, ProgressEvent, StepInfo
+from loadstone.runtime.step_infos import StepOutcome
+from loadstone.runtime.trace import PipelineTrace
 from loadstone.storage.json_files import write_json_atomic
 
 if TYPE_CHECKING:
@@ -66,6 +62,8 @@ class StepRecorder:
         self._opened: float | None = None
         #: the load info of a ``load()`` called on its own, for its trace
         self._info: LoadInfo | None = None
+        #: the extract and normalize infos of the run (dlt's ``last_extract_info`` ...)
+        self.infos: dict[str, StepOutcome] = {}
 
     def reset(self) -> None:
         """A new run: forget the steps of the previous one."""
@@ -74,6 +72,11 @@ class StepRecorder:
         self._chunks = None
         self._opened = None
         self._info = None
+        self.infos = {}
+
+    def record_step_info(self, info: StepOutcome) -> None:
+        """The info a step returned: the trace holds it (and saves what makes it again)."""
+        self.infos[info.step.step] = info
 
     def record_info(self, info: LoadInfo) -> None:
         """The load info of a step called on its own (``pipeline.load()``): its trace shows it
@@ -183,14 +186,18 @@ class StepRecorder:
         for ``run()`` and ``steps`` for steps called one by one."""
         trace: JsonDict = {"pipeline_name": pipeline_name, "started_at": started}
         trace["kind"] = kind
-        trace["steps"] = {name: step.asdict() for name, step in self.steps.items()}
+        steps = {name: step.asdict() for name, step in self.steps.items()}
+        for name, held in self.infos.items():
+            if name in steps:
+                steps[name]["info"] = held.to_trace()
+        trace["steps"] = steps
         if error is not None:
             trace["error"] = f"{type(error).__name__}: {error}"
         if info is not None:
             trace.update(info.asdict())
         trace["normalize"] = self._where_normalize_ran()
         trace["finished_at"] = time.time()
-        self.last_trace = PipelineTrace(trace)
+        self.last_trace = PipelineTrace(trace, infos=self.infos)
         if path.parent.exists():
             # the run's own outcome (its error above all) matters more than its trace
             with contextlib.suppress(StorageError):

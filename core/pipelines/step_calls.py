@@ -1,0 +1,294 @@
+"""The steps called one by one: ``extract()``, ``normalize()``, ``load()``, and their infos.
+
+:class:`PipelineSteps` is a base class of :class:`~loadstone.pipelines.pipeline.Pipeline`:
+each step holds the pipeline's lock, is traced as dlt traces it (``extract`` starts a trace,
+``load`` ends it) and returns dlt's info of the step: :class:`ExtractInfo`,
+:class:`NormalizeInfo` (:mod:`loadstone.runtime.step_infos`), :class:`LoadInfo`. The infos
+are made here, where the packages are at hand: each lists its packages in the state the step
+left them, with their rows per table. ``run()`` records the same infos for its trace
+(:func:`record_run_infos`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import attrs
+
+from loadstone.extract.decorators import is_source_factory
+from loadstone.extract.resource import Resource
+from loadstone.extract.resource_hints import TableHints
+from loadstone.extract.source import Source
+from loadstone.load.step import package_info
+from loadstone.pipelines import recovery
+from loadstone.pipelines.boundary import StepBoundary, step_boundary
+from loadstone.runtime.load_info import LoadInfo, LoadPackageInfo, StepInfo
+from loadstone.runtime.refresh import check_refresh
+from loadstone.runtime.step_infos import ExtractInfo, NormalizeInfo
+from loadstone.schema import Schema
+from loadstone.storage.load_package import EXTRACTED, NORMALIZED, list_packages
+
+if TYPE_CHECKING:
+    from loadstone.destinations.contract import Destination
+    from loadstone.extract.step import ExtractStep
+    from loadstone.load.step import LoadStep
+    from loadstone.normalize.step import NormalizeStep
+    from loadstone.runtime.recorder import StepRecorder
+    from loadstone.runtime.working_folder import WorkingFolder
+    from loadstone.typing import (
+        TAnySchemaColumns,
+        TColumnNames,
+        TDataItems,
+        TLoaderFileFormat,
+        TRefreshMode,
+        TSchemaContract,
+        TTableFormat,
+        TWriteDispositionConfig,
+    )
+
+__all__ = ["Described", "PipelineSteps", "as_schema", "describe", "record_run_infos"]
+
+
+class PipelineSteps:
+    """``extract()``, ``normalize()``, ``load()``; the pipeline provides what is declared
+    first (its folder, recorder, boundary, steps and lock)."""
+
+    pipeline_name: str
+    folder: WorkingFolder
+    recorder: StepRecorder
+    boundary: StepBoundary
+    destination: Destination
+    staging: Destination | None
+    refresh: str | None
+
+    @property
+    def first_run(self) -> bool:
+        raise NotImplementedError
+
+    def _locked(self, timeout: float | None = None) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError
+
+    def _extract_step(self) -> ExtractStep:
+        raise NotImplementedError
+
+    def _normalize_step(self) -> NormalizeStep:
+        raise NotImplementedError
+
+    def _load_step(self) -> LoadStep:
+        raise NotImplementedError
+
+    def _traced(self, step: str) -> contextlib.AbstractContextManager[None]:
+        """A step called on its own is traced (``last_trace``), as dlt traces it."""
+        return self.recorder.standalone(step, self.folder.trace_path, self.pipeline_name)
+
+    @step_boundary("extract")
+    def extract(
+        self,
+        data: TDataItems,
+        *,
+        table_name: str | None = None,
+        write_disposition: TWriteDispositionConfig | None = None,
+        columns: TAnySchemaColumns | None = None,
+        primary_key: TColumnNames | None = None,
+        schema: Schema | None = None,
+        schema_contract: TSchemaContract | None = None,
+        merge_key: TColumnNames | None = None,
+        loader_file_format: TLoaderFileFormat | None = None,
+        table_format: TTableFormat | None = None,
+        refresh: TRefreshMode | None = None,
+    ) -> ExtractInfo:
+        """Write ``data`` into a new load package (state ``extracted``); dlt's ``ExtractInfo``.
+
+        ``refresh`` (default: the pipeline's) first drops or empties what the run replaces
+        (see :mod:`loadstone.runtime.refresh`).
+        """
+        hints = TableHints(
+            write_disposition=write_disposition,
+            columns=columns,
+            primary_key=primary_key,
+            schema_contract=schema_contract,
+            merge_key=merge_key,
+            file_format=loader_file_format,
+            table_format=table_format,
+        )
+        first_run, described = self.first_run, describe(data)
+        with self._traced("extract"):
+            self._extract_hinted(data, table_name, hints, as_schema(schema), refresh)
+            info = extract_info(self, first_run, described)
+            self.recorder.record_step_info(info)
+            return info
+
+    def _extract_hinted(
+        self,
+        data: TDataItems,
+        table_name: str | None,
+        hints: TableHints,
+        schema: Schema | None,
+        refresh: str | None,
+    ) -> None:
+        """``extract`` with its hints already parsed (``run`` parses them itself)."""
+        mode = check_refresh(refresh if refresh is not None else self.refresh)
+        with self._locked():
+            self._extract_step().extract(data, table_name, hints, schema, mode)
+
+    @step_boundary("normalize")
+    def normalize(self) -> NormalizeInfo:
+        """Normalize every extracted package (oldest first); dlt's ``NormalizeInfo``."""
+        first_run = self.first_run
+        with self._traced("normalize"), self._locked():
+            self.recorder.steps.pop("normalize", None)  # this call's packages only
+            self._normalize_step().normalize_pending()
+            info = normalize_info(self, first_run)
+            self.recorder.record_step_info(info)
+            return info
+
+    @step_boundary("load")
+    def load(self) -> LoadInfo:
+        """Load every normalized package (oldest first) into the destination.
+
+        A package whose normalized files are missing or damaged is normalized again from its
+        extracted copy first, so that it is never loaded in part.
+        """
+        from loadstone.pipelines.staging import check_staging
+
+        self.destination.require_loader()
+        check_staging(self.destination, None, self.staging)
+        with self._traced("load"), self._locked():
+            self._renormalize_damaged()
+            info = self._load_step().load_pending()
+            info.pipeline = self  # type: ignore[assignment]  # a Pipeline, through this base
+            self.recorder.record_info(info)  # the trace of a load called alone shows it
+            return info
+
+    def _renormalize_damaged(self) -> None:
+        recovery.mark_damaged_normalized(self.folder, self.recorder)
+        self._normalize_step().normalize_pending()
+
+
+def as_schema(schema: Schema | Mapping[str, object] | None) -> Schema | None:
+    """A ``schema=`` argument as a ``Schema`` (a stored dict is read once, here)."""
+    if schema is None or isinstance(schema, Schema):
+        return schema
+    return Schema.from_dict(dict(schema))
+
+
+@attrs.frozen
+class Described:
+    """What ``extract`` was given, told before it runs (a generator is read only once)."""
+
+    #: dlt's ``extract_data_info``: ``[{"name": ..., "data_type": "source" | ...}]``
+    data_info: list[dict[str, str]]
+    #: the resources it extracts (dlt's ``dag`` and ``hints`` name each, empty ones too)
+    resources: list[str]
+
+
+def describe(data: object) -> Described:
+    """The name, kind and resources of what ``extract`` is given."""
+    return Described(extract_data_info(data), _resource_names(data))
+
+
+def _resource_names(data: object) -> list[str]:
+    if isinstance(data, Source):
+        return list(data.selected_resources)
+    if isinstance(data, Resource):
+        return [data.name]
+    if isinstance(data, (list, tuple)):
+        return [name for item in data for name in _resource_names(item)]
+    return []
+
+
+def extract_data_info(data: object) -> list[dict[str, str]]:
+    """dlt's ``extract_data_info``: the name and kind of what ``extract`` was given."""
+    if isinstance(data, Source):
+        return [{"name": data.name, "data_type": "source"}]
+    if isinstance(data, Resource):
+        return [{"name": data.name, "data_type": "resource"}]
+    if is_source_factory(data):
+        return [{"name": data.__name__, "data_type": "source"}]
+    if (
+        isinstance(data, (list, tuple))
+        and data
+        and all(isinstance(item, (Source, Resource)) for item in data)
+    ):
+        return [entry for item in data for entry in extract_data_info(item)]
+    return [{"name": "", "data_type": type(data).__name__}]
+
+
+def _packages(steps: PipelineSteps, load_ids: list[str], state: str) -> list[LoadPackageInfo]:
+    """The step's packages as infos, in the state the step left them."""
+    found = {p.root.name: p for p in list_packages(steps.folder.packages_dir)}
+    infos: list[LoadPackageInfo] = []
+    for load_id in load_ids:
+        package = found.get(load_id)
+        if package is None:  # dropped (nothing to load): dlt's normalize does not list it
+            continue
+        infos.append(package_info(package, package.read_schema(), state=state))
+    return infos
+
+
+def _step(steps: PipelineSteps, name: str) -> StepInfo:
+    now = time.time()  # a step that found nothing to do still has a time
+    return steps.recorder.steps.get(name) or StepInfo(name, now, now)
+
+
+def extract_info(steps: PipelineSteps, first_run: bool, described: Described) -> ExtractInfo:
+    """The info of the run's extract (one package per extract)."""
+    step = _step(steps, "extract")
+    counts = {table: rows for table, rows in step.row_counts.items() if rows}
+    # an extracted package's jobs are its tables with items (dlt's ``new_jobs``)
+    packages = [
+        attrs.evolve(package, row_counts=dict(counts))
+        for package in _packages(steps, step.load_ids, EXTRACTED)
+    ]
+    return ExtractInfo(
+        steps.pipeline_name,
+        step,
+        packages,
+        first_run,
+        pipeline=steps,  # type: ignore[arg-type]  # a Pipeline, through this base
+        data_info=described.data_info,
+        resources=described.resources,
+        table_counts={p.load_id: counts for p in packages},
+    )
+
+
+def normalize_info(steps: PipelineSteps, first_run: bool) -> NormalizeInfo:
+    """The info of the run's normalize: rows per table and package, the state's row last."""
+    step = _step(steps, "normalize")
+    packages = _packages(steps, step.load_ids, NORMALIZED)
+    per_package = {p.load_id: _state_last(p.row_counts, p) for p in packages}
+    state_tables = {p.state_table for p in packages if p.state_table}
+    totals = {t: n for t, n in step.row_counts.items() if t not in state_tables}
+    totals.update({t: n for t, n in step.row_counts.items() if t in state_tables})
+    return NormalizeInfo(
+        steps.pipeline_name,
+        step,
+        packages,
+        first_run,
+        pipeline=steps,  # type: ignore[arg-type]  # a Pipeline, through this base
+        table_counts=per_package,
+        totals=totals,
+    )
+
+
+def _state_last(counts: Mapping[str, int], package: LoadPackageInfo) -> dict[str, int]:
+    state = {package.state_table: 1} if package.state_table else {}
+    return {**{t: n for t, n in counts.items() if t not in state}, **state}
+
+
+def record_run_infos(steps: PipelineSteps, first_run: bool, described: Described) -> None:
+    """The extract and normalize infos of a ``run()``, for its trace (as dlt's)."""
+    recorded = steps.recorder.steps
+    if "extract" in recorded:
+        steps.recorder.record_step_info(extract_info(steps, first_run, described))
+        if "normalize" not in recorded:  # its package held nothing: dlt still traces it
+            ordered = {name: step for name, step in recorded.items() if name != "load"}
+            ordered["normalize"] = _step(steps, "normalize")
+            ordered.update({name: step for name, step in recorded.items() if name == "load"})
+            steps.recorder.steps = ordered
+            recorded = ordered
+    if "normalize" in recorded:
+        steps.recorder.record_step_info(normalize_info(steps, first_run))

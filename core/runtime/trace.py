@@ -1,0 +1,208 @@
+"""The last run's trace, read as dlt's: ``pipeline.last_trace``.
+
+``trace.json`` holds what the recorder saved (:mod:`loadstone.runtime.recorder`): each step's
+figures, the load info of a run or load, and what makes the extract and normalize infos again
+(:mod:`loadstone.runtime.step_infos`). :class:`PipelineTrace` is that dict with dlt's
+attributes (``steps``, ``last_normalize_info.row_counts`` ...) and dlt's text.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from loadstone.runtime.load_info import (
+    JsonDict,
+    LoadInfo,
+    instant,
+    iso_time,
+    seconds_of,
+    seconds_text,
+)
+from loadstone.runtime.step_infos import ExtractInfo, NormalizeInfo, step_info_from_dict
+
+__all__ = ["PipelineTrace", "StepTrace"]
+
+
+@attrs.frozen
+class StepTrace:
+    """One step of a traced run, read from the trace (dlt's ``last_normalize_info`` ...)."""
+
+    step: str
+    row_counts: dict[str, int]
+    load_ids: list[str]
+    rows: int = 0
+    elapsed: float = 0.0
+    started_at: str | None = None
+    finished_at: str | None = None
+    #: the load info a ``load`` or ``run`` step ended with, when the trace holds it
+    load_info: LoadInfo | None = attrs.field(default=None, eq=False, repr=False)
+
+    @property
+    def loads_ids(self) -> list[str]:
+        """dlt's attribute name."""
+        return self.load_ids
+
+    @property
+    def step_info(self) -> StepTrace | LoadInfo:
+        """dlt's ``step_info``: the load info of a load or run step, else the step itself
+        (it has dlt's ``row_counts`` and ``loads_ids``)."""
+        return self.load_info if self.load_info is not None else self
+
+    def asstr(self, verbosity: int = 0) -> str:
+        """dlt's wording of a step: its time, then what it did to each package."""
+        lines = [f"Step {self.step} COMPLETED in {_step_seconds(self.elapsed)}."]
+        if self.step == "normalize" and self.row_counts:
+            lines.append("Normalized data for the following tables:")
+            lines += [f"- {table}: {rows} row(s)" for table, rows in self.row_counts.items()]
+        if self.load_info is not None:
+            lines.append(self.load_info.asstr(verbosity))
+        elif self.step in _PACKAGE_STATE_AFTER:
+            state = _PACKAGE_STATE_AFTER[self.step]
+            lines += [
+                f"\nLoad package {load_id} is {state} and NOT YET LOADED to the destination "
+                "and contains no failed jobs"
+                for load_id in self.load_ids
+            ]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.asstr()
+
+
+#: the state dlt names for a package after each step that does not load it
+_PACKAGE_STATE_AFTER = {"extract": "EXTRACTED", "normalize": "NORMALIZED"}
+
+
+def _step_seconds(value: float) -> str:
+    """A step's time as dlt writes it: ``0 seconds`` when nothing took time."""
+    return "0 seconds" if value == 0 else seconds_text(value)
+
+
+class PipelineTrace(dict[str, Any]):
+    """The last run's trace: the saved JSON as a dict, plus dlt's attribute access.
+
+    ``pipeline.last_trace.last_normalize_info.row_counts`` reads as it does in dlt; the dict
+    stays what ``trace.json`` holds, for the CLI and for logs. ``str(trace)`` is dlt's text.
+    ``infos``: the extract and normalize infos the steps returned, while in memory (the
+    trace's ``last_extract_info`` is then the very object ``extract()`` returned, as dlt's).
+    """
+
+    def __init__(self, data: Mapping[str, Any] | None = None, infos: Any = None) -> None:
+        super().__init__(data or {})
+        self.infos: dict[str, Any] = dict(infos or {})
+
+    @property
+    def started_at(self) -> _dt.datetime | None:
+        """When the traced run began (UTC), as dlt's ``PipelineTrace.started_at``."""
+        value = seconds_of(self.get("started_at"))
+        return instant(value) if value is not None else None
+
+    @property
+    def finished_at(self) -> _dt.datetime | None:
+        """When the traced run ended (UTC); None while it runs."""
+        value = seconds_of(self.get("finished_at"))
+        return instant(value) if value is not None else None
+
+    def asdict(self) -> JsonDict:
+        """The trace as a plain dict (what ``trace.json`` holds)."""
+        return dict(self)
+
+    def _load_info(self) -> LoadInfo | None:
+        """The load info of the traced run or load step, when the trace holds it."""
+        return LoadInfo.from_dict(self) if self.get("destination_name") else None
+
+    def _step(self, name: str) -> StepTrace | None:
+        step = (self.get("steps") or {}).get(name)
+        if not step:
+            return None
+        return StepTrace(
+            step=name,
+            row_counts=dict(step.get("row_counts") or {}),
+            load_ids=list(step.get("load_ids") or []),
+            rows=int(step.get("rows") or 0),
+            elapsed=float(step.get("elapsed") or 0.0),
+            started_at=step.get("started_at"),
+            finished_at=step.get("finished_at"),
+            load_info=self._load_info() if name == "load" else None,
+        )
+
+    @property
+    def steps(self) -> list[StepTrace]:
+        """The steps in the order they ran; a trace of ``run()`` ends with a ``run`` step,
+        as dlt's does (the extract, normalize and load steps of ``run`` come first)."""
+        found = [self._step(name) for name in (self.get("steps") or {})]
+        steps = [step for step in found if step is not None]
+        if self.get("kind", "run") == "run":
+            started, finished = self.started_at, self.finished_at
+            elapsed = (finished - started).total_seconds() if started and finished else 0.0
+            steps.append(
+                StepTrace(
+                    step="run",
+                    row_counts={},
+                    load_ids=list(self.get("loads_ids") or []),
+                    elapsed=elapsed,
+                    started_at=iso_time(self.get("started_at")),
+                    finished_at=iso_time(self.get("finished_at")),
+                    load_info=self._load_info(),
+                )
+            )
+        return steps
+
+    def last_pipeline_step_trace(self, step_name: str) -> StepTrace | None:
+        """The last step named ``step_name`` (``extract``, ``normalize``, ``load``, ``run``)."""
+        named = [step for step in self.steps if step.step == step_name]
+        return named[-1] if named else None
+
+    def _step_info(self, name: str) -> Any:
+        """The step's info: the one in memory, else made again from the saved trace."""
+        if name in self.infos:
+            return self.infos[name]
+        step = (self.get("steps") or {}).get(name)
+        return step_info_from_dict(name, step) if step else None
+
+    @property
+    def last_extract_info(self) -> ExtractInfo | None:
+        """dlt's ``ExtractInfo`` of the traced extract (None when none ran)."""
+        info = self._step_info("extract")
+        return info if isinstance(info, ExtractInfo) else None
+
+    @property
+    def last_normalize_info(self) -> NormalizeInfo | None:
+        """dlt's ``NormalizeInfo`` of the traced normalize (None when none ran)."""
+        info = self._step_info("normalize")
+        return info if isinstance(info, NormalizeInfo) else None
+
+    @property
+    def last_load_info(self) -> StepTrace | None:
+        return self._step("load")
+
+    @property
+    def pipeline_name(self) -> str | None:
+        name = self.get("pipeline_name")
+        return None if name is None else str(name)
+
+    @property
+    def error(self) -> str | None:
+        """The run's failure (``None`` when it succeeded)."""
+        error = self.get("error")
+        return None if error is None else str(error)
+
+    def asstr(self, verbosity: int = 0) -> str:
+        """dlt's wording: when the run started, how it ended, then each step."""
+        started, finished = self.started_at, self.finished_at
+        elapsed = (finished - started).total_seconds() if started and finished else 0.0
+        outcome = "FAILED" if self.error else "COMPLETED"
+        steps = self.steps
+        lines = [
+            f"Run started at {started} and {outcome} in {_step_seconds(elapsed)} "
+            f"with {len(steps)} steps."
+        ]
+        lines += [step.asstr(verbosity) + "\n" for step in steps]
+        return "\n".join(lines).rstrip("\n")
+
+    def __str__(self) -> str:
+        return self.asstr()
