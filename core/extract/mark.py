@@ -101,8 +101,8 @@ def stored_hints_of(hints: Mapping[str, StoredHint]) -> StoredHints:
     # the cursor is the resource's (``merge_hints`` binds it); a page's hints have no use
     # for it, as dlt's
     extra = ("name", "table_name", "table_format", "file_format", "nested_hints", "incremental")
-    extra += ("original_columns",)  # dlt's copy of the columns as given: nothing to apply
-    unknown = set(hints) - {*known, *_TABLE_KEYS, *extra}
+    ignored = ("original_columns",)  # dlt's copy of the columns as given: nothing to apply
+    unknown = set(hints) - {*known, *_TABLE_KEYS, *extra, *ignored}
     if unknown:
         raise TypeError(f"hints {', '.join(sorted(unknown))} are not supported by loadstone")
     out = hint_dict(
