@@ -190,11 +190,11 @@ class StepRecorder:
         for name, held in self.infos.items():
             if name in steps:
                 steps[name]["info"] = held.to_trace()
-        trace["steps"] = steps
         if error is not None:
             trace["error"] = f"{type(error).__name__}: {error}"
         if info is not None:
             trace.update(info.asdict())
+        trace["steps"] = steps  # the recorder's, with what makes the step infos again
         trace["normalize"] = self._where_normalize_ran()
         trace["finished_at"] = time.time()
         self.last_trace = PipelineTrace(trace, infos=self.infos)

@@ -54,7 +54,8 @@ class StepOutcome:
     its times; the members dlt's step infos share."""
 
     pipeline_name: str
-    step: StepInfo
+    #: the step's figures and times (not compared: trace.json keeps times to the microsecond)
+    step: StepInfo = attrs.field(eq=False)
     packages: list[LoadPackageInfo] = attrs.field(factory=list)
     first_run: bool = False
     #: the pipeline that ran the step (dlt's ``pipeline``), when it is in memory

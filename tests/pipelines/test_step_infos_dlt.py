@@ -34,3 +34,19 @@ def test_scenario_returns_loads_and_prints_as_dlt(
     monkeypatch.chdir(tmp_path)
     outcome = json.loads(json.dumps(SCENARIOS[name](loadstone, tmp_path)))  # as recorded
     assert outcome == RECORDED[name]
+
+
+def test_a_trace_read_back_makes_the_same_step_infos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    pipe = loadstone.pipeline("read_back", destination="duckdb", pipelines_dir=str(tmp_path))
+    extracted = pipe.extract([{"id": 1, "tags": ["a", "b"]}], table_name="items")
+    normalized = pipe.normalize()
+    pipe.load()
+    trace = loadstone.attach("read_back", pipelines_dir=str(tmp_path)).last_trace
+    assert trace.last_extract_info is not extracted  # made again from trace.json
+    assert trace.last_extract_info == extracted
+    assert trace.last_normalize_info == normalized
+    assert str(trace.last_normalize_info) == str(normalized)
+    assert trace.last_normalize_info.row_counts == normalized.row_counts
