@@ -161,6 +161,8 @@ def resource(
             res.is_transformer = True
             res._parent = _as_parent(data_from)
         res.parallelized = parallelized or res.parallelized
+        if given.get("primary_key") is not None:
+            res.key_as_given = given["primary_key"]
         res._hint_functions.update(functions)
         add_model_validator(res, columns, schema_contract)  # columns=<pydantic model>
         return res

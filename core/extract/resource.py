@@ -99,6 +99,9 @@ class Resource(ResourceSteps):
         self._incremental = incremental
         #: hints kept for other tables the resource fills (dlt's table variants)
         self._variants: dict[str, StoredHints] = {}
+        #: the primary key as the code gave it ("id" or ["id"]): an incremental's row
+        #: hashes differ between the two, as dlt's do (the stored hint is always a list)
+        self.key_as_given: TColumnNames | None = None
         #: hints given as functions of the item (dlt's dynamic hints)
         self._hint_functions: HintFunctions = {}
         self._parent: Resource | None = None
@@ -147,6 +150,7 @@ class Resource(ResourceSteps):
         clone._call_args, clone._call_kwargs = self._call_args, dict(self._call_kwargs)
         clone._steps = list(self._steps)
         clone._variants = dict(self._variants)
+        clone.key_as_given = self.key_as_given
         clone._hint_functions = dict(self._hint_functions)
         clone._parent = self._parent
         clone.is_transformer = self.is_transformer
@@ -318,6 +322,8 @@ class Resource(ResourceSteps):
             self._variants = add_variant(self._variants, table_name, new)
             return self
         self._hints = merge_hints(self._hints, new)
+        if given.get("primary_key") is not None:
+            self.key_as_given = given["primary_key"]
         self._hint_functions.update(functions)
         add_model_validator(self, columns, self._hints.get("schema_contract"))
         return self
@@ -441,7 +447,15 @@ class Resource(ResourceSteps):
         if template.end_value is None:  # a backfill range leaves no trace in state
             with contextlib.suppress(current.NoActiveContext):
                 state = current.resource_state(self.name)
-        return param, template.bind(self.name, state, self._hints.get("primary_key"))
+        return param, template.bind(self.name, state, self._incremental_key())
+
+    def _incremental_key(self) -> TColumnNames | None:
+        """The primary key an incremental deduplicates by, in the form the code gave it."""
+        stored = self._hints.get("primary_key")
+        given = self.key_as_given
+        if given is not None and stored == ([given] if isinstance(given, str) else list(given)):
+            return given
+        return stored  # a stored hint: a list of names
 
     def _call_data(
         self, param: str | None, cursor: Incremental | None, item: TDataItem = None

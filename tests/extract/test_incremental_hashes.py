@@ -47,6 +47,9 @@ CASES: dict[str, tuple[TDataItem, object]] = {
     "uuid": ([{"ts": 5, "u": uuid.UUID(int=5)}], None),
     "pk2": ([{"ts": 5, "id": 7, "k": "a", "x": 1}], ["id", "k"]),
     "pklist1": ([{"ts": 5, "id": 7, "x": 1}], ["id"]),
+    "pk1": ([{"ts": 5, "id": 7, "x": 1}], "id"),
+    "pkstr": ([{"ts": 5, "id": "abc", "x": 1}], "id"),
+    "arrowpk": (pa.Table.from_pylist([{"ts": 5, "id": 3, "b": "x"}]), "id"),
     "arrow": (pa.Table.from_pylist([{"ts": 5, "a": 1, "b": "x"}]), None),
 }
 
@@ -62,6 +65,19 @@ def _stored_hashes(tmp_path: Path, name: str, rows: TDataItem, key: object) -> l
     pipeline.extract(resource())
     state = pipeline.state["sources"][f"hashes_{name}"]["resources"][name]
     return list(state["incremental"]["ts"]["unique_hashes"])
+
+
+def test_a_key_given_by_apply_hints_hashes_as_given(tmp_path: Path) -> None:
+    @loadstone.resource(name="pk1")
+    def resource(cursor: object = loadstone.sources.incremental("ts")) -> TDataItem:
+        yield [{"ts": 5, "id": 7, "x": 1}]
+
+    pipeline = loadstone.pipeline(
+        "hashes_applied", destination="duckdb", pipelines_dir=str(tmp_path)
+    )
+    pipeline.extract(resource().apply_hints(primary_key="id"))
+    state = pipeline.state["sources"]["hashes_applied"]["resources"]["pk1"]
+    assert state["incremental"]["ts"]["unique_hashes"] == RECORDED["pk1"]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
