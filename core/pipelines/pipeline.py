@@ -38,7 +38,7 @@ from loadstone.pipelines.packages import PipelinePackages
 from loadstone.pipelines.pipeline_config import pipeline_configuration
 from loadstone.pipelines.staging import check_staging, destinations_of
 from loadstone.pipelines.state_view import PipelineStateView
-from loadstone.pipelines.step_calls import PipelineSteps, as_schema, describe, record_run_infos
+from loadstone.pipelines.step_calls import PipelineSteps, as_schema, record_run_infos
 from loadstone.runtime.load_info import LoadInfo
 from loadstone.runtime.progress_displays import progress_callback
 from loadstone.runtime.recorder import ProgressCallback, StepRecorder
@@ -281,7 +281,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         self.staging = check_staging(self.destination, staging, self.staging)  # refused: unkept
         self.recorder.reset()
         started, trace = time.time(), self.folder.trace_path
-        first_run, described = self.first_run, describe(data)
+        first_run = self.first_run
         # parsed here, once: a bad hint fails the extract step before anything is touched
         hints: TableHints = self.boundary.run(
             "extract",
@@ -298,7 +298,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         try:
             with self._locked():
                 info = self._run_locked(data, table_name, hints, as_schema(schema), refresh, reload)
-                record_run_infos(self, first_run, described)  # dlt's trace holds them
+                record_run_infos(self, first_run)  # dlt's trace holds the step infos
         except BaseException as error:
             self.recorder.save_trace(trace, self.pipeline_name, started, error=error)
             raise

@@ -6,7 +6,7 @@ each step holds the pipeline's lock, is traced as dlt traces it (``extract`` sta
 :class:`NormalizeInfo` (:mod:`loadstone.runtime.step_infos`), :class:`LoadInfo`. The infos
 are made here, where the packages are at hand: each lists its packages in the state the step
 left them, with their rows per table. ``run()`` records the same infos for its trace
-(:func:`record_run_infos`).
+(``_extract_hinted`` and :func:`record_run_infos`).
 """
 
 from __future__ import annotations
@@ -114,12 +114,8 @@ class PipelineSteps:
             file_format=loader_file_format,
             table_format=table_format,
         )
-        first_run, described = self.first_run, describe(data)
         with self._traced("extract"):
-            self._extract_hinted(data, table_name, hints, as_schema(schema), refresh)
-            info = extract_info(self, first_run, described)
-            self.recorder.record_step_info(info)
-            return info
+            return self._extract_hinted(data, table_name, hints, as_schema(schema), refresh)
 
     def _extract_hinted(
         self,
@@ -128,11 +124,16 @@ class PipelineSteps:
         hints: TableHints,
         schema: Schema | None,
         refresh: str | None,
-    ) -> None:
-        """``extract`` with its hints already parsed (``run`` parses them itself)."""
+    ) -> ExtractInfo:
+        """``extract`` with its hints already parsed (``run`` parses them itself); its info
+        is recorded for the trace before normalize may drop a package that holds nothing."""
         mode = check_refresh(refresh if refresh is not None else self.refresh)
+        first_run, described = self.first_run, describe(data)
         with self._locked():
             self._extract_step().extract(data, table_name, hints, schema, mode)
+            info = extract_info(self, first_run, described)
+        self.recorder.record_step_info(info)
+        return info
 
     @step_boundary("normalize")
     def normalize(self) -> NormalizeInfo:
@@ -279,11 +280,11 @@ def _state_last(counts: Mapping[str, int], package: LoadPackageInfo) -> dict[str
     return {**{t: n for t, n in counts.items() if t not in state}, **state}
 
 
-def record_run_infos(steps: PipelineSteps, first_run: bool, described: Described) -> None:
-    """The extract and normalize infos of a ``run()``, for its trace (as dlt's)."""
+def record_run_infos(steps: PipelineSteps, first_run: bool) -> None:
+    """The normalize info of a ``run()``, for its trace (the extract recorded its own): a
+    run whose package held nothing still traces a normalize that found no data, as dlt's."""
     recorded = steps.recorder.steps
     if "extract" in recorded:
-        steps.recorder.record_step_info(extract_info(steps, first_run, described))
         if "normalize" not in recorded:  # its package held nothing: dlt still traces it
             ordered = {name: step for name, step in recorded.items() if name != "load"}
             ordered["normalize"] = _step(steps, "normalize")

@@ -288,15 +288,16 @@ class LoadInfo:
 
     @property
     def started_at(self) -> _dt.datetime | None:
-        """When the run's first step began (UTC), as dlt's ``LoadInfo.started_at``."""
+        """When the run's first step began (UTC), as dlt's ``LoadInfo.started_at`` (None
+        when there was nothing to load: dlt's load step did not start)."""
         starts = [step.started_at for step in self.steps.values()]
-        return instant(min(starts)) if starts else None
+        return instant(min(starts)) if starts and self.packages else None
 
     @property
     def finished_at(self) -> _dt.datetime | None:
-        """When the run's last step ended (UTC)."""
+        """When the run's last step ended (UTC); None when there was nothing to load."""
         ends = [step.finished_at for step in self.steps.values() if step.finished_at]
-        return instant(max(ends)) if ends else None
+        return instant(max(ends)) if ends and self.packages else None
 
     @property
     def is_empty(self) -> bool:
@@ -354,13 +355,17 @@ class LoadInfo:
         package's state."""
         lines: list[str] = []
         load = self.steps.get("load")
-        if load is not None:
+        # nothing to load: dlt's load step does not start and names no dataset
+        dataset = self.dataset_name if self.packages else None
+        if load is not None and not self.packages:
+            lines.append(f"Pipeline {self.pipeline_name} load step did not start")
+        elif load is not None:
             lines.append(
                 f"Pipeline {self.pipeline_name} load step finished in {seconds_text(load.elapsed)}"
             )
         lines.append(
             f"{len(self.packages)} load package(s) were loaded to destination "
-            f"{self.destination_name} and into dataset {self.dataset_name}"
+            f"{self.destination_name} and into dataset {dataset}"
         )
         location = self.destination_displayable_credentials
         if location:

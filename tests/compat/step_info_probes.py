@@ -79,7 +79,12 @@ def empty_runs(dlt: Any, workdir: Path) -> Outcome:
     pipe = _pipeline(dlt, workdir, "empty_runs")
     out: Outcome = {"first": len(pipe.run(r(2)).loads_ids)}
     second = pipe.run(r(0))
-    out["second"] = {"loads": len(second.loads_ids), "is_empty": second.is_empty}
+    out["second"] = {
+        "loads": len(second.loads_ids),
+        "is_empty": second.is_empty,
+        "started_at": second.started_at,
+        "text": str(second).replace(str(workdir), "<DIR>"),
+    }
     out["empty_list"] = len(pipe.run([], table_name="nothing").loads_ids)
     return {**out, **_loaded(pipe)}
 
