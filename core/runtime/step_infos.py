@@ -62,7 +62,7 @@ class StepOutcome:
     pipeline: Pipeline | None = attrs.field(default=None, eq=False, repr=False)
 
     #: the package state the step leaves, as dlt's text names it
-    STATE = ""
+    _STATE = ""
 
     @property
     def loads_ids(self) -> list[str]:
@@ -102,7 +102,7 @@ class StepOutcome:
     def _package_lines(self) -> list[str]:
         """dlt's line per package, each after an empty line."""
         return [
-            f"\nLoad package {load_id} is {self.STATE} and NOT YET LOADED to the destination "
+            f"\nLoad package {load_id} is {self._STATE} and NOT YET LOADED to the destination "
             "and contains no failed jobs"
             for load_id in self.loads_ids
         ]
@@ -119,10 +119,10 @@ class StepOutcome:
             "pipeline_name": self.pipeline_name,
             "first_run": self.first_run,
             "packages": [package.asdict() for package in self.packages],
-            **self.extra_trace(),
+            **self._extra_trace(),
         }
 
-    def extra_trace(self) -> JsonDict:
+    def _extra_trace(self) -> JsonDict:
         return {}
 
 
@@ -141,7 +141,7 @@ class ExtractInfo(StepOutcome):
     #: the resources extracted, those that yielded nothing too
     resources: list[str] = attrs.field(factory=list)
 
-    STATE = "EXTRACTED"
+    _STATE = "EXTRACTED"
 
     @property
     def extract_data_info(self) -> list[dict[str, str]]:
@@ -187,7 +187,7 @@ class ExtractInfo(StepOutcome):
     def asstr(self, verbosity: int = 0) -> str:
         return "\n".join(self._package_lines())
 
-    def extra_trace(self) -> JsonDict:
+    def _extra_trace(self) -> JsonDict:
         return {
             "data_info": self.extract_data_info,
             "table_counts": self.table_counts,
@@ -204,7 +204,7 @@ class NormalizeInfo(StepOutcome):
     #: rows per table over all packages, the pipeline state's row last (as dlt)
     totals: dict[str, int] = attrs.field(factory=dict)
 
-    STATE = "NORMALIZED"
+    _STATE = "NORMALIZED"
 
     @property
     def row_counts(self) -> dict[str, int]:
@@ -239,7 +239,7 @@ class NormalizeInfo(StepOutcome):
         lines += [f"- {table}: {rows} row(s)" for table, rows in self.totals.items()]
         return "\n".join(lines + self._package_lines())
 
-    def extra_trace(self) -> JsonDict:
+    def _extra_trace(self) -> JsonDict:
         return {"table_counts": self.table_counts, "totals": self.totals}
 
 
