@@ -35,7 +35,6 @@ from loadstone.exceptions.configuration import (
 from loadstone.exceptions.destinations import (
     SUGGESTED_DESTINATION,
     DatasetError,
-    SqlClientNotAvailable,
     DestinationError,
     DestinationLoadingViaStagingNotSupported,
     DestinationNoStagingMode,
@@ -50,6 +49,7 @@ from loadstone.exceptions.destinations import (
     MissingLoadFile,
     PostgresConnectionError,
     PostgresCredentialsMissing,
+    SqlClientNotAvailable,
     UnsupportedType,
     UnsupportedWriteDisposition,
 )
@@ -144,7 +144,6 @@ __all__ = [
     "DamagedCopyError",
     "DataValidationError",
     "DatasetError",
-    "SqlClientNotAvailable",
     "DestinationError",
     "DestinationLoadingViaStagingNotSupported",
     "DestinationNoStagingMode",
@@ -209,6 +208,7 @@ __all__ = [
     "SchemaFileError",
     "SourceSectionNotAvailable",
     "SparkTargetError",
+    "SqlClientNotAvailable",
     "SqlDatabaseError",
     "StorageError",
     "TableNotFoundError",
