@@ -37,6 +37,8 @@ from loadstone.plugins.normalizers.relational import (
 def _counted_root_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Root ids are random by design; count them instead so two runs can be compared."""
     monkeypatch.setattr(row_keys, "new_random_id", _counter())
+    # this file compares the Python engine's C loops with its reference loops (the native core's own: test_native_core.py)
+    monkeypatch.setenv("NORMALIZE__ENGINE_CORE", "python")
 
 
 def _counter() -> Any:
