@@ -68,7 +68,7 @@ ENGINE_CORES = ("native", "python")
 
 
 def engine_core_setting() -> str:
-    """``normalize.engine_core``: ``python`` (default) or ``native``.
+    """``normalize.engine_core``: ``native`` (default) or ``python``.
 
     ``native`` parses a chunk's JSON lines with simdjson straight into Arrow column buffers
     (no Python object per value) and hands a chunk back to the Python engine for anything it
@@ -76,7 +76,7 @@ def engine_core_setting() -> str:
     the tables are the same either way. Where the core is not built (no C++ compiler or
     simdjson at install), the Python engine runs and the driver says so once.
     """
-    return loadstone_config.get_choice("normalize.engine_core", ENGINE_CORES, "python")
+    return loadstone_config.get_choice("normalize.engine_core", ENGINE_CORES, "native")
 
 
 def engine_core() -> str:
