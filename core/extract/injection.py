@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import inspect
 import sys
+import typing
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from loadstone import config
+from loadstone.config_specs import BaseConfiguration
 from loadstone.exceptions import ConfigFieldMissingException
 
 
@@ -108,18 +110,70 @@ def inject(
     spec = _SPECS.get(func)
     out = dict(kwargs)
     missing: dict[str, list[str]] = {}
+    specs = _spec_parameters(func)
     for param in signature.parameters.values():
-        if param.name in bound.arguments or not is_placeholder(param.default):
+        spec_class = specs.get(param.name)
+        if param.name in bound.arguments:
+            if spec_class is not None and param.name in out:  # a string or dict given in code
+                out[param.name] = as_spec(spec_class, out[param.name])
+            continue
+        if not is_placeholder(param.default):
             continue
         keys = candidate_keys(section, name, param.name)
         value = config.resolve(*keys, default=_NOTHING)
+        if value is _NOTHING and spec_class is not None:
+            value = _spec_fields(spec_class, section, name, param.name)
         if value is _NOTHING and spec is not None:
             value = getattr(spec, param.name, _NOTHING)
             value = _NOTHING if value is None or is_placeholder(value) else value
         if value is _NOTHING:
             missing[param.name] = keys
         else:
-            out[param.name] = value
+            out[param.name] = value if spec_class is None else as_spec(spec_class, value)
     if missing:
         raise ConfigFieldMissingException(f"{name}()", missing)
     return out
+
+
+def _spec_parameters(func: Callable[..., Any]) -> dict[str, type[BaseConfiguration]]:
+    """The arguments annotated with a configuration spec (alone, or first in a union), as
+    dlt hands them a spec (``credentials: ConnectionStringCredentials = secrets.value``)."""
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:  # an annotation that does not evaluate: no spec is read from it
+        return {}
+    found: dict[str, type[BaseConfiguration]] = {}
+    for name, hint in hints.items():
+        for candidate in (hint, *typing.get_args(hint)):
+            if isinstance(candidate, type) and issubclass(candidate, BaseConfiguration):
+                found[name] = candidate
+                break
+    return found
+
+
+def as_spec(spec_class: type[BaseConfiguration], value: object) -> object:
+    """A configured or given string (the spec's native form) or dict as ``spec_class``;
+    anything else (an engine, a spec already) as it is."""
+    if isinstance(value, BaseConfiguration) or not isinstance(value, (str, Mapping)):
+        return value
+    spec = spec_class()
+    if isinstance(value, str):
+        spec.parse_native_representation(value)
+        return spec
+    for key, item in value.items():
+        if key in spec:
+            spec[key] = item
+    return spec
+
+
+def _spec_fields(
+    spec_class: type[BaseConfiguration], section: str | None, name: str, arg: str
+) -> object:
+    """A spec's fields configured one by one (``SOURCES__X__CREDENTIALS__USERNAME`` ...) as
+    a dict, or nothing when none of them is configured."""
+    fields: dict[str, object] = {}
+    for field in spec_class():
+        value = config.resolve(*candidate_keys(section, name, f"{arg}.{field}"), default=_NOTHING)
+        if value is not _NOTHING:
+            fields[field] = value
+    return fields or _NOTHING
