@@ -74,6 +74,13 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "IdentifierCollisionError": ("loadstone.exceptions", "IdentifierCollisionError"),
     "IgnoreResponseException": ("loadstone.exceptions", "IgnoreResponseException"),
     "InMemoryCatalog": ("loadstone.exceptions", "InMemoryCatalog"),
+    "DestinationLoadingViaStagingNotSupported": (
+        "loadstone.exceptions",
+        "DestinationLoadingViaStagingNotSupported",
+    ),
+    "DestinationNoStagingMode": ("loadstone.exceptions", "DestinationNoStagingMode"),
+    "ExternalSchedulerNotAvailable": ("loadstone.exceptions", "ExternalSchedulerNotAvailable"),
+    "JoinSchedulerError": ("loadstone.exceptions", "JoinSchedulerError"),
     "InconsistentTableTemplate": ("loadstone.exceptions", "InconsistentTableTemplate"),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",
