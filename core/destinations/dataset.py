@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loadstone.destinations.contract import ColumnsQuery, Row
+from loadstone.destinations.dataset_loads import DatasetLoads, RelationLoads
 from loadstone.exceptions import DatasetError, LoadstoneError
 from loadstone.typing import TDataItem
 
@@ -139,7 +140,7 @@ FILTER_OPERATORS: dict[str, str] = {
 JOIN_KINDS = ("inner", "left", "right", "full", "cross")
 
 
-class Relation:
+class Relation(RelationLoads):
     """A query over the dataset; nothing runs until a fetch method is called.
 
     Methods that refine it (``select``, ``where``, ``order_by``, ``limit``/``head``,
@@ -148,15 +149,22 @@ class Relation:
     """
 
     def __init__(
-        self, dataset: Dataset, sql: str, params: Sequence[object] = (), table: str | None = None
+        self,
+        dataset: Dataset,
+        sql: str,
+        params: Sequence[object] = (),
+        table: str | None = None,
+        origin: str | None = None,
     ) -> None:
         self._dataset = dataset
         self.sql = sql
         self._params = tuple(params)
         self.table = table
+        #: the table a refined relation reads (``columns_schema`` takes its hints from it)
+        self._origin = origin or table
 
     def _wrap(self, sql: str, params: Sequence[object] = ()) -> Relation:
-        return Relation(self._dataset, sql, (*self._params, *params))
+        return Relation(self._dataset, sql, (*self._params, *params), origin=self._origin)
 
     def _run(self, want_arrow: bool = False) -> _Result:
         with self._dataset._client() as client:
@@ -337,7 +345,7 @@ def open_reading_client(pipeline: DatasetOwner, dataset_name: str) -> Destinatio
     return client
 
 
-class Dataset:
+class Dataset(DatasetLoads):
     """The tables of one dataset of the pipeline's destination."""
 
     def __init__(self, pipeline: DatasetOwner, dataset_name: str) -> None:
@@ -395,6 +403,16 @@ class Dataset:
 
     def query(self, sql: str, *params: object) -> Relation:
         return Relation(self, sql, params)
+
+    @property
+    def sql_client(self) -> SqlClient:
+        """dlt's ``dataset.sql_client``: runs SQL on this dataset (``with`` it, or not)."""
+        return SqlClient(self._pipeline, self.dataset_name)
+
+    @property
+    def destination_client(self) -> DestinationClient:
+        """A client of the destination for this dataset; the caller closes it."""
+        return self._new_client()
 
     @property
     def tables(self) -> list[str]:

@@ -115,6 +115,11 @@ class DatasetError(LoadstoneError):
     """A query on the loaded data failed (unknown table, bad SQL)."""
 
 
+class NotATableRelation(DatasetError, ValueError):
+    """``from_loads()`` / ``with_load_id_col()`` on a relation that is not a whole table: a
+    ``ValueError`` as in dlt 1.31, so code catching dlt's error catches this one."""
+
+
 class SqlClientNotAvailable(DatasetError):
     """The destination keeps no data to query (a custom destination: a sink function), as
     dlt's error of that name: ``pipeline.dataset()`` is made, reading it raises this."""
