@@ -181,6 +181,11 @@ class DatasetLoads:
     def schemas(self: Dataset) -> tuple[Schema, ...]:
         return (self._pipeline.default_schema,)
 
+    @property
+    def destination_dialect(self: Dataset) -> str:
+        """The SQL dialect of the destination (its name: ``duckdb``, ``postgres``)."""
+        return str(self._pipeline.destination.name)
+
     def is_same_dataset(self: Dataset, other: Dataset) -> bool:
         """Both read the same dataset of the same destination."""
         mine = self._pipeline.destination
@@ -275,4 +280,9 @@ class RelationLoads:
 
     @property
     def query_dialect(self: Relation) -> str:
+        return str(self._dataset._pipeline.destination.name)
+
+    @property
+    def destination_dialect(self: Relation) -> str:
+        """The SQL dialect of the destination (its name: ``duckdb``, ``postgres``)."""
         return str(self._dataset._pipeline.destination.name)
