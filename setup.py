@@ -21,6 +21,7 @@ setup(
         Extension(
             "loadstone.plugins.normalizers.relational._speedups",
             ["plugins/normalizers/relational/_speedups.c"],
+            depends=["plugins/normalizers/relational/iso_text.h"],
             extra_compile_args=["-O2"],
             optional=True,
         ),
@@ -29,6 +30,7 @@ setup(
         Extension(
             "loadstone.plugins.normalizers.relational._native_core",
             ["plugins/normalizers/relational/_native_core.cpp"],
+            depends=["plugins/normalizers/relational/iso_text.h"],
             language="c++",
             libraries=["simdjson"],
             extra_compile_args=["-O2", "-std=c++20"],

@@ -14,7 +14,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loadstone.destinations.contract import ColumnsQuery, Row
-from loadstone.destinations.dataset_loads import DatasetLoads, RelationLoads
+from loadstone.destinations.dataset_loads import (
+    DatasetLoads,
+    RelationLoads,
+    replace_placeholders,
+)
 from loadstone.exceptions import DatasetError, LoadstoneError
 from loadstone.typing import TDataItem
 
@@ -78,22 +82,7 @@ def _duckdb_arrow(
 
 def qmark_params(sql: str) -> str:
     """dlt's ``%s`` placeholders as DuckDB's ``?`` (quoted text left alone)."""
-    out: list[str] = []
-    quote: str | None = None
-    i = 0
-    while i < len(sql):
-        char = sql[i]
-        if quote is None and char in ("'", '"'):
-            quote = char
-        elif quote == char:
-            quote = None
-        if quote is None and sql.startswith("%s", i):
-            out.append("?")
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
+    return replace_placeholders(sql, lambda: "?")
 
 
 def _execute(

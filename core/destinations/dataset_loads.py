@@ -9,7 +9,7 @@ only build SQL on top of the relation's ``_wrap`` and the dataset's ``query``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from loadstone.exceptions.destinations import NotATableRelation
@@ -128,9 +128,8 @@ def _literal(value: object) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def inline_params(sql: str, params: Sequence[object]) -> str:
-    """``sql`` with each ``%s`` placeholder (outside quotes) replaced by its value."""
-    values = iter(params)
+def replace_placeholders(sql: str, replacement: Callable[[], str]) -> str:
+    """``sql`` with each ``%s`` placeholder outside quotes replaced by ``replacement()``."""
     out: list[str] = []
     quote: str | None = None
     i = 0
@@ -141,12 +140,18 @@ def inline_params(sql: str, params: Sequence[object]) -> str:
         elif quote == char:
             quote = None
         if quote is None and sql.startswith("%s", i):
-            out.append(_literal(next(values)))
+            out.append(replacement())
             i += 2
             continue
         out.append(char)
         i += 1
     return "".join(out)
+
+
+def inline_params(sql: str, params: Sequence[object]) -> str:
+    """``sql`` with each ``%s`` placeholder (outside quotes) replaced by its value."""
+    values = iter(params)
+    return replace_placeholders(sql, lambda: _literal(next(values)))
 
 
 class DatasetLoads:

@@ -22,6 +22,7 @@
 #include <Python.h>
 
 #include <simdjson.h>
+#include "iso_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -173,28 +174,7 @@ std::string key_text(const unsigned char ten[10]) {
     return out;
 }
 
-/* ---- ISO timestamps of the common shape (_speedups.c's common_iso_timestamp) ---------- */
-
-bool digits(const char *text, size_t start, size_t count, int *out) {
-    int value = 0;
-    for (size_t i = start; i < start + count; i++) {
-        if (text[i] < '0' || text[i] > '9') {
-            return false;
-        }
-        value = value * 10 + (text[i] - '0');
-    }
-    *out = value;
-    return true;
-}
-
-long long days_from_civil(long long y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const long long era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long long)doe - 719468;
-}
+/* ---- ISO timestamps of the common shape (iso_text.h, shared with _speedups.c) ---------- */
 
 int days_in_month(int year, int month) {
     static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -208,41 +188,13 @@ int days_in_month(int year, int month) {
  * (YYYY-MM-DD[T ]HH:MM:SS[.fff|.ffffff][Z|+00:00|-00:00]); false for anything else, which
  * the Python engine's parser decides. */
 bool common_iso_micros(std::string_view text, int64_t *micros) {
-    size_t size = text.size();
-    const char *s = text.data();
-    int year, month, day, hour, minute, second, fraction = 0;
-    if (size < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
-        s[13] != ':' || s[16] != ':' || !digits(s, 0, 4, &year) || !digits(s, 5, 2, &month) ||
-        !digits(s, 8, 2, &day) || !digits(s, 11, 2, &hour) || !digits(s, 14, 2, &minute) ||
-        !digits(s, 17, 2, &second)) {
+    int f[7];
+    if (!iso_common_fields(text.data(), text.size(), f) || f[0] < 1 || f[1] < 1 || f[1] > 12 ||
+        f[2] < 1 || f[2] > days_in_month(f[0], f[1])) {
         return false;
     }
-    size_t at = 19;
-    if (at < size && s[at] == '.') {
-        size_t count = 0;
-        while (at + 1 + count < size && s[at + 1 + count] >= '0' && s[at + 1 + count] <= '9') {
-            count++;
-        }
-        if (count != 3 && count != 6) {
-            return false;
-        }
-        digits(s, at + 1, count, &fraction);
-        if (count == 3) {
-            fraction *= 1000;
-        }
-        at += 1 + count;
-    }
-    size_t rest = size - at;
-    if (!(rest == 0 || (rest == 1 && s[at] == 'Z') ||
-          (rest == 6 && (s[at] == '+' || s[at] == '-') && memcmp(s + at + 1, "00:00", 5) == 0))) {
-        return false;
-    }
-    if (hour > 23 || minute > 59 || second > 59 || year < 1 || month < 1 || month > 12 ||
-        day < 1 || day > days_in_month(year, month)) {
-        return false;
-    }
-    long long days = days_from_civil(year, (unsigned)month, (unsigned)day);
-    *micros = (((days * 24 + hour) * 60 + minute) * 60 + second) * 1000000LL + fraction;
+    long long days = iso_days_from_civil(f[0], (unsigned)f[1], (unsigned)f[2]);
+    *micros = (((days * 24 + f[3]) * 60 + f[4]) * 60 + f[5]) * 1000000LL + f[6];
     return true;
 }
 

@@ -73,6 +73,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "iso_text.h"
+
 static int
 is_json_type(PyObject *table_types, PyObject *column, int *result)
 {
@@ -233,20 +235,6 @@ speedups_flatten(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 /* the sentinel of timestamp columns in `exact` (no Python type matches it) */
 static PyObject *iso_timestamp_text = NULL;
 
-static int
-digits(const char *text, Py_ssize_t start, Py_ssize_t count, int *out)
-{
-    int value = 0;
-    for (Py_ssize_t i = start; i < start + count; i++) {
-        if (text[i] < '0' || text[i] > '9') {
-            return 0;
-        }
-        value = value * 10 + (text[i] - '0');
-    }
-    *out = value;
-    return 1;
-}
-
 /* The UTC datetime of an ISO timestamp in the common shape, or NULL (no error set) for any
  * other text: data_types.parse_iso_timestamp decides those. */
 static PyObject *
@@ -255,42 +243,13 @@ common_iso_timestamp(PyObject *value)
     if (!PyUnicode_IS_ASCII(value)) {
         return NULL;
     }
-    Py_ssize_t size = PyUnicode_GET_LENGTH(value);
-    const char *text = (const char *)PyUnicode_DATA(value);
-    int year, month, day, hour, minute, second, fraction = 0;
-    if (size < 19 || text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != ' ') ||
-        text[13] != ':' || text[16] != ':' || !digits(text, 0, 4, &year) ||
-        !digits(text, 5, 2, &month) || !digits(text, 8, 2, &day) ||
-        !digits(text, 11, 2, &hour) || !digits(text, 14, 2, &minute) ||
-        !digits(text, 17, 2, &second)) {
-        return NULL;
-    }
-    Py_ssize_t at = 19;
-    if (at < size && text[at] == '.') {
-        Py_ssize_t count = 0;
-        while (at + 1 + count < size && text[at + 1 + count] >= '0' && text[at + 1 + count] <= '9') {
-            count++;
-        }
-        if (count != 3 && count != 6) {
-            return NULL;
-        }
-        digits(text, at + 1, count, &fraction);
-        if (count == 3) {
-            fraction *= 1000;
-        }
-        at += 1 + count;
-    }
-    Py_ssize_t rest = size - at;
-    if (!(rest == 0 || (rest == 1 && text[at] == 'Z') ||
-          (rest == 6 && (text[at] == '+' || text[at] == '-') &&
-           memcmp(text + at + 1, "00:00", 5) == 0))) {
-        return NULL;
-    }
-    if (hour > 23 || minute > 59 || second > 59) {
+    int f[7];
+    if (!iso_common_fields((const char *)PyUnicode_DATA(value),
+                           (size_t)PyUnicode_GET_LENGTH(value), f)) {
         return NULL;
     }
     PyObject *moment = PyDateTimeAPI->DateTime_FromDateAndTime(
-        year, month, day, hour, minute, second, fraction, PyDateTime_TimeZone_UTC,
+        f[0], f[1], f[2], f[3], f[4], f[5], f[6], PyDateTime_TimeZone_UTC,
         PyDateTimeAPI->DateTimeType);
     if (moment == NULL) {
         PyErr_Clear(); /* an impossible date: Python's parser says what it is */
@@ -624,18 +583,6 @@ fail: /* result stays NULL: the exception is set */
     return result;
 }
 
-/* days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil) */
-static long long
-days_from_civil(long long y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const long long era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = (unsigned)(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long long)doe - 719468;
-}
-
 /* one value of a fixed-width kind into slot `row` of `out`; 0 placed, 1 not this kind */
 static int
 put_fixed(PyObject *value, int kind, char *out, Py_ssize_t row)
@@ -674,7 +621,7 @@ put_fixed(PyObject *value, int kind, char *out, Py_ssize_t row)
             PyDateTime_DATE_GET_TZINFO(value) != PyDateTime_TimeZone_UTC) {
             return 1;
         }
-        long long days = days_from_civil(PyDateTime_GET_YEAR(value),
+        long long days = iso_days_from_civil(PyDateTime_GET_YEAR(value),
                                          (unsigned)PyDateTime_GET_MONTH(value),
                                          (unsigned)PyDateTime_GET_DAY(value));
         int64_t micros = (int64_t)((((days * 24 + PyDateTime_DATE_GET_HOUR(value)) * 60 +
