@@ -66,8 +66,10 @@ def open_store(session: SparkSession, location: str) -> FileStore:
 class HadoopStore:
     """Hadoop's FileSystem of one table's folder, reached through the session's JVM."""
 
-    def __init__(self, jvm: JavaObject, fs: JavaObject) -> None:
-        self._jvm = jvm
+    def __init__(self, path_class: JavaObject, fs: JavaObject) -> None:
+        #: Hadoop's ``Path`` class, looked up once: each step of ``jvm.org.apache...`` is a
+        #: round trip to the JVM
+        self._path_class = path_class
         self._fs = fs
 
     @classmethod
@@ -75,11 +77,12 @@ class HadoopStore:
         jvm = session.sparkContext._jvm
         if jvm is None:  # a stopped session: no JVM to reach
             raise DestinationError(f"the Spark session has no JVM to move files in {location}")
-        path = jvm.org.apache.hadoop.fs.Path(location)
-        return cls(jvm, path.getFileSystem(session.sparkContext._jsc.hadoopConfiguration()))
+        path_class = jvm.org.apache.hadoop.fs.Path
+        configuration = session.sparkContext._jsc.hadoopConfiguration()
+        return cls(path_class, path_class(location).getFileSystem(configuration))
 
     def _path(self, uri: str) -> JavaObject:
-        return self._jvm.org.apache.hadoop.fs.Path(uri)
+        return self._path_class(uri)
 
     def names(self, folder: str) -> list[str]:
         path = self._path(folder)

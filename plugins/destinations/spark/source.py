@@ -85,16 +85,17 @@ def _readable_files(session: SparkSession, files: list[Path]) -> list[str]:
 def table_frame(
     session: SparkSession, files: list[Path], columns: Sequence[tuple[str, str]]
 ) -> DataFrame:
-    """The rows of ``files`` as ``columns`` (name, Spark type), in that order."""
-    from pyspark.sql import functions as F
+    """The rows of ``files`` as ``columns`` (name, Spark type), in that order.
 
+    One ``selectExpr`` of SQL casts, not a ``Column`` per name: each ``Column`` method is a
+    round trip to the JVM, and a package of wide tables made tens of thousands of them."""
     readable = _readable_files(session, files)
     frame = session.read.option("mergeSchema", "true").parquet(*readable)
     present = {name.lower() for name in frame.columns}
-    selected = [
-        (F.col(quote(name)) if name.lower() in present else F.lit(None))
-        .cast(spark_type)
-        .alias(name)
-        for name, spark_type in columns
-    ]
-    return frame.select(*selected)
+    return frame.selectExpr(*(_cast(name, spark_type, present) for name, spark_type in columns))
+
+
+def _cast(name: str, spark_type: str, present: set[str]) -> str:
+    """``CAST(`name` AS type) AS `name```; a column no file has is a typed NULL."""
+    value = quote(name) if name.lower() in present else "NULL"
+    return f"CAST({value} AS {spark_type}) AS {quote(name)}"
