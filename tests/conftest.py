@@ -53,13 +53,39 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Every JVM the suite starts gets the quick JIT and, once built, the class archive
     (``jvm_options.py``): Spark applications start in less CPU, and nothing else changes.
-    The first process (xdist's controller, or pytest without workers) starts the build."""
+    The first process (xdist's controller, or pytest without workers) starts the build, and
+    picks the folder of the tests' temporary files (:func:`_temporary_root`)."""
     import jvm_options
 
     if not hasattr(config, "workerinput"):
+        _temporary_root()
         jvm_options.start_archive_build()
         _byte_compile_loadstone()
     jvm_options.enable()
+
+
+#: memory-backed folder for the tests' temporary files, when the machine has one this large
+MEMORY_FOLDER, MEMORY_NEEDED = Path("/dev/shm"), 6 * 2**30
+
+
+def _temporary_root() -> None:
+    """The tests' ``tmp_path`` folders go to memory (``/dev/shm``) when it has room.
+
+    The suite writes about 1.3 GB of small files (DuckDB databases, packages, state) and every
+    atomic write syncs to disk: on a disk-backed ``/tmp`` that journaling took about a fifth
+    of the suite's CPU. What the tests check does not change (a kill is a kill, on either
+    file system); ``tests/pipelines/test_disk_full.py`` mounts its own small file systems.
+    ``--basetemp`` or ``PYTEST_DEBUG_TEMPROOT`` (pytest's own setting) still choose; the
+    xdist workers inherit the choice. pyproject.toml keeps only failed tests' folders.
+    """
+    import os
+    import shutil
+
+    if "PYTEST_DEBUG_TEMPROOT" in os.environ:
+        return
+    if MEMORY_FOLDER.is_dir() and os.access(MEMORY_FOLDER, os.W_OK):
+        if shutil.disk_usage(MEMORY_FOLDER).free >= MEMORY_NEEDED:
+            os.environ["PYTEST_DEBUG_TEMPROOT"] = str(MEMORY_FOLDER)
 
 
 def _byte_compile_loadstone() -> None:
