@@ -7,7 +7,9 @@ way each row is loaded once and the package is loaded once (one ``_dlt_loads`` r
 
 The killed command runs in a subprocess that is killed at a known point through the public
 progress events (the commands that finish the work run in-process, through ``main``): the CLI's own progress display is wrapped so that it sends SIGKILL to its process
-when the step reaches the point; no test-only branch exists in the product.
+when the step reaches the point; no test-only branch exists in the product. The killed
+commands are forked from one preloaded parent (``preloaded_children.py``) that imported what
+a run imports: each is a process of its own, without paying the imports again.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
+from preloaded_children import PIPELINE_RUN, Preloaded, preloaded
 
 pytestmark = pytest.mark.spark
 
@@ -93,6 +96,11 @@ KILL_POINTS = {
 }
 
 
+@pytest.fixture(scope="module")
+def parent() -> Iterator[Preloaded]:
+    yield from preloaded(*PIPELINE_RUN, "pyspark", "pyspark.sql")
+
+
 def write_input() -> None:
     with open("items.jsonl", "w") as handle:
         for i in range(ROWS):
@@ -110,14 +118,12 @@ def environment(extra: dict[str, str]) -> dict[str, str]:
     return dict(os.environ, SPARK__MASTER="local[1]", PYTHONPATH=os.getcwd(), **extra)
 
 
-def run_killed(step: str, event: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_killed(
+    parent: Preloaded, step: str, event: str, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
     Path("kill_cli.py").write_text(KILLING_CLI)
-    return subprocess.run(
-        [sys.executable, "kill_cli.py", step, event, *COMMAND],
-        env=environment(env),
-        capture_output=True,
-        text=True,
-        timeout=300,
+    return parent.run(
+        script="kill_cli.py", args=[step, event, *COMMAND], env=environment(env), timeout=300
     )
 
 
@@ -157,11 +163,13 @@ def finish_with_api() -> None:
 
 @pytest.mark.parametrize("point", list(KILL_POINTS))
 @pytest.mark.parametrize("resume", ["same_command", "pipeline_run"])
-def test_a_killed_run_is_finished_with_every_row_exactly_once(point: str, resume: str) -> None:
+def test_a_killed_run_is_finished_with_every_row_exactly_once(
+    parent: Preloaded, point: str, resume: str
+) -> None:
     step, event, env, left = KILL_POINTS[point]
     write_input()
     plugins_folder()
-    killed = run_killed(step, event, env)
+    killed = run_killed(parent, step, event, env)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     assert package_states() == [left]
     if left == "extracting":  # a first run killed in extract has no state yet: info finds it
@@ -179,9 +187,11 @@ def test_a_killed_run_is_finished_with_every_row_exactly_once(point: str, resume
     assert package_states() == ["loaded"]
 
 
-def test_the_load_command_finishes_a_pending_package_and_extracts_nothing() -> None:
+def test_the_load_command_finishes_a_pending_package_and_extracts_nothing(
+    parent: Preloaded,
+) -> None:
     write_input()
-    killed = run_killed("load", "package_started", {})
+    killed = run_killed(parent, "load", "package_started", {})
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     info = run_cli("pipeline", "crashy", "info")
     assert "normalized" in info.stdout and "pipeline crashy load" in info.stdout
@@ -190,9 +200,9 @@ def test_the_load_command_finishes_a_pending_package_and_extracts_nothing() -> N
     assert loaded_counts() == (ROWS, ROWS, 2 * ROWS, 1)
 
 
-def test_info_shows_a_package_committed_before_the_crash_as_loaded() -> None:
+def test_info_shows_a_package_committed_before_the_crash_as_loaded(parent: Preloaded) -> None:
     write_input()
-    killed = run_killed("load", "package_committed", {})
+    killed = run_killed(parent, "load", "package_committed", {})
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     info = run_cli("pipeline", "crashy", "info")
     assert "loaded packages: 1" in info.stdout
@@ -202,12 +212,14 @@ def test_info_shows_a_package_committed_before_the_crash_as_loaded() -> None:
     assert loaded_counts() == (ROWS, ROWS, 2 * ROWS, 1)
 
 
-def test_kill_after_the_normalizer_wrote_its_files_is_finished_by_the_next_run() -> None:
+def test_kill_after_the_normalizer_wrote_its_files_is_finished_by_the_next_run(
+    parent: Preloaded,
+) -> None:
     # the normalizer is chosen by config; this one (named by module path) dies after writing
     write_input()
     plugins_folder()
     killed = run_killed(
-        "none", "none", {"NORMALIZE__NORMALIZER": "crash_plugins.killing_normalizer"}
+        parent, "none", "none", {"NORMALIZE__NORMALIZER": "crash_plugins.killing_normalizer"}
     )
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     assert package_states() == ["extracted"]

@@ -10,7 +10,9 @@ load the input a second time: the rerun says the input was loaded, and loads not
 
 The command is killed through the public progress events (as in test_crash_recovery.py):
 its progress display is wrapped to send SIGKILL to its own process at the n-th event of a
-step, after writing the pids of its child processes (the pool workers) to a file.
+step, after writing the pids of its child processes (the pool workers) to a file. The commands
+killed are forked from one preloaded parent (``preloaded_children.py``) that imported what a
+run imports: each is a process of its own, killed alone, without paying the imports again.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +30,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from env_support import environment
+from preloaded_children import PIPELINE_RUN, Preloaded, preloaded
 
 ROWS = 3_000
 
@@ -75,6 +77,11 @@ MOMENTS = {
 LOAD_MOMENTS = ("normalize_first_chunk", "load_started", "load_committed", "marked_loaded")
 
 
+@pytest.fixture(scope="module")
+def parent() -> Iterator[Preloaded]:
+    yield from preloaded(*PIPELINE_RUN, "pyspark")
+
+
 def write_input() -> None:
     with open("events.jsonl", "w") as handle:
         for i in range(ROWS):
@@ -86,7 +93,7 @@ def command(*extra: str) -> list[str]:
     return ["run", "events.jsonl", "--table", "events", "--pipeline", "kills", *extra]
 
 
-def run_killed(moment: str, env: dict[str, str], *extra: str) -> list[int]:
+def run_killed(parent: Preloaded, moment: str, env: dict[str, str], *extra: str) -> list[int]:
     """The command, killed at ``moment``; then its workers must be gone. Returns their pids.
 
     Its output goes to a file, not a pipe: a worker that outlived it would hold the pipe
@@ -94,14 +101,13 @@ def run_killed(moment: str, env: dict[str, str], *extra: str) -> list[int]:
     """
     step, event, nth = MOMENTS[moment]
     Path("kill_cli.py").write_text(KILLING_CLI)
-    with open("killed.log", "w") as log:
-        killed = subprocess.run(
-            [sys.executable, "kill_cli.py", step, event, str(nth), *command(*extra)],
-            env={**os.environ, "PYTHONPATH": os.getcwd(), **POOL, **env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            timeout=300,
-        )
+    killed = parent.run(
+        script="kill_cli.py",
+        args=[step, event, str(nth), *command(*extra)],
+        env={**os.environ, "PYTHONPATH": os.getcwd(), **POOL, **env},
+        output="killed.log",
+        timeout=300,
+    )
     assert killed.returncode == -signal.SIGKILL, Path("killed.log").read_text()[-2000:]
     children = [int(pid) for pid in Path("children.txt").read_text().split()]
     for pid in children:
@@ -160,17 +166,19 @@ def finish_and_check(env: dict[str, str], counts: object, *extra: str) -> None:
 
 
 @pytest.mark.parametrize("moment", list(MOMENTS))
-def test_duckdb_run_killed_alone_is_finished_by_the_same_command(moment: str) -> None:
+def test_duckdb_run_killed_alone_is_finished_by_the_same_command(
+    parent: Preloaded, moment: str
+) -> None:
     write_input()
-    children = run_killed(moment, {})
+    children = run_killed(parent, moment, {})
     if moment.startswith("normalize_") and moment != "normalize_started":
         assert len(children) == 2  # the pool's workers were running, and exited
     finish_and_check({}, duckdb_counts)
 
 
-def test_a_run_killed_after_its_commit_loads_nothing_again_and_says_so() -> None:
+def test_a_run_killed_after_its_commit_loads_nothing_again_and_says_so(parent: Preloaded) -> None:
     write_input()
-    run_killed("marked_loaded", {})
+    run_killed(parent, "marked_loaded", {})
     again = rerun({})
     assert again.returncode == 0, again.stderr[-2000:]
     assert again.stderr.count("\n") == 1
@@ -205,16 +213,20 @@ def test_a_changed_input_is_loaded_again() -> None:
 
 
 @pytest.mark.spark
-def test_a_run_killed_alone_while_spark_normalizes_is_finished_by_the_same_command() -> None:
+def test_a_run_killed_alone_while_spark_normalizes_is_finished_by_the_same_command(
+    parent: Preloaded,
+) -> None:
     # the killed run's Spark driver JVM is one of its children: it must exit too
     write_input()
     spark = {"NORMALIZE__ENGINE": "spark", "SPARK__MASTER": "local[1]"}
-    assert run_killed("normalize_first_chunk", spark)  # the JVM, which exited
+    assert run_killed(parent, "normalize_first_chunk", spark)  # the JVM, which exited
     finish_and_check({}, duckdb_counts)  # the rerun normalizes on the local pool
 
 
 @pytest.mark.parametrize("moment", LOAD_MOMENTS)
-def test_delta_run_killed_alone_is_finished_by_the_same_command(moment: str) -> None:
+def test_delta_run_killed_alone_is_finished_by_the_same_command(
+    parent: Preloaded, moment: str
+) -> None:
     from deltalake import DeltaTable
 
     bucket = Path("bucket").absolute()
@@ -230,7 +242,7 @@ def test_delta_run_killed_alone_is_finished_by_the_same_command(moment: str) -> 
         return events.num_rows, len(set(events.column("id").to_pylist())), tags.num_rows, len(loads)
 
     write_input()
-    run_killed(moment, env, "--destination", "filesystem")
+    run_killed(parent, moment, env, "--destination", "filesystem")
     finish_and_check(env, counts, "--destination", "filesystem")
 
 
@@ -245,7 +257,7 @@ def postgres_dataset(postgres_url: str) -> Iterator[str]:
 
 @pytest.mark.parametrize("moment", LOAD_MOMENTS)
 def test_postgres_run_killed_alone_is_finished_by_the_same_command(
-    moment: str, postgres_url: str, postgres_dataset: str
+    parent: Preloaded, moment: str, postgres_url: str, postgres_dataset: str
 ) -> None:
     from postgres_support import rows
 
@@ -262,5 +274,5 @@ def test_postgres_run_killed_alone_is_finished_by_the_same_command(
         )[0]
 
     write_input()
-    run_killed(moment, env, *extra)
+    run_killed(parent, moment, env, *extra)
     finish_and_check(env, counts, *extra)

@@ -8,6 +8,8 @@ moment of the overlap (alone, or with its whole process group) finished by the s
 with every row once. Kills come at progress events, as in the kill matrix: the load's
 thread reports each batch it appended (``files_appended``); every file a normalizer reports
 is appended by that thread, so these moments happen in every run, wherever the step is.
+The killed programs are forked from one preloaded parent (``preloaded_children.py``) that
+imported what a run imports: each is a process of its own, without paying the imports again.
 """
 
 from __future__ import annotations
@@ -15,15 +17,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
 from env_support import environment
+from preloaded_children import PIPELINE_RUN, Preloaded, preloaded
 
 import loadstone
 from loadstone.destinations.overlap import FinishedFiles
@@ -240,19 +241,23 @@ MOMENTS = {
 }
 
 
-def run_killed(moment: str, whom: str) -> None:
+@pytest.fixture(scope="module")
+def parent() -> Iterator[Preloaded]:
+    yield from preloaded(*PIPELINE_RUN)
+
+
+def run_killed(parent: Preloaded, moment: str, whom: str) -> None:
     """The command killed at ``moment``: its own pid alone, or its whole process group."""
     step, event, nth = MOMENTS[moment]
     Path("kill_run.py").write_text(KILLING_RUN)
-    with open("killed.log", "w") as log:
-        killed = subprocess.run(
-            [sys.executable, "kill_run.py", step, event, str(nth), whom, *COMMAND],
-            env={**os.environ, **POOL},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            timeout=300,
-            start_new_session=True,  # its own process group: killpg takes no one else
-        )
+    killed = parent.run(
+        script="kill_run.py",
+        args=[step, event, str(nth), whom, *COMMAND],
+        env={**os.environ, **POOL},
+        output="killed.log",
+        timeout=300,
+        new_session=True,  # its own process group: killpg takes no one else
+    )
     assert killed.returncode == -signal.SIGKILL, Path("killed.log").read_text()[-2000:]
 
 
@@ -282,10 +287,10 @@ def rerun() -> int:
 @pytest.mark.parametrize("whom", ["alone", "group"])
 @pytest.mark.parametrize("moment", list(MOMENTS))
 def test_a_run_killed_during_the_overlap_is_finished_by_the_same_command(
-    moment: str, whom: str
+    parent: Preloaded, moment: str, whom: str
 ) -> None:
     write_input(Path("events.jsonl"))
-    run_killed(moment, whom)
+    run_killed(parent, moment, whom)
     if moment != "committed":
         assert counts() == (0, 0, 0, 0)  # nothing of the open transaction is visible
     assert rerun() == 0
@@ -319,13 +324,15 @@ pipe.run(events())
 """
 
 
-def test_a_run_killed_during_the_overlap_keeps_its_cursor_with_the_rows_it_did_not_load() -> None:
+def test_a_run_killed_during_the_overlap_keeps_its_cursor_with_the_rows_it_did_not_load(
+    parent: Preloaded,
+) -> None:
     Path("incr.py").write_text(INCREMENTAL)
     env = {**os.environ, **POOL, "NORMALIZE__CHUNK_BYTES": "8192"}
-    killed = subprocess.run([sys.executable, "incr.py", "1"], env=env, capture_output=True)
+    killed = parent.run(script="incr.py", args=["1"], env=env)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     for _ in range(2):  # the pending package first (the run stops there), then nothing new
-        done = subprocess.run([sys.executable, "incr.py", "0"], env=env, capture_output=True)
+        done = parent.run(script="incr.py", args=["0"], env=env)
         assert done.returncode == 0, done.stderr[-2000:]
     with duckdb.connect("incr.duckdb", read_only=True) as conn:
         assert conn.execute(

@@ -6,18 +6,23 @@ a table, a Delta or Iceberg commit. The parent then reruns the pipeline, which f
 pending package, and reads the bucket with independent readers: both packages' rows are
 there once, and ``_dlt_loads`` has one record per package. A dry run counts the writes, so
 every k from the first write to the last is tried.
+
+The children are forked from one preloaded parent (``preloaded_children.py``) that imported
+loadstone, pyarrow, deltalake and pyiceberg once: each is still a process of its own, killed by
+a real SIGKILL, without paying those imports again.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from filesystem_support import DATASET, fs_pipeline, rows_per_table
+from preloaded_children import Preloaded, preloaded
 
 CHILD = textwrap.dedent(
     """
@@ -86,17 +91,27 @@ def _spec(tmp: Path, table_format: str | None, strategy: str) -> dict[str, objec
     }
 
 
+@pytest.fixture(scope="module")
+def parent() -> Iterator[Preloaded]:
+    """What the children import, imported once (imports only: nothing runs before a fork)."""
+    yield from preloaded(
+        "loadstone",
+        "loadstone.plugins.destinations.filesystem.client",
+        "loadstone.plugins.destinations.filesystem.delta",
+        "loadstone.plugins.destinations.filesystem.iceberg",
+        "loadstone.plugins.destinations.filesystem.records",
+        "pyarrow",
+        "pyarrow.parquet",
+        "deltalake",
+        "pyiceberg",
+    )
+
+
 def _child(
-    tmp: Path, kill_after: int, table_format: str | None, strategy: str
+    parent: Preloaded, tmp: Path, kill_after: int, table_format: str | None, strategy: str
 ) -> subprocess.CompletedProcess[str]:
     spec = json.dumps(_spec(tmp, table_format, strategy))
-    return subprocess.run(
-        [sys.executable, "-c", CHILD, str(kill_after), spec],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp,
-    )
+    return parent.run(CHILD, [str(kill_after), spec], cwd=tmp)
 
 
 def _rows(tmp: Path, table_format: str | None) -> dict[str, list[int]]:
@@ -122,19 +137,23 @@ def _rows(tmp: Path, table_format: str | None) -> dict[str, list[int]]:
     ],
 )
 def test_kill_9_at_every_write_of_a_load_then_rerun_loads_exactly_once(
-    tmp_path: Path, table_format: str | None, strategy: str, expected: dict[str, int]
+    parent: Preloaded,
+    tmp_path: Path,
+    table_format: str | None,
+    strategy: str,
+    expected: dict[str, int],
 ) -> None:
     """A delete-insert commits its nested table before its root, so a rerun after a kill
     between the two removes the same old nested rows."""
     (tmp_path / "dry").mkdir()
-    dry = _child(tmp_path / "dry", 0, table_format, strategy)
+    dry = _child(parent, tmp_path / "dry", 0, table_format, strategy)
     assert dry.returncode == 0, dry.stderr
     writes = int(dry.stdout.strip().splitlines()[-1])
     assert writes >= 3  # the two tables' data, then the _dlt_loads record
     for kill_after in range(1, writes + 1):
         work = tmp_path / f"k{kill_after}"
         work.mkdir()
-        killed = _child(work, kill_after, table_format, strategy)
+        killed = _child(parent, work, kill_after, table_format, strategy)
         assert killed.returncode == -9, (kill_after, killed.stderr[-2000:])
         # the child's pipeline, on the working folder it left behind
         fs_pipeline(work, "crash", str(work / "bucket")).run()

@@ -1,0 +1,183 @@
+"""The preloaded parent (a zygote) that ``preloaded_children.py`` starts: it imports the
+modules it is given, then forks one child per request, and reports each child's exit status.
+
+Why: the crash tests start dozens of short Python programs, and each used to pay Python's
+start-up and the imports of loadstone, DuckDB, pyarrow, deltalake and pyiceberg (about 1.5
+CPU-s) before doing a second of work. A forked child has them already.
+
+Fork safety: this process only imports. It checks, before it serves anything, that no import
+started a thread but jemalloc's background threads (pyarrow's and deltalake's allocators start
+one at load; jemalloc's own fork handlers stop and restart them, which is why the product's
+own ``fork`` worker pool is safe after these imports too): no Python thread, no thread pool,
+no tokio runtime. (``preloaded_children`` starts this process with ``OPENBLAS_NUM_THREADS=1``
+so that numpy's BLAS keeps no pool of its own here.) Each child is then a
+process of its own (own pid, own session if asked, its environment, working directory,
+``sys.argv``, ``sys.path`` and standard streams set as ``python`` would set them) that runs
+the program as ``__main__`` and ends as a Python process ends (``SystemExit``, a traceback
+and status 1, non-daemon threads joined, ``atexit`` handlers). A signal that kills it shows
+as the negative signal number, as ``subprocess`` reports it.
+
+Protocol (JSON lines): requests on standard input; replies on the file descriptor that was
+standard output (``{"ready": pid}``, ``{"started": pid}``, ``{"exited": pid, "code": c}``);
+end of input ends the server (and any child still running is left to its own fate).
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import runpy
+import select
+import signal
+import sys
+import threading
+import traceback
+import types
+from typing import Any
+
+#: native threads that survive a fork by design (see above)
+FORK_SAFE_THREADS = ("jemalloc_bg_thd",)
+
+
+def _thread_name(task: str) -> str:
+    with open(f"/proc/self/task/{task}/comm") as handle:
+        return handle.read().strip()
+
+
+def _base_path() -> list[str]:
+    """``sys.path`` without this script's folder and this process's ``PYTHONPATH``."""
+    own = set(filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    return [entry for entry in sys.path[1:] if entry not in own]
+
+
+def _exit_code(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=sys.stderr)
+    return 1
+
+
+def _streams(request: dict[str, Any]) -> None:
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    out = os.open(request["stdout"], flags, 0o644)
+    os.dup2(out, 1)
+    err = out if request["stderr"] == request["stdout"] else os.open(request["stderr"], flags)
+    os.dup2(err, 2)
+
+
+def _program(request: dict[str, Any], base: list[str]) -> None:
+    """Run the request's program as ``__main__``, with ``sys.argv``/``sys.path`` as ``python``
+    sets them for ``-c CODE``, ``SCRIPT`` or ``-m MODULE``."""
+    extra = [p for p in request["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
+    if "module" in request:
+        sys.argv = ["-m", *request["argv"]]
+        sys.path[:] = [os.getcwd(), *extra, *base]
+        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+        return
+    main = types.ModuleType("__main__")
+    if "script" in request:
+        script = os.path.abspath(request["script"])
+        sys.argv = [request["script"], *request["argv"]]
+        sys.path[:] = [os.path.dirname(os.path.realpath(script)), *extra, *base]
+        with open(script) as handle:
+            code = compile(handle.read(), script, "exec")
+        main.__file__ = script
+    else:
+        sys.argv = ["-c", *request["argv"]]
+        sys.path[:] = ["", *extra, *base]
+        code = compile(request["code"], "<string>", "exec")
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
+
+
+def _child(request: dict[str, Any], base: list[str], channels: list[int]) -> None:
+    """In the forked child: become the requested process, run, end as Python ends."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for fd in channels:
+        os.close(fd)
+    if request.get("new_session"):
+        os.setsid()
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    _streams(request)
+    code = 0
+    try:
+        _program(request, base)
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    try:
+        threading._shutdown()  # type: ignore[attr-defined]  # reason: what Python's exit does
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+def _reap(reply: Any) -> None:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        reply({"exited": pid, "code": os.waitstatus_to_exitcode(status)})
+
+
+def serve(modules: list[str]) -> None:
+    for name in modules:
+        importlib.import_module(name)
+    others = [task for task in os.listdir("/proc/self/task") if int(task) != os.getpid()]
+    threads = [_thread_name(task) for task in others]
+    if threading.active_count() != 1 or set(threads) - set(FORK_SAFE_THREADS):
+        raise RuntimeError(f"importing {modules} started threads {threads}: forking is unsafe")
+    base = _base_path()
+    channel = os.dup(1)
+    os.dup2(2, 1)  # nothing printed here may mix with the replies
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    requests = os.fdopen(0, "rb", buffering=0)
+
+    def reply(message: dict[str, Any]) -> None:
+        os.write(channel, (json.dumps(message) + "\n").encode())
+
+    reply({"ready": os.getpid()})
+    pending = b""
+    while True:
+        ready, _, _ = select.select([0, wake_r], [], [])
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+        _reap(reply)
+        if 0 not in ready:
+            continue
+        chunk = requests.read(65536)
+        if not chunk:
+            return
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            request = json.loads(line)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(request, base, [channel, wake_r, wake_w])
+            reply({"started": pid})
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1:])
