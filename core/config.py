@@ -21,6 +21,10 @@ specific one in a lower provider. So ``SCHEMA__NAMING`` in the environment beats
 New features add *keys* (documented in ``docs/configuration.md``), never new resolvers, so a
 user learns one set of rules. Reading is cheap: parsed files are cached by path and
 modification time, and the environment is read on every lookup (tests and users change it).
+Within :func:`one_reading` (one ``pipeline.run()``) each file is looked at once and the
+folders are found once: a run makes dozens of lookups, each of which would otherwise ``stat``
+six files. A file edited during a run takes effect at the next run; the environment is still
+read on every lookup.
 
 Environment values are parsed as TOML literals when they are one (``true``, ``42``, ``1.5``,
 ``[1, 2]``, ``"quoted"``), otherwise they are taken as plain strings (``sql_ci_v1``,
@@ -37,6 +41,8 @@ Long because: the resolver, its typed accessors, Spark's option names and dlt's 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime
 import os
 import re
@@ -44,7 +50,7 @@ import sys
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Final, NewType
+from typing import Annotated, Any, ClassVar, Final, NewType
 
 import attrs
 
@@ -96,8 +102,18 @@ def read_toml_file(path: Path) -> dict[str, object]:
     """Return the parsed TOML document at ``path``; ``{}`` when there is no such file.
 
     Parsed documents are cached by path, modification time and size, so a resolver that
-    consults the files on every lookup costs one ``stat`` per file.
+    consults the files on every lookup costs one ``stat`` per file (none, within
+    :func:`one_reading`, after the first).
     """
+    reading = _reading.get()
+    if reading is not None:
+        if path not in reading.documents:
+            reading.documents[path] = _read_toml_file(path)
+        return reading.documents[path]
+    return _read_toml_file(path)
+
+
+def _read_toml_file(path: Path) -> dict[str, object]:
     try:
         stat = path.stat()
     except (FileNotFoundError, NotADirectoryError):
@@ -131,6 +147,46 @@ def _file_error(path: Path, text: str, error: Exception) -> ConfigFileError:
 def clear_cache() -> None:
     """Forget parsed files (they are re-read anyway when their mtime or size changes)."""
     _file_cache.clear()
+    reading = _reading.get()
+    if reading is not None:
+        reading.documents.clear()
+        reading.found.clear()
+        reading.providers = None
+
+
+@attrs.define
+class _Reading:
+    """What one reading of the configuration has looked at: documents and folders."""
+
+    documents: dict[Path, dict[str, object]] = attrs.Factory(dict)
+    #: candidate paths -> the files' value and origin (None: in no file)
+    found: dict[tuple[tuple[str, ...], ...], tuple[object, str] | None] = attrs.Factory(dict)
+    providers: tuple[EnvironProvider | AssignedProvider | TomlFolderProvider, ...] | None = None
+
+
+#: the reading in progress in this context (None: every lookup looks at the files again)
+_reading: contextvars.ContextVar[_Reading | None] = contextvars.ContextVar(
+    "loadstone_config_reading", default=None
+)
+
+
+@contextlib.contextmanager
+def one_reading() -> Iterator[None]:
+    """Within: the files and folders of the configuration are read once (see module docs).
+
+    Used around one ``pipeline.run()`` (also as a decorator): settings changed between two
+    runs (files, folders, the working directory) are seen by the second; the environment
+    and values set in code are read on every lookup, as outside. Nested readings share the
+    outer one.
+    """
+    if _reading.get() is not None:
+        yield
+        return
+    token = _reading.set(_Reading())
+    try:
+        yield
+    finally:
+        _reading.reset(token)
 
 
 # --- providers -------------------------------------------------------------------------------
@@ -157,6 +213,8 @@ class EnvironProvider:
     """Values from environment variables ``SECTION__SUB__KEY``."""
 
     name: str = "environment"
+    #: read on every lookup, also within :func:`one_reading`
+    live: ClassVar[bool] = True
 
     def lookup(self, segments: Sequence[str]) -> object:
         return self.find(segments)[0]
@@ -183,6 +241,8 @@ class TomlFolderProvider:
 
     name: str
     folder: Path
+    #: read once per :func:`one_reading` (files come after every live provider)
+    live: ClassVar[bool] = False
 
     @property
     def files(self) -> tuple[Path, Path]:
@@ -246,7 +306,17 @@ def project_dir() -> Path:
 
 
 def providers() -> tuple[EnvironProvider | AssignedProvider | TomlFolderProvider, ...]:
-    """The providers in precedence order, highest first (folders as of this call)."""
+    """The providers in precedence order, highest first (folders as of this call, or as of
+    the first call of the :func:`one_reading` in progress)."""
+    reading = _reading.get()
+    if reading is None:
+        return _providers()
+    if reading.providers is None:
+        reading.providers = _providers()
+    return reading.providers
+
+
+def _providers() -> tuple[EnvironProvider | AssignedProvider | TomlFolderProvider, ...]:
     return (
         EnvironProvider(),
         AssignedProvider(),  # values set in code: below the environment, as in dlt
@@ -278,13 +348,32 @@ def locate(*candidates: KeyPath, explicit: object = None, default: object = None
     """Like :func:`resolve`, and also says where the value came from."""
     if explicit is not None:
         return Found(explicit, "explicit argument")
-    paths = [_segments(candidate) for candidate in candidates]
-    for provider in providers():
+    paths = tuple(_segments(candidate) for candidate in candidates)
+    chain = providers()
+    reading = _reading.get()
+    if reading is None:
+        found = _first_found(chain, paths)
+    else:  # the live providers come first; the files' answer is kept for the reading
+        live = [provider for provider in chain if provider.live]
+        found = _first_found(live, paths)
+        if found is None:
+            if paths not in reading.found:
+                reading.found[paths] = _first_found(chain[len(live) :], paths)
+            found = reading.found[paths]
+    return Found(default, "default") if found is None else Found(*found)
+
+
+def _first_found(
+    chain: Sequence[EnvironProvider | AssignedProvider | TomlFolderProvider],
+    paths: tuple[tuple[str, ...], ...],
+) -> tuple[object, str] | None:
+    """The first value of ``paths`` in ``chain`` (providers outer, paths inner) and its origin."""
+    for provider in chain:
         for path in paths:
             value, origin = provider.find(path)
             if value is not MISSING:
-                return Found(value, origin)
-    return Found(default, "default")
+                return value, origin
+    return None
 
 
 def resolve(*candidates: KeyPath, explicit: object = None, default: object = None) -> Any:
@@ -602,6 +691,8 @@ class AssignedProvider:
     """Values assigned in code (``config["a.b"] = 1``), for this process only."""
 
     name: str = "assigned"
+    #: read on every lookup, also within :func:`one_reading`
+    live: ClassVar[bool] = True
 
     def find(self, segments: Sequence[str]) -> tuple[object, str]:
         """The value at ``segments`` (or MISSING), assigned by the program."""

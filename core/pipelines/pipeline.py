@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from loadstone import current
+from loadstone.config import one_reading
 from loadstone.destinations.contract import Capabilities, Destination
 from loadstone.exceptions import (
     CannotRestorePipelineException,
@@ -245,6 +246,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         )
 
     # -- run ------------------------------------------------------------------------------
+    @one_reading()  # one run reads the configuration files once (see loadstone.config)
     def run(
         self,
         data: TDataItems = None,

@@ -10,6 +10,7 @@ the content differs from the save; ``stored_version`` is the saved one (None bef
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
@@ -40,6 +41,27 @@ __all__ = ["DLT_JSON_NORMALIZER_MODULE", "SchemaState", "default_normalizers"]
 DLT_JSON_NORMALIZER_MODULE: Final = "dlt.common.normalizers.json.relational"
 #: stored module names that mean loadstone's relational normalizer plugin.
 _RELATIONAL_ALIASES: Final = frozenset({DLT_JSON_NORMALIZER_MODULE, "relational"})
+
+
+def _text(value: object) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _same_content(old: tuple[object, ...], new: tuple[object, ...]) -> bool:
+    """Equal keys of :meth:`SchemaState._hash_key`: the frozen parts must be the very same
+    objects (equal tables may still order their columns differently)."""
+    old_tables = cast("tuple[tuple[str, Table], ...]", old[3])
+    new_tables = cast("tuple[tuple[str, Table], ...]", new[3])
+    return (
+        old[:2] == new[:2]
+        and old[2] is new[2]
+        and old[4:] == new[4:]
+        and len(old_tables) == len(new_tables)
+        and all(
+            a_name == b_name and a is b
+            for (a_name, a), (b_name, b) in zip(old_tables, new_tables, strict=True)
+        )
+    )
 
 
 def default_normalizers(naming: str) -> TNormalizers:
@@ -216,8 +238,31 @@ class SchemaState:
     # ------------------------------------------------------------------ versions
     @property
     def version_hash(self) -> str:
-        """Content hash of the current state (see :mod:`loadstone.schema.versioning`)."""
-        return content_hash(self._content_dict())
+        """Content hash of the current state (see :mod:`loadstone.schema.versioning`).
+
+        Computed once per content: a run asks a dozen times (``version``, ``is_modified``,
+        saves), and each hash is a walk of every table and a JSON dump of the document.
+        Tables and settings are frozen values, so the same objects mean the same content;
+        the normalizers and extra keys are plain dicts and compared by their JSON text.
+        """
+        key = self._hash_key()
+        memo = self.__dict__.get("_hash_memo")
+        if memo is not None and _same_content(memo[0], key):
+            return cast(str, memo[1])
+        current = content_hash(self._content_dict())
+        self.__dict__["_hash_memo"] = (key, current)
+        return current
+
+    def _hash_key(self) -> tuple[object, ...]:
+        """What the hash depends on: the table and settings objects, the dicts' text."""
+        return (
+            self._name,
+            self.engine_version,
+            self._settings,
+            tuple(self._tables.items()),
+            _text(self._normalizers),
+            _text(self._extra),
+        )
 
     @property
     def version(self) -> int:
