@@ -25,7 +25,10 @@ import duckdb
 from loadstone import config
 from loadstone.destinations.contract import Destination, LoadFileSpec, Row
 from loadstone.exceptions import DuckDBConnectionError
-from loadstone.plugins.destinations.duckdb.database_file import open_database_file
+from loadstone.plugins.destinations.duckdb.database_file import (
+    close_database_file,
+    open_database_file,
+)
 from loadstone.plugins.destinations.duckdb.memory import (
     configured_memory_limit,
     load_memory_limit,
@@ -368,4 +371,4 @@ class DuckDBClient(SqlLoader[ParquetSource]):
 
     def close(self) -> None:
         if self._owns:
-            self._conn.close()
+            close_database_file(self._conn)  # parks the database of a file for its next open

@@ -20,6 +20,17 @@ the file to it with ``(ROW_GROUP_SIZE n)``. Everything a user or the loader can 
   opened the plain way then, joining that connection (with DuckDB's own row groups).
 
 Another process holding the file gives DuckDB's own lock error, as ``duckdb.connect`` does.
+
+Making a DuckDB database costs about 28 ms of CPU (its catalog of built-in functions), more
+than a small run's whole load; attaching a file to one costs about 2 ms. So when the last
+connection loadstone handed out for a file closes (:func:`close_database_file`), the file is
+detached (checkpointed, its lock released: another process may open it at once) and the
+empty database is kept, idle, for the next open of the same file (a few at most, oldest
+dropped first), with the settings loads change reset. It is reused only when it is as a new
+one would be (settings, loaded extensions, no other catalog, no secret: a user's
+``sql_client`` may have changed any), else closed and a new one made. A connection closed
+other than through :func:`close_database_file` (or never closed) leaves the database to
+DuckDB, as before.
 """
 
 from __future__ import annotations
@@ -27,6 +38,8 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import weakref
+from collections import OrderedDict
 
 import duckdb
 
@@ -34,16 +47,34 @@ from loadstone.plugins.destinations.duckdb.sql import literal, quote
 
 #: Stands in for ``memory`` while it is detached; DuckDB never derives a name with a dot.
 _SCRATCH = "loadstone.opening"
-#: Opening is check-then-attach on a shared database: one thread at a time.
+#: Opening, closing and parking are check-then-act on a shared database: one at a time.
 _opening = threading.Lock()
+#: How many idle databases (files detached) are kept for their file's next open.
+IDLE_LIMIT = 2
+#: path -> a connection keeping its idle database alive, oldest first
+_idle: OrderedDict[str, duckdb.DuckDBPyConnection] = OrderedDict()
+#: path -> the connections :func:`open_database_file` handed out (weakly: a forgotten one
+#: closes with DuckDB's garbage collection, and the file with it, as before)
+_handed: dict[str, weakref.WeakSet[duckdb.DuckDBPyConnection]] = {}
+#: The global settings loads change, reset when a database is parked.
+_LOAD_SETTINGS = ("memory_limit", "threads", "preserve_insertion_order", "TimeZone")
+#: A database's global settings (name, value; but its temp folder) and loaded extensions.
+_State = tuple[tuple[tuple[str, str], ...], tuple[str, ...]]
+#: What a new database looks like, taken from the first this process made.
+_as_new: list[_State] = []
 
 
 def open_database_file(path: str, row_group_size: int) -> duckdb.DuckDBPyConnection:
     """A connection to the file ``path`` whose inserts write ``row_group_size``-row groups."""
     path = os.path.abspath(path)
-    database = f":memory:loadstone-{hashlib.sha256(path.encode()).hexdigest()[:16]}"
     with _opening:
-        conn = duckdb.connect(database, config={"temp_directory": f"{path}.tmp"})
+        keeper = _idle.pop(path, None)
+        if keeper is not None and not _is_as_new(keeper):
+            keeper.close()  # a user changed it: this open makes a new database
+            keeper = None
+        conn = duckdb.connect(_database(path), config={"temp_directory": f"{path}.tmp"})
+        if keeper is not None:  # the idle database is joined: ``conn`` keeps it alive now
+            keeper.close()
         try:
             _attach(conn, path, row_group_size)
         except duckdb.ResourceInUseException:
@@ -52,23 +83,100 @@ def open_database_file(path: str, row_group_size: int) -> duckdb.DuckDBPyConnect
         except BaseException:
             conn.close()
             raise
+        _handed.setdefault(path, weakref.WeakSet()).add(conn)
     return conn
+
+
+def close_database_file(conn: duckdb.DuckDBPyConnection) -> None:
+    """Close a connection of :func:`open_database_file`; the last one of its file parks the
+    database (see module docs). Any other connection is just closed."""
+    with _opening:
+        path = next((p for p, handed in _handed.items() if conn in handed), None)
+        if path is None:
+            conn.close()
+            return
+        handed = _handed[path]
+        handed.discard(conn)
+        if len(handed):  # others still use the file (or were closed behind our back)
+            conn.close()
+            return
+        del _handed[path]
+        keeper = duckdb.connect(_database(path), config={"temp_directory": f"{path}.tmp"})
+        conn.close()
+        if not _parked(keeper, path):
+            keeper.close()
+            return
+        _idle[path] = keeper
+        while len(_idle) > IDLE_LIMIT:
+            _idle.popitem(last=False)[1].close()
+
+
+def _database(path: str) -> str:
+    return f":memory:loadstone-{hashlib.sha256(path.encode()).hexdigest()[:16]}"
 
 
 def _attach(conn: duckdb.DuckDBPyConnection, path: str, row_group_size: int) -> None:
     """Attach ``path`` (unless this shared database already has) and make it the default."""
-    if _catalogs(conn, "NOT internal AND database_name = 'memory'"):
+    catalogs = _catalogs(conn)
+    if "memory" in catalogs and catalogs["memory"] is None:  # a new database
+        if not _as_new:
+            _as_new.append(_state(conn))
         conn.execute(f"ATTACH {literal(':memory:')} AS {quote(_SCRATCH)}")
         conn.execute(f"USE {quote(_SCRATCH)}")
         conn.execute("DETACH memory")
+    catalog = next((name for name, at in catalogs.items() if at == path), None)
+    if catalog is None:  # new, or idle since its file was detached
         conn.execute(f"ATTACH {literal(path)} (ROW_GROUP_SIZE {int(row_group_size)})")
-    (catalog,) = _catalogs(conn, "path = ?", path)
+        catalog = next(name for name, at in _catalogs(conn).items() if at == path)
     conn.execute(f"USE {quote(catalog)}")
     conn.execute(f"DETACH DATABASE IF EXISTS {quote(_SCRATCH)}")
 
 
-def _catalogs(conn: duckdb.DuckDBPyConnection, where: str, *params: str) -> list[str]:
-    rows = conn.execute(
-        f"SELECT database_name FROM duckdb_databases() WHERE {where}", list(params)
+def _parked(keeper: duckdb.DuckDBPyConnection, path: str) -> bool:
+    """Detach the file (checkpointing it: another process may open it now) and reset the
+    settings loads change; False when that failed (the database is closed then)."""
+    try:
+        keeper.execute(f"ATTACH {literal(':memory:')} AS {quote(_SCRATCH)}")
+        keeper.execute(f"USE {quote(_SCRATCH)}")
+        for catalog, at in _catalogs(keeper).items():
+            if at == path:
+                keeper.execute(f"DETACH {quote(catalog)}")
+        for name in _LOAD_SETTINGS:
+            keeper.execute(f"RESET {name}")
+    except duckdb.Error:
+        return False
+    return True
+
+
+def _is_as_new(keeper: duckdb.DuckDBPyConnection) -> bool:
+    """True when an idle database is as a new one would be: checked when it is reused (a
+    user's ``sql_client`` may have set or attached anything while it was open)."""
+    try:
+        return (
+            [_state(keeper)] == _as_new
+            and list(_catalogs(keeper)) == [_SCRATCH]
+            and not keeper.execute("SELECT 1 FROM duckdb_secrets()").fetchall()
+        )
+    except duckdb.Error:
+        return False
+
+
+def _state(conn: duckdb.DuckDBPyConnection) -> _State:
+    """The database's settings (not a connection's own, nor the per-file temp folder) and
+    loaded extensions."""
+    settings = conn.execute(
+        "SELECT name, value FROM duckdb_settings() "
+        "WHERE scope = 'GLOBAL' AND name <> 'temp_directory' ORDER BY name"
     ).fetchall()
-    return [row[0] for row in rows]
+    loaded = conn.execute(
+        "SELECT extension_name FROM duckdb_extensions() WHERE loaded ORDER BY 1"
+    ).fetchall()
+    return tuple((str(n), str(v)) for n, v in settings), tuple(str(row[0]) for row in loaded)
+
+
+def _catalogs(conn: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
+    """The database's catalogs (not DuckDB's own ``system`` and ``temp``) and their files."""
+    rows = conn.execute(
+        "SELECT database_name, path FROM duckdb_databases() WHERE NOT internal"
+    ).fetchall()
+    return {str(name): None if at is None else str(at) for name, at in rows}
