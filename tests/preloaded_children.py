@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -62,9 +63,11 @@ PIPELINE_RUN = (
 class Preloaded:
     """One preloaded parent process; children are forked from it on request."""
 
-    def __init__(self, modules: Sequence[str]) -> None:
+    def __init__(self, modules: Sequence[str], wrapper: Sequence[str] = ()) -> None:
+        """``wrapper``: a command the parent runs under (``unshare -m``: it and every child
+        share one private mount namespace)."""
         self._process = subprocess.Popen(
-            [sys.executable, str(SERVER), *modules],
+            [*wrapper, sys.executable, str(SERVER), *modules],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},  # see preloaded_server.py
@@ -173,6 +176,17 @@ class Child:
         err = "" if self._shared else Path(self._request["stderr"]).read_text(errors="replace")
         return subprocess.CompletedProcess([self.pid], self.returncode, out, err)
 
+    def first_line(self) -> str:
+        """The first line the child wrote to its stderr, waited for while it runs (or ""
+        if it ended without writing one)."""
+        path = Path(self._request["stderr"])
+        while True:
+            ended = self.poll() is not None
+            text = path.read_text(errors="replace") if path.exists() else ""
+            if "\n" in text or ended:
+                return text.splitlines(keepends=True)[0] if text else ""
+            time.sleep(0.02)
+
     def poll(self) -> int | None:
         """The exit status if the child has ended, else None (never blocks)."""
         if self.returncode is None:
@@ -183,9 +197,9 @@ class Child:
         return self.returncode
 
 
-def preloaded(*modules: str) -> Iterator[Preloaded]:
+def preloaded(*modules: str, wrapper: Sequence[str] = ()) -> Iterator[Preloaded]:
     """The body of a module-scoped fixture: one preloaded parent for the module's tests."""
-    parent = Preloaded(modules)
+    parent = Preloaded(modules, wrapper)
     try:
         yield parent
     finally:

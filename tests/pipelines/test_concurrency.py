@@ -4,6 +4,10 @@ A second run of a pipeline waits for the first (saying so) or fails before touch
 ``drop-pending-packages`` refuses while a run holds the pipeline; a lock left by a dead
 process is no obstacle; a DuckDB file held by another process is waited for, and when the
 wait times out the advice given finishes the package without loading anything twice.
+
+The ``loadstone`` commands run at the same time are forked from one preloaded parent
+(``preloaded_children.py``) that imported what a run imports: each is a process of its own
+(its own pid and locks), without paying Python's start-up and the imports again.
 """
 
 from __future__ import annotations
@@ -12,10 +16,13 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
+from preloaded_children import PIPELINE_RUN, Child, Preloaded, preloaded
 
 from loadstone.cli import main
 from loadstone.storage.pipeline_lock import PipelineLock, lock_path
@@ -34,14 +41,14 @@ def pipelines_dir() -> Path:
     return Path(os.environ["LOADSTONE_HOME"]) / "pipelines"
 
 
-def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "loadstone.cli", *args],
-        env=dict(os.environ, **(env or {})),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+@pytest.fixture(scope="module")
+def parent() -> Iterator[Preloaded]:
+    yield from preloaded(*PIPELINE_RUN)
+
+
+def cli(parent: Preloaded, *args: str, env: dict[str, str] | None = None) -> Child:
+    """``python -m loadstone.cli ARGS``, started (forked from the preloaded parent)."""
+    return parent.start(module="loadstone.cli", args=args, env=dict(os.environ, **(env or {})))
 
 
 def run_args(path: str, pipeline: str = "conc", dataset: str = "ds") -> list[str]:
@@ -56,17 +63,16 @@ def counts(database: str = "conc.duckdb", dataset: str = "ds") -> tuple[int, int
         ).fetchone()
 
 
-def test_a_second_run_waits_for_the_first_and_says_so() -> None:
+def test_a_second_run_waits_for_the_first_and_says_so(parent: Preloaded) -> None:
     held = PipelineLock(pipelines_dir(), "conc")
     held.acquire(0)
-    second = cli(*run_args(write_input("b.jsonl", 0)), "--lock-timeout", "120")
-    assert second.stderr is not None
-    notice = second.stderr.readline()
+    second = cli(parent, *run_args(write_input("b.jsonl", 0)), "--lock-timeout", "120")
+    notice = second.first_line()
     assert "is being run by process" in notice and "waiting for it to finish" in notice
     assert not (pipelines_dir() / "conc" / "packages").exists()  # nothing touched meanwhile
     held.release()
-    _out, err = second.communicate(timeout=300)
-    assert second.returncode == 0, err
+    done = second.wait(timeout=300)
+    assert done.returncode == 0, done.stderr
     assert counts() == (ROWS, ROWS, ROWS)
 
 
@@ -84,11 +90,11 @@ def test_with_lock_timeout_0_a_second_run_fails_before_touching_anything(capsys:
     assert not (pipelines_dir() / "conc").exists()
 
 
-def test_two_runs_of_one_pipeline_at_once_load_each_row_once() -> None:
-    runs = [cli(*run_args(write_input(f"in{n}.jsonl", n * ROWS))) for n in range(2)]
+def test_two_runs_of_one_pipeline_at_once_load_each_row_once(parent: Preloaded) -> None:
+    runs = [cli(parent, *run_args(write_input(f"in{n}.jsonl", n * ROWS))) for n in range(2)]
     for run in runs:
-        _out, err = run.communicate(timeout=300)
-        assert run.returncode == 0, err
+        done = run.wait(timeout=300)
+        assert done.returncode == 0, done.stderr
     assert counts() == (2 * ROWS, 2 * ROWS, 2 * ROWS)
 
 
@@ -120,15 +126,15 @@ def test_a_lock_file_left_by_a_dead_process_is_no_obstacle() -> None:
     assert counts() == (ROWS, ROWS, ROWS)
 
 
-def test_two_pipelines_on_one_duckdb_file_at_once_load_each_row_once() -> None:
+def test_two_pipelines_on_one_duckdb_file_at_once_load_each_row_once(parent: Preloaded) -> None:
     shared = {"DESTINATION__DUCKDB__CREDENTIALS": "shared.duckdb"}
     runs = [
-        cli(*run_args(write_input(f"in{n}.jsonl", 0), f"p{n}", f"ds{n}"), env=shared)
+        cli(parent, *run_args(write_input(f"in{n}.jsonl", 0), f"p{n}", f"ds{n}"), env=shared)
         for n in range(2)
     ]
     for run in runs:
-        _out, err = run.communicate(timeout=300)
-        assert run.returncode == 0, err
+        done = run.wait(timeout=300)
+        assert done.returncode == 0, done.stderr
     for n in range(2):
         assert counts("shared.duckdb", f"ds{n}") == (ROWS, ROWS, ROWS)
 
@@ -141,7 +147,7 @@ sys.stdin.readline()
 """
 
 
-def test_a_duckdb_file_held_elsewhere_gives_advice_that_cannot_duplicate() -> None:
+def test_a_duckdb_file_held_elsewhere_gives_advice_that_cannot_duplicate(parent: Preloaded) -> None:
     env = {"DESTINATION__DUCKDB__LOCK_TIMEOUT": "0.5"}
     write_input("a.jsonl", 0)
     assert main(run_args("a.jsonl")) == 0  # the pipeline knows its state: no restore needed
@@ -153,14 +159,14 @@ def test_a_duckdb_file_held_elsewhere_gives_advice_that_cannot_duplicate() -> No
     )
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
     write_input("b.jsonl", ROWS)
-    blocked = cli(*run_args("b.jsonl"), env=env)
-    _out, err = blocked.communicate(timeout=300)
+    blocked = cli(parent, *run_args("b.jsonl"), env=env).wait(timeout=300)
+    err = blocked.stderr
     holder.communicate("\n", timeout=60)
     assert blocked.returncode != 0
     assert err.count("error: ") == 1 and "cannot open DuckDB database" in err
     assert "`loadstone pipeline conc load` finishes it" in err and "close it and retry" not in err
-    again = cli(*run_args("b.jsonl"))  # the same command: finishes the package, extracts nothing
-    _out, err = again.communicate(timeout=300)
-    assert again.returncode == 0, err
-    assert "instead of extracting it again" in err
+    # the same command: finishes the package, extracts nothing
+    again = cli(parent, *run_args("b.jsonl")).wait(timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "instead of extracting it again" in again.stderr
     assert counts() == (2 * ROWS, 2 * ROWS, 2 * ROWS)

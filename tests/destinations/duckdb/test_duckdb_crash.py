@@ -3,18 +3,21 @@
 The load runs in a child process that ends itself abruptly (``os._exit``, no cleanup, no
 rollback) right after the k-th SQL statement of the package; the parent then opens the real
 database file, checks that the package is either wholly visible or not at all, and retries:
-the package ends up loaded exactly once whatever k was.
+the package ends up loaded exactly once whatever k was. The children are forked from one
+preloaded parent (``preloaded_children.py``) that imported loadstone's DuckDB client, DuckDB
+and pyarrow: each is a process of its own, without paying those imports again.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from preloaded_children import Preloaded, preloaded
 from test_duckdb_support import duckdb_destination, parquet, request, rows, schema, table
 
 from tests.destinations.schema_support import stored_schema
@@ -76,16 +79,22 @@ def _package(tmp: Path) -> tuple[dict, dict]:
     return stored, {"users": [str(users)], "users__pets": [str(pets)]}
 
 
-def _run_child(tmp: Path, crash_after: int) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="module")
+def parent() -> Iterator[Preloaded]:
+    yield from preloaded(
+        "loadstone.plugins.destinations.duckdb.client",
+        "loadstone.schema",
+        "duckdb",
+        "pyarrow",
+        "pyarrow.parquet",
+    )
+
+
+def _run_child(parent: Preloaded, tmp: Path, crash_after: int) -> subprocess.CompletedProcess[str]:
     stored, tables = _package(tmp)
     spec = {"db": str(tmp / "db.duckdb"), "schema": stored, "tables": tables}
     code = CHILD.format(tests=str(TESTS), root=str(TESTS.parents[2]), load_id=LOAD_ID)
-    return subprocess.run(
-        [sys.executable, "-c", code, str(crash_after), json.dumps(spec)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return parent.run(code, [str(crash_after), json.dumps(spec)], timeout=120)
 
 
 #: after the k-th statement: 1 is before BEGIN, the last is after COMMIT (checked below)
@@ -94,9 +103,9 @@ CRASH_POINTS = [1, 3, 5, 8, 11, 14, 17, 20, 22, 23, 24]
 
 @pytest.mark.parametrize("crash_after", CRASH_POINTS)
 def test_crash_after_any_statement_leaves_all_or_nothing_and_retry_loads_once(
-    tmp_path: Path, crash_after: int
+    parent: Preloaded, tmp_path: Path, crash_after: int
 ) -> None:
-    child = _run_child(tmp_path, crash_after)
+    child = _run_child(parent, tmp_path, crash_after)
     assert child.returncode in (0, 17), child.stderr
     stored, tables = _package(tmp_path / "retry")
     with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(stored), "shop") as client:
@@ -110,8 +119,8 @@ def test_crash_after_any_statement_leaves_all_or_nothing_and_retry_loads_once(
         assert len(rows(client, "_dlt_pipeline_state")) == (1 if loaded else 0)
 
 
-def test_the_crash_points_cover_the_whole_package(tmp_path: Path) -> None:
-    child = _run_child(tmp_path, 10_000)
+def test_the_crash_points_cover_the_whole_package(parent: Preloaded, tmp_path: Path) -> None:
+    child = _run_child(parent, tmp_path, 10_000)
     assert child.returncode == 0, child.stderr
     statements = int(child.stdout.split()[-1])
     # the last crash point falls on the final statement (COMMIT), so some crash points
