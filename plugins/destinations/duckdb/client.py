@@ -151,6 +151,8 @@ class DuckDBClient(SqlLoader[ParquetSource]):
             else:
                 self._default_limit = parse_size(self._setting("memory_limit"))
         self.catalog: str = str(self._row("SELECT current_database()")[0])
+        #: a user reached the connection (queries, the native connection): see close()
+        self._reached = False
 
     def qualified(self, table: str, staging: bool = False) -> str:
         dataset = self.staging_dataset_name if staging else self.dataset_name
@@ -330,6 +332,7 @@ class DuckDBClient(SqlLoader[ParquetSource]):
         DuckDB's Python rows for TIMESTAMP WITH TIME ZONE need ``pytz``; without it the rows
         are fetched through Arrow instead (aware datetimes via ``zoneinfo``).
         """
+        self._reached = True
         bound = list(params) if params else None
         result = self._conn.execute(sql, bound)
         try:
@@ -349,6 +352,7 @@ class DuckDBClient(SqlLoader[ParquetSource]):
         Loads never need it (every name they write is qualified); queries typed by users do.
         A dataset not created yet is left alone: DuckDB refuses a search path into nothing.
         """
+        self._reached = True
         if self.dataset_exists():
             path = f"{quote(self.catalog)}.{quote(self.dataset_name)},main"
             self._conn.execute(f"SET search_path = {literal(path)}")
@@ -368,8 +372,10 @@ class DuckDBClient(SqlLoader[ParquetSource]):
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
         """The open DuckDB connection (for reading results; loads go through the contract)."""
+        self._reached = True
         return self._conn
 
     def close(self) -> None:
         if self._owns:
-            close_database_file(self._conn)  # parks the database of a file for its next open
+            # a database only loads ran on is kept for the file's next open
+            close_database_file(self._conn, reached=self._reached)

@@ -26,11 +26,11 @@ than a small run's whole load; attaching a file to one costs about 2 ms. So when
 connection loadstone handed out for a file closes (:func:`close_database_file`), the file is
 detached (checkpointed, its lock released: another process may open it at once) and the
 empty database is kept, idle, for the next open of the same file (a few at most, oldest
-dropped first), with the settings loads change reset. It is reused only when it is as a new
-one would be (settings, loaded extensions, no other catalog, no secret: a user's
-``sql_client`` may have changed any), else closed and a new one made. A connection closed
-other than through :func:`close_database_file` (or never closed) leaves the database to
-DuckDB, as before.
+dropped first), with the settings loads change reset. Only a database that ran nothing but
+loadstone's own statements is kept: one a user reached (``sql_client``, ``dataset``, the
+native connection), who may have set or attached anything, is closed as before. A connection
+closed other than through :func:`close_database_file` (or never closed) leaves the database
+to DuckDB, as before.
 """
 
 from __future__ import annotations
@@ -56,12 +56,10 @@ _idle: OrderedDict[str, duckdb.DuckDBPyConnection] = OrderedDict()
 #: path -> the connections :func:`open_database_file` handed out (weakly: a forgotten one
 #: closes with DuckDB's garbage collection, and the file with it, as before)
 _handed: dict[str, weakref.WeakSet[duckdb.DuckDBPyConnection]] = {}
+#: paths whose open database a user reached through one of its connections: not kept idle
+_reached: set[str] = set()
 #: The global settings loads change, reset when a database is parked.
 _LOAD_SETTINGS = ("memory_limit", "threads", "preserve_insertion_order", "TimeZone")
-#: A database's global settings (name, value; but its temp folder) and loaded extensions.
-_State = tuple[tuple[tuple[str, str], ...], tuple[str, ...]]
-#: What a new database looks like, taken from the first this process made.
-_as_new: list[_State] = []
 
 
 def open_database_file(path: str, row_group_size: int) -> duckdb.DuckDBPyConnection:
@@ -69,9 +67,6 @@ def open_database_file(path: str, row_group_size: int) -> duckdb.DuckDBPyConnect
     path = os.path.abspath(path)
     with _opening:
         keeper = _idle.pop(path, None)
-        if keeper is not None and not _is_as_new(keeper):
-            keeper.close()  # a user changed it: this open makes a new database
-            keeper = None
         conn = duckdb.connect(_database(path), config={"temp_directory": f"{path}.tmp"})
         if keeper is not None:  # the idle database is joined: ``conn`` keeps it alive now
             keeper.close()
@@ -87,9 +82,10 @@ def open_database_file(path: str, row_group_size: int) -> duckdb.DuckDBPyConnect
     return conn
 
 
-def close_database_file(conn: duckdb.DuckDBPyConnection) -> None:
+def close_database_file(conn: duckdb.DuckDBPyConnection, *, reached: bool) -> None:
     """Close a connection of :func:`open_database_file`; the last one of its file parks the
-    database (see module docs). Any other connection is just closed."""
+    database unless a user ``reached`` one of them (see module docs). Any other connection
+    is just closed."""
     with _opening:
         path = next((p for p, handed in _handed.items() if conn in handed), None)
         if path is None:
@@ -97,10 +93,16 @@ def close_database_file(conn: duckdb.DuckDBPyConnection) -> None:
             return
         handed = _handed[path]
         handed.discard(conn)
+        if reached:
+            _reached.add(path)
         if len(handed):  # others still use the file (or were closed behind our back)
             conn.close()
             return
         del _handed[path]
+        if path in _reached:
+            _reached.discard(path)
+            conn.close()
+            return
         keeper = duckdb.connect(_database(path), config={"temp_directory": f"{path}.tmp"})
         conn.close()
         if not _parked(keeper, path):
@@ -119,8 +121,6 @@ def _attach(conn: duckdb.DuckDBPyConnection, path: str, row_group_size: int) -> 
     """Attach ``path`` (unless this shared database already has) and make it the default."""
     catalogs = _catalogs(conn)
     if "memory" in catalogs and catalogs["memory"] is None:  # a new database
-        if not _as_new:
-            _as_new.append(_state(conn))
         conn.execute(f"ATTACH {literal(':memory:')} AS {quote(_SCRATCH)}")
         conn.execute(f"USE {quote(_SCRATCH)}")
         conn.execute("DETACH memory")
@@ -146,32 +146,6 @@ def _parked(keeper: duckdb.DuckDBPyConnection, path: str) -> bool:
     except duckdb.Error:
         return False
     return True
-
-
-def _is_as_new(keeper: duckdb.DuckDBPyConnection) -> bool:
-    """True when an idle database is as a new one would be: checked when it is reused (a
-    user's ``sql_client`` may have set or attached anything while it was open)."""
-    try:
-        return (
-            [_state(keeper)] == _as_new
-            and list(_catalogs(keeper)) == [_SCRATCH]
-            and not keeper.execute("SELECT 1 FROM duckdb_secrets()").fetchall()
-        )
-    except duckdb.Error:
-        return False
-
-
-def _state(conn: duckdb.DuckDBPyConnection) -> _State:
-    """The database's settings (not a connection's own, nor the per-file temp folder) and
-    loaded extensions."""
-    settings = conn.execute(
-        "SELECT name, value FROM duckdb_settings() "
-        "WHERE scope = 'GLOBAL' AND name <> 'temp_directory' ORDER BY name"
-    ).fetchall()
-    loaded = conn.execute(
-        "SELECT extension_name FROM duckdb_extensions() WHERE loaded ORDER BY 1"
-    ).fetchall()
-    return tuple((str(n), str(v)) for n, v in settings), tuple(str(row[0]) for row in loaded)
 
 
 def _catalogs(conn: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
