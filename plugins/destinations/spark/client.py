@@ -5,11 +5,19 @@ with ``ALTER TABLE ... ADD COLUMNS``. Spark has no transactions over several tab
 package is made visible by renaming files (``table_files.py``; through the session's JVM, or
 in this process over Spark Connect, ``file_stores.py``): every table's rows are first
 written by Spark into hidden staging folders, then renamed into the tables, then the
-``_dlt_pipeline_state`` row, and **last** the ``_dlt_loads`` row. A failure, or a rerun after
+``_dlt_pipeline_state`` row, and **last** the ``_dlt_loads`` row (system rows are one-row
+Parquet files made in this process, ``system_rows.py``: no Spark job each). A failure, or a rerun after
 a kill, first takes back whatever an earlier attempt of the same load id left (its files carry
 the load id in their names), so the package ends up loaded exactly once. Between a crash and
 the rerun, readers may see part of the package: they can keep to rows whose load id is in
 ``_dlt_loads``, as with dlt's destinations without transactions.
+
+Catalog round trips are few per load, because each costs a metastore call: the schema's
+tables are migrated only when its ``version_hash`` is not in ``_dlt_version`` yet (the tables
+of a stored version exist), the dataset's tables are listed once (``SHOW TABLES``) instead of
+asked about one by one, and a session's cached file listing of a table is refreshed only where
+it can be stale: in the writer's session before it reads a table again, in the user's session
+for the tables a load changed.
 
 Write dispositions: ``append``, ``replace`` (the root table and its nested tables are
 emptied and loaded) and ``merge`` as ``delete-insert`` (``merge.py``); others are refused
@@ -38,6 +46,7 @@ from loadstone.destinations.contract import (
 from loadstone.exceptions import DestinationError, DestinationSchemaMismatch
 from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
+from loadstone.plugins.destinations.spark.system_rows import row_file
 from loadstone.plugins.destinations.spark.table_files import TableFolder
 from loadstone.plugins.destinations.spark.types import (
     normalize_type_name,
@@ -81,6 +90,13 @@ class SparkClient(ClientNames, ClosesOnExit):
         self.base_session, self.session = writer_session(self.settings)
         self.catalog = self.settings.catalog
         self._naming = naming if naming is not None else self._resolve_naming(schema)
+        #: tables the writer's session has read, so holds a file listing of (refreshed before
+        #: it reads them again); ``None``: any table (SQL of the user's ran in it)
+        self._listed: set[str] | None = set()
+        #: the database is known to exist (checked or made by this client)
+        self._dataset_known = False
+        #: the load id :meth:`is_package_loaded` last found not loaded
+        self._not_loaded: str | None = None
 
     # --- names -------------------------------------------------------------------------
 
@@ -95,14 +111,34 @@ class SparkClient(ClientNames, ClosesOnExit):
     def _sql(self, text: str, params: Sequence[object] | None = None) -> DataFrame:
         return self.session.sql(text, args=list(params) if params else None)
 
+    def _before_read(self, *tables: str) -> None:
+        """The writer's session is about to read ``tables``: drop the file listing it keeps of
+        any it read before (files may have moved since; a new session keeps none)."""
+        for table in tables:
+            if self._listed is None or table in self._listed:
+                self.session.catalog.refreshTable(self.qualified(table))
+            if self._listed is not None:
+                self._listed.add(table)
+
+    def read_table(self, table: str) -> DataFrame:
+        """The current rows of a table, in the writer's session."""
+        self._before_read(table)
+        return self.session.table(self.qualified(table))
+
     def dataset_exists(self) -> bool:
-        return self.session.catalog.databaseExists(self._database())
+        if not self._dataset_known:
+            self._dataset_known = self.session.catalog.databaseExists(self._database())
+        return self._dataset_known
 
     def table_names(self) -> list[str]:
         if not self.dataset_exists():
             return []
         rows = self._sql(f"SHOW TABLES IN {self._database()}").collect()
         return sorted(row["tableName"] for row in rows if not row["isTemporary"])
+
+    def existing_tables(self) -> set[str]:
+        """The dataset's tables (lower case, as the catalog keeps them), in one call."""
+        return {name.lower() for name in self.table_names()}
 
     def table_exists(self, table: str) -> bool:
         return self.session.catalog.tableExists(self.qualified(table))
@@ -125,9 +161,9 @@ class SparkClient(ClientNames, ClosesOnExit):
         )
 
     def refresh(self, table: str) -> None:
-        """Drop cached file listings of a table, here and in the user's session (each session
-        caches the files of the tables it read, so it would not see the new ones)."""
-        self.session.catalog.refreshTable(self.qualified(table))
+        """The files of ``table`` changed: drop the user's session's cached listing of them
+        (each session caches the files of the tables it read, so it would not see the new
+        ones); the writer's session does so before it reads the table again."""
         self.base_session.catalog.refreshTable(self.qualified(table))
 
     # --- DDL ---------------------------------------------------------------------------
@@ -137,19 +173,31 @@ class SparkClient(ClientNames, ClosesOnExit):
             return []
         sql = f"CREATE DATABASE IF NOT EXISTS {self._database()}"
         self._sql(sql)
+        self._dataset_known = True
         return [sql]
 
-    def ensure_table(self, table: str, columns: Sequence[Column]) -> list[str]:
+    def ensure_table(
+        self, table: str, columns: Sequence[Column], tables: set[str] | None = None
+    ) -> list[str]:
         """Create the table, or add its missing columns; fail on a column of another type.
 
         Every column is nullable: Spark's Parquet tables do not enforce NOT NULL.
+        ``tables``: the dataset's tables, if known (one is added when it is created).
         """
-        existing = self.existing_columns(table)
+        if tables is None:
+            existing = self.existing_columns(table)
+        elif table.lower() in tables:
+            columns_found = self.session.catalog.listColumns(self.qualified(table))
+            existing = {c.name.lower(): (c.name, c.dataType) for c in columns_found}
+        else:
+            existing = None
         typed = [(c.name, spark_type(c, table)) for c in columns]
         if existing is None:
             parts = ", ".join(f"{quote(n)} {t}" for n, t in typed)
             sql = f"CREATE TABLE IF NOT EXISTS {self.qualified(table)} ({parts}) USING parquet"
             self._sql(sql)
+            if tables is not None:
+                tables.add(table.lower())
             return [sql]
         missing = []
         for name, expected in typed:
@@ -175,17 +223,25 @@ class SparkClient(ClientNames, ClosesOnExit):
             for c in SYSTEM_TABLES[name]
         ]
 
-    def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
+    def _migrate(
+        self, model: TableModel, version: SchemaVersionRow, tables: set[str] | None = None
+    ) -> list[str]:
         """The catalog brought to the schema (tables from ``model``; ``version`` is the
-        ``_dlt_version`` row)."""
+        ``_dlt_version`` row), unless that version is stored: its tables exist already.
+        ``tables`` (the dataset's, listed if not given) gets the tables created."""
         statements = self.ensure_dataset()
+        if tables is None:
+            tables = set() if statements else self.existing_tables()
+        if self.table_ident("_dlt_version").lower() in tables and self._version_stored(version):
+            return statements
         for name in SYSTEM_TABLES:
-            statements += self.ensure_table(self.table_ident(name), self._system_columns(name))
+            ident = self.table_ident(name)
+            statements += self.ensure_table(ident, self._system_columns(name), tables)
         for table in model.data_tables():
             columns = model.columns_for_destination(table)
             if columns:
-                statements += self.ensure_table(table, columns)
-        self._record_version(version)
+                statements += self.ensure_table(table, columns, tables)
+        self._append_version(version)
         return statements
 
     def _check_dispositions(self, model: TableModel) -> None:
@@ -193,39 +249,33 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     # --- system rows ---------------------------------------------------------------------
 
-    def row_frame(self, name: str, values: Sequence[object]) -> DataFrame:
-        """One row of a system table as a DataFrame of that table's columns."""
-        ddl = ", ".join(f"{quote(c.name)} {spark_type(c)}" for c in self._system_columns(name))
-        return self.session.createDataFrame([tuple(values)], ddl)
+    def row_file(self, name: str, values: Sequence[object]) -> bytes:
+        """One row of a system table as a Parquet file of that table's columns."""
+        return row_file(self._system_columns(name), values)
 
-    def _append_row(self, name: str, values: Sequence[object]) -> None:
-        table = self.table_ident(name)
-        self.row_frame(name, values).write.insertInto(self.qualified(table))
-        self.refresh(table)
-
-    def _record_version(self, version: SchemaVersionRow) -> bool:
+    def _version_stored(self, version: SchemaVersionRow) -> bool:
         table = self.table_ident("_dlt_version")
-        self.refresh(table)
+        self._before_read(table)
         c = self.ident
         found = self._sql(
             f"SELECT 1 FROM {self.qualified(table)} WHERE {quote(c('version_hash'))} = ? "
             f"AND {quote(c('schema_name'))} = ? LIMIT 1",
             [version.version_hash, version.schema_name],
         ).collect()
-        if found:
-            return False
-        self._append_row(
-            "_dlt_version",
-            [
-                version.version,
-                version.engine_version,
-                now(),
-                version.schema_name,
-                version.version_hash,
-                version.schema_json,
-            ],
-        )
-        return True
+        return bool(found)
+
+    def _append_version(self, version: SchemaVersionRow) -> None:
+        table = self.table_ident("_dlt_version")
+        values = [
+            version.version,
+            version.engine_version,
+            now(),
+            version.schema_name,
+            version.version_hash,
+            version.schema_json,
+        ]
+        self.folder(table).add_file(self.row_file("_dlt_version", values))
+        self.refresh(table)
 
     # --- the contract ------------------------------------------------------------------
 
@@ -249,12 +299,14 @@ class SparkClient(ClientNames, ClosesOnExit):
         version = SchemaVersionRow.of(request.schema)
         model = TableModel(as_schema(request.schema), self)
         self._check_dispositions(model)
-        if self.is_package_loaded(request.load_id):
+        # the step asked just before, on this client: not asked twice
+        if self._not_loaded != request.load_id and self.is_package_loaded(request.load_id):
             return
-        self._migrate(model, version)
+        tables = set() if self.ensure_dataset() else self.existing_tables()
+        self._migrate(model, version, tables)
         from loadstone.plugins.destinations.spark.package_load import PackageLoad
 
-        PackageLoad(self, model, request, version).run()
+        PackageLoad(self, model, request, version, tables).run()
 
     def system_rows(
         self, request: LoadRequest, version: SchemaVersionRow
@@ -285,19 +337,22 @@ class SparkClient(ClientNames, ClosesOnExit):
     def is_package_loaded(self, load_id: str) -> bool:
         loads = self.table_ident("_dlt_loads")
         if not (self.dataset_exists() and self.table_exists(loads)):
+            self._not_loaded = load_id
             return False
-        self.refresh(loads)
+        self._before_read(loads)
         found = self._sql(
             f"SELECT 1 FROM {self.qualified(loads)} WHERE {quote(self.ident('load_id'))} = ? "
             "LIMIT 1",
             [load_id],
         ).collect()
+        self._not_loaded = None if found else load_id
         return bool(found)
 
     def get_stored_schema(self, schema_name: str) -> TStoredSchema | None:
         version = self.table_ident("_dlt_version")
         if not (self.dataset_exists() and self.table_exists(version)):
             return None
+        self._before_read(version)
         c = self.ident
         rows = self._sql(
             f"SELECT {quote(c('schema'))} FROM {self.qualified(version)} "
@@ -313,6 +368,7 @@ class SparkClient(ClientNames, ClosesOnExit):
         loads = self.table_ident("_dlt_loads")
         if not (self.dataset_exists() and self.table_exists(state) and self.table_exists(loads)):
             return None
+        self._before_read(state, loads)
         c = self.ident
         rows = self._sql(
             f"SELECT s.{quote(c('state'))} FROM {self.qualified(state)} AS s "
@@ -325,10 +381,11 @@ class SparkClient(ClientNames, ClosesOnExit):
         return decode_state(rows[0][0]) if rows else None
 
     def table_row_counts(self) -> dict[str, int]:
-        return {t: self.session.table(self.qualified(t)).count() for t in self.table_names()}
+        return {t: self.read_table(t).count() for t in self.table_names()}
 
     def query(self, sql: str, *params: object) -> list[Row]:
         """Run Spark SQL (``?`` placeholders) and return all rows as tuples."""
+        self._listed = None  # it may read any table: each is refreshed before the next read
         return [tuple(row) for row in self._sql(sql, params).collect()]
 
     @property
@@ -343,6 +400,7 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     def drop_dataset(self) -> None:
         self._sql(f"DROP DATABASE IF EXISTS {self._database()} CASCADE")
+        self._dataset_known = False
 
     def folder(self, table: str) -> TableFolder:
         return TableFolder.open(self.session, self.location(table))
@@ -358,6 +416,7 @@ class SparkConnection:
         self._client = client
 
     def sql(self, text: str, params: Sequence[object] | None = None) -> _ArrowResult:
+        self._client._listed = None  # see SparkClient.query
         return _ArrowResult(self._client._sql(text, params))
 
 

@@ -1,4 +1,4 @@
-"""The five file operations a table's files need, on classic Spark and over Spark Connect.
+"""The six file operations a table's files need, on classic Spark and over Spark Connect.
 
 ``table_files.py`` makes a package visible by renaming files in a table's folder; it names
 files and folders by the URI Spark reports (``file:/...``, ``hdfs://...``, ``s3a://...``) and
@@ -55,6 +55,10 @@ class FileStore(Protocol):
         """Delete ``folder`` if it exists and holds nothing (a folder a concurrent load just
         filled is kept)."""
 
+    def write(self, path: str, data: bytes) -> None:
+        """Write a (small) file, its folders made as needed: a system table's row, made in
+        this process, costs a file write instead of a Spark job."""
+
 
 def open_store(session: SparkSession, location: str) -> FileStore:
     """The store for a table at ``location``, by the kind of session (module docstring)."""
@@ -108,6 +112,13 @@ class HadoopStore:
         path = self._path(folder)
         if self._fs.exists(path) and not list(self._fs.listStatus(path)):
             self._fs.delete(path, False)
+
+    def write(self, path: str, data: bytes) -> None:
+        stream = self._fs.create(self._path(path), True)  # parents are made by Hadoop
+        try:
+            stream.write(bytearray(data))
+        finally:
+            stream.close()
 
 
 def _fs_url(uri: str) -> str:
@@ -184,3 +195,9 @@ class FsspecStore:
                 self._fs.rmdir(path)
             except OSError:  # a concurrent load put its folder there meanwhile: keep it
                 pass
+
+    def write(self, path: str, data: bytes) -> None:
+        target = self._path(path)
+        if self._local:
+            self._fs.makedirs(posixpath.dirname(target), exist_ok=True)
+        self._fs.pipe_file(target, data)

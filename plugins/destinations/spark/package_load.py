@@ -5,11 +5,11 @@ which tables take part and in what order:
 
 1. take back any earlier attempt of this load id in every table the schema knows;
 2. write each table's rows into its staging folder (a value that does not fit fails here,
-   before anything is visible), and the state and loads rows into theirs;
+   before anything is visible), and the state and loads rows into theirs (files made here);
    ``merge`` chains stage their tables' new contents, computed by Spark (``merge.py``);
 3. ``replace`` and ``merge`` chains: set the current files of their tables aside;
 4. rename the staged data files in, then the state row, then (last) the ``_dlt_loads`` row;
-5. forget the set-aside files.
+5. forget the set-aside files; the user's session lists the changed tables' files anew.
 
 An exception before step 4's last rename takes the attempt back (step 1 again) and is
 reported as :class:`LoadFailed` naming the table it happened in.
@@ -43,15 +43,15 @@ class SparkClient(Protocol):
 
     def qualified(self, table: str) -> str: ...
 
-    def table_exists(self, table: str) -> bool: ...
-
     def table_ident(self, table: str) -> str: ...
 
     def refresh(self, table: str) -> None: ...
 
+    def read_table(self, table: str) -> DataFrame: ...
+
     def folder(self, table: str) -> TableFolder: ...
 
-    def row_frame(self, name: str, values: Sequence[object]) -> DataFrame: ...
+    def row_file(self, name: str, values: Sequence[object]) -> bytes: ...
 
     def system_rows(
         self, request: LoadRequest, version: SchemaVersionRow
@@ -67,14 +67,18 @@ class PackageLoad:
         model: TableModel,
         request: LoadRequest,
         version: SchemaVersionRow,
+        tables: set[str],
     ) -> None:
+        """``tables``: the dataset's tables (lower case) after the schema's migration."""
         self.client = client
         self.model = model
         self.request = request
         self.load_id = request.load_id
         self.system_rows = client.system_rows(request, version)
         self.current: str | None = None
-        known = [t for t in model.data_tables() if client.table_exists(t)]
+        #: tables whose files this attempt changed (the user's session lists them anew)
+        self.touched: set[str] = set()
+        known = [t for t in model.data_tables() if t.lower() in tables]
         system = [client.table_ident(name) for name in self.system_rows]
         self.folders: dict[str, TableFolder] = {t: client.folder(t) for t in known + system}
 
@@ -84,14 +88,14 @@ class PackageLoad:
             staged, rewritten = self._stage()
             for table in rewritten:
                 self.current = table
+                self.touched.add(table)
                 self.folders[table].set_aside(self.load_id)
-            for table in staged:
+            for table in [*staged, *map(self.client.table_ident, self.system_rows)]:
                 self.current = table
+                self.touched.add(table)
                 self.folders[table].publish(self.load_id)
-            for name in self.system_rows:
-                self.current = self.client.table_ident(name)
-                self.folders[self.current].publish(self.load_id)
         except BaseException as exc:
+            self.touched.update(self.folders)  # taken back: any table may have changed
             self._undo()
             if isinstance(exc, DestinationError) or not isinstance(exc, Exception):
                 raise
@@ -108,12 +112,14 @@ class PackageLoad:
         return [str(f) for f in list_files(spec)] if spec else []
 
     def _undo(self) -> None:
-        for folder in self.folders.values():
-            folder.undo(self.load_id)
+        for table, folder in self.folders.items():
+            if folder.undo(self.load_id):
+                self.touched.add(table)
 
     def _refresh(self) -> None:
         for table in self.folders:
-            self.client.refresh(table)
+            if table in self.touched:
+                self.client.refresh(table)
 
     def _roots(self) -> list[str]:
         roots: list[str] = []
@@ -154,8 +160,7 @@ class PackageLoad:
         return rewritten
 
     def _current_rows(self, table: str) -> DataFrame:
-        self.client.refresh(table)
-        return self.client.session.table(self.client.qualified(table))
+        return self.client.read_table(table)
 
     def _stage(self) -> tuple[list[str], list[str]]:
         """Write every table's new rows and the system rows to staging (see module docstring);
@@ -167,7 +172,7 @@ class PackageLoad:
             frame.write.mode("overwrite").parquet(self.folders[table].staging(self.load_id))
         for name, values in self.system_rows.items():
             self.current = self.client.table_ident(name)
-            frame = self.client.row_frame(name, values)
-            frame.write.mode("overwrite").parquet(self.folders[self.current].staging(self.load_id))
+            data = self.client.row_file(name, values)
+            self.folders[self.current].stage_file(self.load_id, "row.parquet", data)
         self.current = None
         return list(frames), rewritten

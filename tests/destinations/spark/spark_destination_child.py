@@ -8,7 +8,8 @@ costs seconds, and so does every load (each table is staged, renamed in and refr
 three system tables), so the module needs only two loader applications and few loads:
 ``crash`` (killed with SIGKILL, so it must be a process of its own) and ``loads``, which does
 everything else in one application: the shared cases (one run, a table each), the
-disposition scenarios (one pipeline, two runs, a table each), the reruns of the crashed
+disposition scenarios (one pipeline, two runs, a table each, then its state and schema
+restored from the catalog), the reruns of the crashed
 pipelines, ``loadstone run --destination spark`` through the CLI's ``main``, and the decimal
 loads of ``spark_decimals_child.py``. The *reader* is another program
 (``spark_catalog_reader.py``) that does not import loadstone at all.
@@ -76,7 +77,8 @@ def load_cases(work: Path, cases_dir: Path) -> dict[str, Any]:
 def disposition_batches() -> list[list[Any]]:
     """Two runs of one pipeline, a table per disposition scenario: append, replace (root and
     nested), schema evolution (a column and a nested table added), merge by primary key
-    (nested rows replaced; of duplicate keys the first is kept) and merge of a shrunk list."""
+    (nested rows replaced; of duplicate keys the first is kept), merge of a shrunk list, and
+    a wei beyond 38 digits (``too_wide``, whose column gets a text variant)."""
     first, second = (
         {
             "appended": [{"id": 1}, {"id": 2}],
@@ -84,6 +86,7 @@ def disposition_batches() -> list[list[Any]]:
             "evolved": [{"id": 1, "name": "one"}],
             "merged": [{"id": 1, "v": "a", "tags": ["x"]}, {"id": 2, "v": "b", "tags": ["k"]}],
             "shrunk": [{"id": 1, "tags": ["a", "b", "c"]}, {"id": 2, "tags": ["q"]}],
+            "too_wide": [{"id": 1, "big": 10**20}, {"id": 2, "big": 10**40}],
         },
         {
             "appended": [{"id": 3}],
@@ -103,6 +106,7 @@ def disposition_batches() -> list[list[Any]]:
         "evolved": {"write_disposition": "append"},
         "merged": {"write_disposition": "merge", "primary_key": "id"},
         "shrunk": {"write_disposition": "merge", "primary_key": "id"},
+        "too_wide": {"write_disposition": "append"},
     }
     return [
         [dlt.resource(rows, name=name, **hints[name]) for name, rows in batch.items()]
@@ -111,10 +115,17 @@ def disposition_batches() -> list[list[Any]]:
 
 
 def dispositions(work: Path) -> dict[str, Any]:
-    """append, replace, schema evolution, merge (one pipeline, two runs); merge refused,
-    state restored, dataset() and sql_client() read."""
+    """append, replace, schema evolution, merge (one pipeline, two runs, the second with a
+    resource that keeps state); dataset() and sql_client() read; then the pipeline's local
+    state dropped and restored from the catalog; merge refused."""
     out: dict[str, Any] = {}
     first, second = disposition_batches()
+
+    @dlt.resource(name="items")
+    def with_cursor() -> Any:
+        dlt.current.resource_state()["cursor"] = "cursor-42"
+        yield {"id": 1}
+
     p = pipeline(work, "dispositions")
     p.run(first)
     from pyspark.sql import SparkSession
@@ -122,11 +133,16 @@ def dispositions(work: Path) -> dict[str, Any]:
     users_session = SparkSession.getActiveSession()
     assert users_session is not None
     before = users_session.table("dispositions.appended").count()  # the session caches files
-    p.run(second)
+    p.run([*second, with_cursor()])
     out["users_session_counts"] = [before, users_session.table("dispositions.appended").count()]
     out["append_dataset"] = sorted(r[0] for r in p.dataset()["appended"].select("id").fetchall())
     with p.sql_client() as client:
         out["evolved_sql"] = client.execute_sql("SELECT id, score FROM evolved ORDER BY id")
+    p.drop()
+    again = pipeline(work, "dispositions")
+    again.run()
+    out["restored_state"] = json.dumps(again.state, default=str)
+    out["restored_tables"] = sorted(again.default_schema.tables) if again.default_schema else []
 
     p = pipeline(work, "upserted")
     try:
@@ -139,23 +155,6 @@ def dispositions(work: Path) -> dict[str, Any]:
         out["merge_error"] = None
     except Exception as error:
         out["merge_error"] = f"{type(error).__name__}: {error}"
-
-    pipeline(work, "too_wide").run(
-        [{"id": 1, "big": 10**20}, {"id": 2, "big": 10**40}], table_name="items"
-    )
-
-    @dlt.resource(name="items")
-    def with_cursor() -> Any:
-        dlt.current.resource_state()["cursor"] = "cursor-42"
-        yield {"id": 1}
-
-    p = pipeline(work, "stateful")
-    p.run(with_cursor())
-    p.drop()
-    again = pipeline(work, "stateful")
-    again.run()
-    out["restored_state"] = json.dumps(again.state, default=str)
-    out["restored_tables"] = sorted(again.default_schema.tables) if again.default_schema else []
     return out
 
 

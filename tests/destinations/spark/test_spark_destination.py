@@ -6,7 +6,7 @@ folder shared by the whole module; then ``spark_catalog_reader.py``, a Spark app
 does not import loadstone, reads every table through the metastore. Each test checks one
 behaviour against what the reader saw, or (decimals, issue 39) what the loader read back.
 Scenarios that do not interfere share a load: the four cases are four tables of one run, the
-dispositions five tables of one pipeline's two runs.
+dispositions six tables of one pipeline's two runs, whose state and schema are then restored.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def test_kill_9_mid_load_then_rerun_loads_the_package_exactly_once(
 def test_a_wei_beyond_38_digits_goes_to_a_text_variant_with_every_digit(
     loaded: dict[str, Any],
 ) -> None:
-    items = _read(loaded, "too_wide.items")
+    items = _read(loaded, "dispositions.too_wide")
     assert "big:decimal(38,0)" in items["columns"]
     assert "big__v_text:string" in items["columns"]
     names = [c.split(":")[0] for c in items["columns"]]
