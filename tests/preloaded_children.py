@@ -112,9 +112,9 @@ class Preloaded:
             request["module"] = module
         else:
             request["code"] = code
-        streams = tempfile.mkdtemp(dir=self._outputs)
-        request["stdout"] = str(output or Path(streams) / "out")
-        request["stderr"] = str(output or Path(streams) / "err")
+        streams = Path(tempfile.mkdtemp(dir=self._outputs))
+        request["stdout"] = str(Path(output).absolute() if output else streams / "out")
+        request["stderr"] = str(Path(output).absolute() if output else streams / "err")
         assert self._process.stdin is not None
         self._process.stdin.write((json.dumps(request) + "\n").encode())
         self._process.stdin.flush()

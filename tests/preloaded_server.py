@@ -25,6 +25,7 @@ end of input ends the server (and any child still running is left to its own fat
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import json
 import os
@@ -143,6 +144,10 @@ def serve(modules: list[str]) -> None:
     threads = [_thread_name(task) for task in others]
     if threading.active_count() != 1 or set(threads) - set(FORK_SAFE_THREADS):
         raise RuntimeError(f"importing {modules} started threads {threads}: forking is unsafe")
+    # the imported objects go to the collector's permanent generation: no child's collection
+    # walks (and so copies) the pages it shares with this process (as the product's own
+    # fork pool does, local_pool.py)
+    gc.freeze()
     base = _base_path()
     channel = os.dup(1)
     os.dup2(2, 1)  # nothing printed here may mix with the replies

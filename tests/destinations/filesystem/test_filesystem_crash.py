@@ -103,7 +103,13 @@ def parent() -> Iterator[Preloaded]:
         "pyarrow",
         "pyarrow.parquet",
         "deltalake",
-        "pyiceberg",
+        # what an Iceberg commit imports (its catalog on SQLite, pandas through pyarrow)
+        "pyiceberg.table",
+        "pyiceberg.io.pyarrow",
+        "pyiceberg.catalog.sql",
+        "sqlalchemy.dialects.sqlite",
+        "pyarrow.dataset",
+        "pandas",
     )
 
 
