@@ -18,8 +18,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import sqlalchemy as sa
+
+from tests.compat.harness import read_only
 
 #: column type -> (SQL type, SQL expression of row i)
 TYPES = {
@@ -80,7 +81,7 @@ def _insert(engine: sa.Engine, schema: str, expr: str, first: int, last: int) ->
 
 def stored_cursor(db: Path, dataset: str, table: str = "t") -> Any:
     """The cursor state the destination keeps, as stored (dlt's marked text included)."""
-    with duckdb.connect(str(db)) as conn:
+    with read_only(db) as conn:
         (text,) = conn.execute(
             f"select state from {dataset}._dlt_pipeline_state order by version desc limit 1"
         ).fetchone()  # type: ignore[misc]  # one row after a load
@@ -126,7 +127,7 @@ def run_case(dlt: Any, sql_table: Any, url: str, schema: str, case: str, work: P
             incremental=dlt.sources.incremental("updated_at", **options),
         )
         pipeline.run(table)
-        with duckdb.connect(str(work / "inc.duckdb")) as conn:
+        with read_only(work / "inc.duckdb") as conn:
             now = Counter(i for (i,) in conn.execute("select id from d.t").fetchall())
         loaded.append(sorted((now - seen).elements()))
         seen = now
