@@ -74,10 +74,10 @@ class Preloaded:
         )
         self._exits: dict[int, int] = {}
         self._buffer = b""
-        self._outputs = Path(tempfile.mkdtemp(prefix="preloaded_"))
         ready = self._message(timeout=300)
         if "ready" not in ready:
             raise RuntimeError(f"the preloaded parent did not start: {ready}")
+        self._outputs = Path(tempfile.mkdtemp(prefix="preloaded_"))
 
     def close(self) -> None:
         assert self._process.stdin is not None
