@@ -27,6 +27,7 @@ before any work (``dispositions.py``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -49,6 +50,7 @@ from loadstone.plugins.destinations.spark.session import SparkSettings, writer_s
 from loadstone.plugins.destinations.spark.system_rows import row_file
 from loadstone.plugins.destinations.spark.table_files import TableFolder
 from loadstone.plugins.destinations.spark.types import (
+    literal,
     normalize_type_name,
     qualified,
     quote,
@@ -66,6 +68,10 @@ if TYPE_CHECKING:
 
     from loadstone.naming import NamingConvention
     from loadstone.schema.stored import TStoredSchema
+
+
+#: table names a ``SHOW TABLES ... LIKE`` pattern spells as they are (``|`` separates them)
+_PLAIN_NAME = re.compile(r"[a-z0-9_]+")
 
 
 class SparkClient(ClientNames, ClosesOnExit):
@@ -159,6 +165,30 @@ class SparkClient(ClientNames, ClosesOnExit):
             f"table {self.dataset_name}.{table} has no location: the Spark destination needs "
             f"a catalog whose tables are folders of Parquet files"
         )
+
+    def locations(self, tables: Sequence[str]) -> dict[str, str]:
+        """The folders of ``tables``, in one ``SHOW TABLE EXTENDED`` (a catalog call per
+        table was a good part of a small package's load); by :meth:`location` one by one where
+        that does not tell them (names its pattern cannot spell, another kind of catalog)."""
+        names = sorted({t.lower() for t in tables})
+        found: dict[str, str] = {}
+        if names and all(_PLAIN_NAME.fullmatch(n) for n in names):
+            found = self._shown_locations(names)
+        return {t: found.get(t.lower()) or self.location(t) for t in tables}
+
+    def _shown_locations(self, names: list[str]) -> dict[str, str]:
+        pattern = literal("|".join(names))
+        try:
+            shown = self._sql(f"SHOW TABLE EXTENDED IN {self._database()} LIKE {pattern}")
+            rows = shown.collect()
+        except Exception:  # a catalog without it: DESCRIBE tells, or says why not
+            return {}
+        found: dict[str, str] = {}
+        for row in rows:
+            for line in str(row["information"]).splitlines():
+                if line.startswith("Location: "):
+                    found[str(row["tableName"]).lower()] = line[len("Location: ") :]
+        return found
 
     def refresh(self, table: str) -> None:
         """The files of ``table`` changed: drop the user's session's cached listing of them
@@ -404,6 +434,10 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     def folder(self, table: str) -> TableFolder:
         return TableFolder.open(self.session, self.location(table))
+
+    def folders(self, tables: Sequence[str]) -> dict[str, TableFolder]:
+        """The folders of several tables (their locations asked at once)."""
+        return {t: TableFolder.open(self.session, at) for t, at in self.locations(tables).items()}
 
     def close(self) -> None:
         """Nothing to release: the SparkSession outlives the client (others share it)."""

@@ -49,7 +49,7 @@ class SparkClient(Protocol):
 
     def read_table(self, table: str) -> DataFrame: ...
 
-    def folder(self, table: str) -> TableFolder: ...
+    def folders(self, tables: Sequence[str]) -> dict[str, TableFolder]: ...
 
     def row_file(self, name: str, values: Sequence[object]) -> bytes: ...
 
@@ -80,7 +80,7 @@ class PackageLoad:
         self.touched: set[str] = set()
         known = [t for t in model.data_tables() if t.lower() in tables]
         system = [client.table_ident(name) for name in self.system_rows]
-        self.folders: dict[str, TableFolder] = {t: client.folder(t) for t in known + system}
+        self.folders: dict[str, TableFolder] = client.folders(known + system)
 
     def run(self) -> None:
         self._undo()
