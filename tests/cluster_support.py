@@ -280,6 +280,10 @@ def _start_connect(
             "spark.ui.enabled=false",
             "--conf",
             "spark.sql.session.timeZone=UTC",
+            # local[2]: 2 partitions after a shuffle, not Spark's 200 (the loads' MERGEs and
+            # read-backs shuffle a few rows)
+            "--conf",
+            "spark.sql.shuffle.partitions=2",
             "--conf",
             f"spark.pyspark.python={sys.executable}",
             "--name",
@@ -306,11 +310,3 @@ def write_events(path: Path, count: int, start: int = 0) -> Path:
             }
             handle.write(json.dumps(item) + "\n")
     return path
-
-
-def run_driver(
-    args: Sequence[str], env: Mapping[str, str], cwd: Path, timeout: float = 600
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        list(args), env=dict(env), cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )

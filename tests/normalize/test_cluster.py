@@ -10,6 +10,11 @@ the API cases share one application (the ``api`` fixture) and each test checks o
 The Spark destination over Spark Connect is tested here too (last), on the same Connect
 server: a module runs on one worker (``--dist loadfile``), so the server starts once (it
 costs a minute of CPU) instead of once on each worker.
+
+Every driver and client program (the CLI, ``cluster_driver.py``, ``spark_connect_child.py``)
+is a process of its own forked from one preloaded parent (``preloaded_children.py``): real
+processes, own pids, a real SIGKILL, without importing loadstone, pyarrow and pyspark again
+in each of the seven.
 """
 
 from __future__ import annotations
@@ -20,13 +25,15 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 import duckdb
 import pytest
-from cluster_support import Cluster, ConnectServer, run_driver, write_events
+from cluster_support import Cluster, ConnectServer, write_events
+from preloaded_children import Preloaded, preloaded
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
 from loadstone.storage.filesystem import open_filesystem
@@ -41,6 +48,49 @@ LOADSTONE = Path(sys.executable).with_name("loadstone")
 CHUNK_BYTES = "200000"
 #: one step of ``cluster_driver.py`` (its docstring lists the keys)
 Step = dict[str, Any]
+#: what the drivers (the CLI and ``cluster_driver.py``, classic pyspark or Spark Connect) and
+#: the Spark destination's Connect client import, once in the preloaded parent
+DRIVER_MODULES = (
+    "loadstone",
+    "loadstone.cli",
+    "loadstone.cli.run_command",
+    "loadstone.cli.pipeline_command",
+    "loadstone.pipelines.pipeline",
+    "loadstone.extract.step",
+    "loadstone.normalize.step",
+    "loadstone.load.step",
+    "loadstone.spark_session",
+    "loadstone.plugins.naming.snake_case",
+    "loadstone.plugins.normalizers.relational.normalizer",
+    "loadstone.plugins.normalizers.relational.native",
+    "loadstone.plugins.normalizers.relational.engine",
+    "loadstone.plugins.destinations.duckdb.client",
+    "loadstone.plugins.destinations.spark.client",
+    "duckdb",
+    "pyarrow",
+    "pyarrow.parquet",
+    "pandas",
+    "pyspark",
+    "pyspark.sql",
+    "pyspark.sql.connect.session",
+)
+
+
+@pytest.fixture(scope="module")
+def children() -> Iterator[Preloaded]:
+    """The preloaded parent every driver and client program of the module is forked from."""
+    yield from preloaded(*DRIVER_MODULES)
+
+
+def _program(
+    children: Preloaded,
+    script: Path,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path,
+) -> subprocess.CompletedProcess[str]:
+    """``python SCRIPT ARGS`` (a forked child), its output captured."""
+    return children.run(script=str(script), args=args, env=env, cwd=cwd, timeout=600)
 
 
 def _rows(cwd: Path, pipeline: str, table: str = "events") -> tuple[int, int]:
@@ -60,20 +110,9 @@ def _rows(cwd: Path, pipeline: str, table: str = "events") -> tuple[int, int]:
         return int(count), int(distinct)
 
 
-def _trace(cluster: Cluster, cwd: Path, pipeline: str) -> dict[str, Any]:
-    result = run_driver(
-        [
-            str(LOADSTONE),
-            "pipeline",
-            pipeline,
-            "trace",
-            "--json",
-            "--pipelines-dir",
-            str(cluster.pipelines_dir),
-        ],
-        cluster.driver_env(),
-        cwd,
-    )
+def _trace(children: Preloaded, cluster: Cluster, cwd: Path, pipeline: str) -> dict[str, Any]:
+    args = ["pipeline", pipeline, "trace", "--json", "--pipelines-dir", str(cluster.pipelines_dir)]
+    result = _program(children, LOADSTONE, args, cluster.driver_env(), cwd)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -82,10 +121,12 @@ def _check(result: Any) -> None:
     assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
 
 
-def _driver(cluster: Cluster, env: dict[str, str], cwd: Path, steps: list[Step]) -> list[Any]:
+def _driver(
+    children: Preloaded, cluster: Cluster, env: dict[str, str], cwd: Path, steps: list[Step]
+) -> list[Any]:
     """Run ``steps`` in one driver application; each step's result (``cluster_driver.py``)."""
-    args = [sys.executable, str(DRIVER), str(cluster.pipelines_dir), json.dumps(steps)]
-    result = run_driver(args, env, cwd)
+    args = [str(cluster.pipelines_dir), json.dumps(steps)]
+    result = _program(children, DRIVER, args, env, cwd)
     _check(result)
     found = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     assert len(found) == len(steps), result.stdout
@@ -111,6 +152,7 @@ class ApiRuns:
 
 @pytest.fixture(scope="module")
 def api(
+    children: Preloaded,
     cluster: Cluster,
     s3_server: S3Server,  # noqa: F811 - the fixture imported above
     tmp_path_factory: pytest.TempPathFactory,
@@ -128,10 +170,11 @@ def api(
         {"PACKAGES__STORAGE_URL": str(store)},
     )
     source = write_events(cluster.shared / "hidden-events.jsonl", 2000)
-    args = [str(LOADSTONE), "run", str(source), "-t", "events", "-p", "hidden", "-q"]
+    args = ["run", str(source), "-t", "events", "-p", "hidden", "-q"]
     cli_env = cluster.driver_env(NORMALIZE__CHUNK_BYTES=CHUNK_BYTES, SPARK__TASK__MAXFAILURES="2")
-    cli_failure = run_driver([*args, "--pipelines-dir", str(cluster.pipelines_dir)],
-                             {**cli_env, **hidden}, work)  # fmt: skip
+    cli_failure = _program(children, LOADSTONE,
+                           [*args, "--pipelines-dir", str(cluster.pipelines_dir)],
+                           {**cli_env, **hidden}, work)  # fmt: skip
     hidden_rows = _rows(work, "hidden")
     raise_marker, kill_marker = cluster.shared / "fault-raise", cluster.shared / "fault-kill"
     raise_marker.touch()
@@ -164,7 +207,8 @@ def api(
         {"label": "reveal", "mode": "reveal", "folder": str(cluster.flaky)},
         {"label": "resume", "mode": "resume", "pipeline": "hidden", "env": hidden},
     ]  # fmt: skip
-    results = _driver(cluster, cluster.driver_env(NORMALIZE__CHUNK_BYTES=CHUNK_BYTES), work, steps)
+    env = cluster.driver_env(NORMALIZE__CHUNK_BYTES=CHUNK_BYTES)
+    results = _driver(children, cluster, env, work, steps)
     return ApiRuns(
         work,
         store,
@@ -177,18 +221,19 @@ def api(
 
 
 def test_cli_loads_every_row_once_with_tasks_on_both_executors(
-    cluster: Cluster, tmp_path: Path
+    children: Preloaded, cluster: Cluster, tmp_path: Path
 ) -> None:
     source = write_events(cluster.shared / "cli-events.jsonl", 4000)
     env = cluster.driver_env(
         PACKAGES__STORAGE_URL=str(cluster.shared / "store"), NORMALIZE__CHUNK_BYTES=CHUNK_BYTES
     )
-    args = [str(LOADSTONE), "run", str(source), "-t", "events", "-p", "viacli", "-q"]
-    cli = run_driver([*args, "--engine", "spark", "--pipelines-dir", str(cluster.pipelines_dir)],
-                     env, tmp_path)  # fmt: skip
+    args = ["run", str(source), "-t", "events", "-p", "viacli", "-q"]
+    cli = _program(children, LOADSTONE,
+                   [*args, "--engine", "spark", "--pipelines-dir", str(cluster.pipelines_dir)],
+                   env, tmp_path)  # fmt: skip
     _check(cli)
     assert _rows(tmp_path, "viacli") == (4000, 4000)
-    trace = _trace(cluster, tmp_path, "viacli")["normalize"]
+    trace = _trace(children, cluster, tmp_path, "viacli")["normalize"]
     assert trace["engine"] == "spark" and trace["master"] == cluster.master_url
     assert len(_executors(trace)) == 2 and "driver" not in _executors(trace)
     assert all(chunk["native"] for chunk in trace["chunks"])
@@ -254,7 +299,7 @@ def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(api: Ap
 
 
 def test_spark_connect_normalizes_jsonl_and_dataframe_input(
-    cluster: Cluster, tmp_path: Path
+    children: Preloaded, cluster: Cluster, tmp_path: Path
 ) -> None:
     source = write_events(cluster.shared / "connect-events.jsonl", 3000, start=10_000)
     env = cluster.driver_env(SPARK__REMOTE=cluster.connect_url, NORMALIZE__CHUNK_BYTES=CHUNK_BYTES)
@@ -263,7 +308,7 @@ def test_spark_connect_normalizes_jsonl_and_dataframe_input(
         {"mode": "jsonl", "pipeline": "connect", "source": str(source)},
         {"mode": "dataframe", "pipeline": "connect", "rows": 4000},
     ]
-    results = _driver(cluster, env, tmp_path, steps)
+    results = _driver(children, cluster, env, tmp_path, steps)
     assert [step["rows"]["events"] for step in results] == [3000, 4000]
     assert _rows(tmp_path, "connect") == (7000, 7000)
     for step in results:
@@ -272,29 +317,19 @@ def test_spark_connect_normalizes_jsonl_and_dataframe_input(
         assert trace["master"] is None and len(trace["chunks"]) > 1
 
 
-def _connect_child(command: str, work: Path, url: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(CONNECT_CHILD), command, str(work), url],
-        cwd=work,
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
 @pytest.fixture(scope="module")
 def connect_loads(
-    connect_server: ConnectServer, tmp_path_factory: pytest.TempPathFactory
+    children: Preloaded, connect_server: ConnectServer, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Any]:
     """The Spark destination over Spark Connect: what its two client processes
     (``spark_connect_child.py``) did and read through the server, one killed with SIGKILL
     half way through a ``merge``, then one that reruns it and loads an ``append`` and a
     ``replace`` table."""
     work = tmp_path_factory.mktemp("spark_connect")
-    crashed = _connect_child("crash", work, connect_server.url)
+    args = [str(work), connect_server.url]
+    crashed = _program(children, CONNECT_CHILD, ["crash", *args], dict(os.environ), work)
     assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-3000:]
-    done = _connect_child("loads", work, connect_server.url)
+    done = _program(children, CONNECT_CHILD, ["loads", *args], dict(os.environ), work)
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(json.loads((work / "loads.json").read_text(encoding="utf-8")))
 
