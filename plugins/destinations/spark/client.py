@@ -46,7 +46,11 @@ from loadstone.destinations.contract import (
 )
 from loadstone.exceptions import DestinationError, DestinationSchemaMismatch
 from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
-from loadstone.plugins.destinations.spark.session import SparkSettings, writer_session
+from loadstone.plugins.destinations.spark.session import (
+    SparkSettings,
+    listings,
+    writer_session,
+)
 from loadstone.plugins.destinations.spark.system_rows import row_file
 from loadstone.plugins.destinations.spark.table_files import TableFolder
 from loadstone.plugins.destinations.spark.types import (
@@ -96,9 +100,8 @@ class SparkClient(ClientNames, ClosesOnExit):
         self.base_session, self.session = writer_session(self.settings)
         self.catalog = self.settings.catalog
         self._naming = naming if naming is not None else self._resolve_naming(schema)
-        #: tables the writer's session has read, so holds a file listing of (refreshed before
-        #: it reads them again); ``None``: any table (SQL of the user's ran in it)
-        self._listed: set[str] | None = set()
+        #: tables the writer's session has read: it keeps their file listings
+        self._listings = listings(self.session)
         #: the database is known to exist (checked or made by this client)
         self._dataset_known = False
         #: the load id :meth:`is_package_loaded` last found not loaded
@@ -121,10 +124,10 @@ class SparkClient(ClientNames, ClosesOnExit):
         """The writer's session is about to read ``tables``: drop the file listing it keeps of
         any it read before (files may have moved since; a new session keeps none)."""
         for table in tables:
-            if self._listed is None or table in self._listed:
-                self.session.catalog.refreshTable(self.qualified(table))
-            if self._listed is not None:
-                self._listed.add(table)
+            name = self.qualified(table)
+            if self._listings.everything or name in self._listings.tables:
+                self.session.catalog.refreshTable(name)
+            self._listings.tables.add(name)
 
     def read_table(self, table: str) -> DataFrame:
         """The current rows of a table, in the writer's session."""
@@ -415,7 +418,7 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     def query(self, sql: str, *params: object) -> list[Row]:
         """Run Spark SQL (``?`` placeholders) and return all rows as tuples."""
-        self._listed = None  # it may read any table: each is refreshed before the next read
+        self._listings.everything = True  # it may read any table: refresh before each read
         return [tuple(row) for row in self._sql(sql, params).collect()]
 
     @property
@@ -450,7 +453,7 @@ class SparkConnection:
         self._client = client
 
     def sql(self, text: str, params: Sequence[object] | None = None) -> _ArrowResult:
-        self._client._listed = None  # see SparkClient.query
+        self._client._listings.everything = True  # see SparkClient.query
         return _ArrowResult(self._client._sql(text, params))
 
 

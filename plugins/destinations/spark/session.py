@@ -23,6 +23,7 @@ stopped at exit (each is a channel to the server).
 from __future__ import annotations
 
 import atexit
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
@@ -136,6 +137,27 @@ def writer_session(settings: SparkSettings) -> tuple[SparkSession, SparkSession]
     if settings.catalog is None and _is_in_memory(session):
         raise InMemoryCatalog(_in_memory_reason(session))
     return base, session
+
+
+@attrs.define
+class Listings:
+    """The tables (qualified names) a writer session has read, whose file listings it keeps
+    until they are refreshed; ``everything``: SQL of the user's ran in it, any table may be
+    listed. Kept per session, not per client: a Connect writer session serves every client."""
+
+    tables: set[str] = attrs.field(factory=set)
+    everything: bool = False
+
+
+_LISTINGS: weakref.WeakKeyDictionary[SparkSession, Listings] = weakref.WeakKeyDictionary()
+
+
+def listings(session: SparkSession) -> Listings:
+    """What ``session`` (a writer session) has read so far."""
+    found = _LISTINGS.get(session)
+    if found is None:
+        found = _LISTINGS[session] = Listings()
+    return found
 
 
 #: the writer session of each Spark Connect session (by its id), shared by the clients
