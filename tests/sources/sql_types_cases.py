@@ -96,8 +96,9 @@ def drop_tables(url: str, schema: str) -> None:
 def rows_as_text(db: Path) -> dict[str, list[list[str | None]]]:
     """Every data table's rows (by id, then all columns) as DuckDB prints each value."""
     out: dict[str, list[list[str | None]]] = {}
+    names = destination_tables(db)  # read first: it attaches the file in a reader of its own
     with duckdb.connect(str(db)) as conn:
-        for name in destination_tables(db):
+        for name in names:
             columns = [
                 c
                 for (c,) in conn.execute(
