@@ -30,7 +30,8 @@ SERVER = Path(__file__).resolve().parent / "preloaded_server.py"
 
 #: what a ``loadstone run`` (the CLI or ``pipeline.run``) imports on DuckDB, the filesystem
 #: (files, Delta, Iceberg) and PostgreSQL, normalizing on the local pool
-PIPELINE_RUN = (
+#: what any ``loadstone run`` imports, whatever its destination and engine
+LOADSTONE_RUN = (
     "loadstone",
     "loadstone.cli",
     "loadstone.cli.run_command",
@@ -41,6 +42,9 @@ PIPELINE_RUN = (
     "loadstone.load.step",
     "loadstone.plugins.naming.snake_case",
     "loadstone.plugins.normalizers.relational.normalizer",
+)
+PIPELINE_RUN = (
+    *LOADSTONE_RUN,
     "loadstone.plugins.normalizers.relational.local_pool",
     "loadstone.plugins.normalizers.relational.native",
     "loadstone.plugins.destinations.duckdb.client",

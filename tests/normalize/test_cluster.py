@@ -33,7 +33,7 @@ import attrs
 import duckdb
 import pytest
 from cluster_support import Cluster, ConnectServer, write_events
-from preloaded_children import Preloaded, preloaded
+from preloaded_children import LOADSTONE_RUN, Preloaded, preloaded
 from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
 
 from loadstone.storage.filesystem import open_filesystem
@@ -51,17 +51,8 @@ Step = dict[str, Any]
 #: what the drivers (the CLI and ``cluster_driver.py``, classic pyspark or Spark Connect) and
 #: the Spark destination's Connect client import, once in the preloaded parent
 DRIVER_MODULES = (
-    "loadstone",
-    "loadstone.cli",
-    "loadstone.cli.run_command",
-    "loadstone.cli.pipeline_command",
-    "loadstone.pipelines.pipeline",
-    "loadstone.extract.step",
-    "loadstone.normalize.step",
-    "loadstone.load.step",
+    *LOADSTONE_RUN,
     "loadstone.spark_session",
-    "loadstone.plugins.naming.snake_case",
-    "loadstone.plugins.normalizers.relational.normalizer",
     "loadstone.plugins.normalizers.relational.native",
     "loadstone.plugins.normalizers.relational.engine",
     "loadstone.plugins.destinations.duckdb.client",

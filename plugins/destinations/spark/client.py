@@ -61,7 +61,7 @@ from loadstone.plugins.destinations.spark.types import (
     spark_type,
     types_compatible,
 )
-from loadstone.plugins.destinations.sql.bookkeeping import now
+from loadstone.plugins.destinations.sql.bookkeeping import now, version_values
 from loadstone.plugins.destinations.sql.names import ClientNames
 from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Column, Schema
@@ -299,14 +299,7 @@ class SparkClient(ClientNames, ClosesOnExit):
 
     def _append_version(self, version: SchemaVersionRow) -> None:
         table = self.table_ident("_dlt_version")
-        values = [
-            version.version,
-            version.engine_version,
-            now(),
-            version.schema_name,
-            version.version_hash,
-            version.schema_json,
-        ]
+        values = version_values(version)
         self.folder(table).add_file(self.row_file("_dlt_version", values))
         self.refresh(table)
 

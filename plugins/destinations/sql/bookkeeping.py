@@ -67,16 +67,22 @@ def record_version(client: SystemTableClient, version: SchemaVersionRow) -> bool
         return False
     client.execute(
         f"INSERT INTO {table} ({_columns(client, '_dlt_version')}) VALUES (?, ?, ?, ?, ?, ?)",
-        [
-            version.version,
-            version.engine_version,
-            now(),
-            version.schema_name,
-            version.version_hash,
-            version.schema_json,
-        ],
+        version_values(version),
     )
     return True
+
+
+def version_values(version: SchemaVersionRow) -> list[object]:
+    """A ``_dlt_version`` row's values, in the table's column order, inserted now (the SQL
+    destinations and the Spark destination's row file share this one order)."""
+    return [
+        version.version,
+        version.engine_version,
+        now(),
+        version.schema_name,
+        version.version_hash,
+        version.schema_json,
+    ]
 
 
 def insert_state(client: SystemTableClient, request: LoadRequest) -> None:
