@@ -30,6 +30,7 @@ from loadstone.extract.mark import with_hints
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import reject_unsupported
 from loadstone.extract.source import Source
+from loadstone.sources.sql_database.engines import create_engine
 from loadstone.sources.sql_database.errors import describe, scrub, secret_parts
 from loadstone.sources.sql_database.foreign_keys import table_references
 from loadstone.sources.sql_database.schema_types import (
@@ -104,7 +105,10 @@ def engine_from_credentials(
     credentials: SqlCredentials, engine_kwargs: EngineKwargs | None = None
 ) -> sa.Engine:
     """An SQLAlchemy engine from a connection string, an ``sa.URL``, an engine (as it is),
-    or a dict of URL parts (``drivername``, ``username``, ``password``, ``host``...)."""
+    or a dict of URL parts (``drivername``, ``username``, ``password``, ``host``...).
+
+    A new engine each call, sharing the dialect of earlier ones of the same URL and options
+    (:mod:`.engines`: their reflection queries are compiled once per process)."""
     import sqlalchemy as sa
 
     if isinstance(credentials, sa.Engine):
@@ -115,7 +119,7 @@ def engine_from_credentials(
     # JSON documents are decoded by orjson, several times faster than the stdlib on wide tables
     options.setdefault("json_deserializer", orjson.loads)
     try:
-        return sa.create_engine(credentials, **options)
+        return create_engine(sa.make_url(credentials), options)
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ValueError) as error:
         message = scrub(str(error).splitlines()[0], secret_parts(credentials))
         raise SqlDatabaseError(f"sql_database: cannot use the credentials: {message}") from None
