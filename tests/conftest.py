@@ -6,8 +6,9 @@ from the profiles registered here.
 
 The README's command runs the suite on two workers with ``--dist loadfile``: every test module
 runs on one worker, so a module-scoped setup runs once and a module's tests never race each
-other; each worker builds its own session fixtures (Spark, the S3 server), and modules that
-share the PostgreSQL server each work in schemas of their own.
+other; the modules that use the SparkSession go to one worker together, so one worker starts
+it. Each worker builds its own other session fixtures (the S3 server), and modules that share
+the PostgreSQL server each work in schemas of their own.
 """
 
 from __future__ import annotations
@@ -42,12 +43,48 @@ LONGEST_FIRST = (
 )
 
 
+#: the modules that use the suite's SparkSession (the ``spark`` fixture): with ``--dist
+#: loadfile`` they are sent to one worker as if one module, so only that worker starts a local
+#: Spark (about 10 CPU-s). The workers check that the list is complete.
+SPARK_SESSION_MODULES = (
+    "tests/destinations/spark/test_spark_destination_session.py",
+    "tests/normalize/test_normalizer_bad_records.py",
+    "tests/normalize/test_normalizer_parallel.py",
+    "tests/pipelines/test_pipeline_run.py",
+    "tests/storage/test_package_storage.py",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest modules first, then those sharing the SparkSession, then the rest."""
+    missing = {_module(i) for i in items if "spark" in i.fixturenames} - set(SPARK_SESSION_MODULES)
+    if missing:
+        raise pytest.UsageError(f"add {sorted(missing)} to conftest.SPARK_SESSION_MODULES")
+
     def rank(item: pytest.Item) -> int:
-        path = item.nodeid.split("::", 1)[0]
-        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+        if _module(item) in LONGEST_FIRST:
+            return LONGEST_FIRST.index(_module(item))
+        return len(LONGEST_FIRST) + (_module(item) not in SPARK_SESSION_MODULES)
 
     items.sort(key=rank)
+
+
+def _module(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, the SparkSession's modules (:data:`SPARK_SESSION_MODULES`) one unit."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SparkSessionOnOneWorker(LoadFileScheduling):  # type: ignore[misc] # untyped base
+        def _split_scope(self, nodeid: str) -> str:
+            module = str(super()._split_scope(nodeid))
+            return "spark-session" if module in SPARK_SESSION_MODULES else module
+
+    return SparkSessionOnOneWorker(config, log)
 
 
 def pytest_configure(config: pytest.Config) -> None:
