@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from decimal_cases import PROPERTY, DecimalColumn, decimal_columns, same_digits
 from decimal_programs import SOURCE_SQL, SOURCE_TABLE, sql_copy
 from hypothesis import given
@@ -19,7 +18,7 @@ from hypothesis import strategies as st
 from locations import FIXTURES
 
 import loadstone
-from tests.sources.mariadb_support import mariadb_database, mariadb_url
+from tests.sources.mariadb_support import mariadb_database, mariadb_url, setup_engine
 
 __all__ = ["mariadb_database", "mariadb_url"]  # the fixtures, used by name
 
@@ -33,7 +32,7 @@ EXACT = [
 
 
 def execute(url: str, statements: tuple[str, ...] | list[str]) -> None:
-    engine = sa.create_engine(url)
+    engine = setup_engine(url)
     with engine.begin() as conn:
         for statement in statements:
             conn.exec_driver_sql(statement)

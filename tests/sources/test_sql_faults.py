@@ -27,7 +27,7 @@ import sqlalchemy as sa
 
 import loadstone
 from loadstone.sources.sql_database import sql_table
-from tests.sources.mariadb_support import mariadb_database, mariadb_url, run_script
+from tests.sources.mariadb_support import mariadb_database, mariadb_url, run_script, setup_engine
 from tests.sources.sql_fault_support import (
     add_events,
     create_events,
@@ -211,7 +211,7 @@ def test_a_mariadb_connection_killed_mid_read_loads_nothing_then_each_row_once(
     def kill_the_reader(item: Any) -> Any:  # the server ends the connection reading events
         if killed:
             return item
-        engine = sa.create_engine(mariadb_database)
+        engine = setup_engine(mariadb_database)
         with engine.begin() as conn:
             ids = conn.exec_driver_sql(
                 "SELECT id FROM information_schema.PROCESSLIST "
