@@ -184,11 +184,12 @@ def _isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(key, raising=False)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """A Spark Connect server (``local[2]``), once per worker: the Connect tests of the
+    """A Spark Connect server (``local[2]``), once per module: the Connect tests of the
     normalizer and of the Spark destination share it (they are one module,
-    ``normalize/test_cluster.py``, so one worker starts it)."""
+    ``normalize/test_cluster.py``). It stops when the module ends, not with the session:
+    idle it still took 0.3 CPU-s a minute (and its heap) while the other modules ran."""
     from cluster_support import start_connect_server
 
     server = start_connect_server(tmp_path_factory.mktemp("connect"))
@@ -196,9 +197,11 @@ def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, connect_server: Any) -> Iterator[object]:
-    """A standalone master, two hidden-disk workers and the Connect server, once per session."""
+    """A standalone master, two hidden-disk workers and the Connect server, once per module
+    (only ``normalize/test_cluster.py`` uses them: idle, each JVM still took 0.15 CPU-s a
+    minute, and its memory, until the session ended)."""
     from cluster_support import start_cluster
 
     running = start_cluster(tmp_path_factory.mktemp("cluster"), connect=False)
