@@ -49,6 +49,7 @@ from loadstone.plugins.destinations.spark.dispositions import refuse_unsupported
 from loadstone.plugins.destinations.spark.session import (
     SparkSettings,
     listings,
+    refresh_table,
     writer_session,
 )
 from loadstone.plugins.destinations.spark.system_rows import row_file
@@ -68,7 +69,7 @@ from loadstone.schema import Column, Schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
     from loadstone.naming import NamingConvention
     from loadstone.schema.stored import TStoredSchema
@@ -126,7 +127,7 @@ class SparkClient(ClientNames, ClosesOnExit):
         for table in tables:
             name = self.qualified(table)
             if self._listings.everything or name in self._listings.tables:
-                self.session.catalog.refreshTable(name)
+                self._refresh_in(self.session, name)
             self._listings.tables.add(name)
 
     def read_table(self, table: str) -> DataFrame:
@@ -197,7 +198,10 @@ class SparkClient(ClientNames, ClosesOnExit):
         """The files of ``table`` changed: drop the user's session's cached listing of them
         (each session caches the files of the tables it read, so it would not see the new
         ones); the writer's session does so before it reads the table again."""
-        self.base_session.catalog.refreshTable(self.qualified(table))
+        self._refresh_in(self.base_session, self.qualified(table))
+
+    def _refresh_in(self, session: SparkSession, name: str) -> None:
+        refresh_table(session, name, in_session_catalog=self.catalog is None)
 
     # --- DDL ---------------------------------------------------------------------------
 

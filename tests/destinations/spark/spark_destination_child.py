@@ -31,6 +31,10 @@ SPARK_OPTIONS = {
     "spark.master": "local[2]",
     "spark.sql.shuffle.partitions": "2",
     "spark.default.parallelism": "2",
+    # the embedded metastore makes each table's folder without copying its parent's owner and
+    # permissions, which Hive does by running `ls`, `chown` and `chmod` processes per folder
+    # (about 200 process starts in the loads application; the tests check no permissions)
+    "spark.hadoop.hive.warehouse.subdir.inherit.perms": "false",
 }
 CASES = ("github_events", "github_issues", "ethereum_blocks", "weird_rows")
 
