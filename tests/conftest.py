@@ -73,6 +73,7 @@ def _module(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: absent under -p no:xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadfile``, the SparkSession's modules (:data:`SPARK_SESSION_MODULES`) one unit."""
     if config.getvalue("dist") != "loadfile":
