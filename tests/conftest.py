@@ -57,7 +57,8 @@ SPARK_SESSION_MODULES = (
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The longest modules first, then those sharing the SparkSession, then the rest."""
-    missing = {_module(i) for i in items if "spark" in i.fixturenames} - set(SPARK_SESSION_MODULES)
+    users = {_module(i) for i in items if "spark" in getattr(i, "fixturenames", ())}
+    missing = users - set(SPARK_SESSION_MODULES)
     if missing:
         raise pytest.UsageError(f"add {sorted(missing)} to conftest.SPARK_SESSION_MODULES")
 
@@ -78,9 +79,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadfile``, the SparkSession's modules (:data:`SPARK_SESSION_MODULES`) one unit."""
     if config.getvalue("dist") != "loadfile":
         return None
-    from xdist.scheduler import LoadFileScheduling
+    from xdist.scheduler import LoadFileScheduling  # type: ignore[import-untyped] # no stubs
 
-    class SparkSessionOnOneWorker(LoadFileScheduling):  # type: ignore[misc] # untyped base
+    class SparkSessionOnOneWorker(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             module = str(super()._split_scope(nodeid))
             return "spark-session" if module in SPARK_SESSION_MODULES else module
