@@ -6,6 +6,8 @@ layer so that a URL and its credentials mean the same thing everywhere, with dlt
 
 * :func:`open_filesystem` turns ``(url, credentials)`` into an fsspec filesystem and the path
   inside it (no protocol), so callers use one API (``fs.open``, ``fs.ls``, ``fs.rm``...).
+  An ``s3://`` one is s3fs's, its botocore session sharing the process's data loader
+  (:mod:`loadstone.storage.s3_sessions`: botocore's JSON files read once per process).
 * :class:`FilesystemCredentials` holds dlt's credential keys (``aws_access_key_id``,
   ``aws_secret_access_key``, ``aws_session_token``, ``region_name``, ``endpoint_url``,
   ``profile_name``); :func:`configured_credentials` reads them through the one resolver
@@ -162,7 +164,7 @@ def open_filesystem(
         return LocalFileSystem(auto_mkdir=True), path
     if protocol in ("s3", "s3a"):
         try:
-            import s3fs
+            from loadstone.storage import s3_sessions
         except ImportError as error:  # the filesystem extra is missing
             raise FilesystemError(
                 f"{url}: s3:// needs s3fs; install loadstone[filesystem]"
@@ -174,7 +176,7 @@ def open_filesystem(
         )
         s3_options = _with_options(creds.s3fs_options(), kwargs, client_kwargs)
         # skip_instance_cache: two buckets with different credentials must not share a client
-        return s3fs.S3FileSystem(skip_instance_cache=True, **s3_options), path
+        return s3_sessions.S3FileSystem(skip_instance_cache=True, **s3_options), path
     import fsspec
 
     options = _with_options(
