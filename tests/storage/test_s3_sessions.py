@@ -24,3 +24,17 @@ def test_two_s3_filesystems_have_their_own_sessions_and_one_data_loader(
     assert first.session is not second.session and first.s3 is not second.s3
     loader = first.session.get_component("data_loader")
     assert second.session.get_component("data_loader") is loader
+
+
+def test_clients_share_one_tls_context_per_ca_bundle_and_a_proxy_gets_its_own() -> None:
+    """aiobotocore builds the endpoint's TLS context per client (the CA bundle loaded again);
+    here one per ``verify`` serves them all. The context is aiobotocore's own, same settings."""
+    from loadstone.storage.s3_sessions import SharedTLSSession
+
+    first, _ = SharedTLSSession(verify=True)._build_ssl_contexts(None)
+    second, _ = SharedTLSSession(verify=True)._build_ssl_contexts(None)
+    unverified, _ = SharedTLSSession(verify=False)._build_ssl_contexts(None)
+    assert first is second and first.check_hostname
+    assert unverified is not first and not unverified.check_hostname
+    own, proxy = SharedTLSSession(verify=True)._build_ssl_contexts("http://127.0.0.1:9")
+    assert own is not first and proxy is not None
