@@ -213,6 +213,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, connect_server: Any) -> It
 
 
 @pytest.fixture(scope="session")
+def s3_server() -> Iterator[object]:
+    """moto's standalone S3 server on loopback (``s3_support.py``), once per worker."""
+    from s3_support import running_server
+
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
 def postgres_url() -> str:
     """The test PostgreSQL server (``LOADSTONE_TEST_POSTGRES``); missing is an error, never a skip."""
     url = __import__("os").environ.get("LOADSTONE_TEST_POSTGRES")

@@ -1,27 +1,25 @@
 """An S3-compatible server on loopback for the ``s3://`` tests: moto's standalone server.
 
-Started as its own process (``python -m moto.server``) on a free 127.0.0.1 port, once per
-test process: every module that uses the ``s3_server`` fixture imports it by name, which
-makes a fixture of its own in each module, so the server is kept here, not in pytest's
-fixture cache (one server per pytest worker instead of one per module; each start is ~2
-CPU-s of imports). Tests keep apart by bucket: each test makes fresh buckets
-(:meth:`S3Server.new_bucket`). The server stops when the process exits. moto is a test
-dependency: without it the fixture fails, it never skips.
+Started as its own process (``python -m moto.server``) on a free 127.0.0.1 port by the
+session fixture ``s3_server`` of ``conftest.py``: one server per pytest worker (each start is
+~2 CPU-s of imports). Tests keep apart by bucket: each test makes fresh buckets
+(:meth:`S3Server.new_bucket`). moto is a test dependency: without it the fixture fails, it
+never skips.
 """
 
 from __future__ import annotations
 
-import atexit
+import contextlib
 import os
 import socket
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
-import pytest
 
 
 @attrs.frozen
@@ -76,28 +74,9 @@ def _wait_for(port: int, process: subprocess.Popen[bytes], seconds: float = 30.0
     raise RuntimeError(f"moto server did not listen on 127.0.0.1:{port} in {seconds} s")
 
 
-#: this process's server: (pid of the process that started it, server process, server)
-_RUNNING: list[tuple[int, subprocess.Popen[bytes], S3Server]] = []
-
-
-def _stop() -> None:
-    for owner, process, _ in _RUNNING:
-        if owner == os.getpid() and process.poll() is None:
-            process.terminate()
-            process.wait(timeout=10)
-    _RUNNING.clear()
-
-
-atexit.register(_stop)
-
-
-def shared_server() -> S3Server:
-    """This process's server, started on first use (again if it has died)."""
-    if _RUNNING:
-        owner, process, server = _RUNNING[0]
-        if owner == os.getpid() and process.poll() is None:
-            return server
-        _stop()
+@contextlib.contextmanager
+def running_server() -> Iterator[S3Server]:
+    """moto's server on a free loopback port, for the ``with`` block (stopped after it)."""
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
@@ -106,16 +85,7 @@ def shared_server() -> S3Server:
     )
     try:
         _wait_for(port, process)
-    except BaseException:
-        process.kill()
-        process.wait()
-        raise
-    server = S3Server(f"http://127.0.0.1:{port}")
-    _RUNNING.append((os.getpid(), process, server))
-    return server
-
-
-@pytest.fixture(scope="session")
-def s3_server() -> S3Server:
-    """moto's standalone S3 server on loopback, one for every module of this process."""
-    return shared_server()
+        yield S3Server(f"http://127.0.0.1:{port}")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

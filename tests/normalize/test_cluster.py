@@ -34,7 +34,7 @@ import duckdb
 import pytest
 from cluster_support import Cluster, ConnectServer, write_events
 from preloaded_children import LOADSTONE_RUN, Preloaded, preloaded
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 from loadstone.storage.filesystem import open_filesystem
 
@@ -145,7 +145,7 @@ class ApiRuns:
 def api(
     children: Preloaded,
     cluster: Cluster,
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> ApiRuns:
     """The API cases, in one Spark application on the cluster (an application costs a driver

@@ -16,7 +16,7 @@ from typing import Any
 
 import locations
 import pytest
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 import loadstone
 from loadstone.exceptions import DestinationError, DestinationLoadingViaStagingNotSupported
@@ -82,7 +82,7 @@ def test_a_refused_staging_is_not_kept_so_later_runs_load(tmp_path: Path) -> Non
 
 def test_staging_on_a_loopback_s3_bucket_is_refused_without_touching_the_bucket(
     tmp_path: Path,
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     url = f"s3://{s3_server.new_bucket()}/staging"

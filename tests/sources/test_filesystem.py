@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 import loadstone
 from loadstone.sources.filesystem import (
@@ -200,7 +200,7 @@ def test_fsspec_options_are_ignored_for_a_local_folder(files: Path) -> None:
 
 
 def test_an_s3_bucket_is_read_with_dlts_credential_keys(
-    s3_server: S3Server,  # noqa: F811
+    s3_server: S3Server,
     tmp_path: Path,
 ) -> None:
     import boto3

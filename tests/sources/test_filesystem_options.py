@@ -14,7 +14,7 @@ from typing import Any
 
 import locations
 import pytest
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 import loadstone
 from loadstone.sources.filesystem import filesystem, read_jsonl, readers
@@ -26,7 +26,7 @@ RECORDED: dict[str, Any] = json.loads(
 
 
 @pytest.fixture(scope="module")
-def bucket(s3_server: S3Server) -> str:  # noqa: F811 - the fixture imported above
+def bucket(s3_server: S3Server) -> str:
     name = s3_server.new_bucket()
     put_objects(s3_server.endpoint_url, name)
     return name
@@ -34,7 +34,7 @@ def bucket(s3_server: S3Server) -> str:  # noqa: F811 - the fixture imported abo
 
 @pytest.fixture(scope="module")
 def outcome(
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
     bucket: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def test_fsspec_options_reach_the_filesystem_as_in_dlt(outcome: dict[str, Any], 
 
 
 def test_a_bucket_reached_through_client_kwargs_loads_its_rows(
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
     bucket: str,
     tmp_path: Path,
 ) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from cli_support import cli
 from cluster_support import write_events
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 import loadstone
 from loadstone.exceptions import PipelineStepFailed
@@ -23,7 +23,7 @@ from loadstone.storage.filesystem import open_filesystem
 
 @pytest.fixture
 def inbox(
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> tuple[str, Any, str]:
@@ -103,7 +103,7 @@ def test_a_glob_that_matches_nothing_fails_naming_it_and_loads_nothing(
 def test_filesystem_piped_into_read_jsonl_records_the_objects_instead_of_parsing_them(
     inbox: tuple[str, Any, str],
     tmp_path: Path,
-    s3_server: S3Server,  # noqa: F811
+    s3_server: S3Server,
 ) -> None:
     from loadstone.sources.filesystem import filesystem, read_jsonl
 
@@ -126,7 +126,7 @@ def test_filesystem_piped_into_read_jsonl_records_the_objects_instead_of_parsing
 def test_a_reader_with_a_step_of_its_own_parses_the_rows_as_dlt_does(
     inbox: tuple[str, Any, str],
     tmp_path: Path,
-    s3_server: S3Server,  # noqa: F811
+    s3_server: S3Server,
 ) -> None:
     from loadstone.sources.filesystem import filesystem, read_jsonl
 

@@ -12,7 +12,7 @@ import pytest
 from cli_support import cli
 from cluster_support import write_events
 from normalizer_support import snake_case
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 import loadstone
 from loadstone.exceptions import LoadPackageError, LoadstoneError, NormalizeError
@@ -74,7 +74,7 @@ def test_an_input_on_the_storage_is_read_where_it_is_and_refused_once_changed(
 
 @pytest.fixture
 def s3_packages(
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
     monkeypatch: pytest.MonkeyPatch,
 ) -> tuple[str, S3Server]:
     """``packages.storage_url`` on a fresh bucket of the loopback S3 server; its URL."""

@@ -7,13 +7,13 @@ shared, as one session shares it between its clients.
 
 from __future__ import annotations
 
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 from loadstone.storage.filesystem import open_filesystem
 
 
 def test_two_s3_filesystems_have_their_own_sessions_and_one_data_loader(
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
 ) -> None:
     bucket = s3_server.new_bucket()
     first, path = open_filesystem(f"s3://{bucket}", s3_server.credentials)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 from loadstone.exceptions import FilesystemError
 from loadstone.storage.filesystem import (
@@ -73,7 +73,7 @@ def test_credentials_come_from_secrets_toml(tmp_path: Path) -> None:
     assert configured_credentials().aws_secret_access_key == "from-toml"
 
 
-def test_an_s3_bucket_on_a_loopback_server(s3_server: S3Server) -> None:  # noqa: F811
+def test_an_s3_bucket_on_a_loopback_server(s3_server: S3Server) -> None:
     bucket = s3_server.new_bucket()
     fs, path = open_filesystem(f"s3://{bucket}/prefix", s3_server.credentials)
     assert path == f"{bucket}/prefix"

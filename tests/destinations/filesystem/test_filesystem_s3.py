@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from filesystem_support import DATASET, counter_source, fs_pipeline
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 from loadstone.storage.filesystem import open_filesystem
 
@@ -23,7 +23,7 @@ USERS = [
 
 
 @pytest.fixture
-def s3_env(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> S3Server:  # noqa: F811
+def s3_env(s3_server: S3Server, monkeypatch: pytest.MonkeyPatch) -> S3Server:
     for key, value in s3_server.credentials.items():
         monkeypatch.setenv(f"DESTINATION__FILESYSTEM__CREDENTIALS__{key.upper()}", value)
     return s3_server

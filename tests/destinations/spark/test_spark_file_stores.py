@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from s3_support import S3Server, s3_server  # noqa: F401 - the fixture is used by name
+from s3_support import S3Server
 
 from loadstone.exceptions import DestinationError
 from loadstone.plugins.destinations.spark.file_stores import FsspecStore
@@ -76,7 +76,7 @@ def test_a_table_folder_this_process_cannot_see_stops_the_load(tmp_path: Path) -
 
 
 def test_on_an_object_store_the_files_the_server_wrote_are_published(
-    s3_server: S3Server,  # noqa: F811 - the fixture imported above
+    s3_server: S3Server,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``s3a://`` as Spark names it, dlt's credential keys under ``destination.spark``; the
