@@ -26,6 +26,9 @@ from loadstone.plugins.normalizers.relational.chunk_plan import plan_chunks
 from loadstone.plugins.normalizers.relational.engine import run_chunk
 
 SMALL_CHUNKS = 16 * 1024
+#: the GitHub events (1.35 MB) in a dozen chunks: several per worker, each with tables of its
+#: own to merge; smaller chunks add Parquet files, not cases
+EVENT_CHUNKS = 128 * 1024
 DROP = {"_dlt_id", "_dlt_parent_id", "_dlt_root_id", "_dlt_load_id"}
 
 
@@ -36,8 +39,17 @@ def _events_package(tmp_path: Path, cases_dir: Path, name: str) -> StandInPackag
     return package
 
 
-def _normalize(package: StandInPackage, workers: int | None) -> tuple[Any, RelationalNormalizer]:
-    normalizer = RelationalNormalizer(chunk_bytes=SMALL_CHUNKS, workers=workers)
+def _rows_package(tmp_path: Path, name: str, chunks: int) -> StandInPackage:
+    """One flat table of about ``chunks`` times :data:`SMALL_CHUNKS` bytes."""
+    package = StandInPackage(tmp_path / name)
+    package.add_jsonl("t", [{"n": n, "text": "x" * 100} for n in range(150 * chunks)])
+    return package
+
+
+def _normalize(
+    package: StandInPackage, workers: int | None, chunk_bytes: int = SMALL_CHUNKS
+) -> tuple[Any, RelationalNormalizer]:
+    normalizer = RelationalNormalizer(chunk_bytes=chunk_bytes, workers=workers)
     context = NormalizeContext(spark=None, naming=snake_case())
     return normalizer.normalize(package, schema_of(), context), normalizer
 
@@ -54,8 +66,12 @@ def _content(result: Any) -> tuple[Any, dict[str, list[str]]]:
 
 
 def test_workers_give_the_schema_and_rows_of_one_process(tmp_path: Path, cases_dir: Path) -> None:
-    pooled, normalizer = _normalize(_events_package(tmp_path, cases_dir, "pooled"), workers=2)
-    alone, _ = _normalize(_events_package(tmp_path, cases_dir, "alone"), workers=1)
+    pooled, normalizer = _normalize(
+        _events_package(tmp_path, cases_dir, "pooled"), workers=2, chunk_bytes=EVENT_CHUNKS
+    )
+    alone, _ = _normalize(
+        _events_package(tmp_path, cases_dir, "alone"), workers=1, chunk_bytes=EVENT_CHUNKS
+    )
 
     assert normalizer.last_stats["chunks"] > 8
     assert normalizer.last_stats["workers"] == 2
@@ -77,31 +93,33 @@ def test_a_large_file_splits_into_chunks_the_workers_share_evenly(
     assert (chunks[0].start, chunks[-1].end) == (0, size)
 
 
-def test_workers_default_to_the_cores_this_process_may_use(tmp_path: Path, cases_dir: Path) -> None:
-    _, normalizer = _normalize(_events_package(tmp_path, cases_dir, "p"), workers=None)
+def test_workers_default_to_the_cores_this_process_may_use(tmp_path: Path) -> None:
+    package = _rows_package(tmp_path, "p", chunks=local_pool.default_workers() + 1)
+
+    _, normalizer = _normalize(package, workers=None)
 
     assert normalizer.last_stats["chunks"] > local_pool.default_workers()
     assert normalizer.last_stats["workers"] == local_pool.default_workers()
 
 
 def test_normalize_workers_comes_from_config(
-    tmp_path: Path, cases_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NORMALIZE__WORKERS", "1")
 
-    _, normalizer = _normalize(_events_package(tmp_path, cases_dir, "p"), workers=None)
+    _, normalizer = _normalize(_rows_package(tmp_path, "p", chunks=4), workers=None)
 
     assert normalizer.last_stats["workers"] == 1
 
 
 @pytest.mark.parametrize("value", ["0", "-2", "many"])
 def test_a_worker_count_below_one_is_an_error_naming_the_key(
-    tmp_path: Path, cases_dir: Path, monkeypatch: pytest.MonkeyPatch, value: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
 ) -> None:
     monkeypatch.setenv("NORMALIZE__WORKERS", value)
 
     with pytest.raises(ConfigValueError, match=r"normalize\.workers must be an integer >= 1"):
-        _normalize(_events_package(tmp_path, cases_dir, "p"), workers=None)
+        _normalize(_rows_package(tmp_path, "p", chunks=4), workers=None)
 
 
 def test_the_first_malformed_line_is_reported_as_one_process_reports_it(tmp_path: Path) -> None:
