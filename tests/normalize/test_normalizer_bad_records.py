@@ -73,10 +73,12 @@ def test_the_first_malformed_line_stops_normalizing_at_its_chunk(tmp_path: Path)
 
 
 def test_line_numbers_count_lines_of_earlier_chunks(spark: Any, tmp_path: Path) -> None:
-    package = _package(tmp_path, GOOD * 200 + BROKEN + GOOD * 10)
+    """Each chunk is a Spark task of its own: the bad line, in the last of three or four
+    chunks, is numbered from the file's start, not from its chunk's."""
+    package = _package(tmp_path, GOOD * 30 + BROKEN + GOOD * 3)
     with pytest.raises(BadRecordError) as info:
-        _normalize(package, spark=spark, chunk_bytes=300)
-    assert info.value.line == 201
+        _normalize(package, spark=spark, chunk_bytes=100)
+    assert info.value.line == 31
 
 
 def test_skip_drops_and_counts_bad_lines(tmp_path: Path) -> None:
