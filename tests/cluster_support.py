@@ -5,8 +5,9 @@
   driver's folders (``hidden``), as on a machine that does not share the driver's disk;
 * a Spark Connect server (``SparkSubmit --class ...SparkConnectServer``) on ``local[2]``.
 
-The driver of every test runs in a subprocess (``loadstone run`` or a script), since a
-process holds one classic SparkSession and the rest of the suite uses a local one.
+The drivers run in subprocesses (``cluster_driver.py``, which runs the command line
+in-process too, and Spark Connect clients), since a process holds one classic SparkSession
+and the rest of the suite uses a local one.
 Missing set-up (Java, ``unshare``, root) is an error saying what to install, never a skip.
 """
 
@@ -315,3 +316,23 @@ def write_events(path: Path, count: int, start: int = 0) -> Path:
             }
             handle.write(json.dumps(item) + "\n")
     return path
+
+
+def table_rows(cwd: Path, pipeline: str, table: str = "events") -> tuple[int, int]:
+    """(rows, distinct ids) of the pipeline's table in its DuckDB file under ``cwd``; (0, 0)
+    if there is none (the test reads it, and so does ``cluster_driver.py`` between runs)."""
+    import duckdb
+
+    path = cwd / f"{pipeline}.duckdb"
+    if not path.exists():
+        return (0, 0)
+    with duckdb.connect(str(path), read_only=True) as db:
+        found = db.execute(
+            "select count(*) from information_schema.tables "
+            f"where table_schema = '{pipeline}_dataset' and table_name = '{table}'"
+        ).fetchone()
+        if not found or not found[0]:
+            return (0, 0)
+        row = db.execute(f"select count(*), count(distinct id) from {pipeline}_dataset.{table}")
+        count, distinct = row.fetchone()  # type: ignore[misc]
+        return int(count), int(distinct)

@@ -2,19 +2,23 @@
 
 The workers cannot see the driver's pipelines folder (a tmpfs over it in their own mount
 namespace), as on machines that do not share a disk: packages keep their data files on
-``packages.storage_url``, a folder both sides see. Each driver is a subprocess (the CLI, or
-``cluster_driver.py`` for the API), configured through the environment only. A Spark
-application on the cluster costs a driver and two executor JVMs (on 2 cores, about 17 s), so
-the API cases share one application (the ``api`` fixture) and each test checks one of them.
+``packages.storage_url``, a folder both sides see. The driver is a subprocess
+(``cluster_driver.py``), configured through the environment only. A Spark application on the
+cluster costs a driver and two executor JVMs (on 2 cores, about 17 s), so the CLI and API
+cases share one driver process (the ``runs`` fixture) and each test checks one of them: the
+two ``loadstone run`` commands run through the command line's own ``main`` in it, each
+starting its Spark application as a ``loadstone`` process does, their stderr the process's
+(the driver JVM's lines included); the failing one's application ends with it, the other's
+serves the API cases.
 
 The Spark destination over Spark Connect is tested here too (last), on the same Connect
 server: a module runs on one worker (``--dist loadfile``), so the server starts once (it
 costs a minute of CPU) instead of once on each worker.
 
-Every driver and client program (the CLI, ``cluster_driver.py``, ``spark_connect_child.py``)
-is a process of its own forked from one preloaded parent (``preloaded_children.py``): real
-processes, own pids, a real SIGKILL, without importing loadstone, pyarrow and pyspark again
-in each of the seven.
+Every driver and client program (``cluster_driver.py``, ``spark_connect_child.py``, the
+CLI's ``pipeline trace``) is a process of its own forked from one preloaded parent
+(``preloaded_children.py``): real processes, own pids, a real SIGKILL, without importing
+loadstone, pyarrow and pyspark again in each.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import Any
 import attrs
 import duckdb
 import pytest
-from cluster_support import Cluster, ConnectServer, write_events
+from cluster_support import Cluster, ConnectServer, table_rows, write_events
 from preloaded_children import LOADSTONE_RUN, Preloaded, preloaded
 from s3_support import S3Server
 
@@ -86,19 +90,7 @@ def _program(
 
 def _rows(cwd: Path, pipeline: str, table: str = "events") -> tuple[int, int]:
     """(rows, distinct ids) of the pipeline's table in its DuckDB file; (0, 0) if none."""
-    path = cwd / f"{pipeline}.duckdb"
-    if not path.exists():
-        return (0, 0)
-    with duckdb.connect(str(path), read_only=True) as db:
-        found = db.execute(
-            "select count(*) from information_schema.tables "
-            f"where table_schema = '{pipeline}_dataset' and table_name = '{table}'"
-        ).fetchone()
-        if not found or not found[0]:
-            return (0, 0)
-        row = db.execute(f"select count(*), count(distinct id) from {pipeline}_dataset.{table}")
-        count, distinct = row.fetchone()  # type: ignore[misc]
-        return int(count), int(distinct)
+    return table_rows(cwd, pipeline, table)
 
 
 def _trace(children: Preloaded, cluster: Cluster, cwd: Path, pipeline: str) -> dict[str, Any]:
@@ -129,48 +121,18 @@ def _executors(normalize: dict[str, Any]) -> set[str]:
 
 
 @attrs.frozen
-class ApiRuns:
-    """What the module's one API driver application did, and the CLI run before it."""
+class DriverRuns:
+    """What the module's driver process did (``cluster_driver.py``), step by step."""
 
     work: Path
     store: Path
     bucket: Any
     bucket_name: str
-    cli_failure: subprocess.CompletedProcess[str]
-    hidden_rows_after_cli: tuple[int, int]
     steps: dict[str, Any]
 
 
-@pytest.fixture(scope="module")
-def api(
-    children: Preloaded,
-    cluster: Cluster,
-    s3_server: S3Server,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> ApiRuns:
-    """The API cases, in one Spark application on the cluster (an application costs a driver
-    and two executor JVMs): a JSONL file and a DataFrame, a run whose tasks fail once and
-    whose Python worker is killed, an ``s3://`` input with packages in an S3 bucket (read and
-    written by the executors), and storage the executors cannot see, failing a DataFrame
-    run and a CLI run (its own process, first) until it is fixed, when the CLI's package is
-    finished."""
-    work = tmp_path_factory.mktemp("cluster_api")
-    store = cluster.flaky / "store"
-    shared, hidden = (
-        {"PACKAGES__STORAGE_URL": str(cluster.shared / "store")},
-        {"PACKAGES__STORAGE_URL": str(store)},
-    )
-    source = write_events(cluster.shared / "hidden-events.jsonl", 2000)
-    args = ["run", str(source), "-t", "events", "-p", "hidden", "-q"]
-    cli_env = cluster.driver_env(NORMALIZE__CHUNK_BYTES=CHUNK_BYTES, SPARK__TASK__MAXFAILURES="2")
-    cli_failure = _program(children, LOADSTONE,
-                           [*args, "--pipelines-dir", str(cluster.pipelines_dir)],
-                           {**cli_env, **hidden}, work)  # fmt: skip
-    hidden_rows = _rows(work, "hidden")
-    raise_marker, kill_marker = cluster.shared / "fault-raise", cluster.shared / "fault-kill"
-    raise_marker.touch()
-    kill_marker.touch()
-    faults = {**shared, "NORMALIZE__FAULT": f"raise:{raise_marker},kill:{kill_marker}"}
+def _s3_inbox(s3_server: S3Server, work: Path) -> tuple[Any, str]:
+    """A new bucket with three JSONL objects under ``inbox/`` (one gzipped)."""
     bucket_name = s3_server.new_bucket()
     bucket, _ = open_filesystem(f"s3://{bucket_name}", s3_server.credentials)
     for number, key in enumerate(("2024-01/a.jsonl", "2024-02/b.jsonl.gz", "2024-02/c.jsonl")):
@@ -179,12 +141,60 @@ def api(
         bucket.pipe(
             f"{bucket_name}/inbox/{key}", gzip.compress(body) if key.endswith(".gz") else body
         )
+    return bucket, bucket_name
+
+
+def _cli_steps(cluster: Cluster, shared: dict[str, str], hidden: dict[str, str]) -> list[Step]:
+    """The two ``loadstone run`` commands, first in the driver so that each starts its Spark
+    application as a ``loadstone`` process does (``cluster_driver.py``: ``_cli``): one on
+    storage the executors cannot see (its application ends with it), then one whose
+    application the API steps go on to use (both set the same Spark options: the driver JVM
+    keeps the first application's for the next)."""
+    failing = write_events(cluster.shared / "hidden-events.jsonl", 2000)
+    loading = write_events(cluster.shared / "cli-events.jsonl", 4000)
+    common = ["-t", "events", "-q", "--pipelines-dir", str(cluster.pipelines_dir)]
+    return [
+        {"label": "cli_hidden", "mode": "cli", "pipeline": "hidden",
+         "argv": ["run", str(failing), "-p", "hidden", *common],
+         "env": hidden},
+        {"label": "cli", "mode": "cli", "pipeline": "viacli",
+         "argv": ["run", str(loading), "-p", "viacli", "--engine", "spark", *common],
+         "env": shared},
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def runs(
+    children: Preloaded,
+    cluster: Cluster,
+    s3_server: S3Server,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> DriverRuns:
+    """The CLI and API cases in one driver process on the cluster (a Spark application
+    costs a driver and two executor JVMs): a CLI run on storage the executors cannot see
+    (its application ends with its failure), then in one application a CLI run, a JSONL
+    file and a DataFrame, a run whose tasks fail once and whose Python worker is killed, an
+    ``s3://`` input with packages in an S3 bucket (read and written by the executors), and
+    a DataFrame run on the hidden storage, failing until it is fixed, when the failed CLI
+    run's package is finished."""
+    work = tmp_path_factory.mktemp("cluster_runs")
+    store = cluster.flaky / "store"
+    shared, hidden = (
+        {"PACKAGES__STORAGE_URL": str(cluster.shared / "store")},
+        {"PACKAGES__STORAGE_URL": str(store)},
+    )
+    raise_marker, kill_marker = cluster.shared / "fault-raise", cluster.shared / "fault-kill"
+    raise_marker.touch()
+    kill_marker.touch()
+    faults = {**shared, "NORMALIZE__FAULT": f"raise:{raise_marker},kill:{kill_marker}"}
+    bucket, bucket_name = _s3_inbox(s3_server, work)
     on_s3 = {
         "PACKAGES__STORAGE_URL": f"s3://{bucket_name}/packages",
         "NORMALIZE__ENGINE": "spark",
         **{f"PACKAGES__CREDENTIALS__{k.upper()}": v for k, v in s3_server.credentials.items()},
     }
     steps: list[Step] = [
+        *_cli_steps(cluster, shared, hidden),
         {"label": "s3", "mode": "jsonl", "pipeline": "ons3", "env": on_s3,
          "source": f"s3://{bucket_name}/inbox/2024-*/*.jsonl*"},
         {"label": "jsonl", "mode": "jsonl", "pipeline": "viaapi", "env": shared,
@@ -200,92 +210,84 @@ def api(
     ]  # fmt: skip
     env = cluster.driver_env(NORMALIZE__CHUNK_BYTES=CHUNK_BYTES)
     results = _driver(children, cluster, env, work, steps)
-    return ApiRuns(
-        work,
-        store,
-        bucket,
-        bucket_name,
-        cli_failure,
-        hidden_rows,
-        {step["label"]: result for step, result in zip(steps, results, strict=True)},
-    )
+    found = {step["label"]: result for step, result in zip(steps, results, strict=True)}
+    # each CLI run started its own Spark application, as a ``loadstone`` process does
+    assert not found["cli_hidden"]["spark_before"] and not found["cli"]["spark_before"]
+    return DriverRuns(work, store, bucket, bucket_name, found)
 
 
 def test_cli_loads_every_row_once_with_tasks_on_both_executors(
-    children: Preloaded, cluster: Cluster, tmp_path: Path
+    children: Preloaded, cluster: Cluster, runs: DriverRuns
 ) -> None:
-    source = write_events(cluster.shared / "cli-events.jsonl", 4000)
-    env = cluster.driver_env(
-        PACKAGES__STORAGE_URL=str(cluster.shared / "store"), NORMALIZE__CHUNK_BYTES=CHUNK_BYTES
-    )
-    args = ["run", str(source), "-t", "events", "-p", "viacli", "-q"]
-    cli = _program(children, LOADSTONE,
-                   [*args, "--engine", "spark", "--pipelines-dir", str(cluster.pipelines_dir)],
-                   env, tmp_path)  # fmt: skip
-    _check(cli)
-    assert _rows(tmp_path, "viacli") == (4000, 4000)
-    trace = _trace(children, cluster, tmp_path, "viacli")["normalize"]
+    cli = runs.steps["cli"]
+    assert cli["returncode"] == 0, f"stdout:\n{cli['stdout']}\nstderr:\n{cli['stderr']}"
+    assert _rows(runs.work, "viacli") == (4000, 4000)
+    trace = _trace(children, cluster, runs.work, "viacli")["normalize"]
     assert trace["engine"] == "spark" and trace["master"] == cluster.master_url
     assert len(_executors(trace)) == 2 and "driver" not in _executors(trace)
     assert all(chunk["native"] for chunk in trace["chunks"])
 
 
-def test_api_loads_jsonl_and_a_dataframe_once_with_tasks_on_both_executors(api: ApiRuns) -> None:
-    jsonl, frame = api.steps["jsonl"], api.steps["dataframe"]
+def test_api_loads_jsonl_and_a_dataframe_once_with_tasks_on_both_executors(
+    runs: DriverRuns,
+) -> None:
+    jsonl, frame = runs.steps["jsonl"], runs.steps["dataframe"]
     assert (jsonl["error"], frame["error"]) == (None, None)
     assert (jsonl["rows"]["events"], frame["rows"]["events"]) == (3000, 5000)
-    assert _rows(api.work, "viaapi") == (8000, 8000)
+    assert _rows(runs.work, "viaapi") == (8000, 8000)
     for step in (jsonl, frame):
         assert len(_executors(step["normalize"])) == 2
         assert "driver" not in _executors(step["normalize"])
 
 
 def test_storage_the_executors_cannot_see_fails_the_cli_clearly_and_loads_nothing(
-    api: ApiRuns,
+    runs: DriverRuns,
 ) -> None:
-    assert api.cli_failure.returncode != 0
-    error = api.cli_failure.stderr.strip().splitlines()[-1]
+    """The error is the last line of the command's stderr, after the driver JVM's own."""
+    failed = runs.steps["cli_hidden"]
+    assert failed["returncode"] != 0
+    error = failed["stderr"].strip().splitlines()[-1]
     assert error.startswith("error: ")
-    assert "cannot read its input" in error and str(api.store) in error and "executor" in error
-    assert api.hidden_rows_after_cli == (0, 0)
+    assert "cannot read its input" in error and str(runs.store) in error and "executor" in error
+    assert tuple(failed["table_rows"]) == (0, 0)
 
 
-def test_storage_the_executors_cannot_see_fails_a_dataframe_run_clearly(api: ApiRuns) -> None:
-    error = api.steps["hidden_dataframe"]["error"]
-    assert error is not None and "has 3000 rows but 0 reached" in error and str(api.store) in error
-    assert _rows(api.work, "hiddendf") == (0, 0)
+def test_storage_the_executors_cannot_see_fails_a_dataframe_run_clearly(runs: DriverRuns) -> None:
+    error = runs.steps["hidden_dataframe"]["error"]
+    assert error is not None and "has 3000 rows but 0 reached" in error and str(runs.store) in error
+    assert _rows(runs.work, "hiddendf") == (0, 0)
 
 
-def test_once_the_storage_is_fixed_the_failed_package_loads_once(api: ApiRuns) -> None:
-    assert api.steps["resume"]["error"] is None
-    assert _rows(api.work, "hidden") == (2000, 2000)
+def test_once_the_storage_is_fixed_the_failed_package_loads_once(runs: DriverRuns) -> None:
+    assert runs.steps["resume"]["error"] is None
+    assert _rows(runs.work, "hidden") == (2000, 2000)
 
 
 def test_a_failed_task_and_a_killed_python_worker_leave_no_duplicate_rows(
-    cluster: Cluster, api: ApiRuns
+    cluster: Cluster, runs: DriverRuns
 ) -> None:
-    assert api.steps["faults"]["error"] is None
+    assert runs.steps["faults"]["error"] is None
     fault_markers = (cluster.shared / "fault-raise", cluster.shared / "fault-kill")
     assert not any(marker.exists() for marker in fault_markers)  # both faults happened
-    assert _rows(api.work, "faults") == (3000, 3000)
-    with duckdb.connect(str(api.work / "faults.duckdb"), read_only=True) as db:
+    assert _rows(runs.work, "faults") == (3000, 3000)
+    with duckdb.connect(str(runs.work / "faults.duckdb"), read_only=True) as db:
         tags = db.execute("select count(*) from faults_dataset.events__tags").fetchone()
     assert tags == (6000,)
 
 
-def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(api: ApiRuns) -> None:
-    on_s3 = api.steps["s3"]
+def test_packages_on_s3_load_every_row_once_with_tasks_on_both_executors(runs: DriverRuns) -> None:
+    on_s3 = runs.steps["s3"]
     assert on_s3["error"] is None
-    assert _rows(api.work, "ons3") == (3000, 3000)
+    assert _rows(runs.work, "ons3") == (3000, 3000)
     assert len(_executors(on_s3["normalize"])) == 2
     assert "driver" not in _executors(on_s3["normalize"])
     # a glob of three objects (one gzipped): every object's chunks ran on the executors
     inputs = {chunk["input"] for chunk in on_s3["normalize"]["chunks"]}
     assert inputs == {
-        f"s3://{api.bucket_name}/inbox/{key}"
+        f"s3://{runs.bucket_name}/inbox/{key}"
         for key in ("2024-01/a.jsonl", "2024-02/b.jsonl.gz", "2024-02/c.jsonl")
     }
-    assert not api.bucket.find(f"{api.bucket_name}/packages")  # loaded packages leave no data
+    assert not runs.bucket.find(f"{runs.bucket_name}/packages")  # loaded packages leave no data
     # DataFrame input onto s3 (executors write it, mapInArrow): test_package_storage.py
 
 
