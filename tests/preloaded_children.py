@@ -13,6 +13,7 @@ pools, worker processes) starts in the child.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -25,6 +26,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from preloaded_server import PARENT_PID
 
 SERVER = Path(__file__).resolve().parent / "preloaded_server.py"
 
@@ -69,25 +72,50 @@ class Preloaded:
 
     def __init__(self, modules: Sequence[str], wrapper: Sequence[str] = ()) -> None:
         """``wrapper``: a command the parent runs under (``unshare -m``: it and every child
-        share one private mount namespace)."""
+        share one private mount namespace); it must ``exec`` the parent (which dies with this
+        process, its parent: ``preloaded_server.py``)."""
         self._process = subprocess.Popen(
             [*wrapper, sys.executable, str(SERVER), *modules],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},  # see preloaded_server.py
+            # OPENBLAS_NUM_THREADS: see preloaded_server.py
+            env={**os.environ, "OPENBLAS_NUM_THREADS": "1", PARENT_PID: str(os.getpid())},
         )
         self._exits: dict[int, int] = {}
         self._buffer = b""
-        ready = self._message(timeout=300)
-        if "ready" not in ready:
-            raise RuntimeError(f"the preloaded parent did not start: {ready}")
+        try:
+            ready = self._message(timeout=300)
+            if "ready" not in ready:
+                raise RuntimeError(f"the preloaded parent did not start: {ready}")
+        except BaseException:
+            self._end()
+            raise
         self._outputs = Path(tempfile.mkdtemp(prefix="preloaded_"))
 
     def close(self) -> None:
+        """Stop the parent: it kills any child still running, then exits (see
+        ``preloaded_server.py`` for why ``stop`` is said, not only the input closed)."""
+        try:
+            self._end()
+        finally:
+            shutil.rmtree(self._outputs, ignore_errors=True)
+
+    def _end(self) -> None:
         assert self._process.stdin is not None
-        self._process.stdin.close()
-        self._process.wait(timeout=60)
-        shutil.rmtree(self._outputs, ignore_errors=True)
+        with contextlib.suppress(BrokenPipeError):  # it died already: waited for below
+            self._process.stdin.write(b'{"stop": true}\n')
+            self._process.stdin.flush()
+        with contextlib.suppress(BrokenPipeError):
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self._process.kill()  # not left running after its fixture, whatever the cause
+            self._process.wait()
+            raise
+        finally:
+            assert self._process.stdout is not None
+            self._process.stdout.close()
 
     def start(
         self,

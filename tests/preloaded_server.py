@@ -19,12 +19,24 @@ as the negative signal number, as ``subprocess`` reports it.
 
 Protocol (JSON lines): requests on standard input; replies on the file descriptor that was
 standard output (``{"ready": pid}``, ``{"started": pid}``, ``{"exited": pid, "code": c}``);
-end of input ends the server (and any child still running is left to its own fate).
+``{"stop": true}`` or the end of input ends the server.
+
+Lifetime: the server and every child it forked end with the fixture that started it, never
+later. The end of input alone could not promise it: any process forked from the pytest worker
+while the server runs (the product's fork pool in an in-process run, a test's ``os.fork``)
+holds a copy of the pipe's writing end, and the server would wait for that process too. So
+the fixture says ``stop``, and on stop (or end of input) the server kills the children still
+running (a child in a session of its own with its process group) before it exits. If the
+pytest worker dies without stopping it, the kernel kills the server (``PR_SET_PDEATHSIG``;
+the server also checks its parent's pid between requests), and each child with it.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import ctypes
+import ctypes.util
 import gc
 import importlib
 import json
@@ -40,6 +52,21 @@ from typing import Any
 
 #: native threads that survive a fork by design (see above)
 FORK_SAFE_THREADS = ("jemalloc_bg_thd",)
+#: ``PR_SET_PDEATHSIG`` from <linux/prctl.h>
+PR_SET_PDEATHSIG = 1
+#: how often (seconds) the server, idle, looks whether its parent is still the one it had
+PARENT_CHECK = 1.0
+#: the environment variable naming the pid of the process that started the server
+PARENT_PID = "PRELOADED_PARENT_PID"
+
+
+def die_with_parent(parent: int) -> None:
+    """SIGKILL for this process when its parent dies (and exit now if it already did)."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # died before the signal was asked for
+        os._exit(1)
 
 
 def _thread_name(task: str) -> str:
@@ -97,12 +124,13 @@ def _program(request: dict[str, Any], base: list[str]) -> None:
     exec(code, main.__dict__)
 
 
-def _child(request: dict[str, Any], base: list[str], channels: list[int]) -> None:
+def _child(request: dict[str, Any], base: list[str], channels: list[int], server: int) -> None:
     """In the forked child: become the requested process, run, end as Python ends."""
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for fd in channels:
         os.close(fd)
+    die_with_parent(server)
     if request.get("new_session"):
         os.setsid()
     os.chdir(request["cwd"])
@@ -126,7 +154,7 @@ def _child(request: dict[str, Any], base: list[str], channels: list[int]) -> Non
         os._exit(code)
 
 
-def _reap(reply: Any) -> None:
+def _reap(reply: Any, running: dict[int, bool]) -> None:
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -134,10 +162,28 @@ def _reap(reply: Any) -> None:
             return
         if pid == 0:
             return
+        running.pop(pid, None)
         reply({"exited": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
+def _end_children(running: dict[int, bool]) -> None:
+    """SIGKILL the children still running (a child that made its own session: its group)
+    and wait for them: none outlives the fixture."""
+    for pid, own_session in running.items():
+        # ProcessLookupError: it ended meanwhile (reaped below), or has no session yet
+        if own_session:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in running:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+
+
 def serve(modules: list[str]) -> None:
+    parent = int(os.environ.pop(PARENT_PID))
+    die_with_parent(parent)
     for name in modules:
         importlib.import_module(name)
     others = [task for task in os.listdir("/proc/self/task") if int(task) != os.getpid()]
@@ -148,9 +194,18 @@ def serve(modules: list[str]) -> None:
     # walks (and so copies) the pages it shares with this process (as the product's own
     # fork pool does, local_pool.py)
     gc.freeze()
-    base = _base_path()
     channel = os.dup(1)
     os.dup2(2, 1)  # nothing printed here may mix with the replies
+    running: dict[int, bool] = {}  # pid -> whether it made a session of its own
+    try:
+        _serve_requests(parent, channel, running)
+    finally:
+        _end_children(running)
+
+
+def _serve_requests(parent: int, channel: int, running: dict[int, bool]) -> None:
+    """Fork a child per request until ``stop``, the end of input, or the parent's death."""
+    base = _base_path()
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -160,13 +215,14 @@ def serve(modules: list[str]) -> None:
     def reply(message: dict[str, Any]) -> None:
         os.write(channel, (json.dumps(message) + "\n").encode())
 
-    reply({"ready": os.getpid()})
+    server = os.getpid()
+    reply({"ready": server})
     pending = b""
-    while True:
-        ready, _, _ = select.select([0, wake_r], [], [])
+    while os.getppid() == parent:
+        ready, _, _ = select.select([0, wake_r], [], [], PARENT_CHECK)
         if wake_r in ready:
             os.read(wake_r, 4096)
-        _reap(reply)
+        _reap(reply, running)
         if 0 not in ready:
             continue
         chunk = requests.read(65536)
@@ -176,11 +232,14 @@ def serve(modules: list[str]) -> None:
         while b"\n" in pending:
             line, pending = pending.split(b"\n", 1)
             request = json.loads(line)
+            if request.get("stop"):
+                return
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
-                _child(request, base, [channel, wake_r, wake_w])
+                _child(request, base, [channel, wake_r, wake_w], server)
+            running[pid] = bool(request.get("new_session"))
             reply({"started": pid})
 
 
