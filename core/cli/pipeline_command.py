@@ -196,17 +196,18 @@ def _committed(pipe: Pipeline) -> list[str]:
 
 
 def show_text(pipe: Pipeline, limit: int) -> str:
-    dataset = pipe.dataset()
-    counts = sorted(dataset.row_counts().fetchall())
-    out = [f"dataset {dataset.dataset_name} in {pipe.destination.name}", ""]
-    out.append(_table(counts, ("table", "rows")) if counts else "(no data tables)")
-    if "_dlt_loads" in dataset.tables:
-        loads = dataset.query(
-            f"SELECT load_id, schema_name, status, CAST(inserted_at AS VARCHAR) FROM "
-            f"{dataset.qualified('_dlt_loads')} ORDER BY load_id DESC LIMIT {int(limit)}"
-        ).fetchall()
-        out += ["", "load history (_dlt_loads, newest first):"]
-        out.append(_table(loads, ("load_id", "schema_name", "status", "inserted_at")))
+    # one connection for the whole page: each query opening its own made 9 (~0.2 s CPU)
+    with pipe.dataset() as dataset:
+        counts = sorted(dataset.row_counts().fetchall())
+        out = [f"dataset {dataset.dataset_name} in {pipe.destination.name}", ""]
+        out.append(_table(counts, ("table", "rows")) if counts else "(no data tables)")
+        if "_dlt_loads" in dataset.tables:
+            loads = dataset.query(
+                f"SELECT load_id, schema_name, status, CAST(inserted_at AS VARCHAR) FROM "
+                f"{dataset.qualified('_dlt_loads')} ORDER BY load_id DESC LIMIT {int(limit)}"
+            ).fetchall()
+            out += ["", "load history (_dlt_loads, newest first):"]
+            out.append(_table(loads, ("load_id", "schema_name", "status", "inserted_at")))
     return "\n".join(out)
 
 

@@ -46,14 +46,15 @@ class ReportData:
 
 
 def _destination_facts(pipe: Pipeline, limit: int) -> tuple[list[tuple[str, int]], list[LoadRow]]:
-    dataset = pipe.dataset()
-    counts = sorted((str(t), int(n)) for t, n in dataset.row_counts().fetchall())
-    if "_dlt_loads" not in dataset.tables:
-        return counts, []
-    rows = dataset.query(
-        f"SELECT load_id, schema_name, status, CAST(inserted_at AS VARCHAR) FROM "
-        f"{dataset.qualified('_dlt_loads')} ORDER BY load_id DESC LIMIT {int(limit)}"
-    ).fetchall()
+    # one connection for every query: a connection each made 9 (~0.2 s CPU on DuckDB)
+    with pipe.dataset() as dataset:
+        counts = sorted((str(t), int(n)) for t, n in dataset.row_counts().fetchall())
+        if "_dlt_loads" not in dataset.tables:
+            return counts, []
+        rows = dataset.query(
+            f"SELECT load_id, schema_name, status, CAST(inserted_at AS VARCHAR) FROM "
+            f"{dataset.qualified('_dlt_loads')} ORDER BY load_id DESC LIMIT {int(limit)}"
+        ).fetchall()
     return counts, [LoadRow(str(r[0]), str(r[1]), int(r[2]), str(r[3])) for r in rows]
 
 
