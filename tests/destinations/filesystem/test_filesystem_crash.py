@@ -1,11 +1,13 @@
 """``kill -9`` in the middle of a filesystem load, then a rerun: every row exactly once.
 
-A child process runs a pipeline whose second package is killed (SIGKILL, no cleanup) right
-after the k-th write of its load step: a data file, a bookkeeping record, a file copied into
-a table, a Delta or Iceberg commit. The parent then reruns the pipeline, which finishes the
-pending package, and reads the bucket with independent readers: both packages' rows are
-there once, and ``_dlt_loads`` has one record per package. A dry run counts the writes, so
-every k from the first write to the last is tried.
+A pipeline loads a first package; then a child process runs its second package and is
+killed (SIGKILL, no cleanup) right after the k-th write of its load step: a data file, a
+bookkeeping record, a file copied into a table, a Delta or Iceberg commit. The parent then
+reruns the pipeline, which finishes the pending package, and reads the bucket with
+independent readers: both packages' rows are there once, and ``_dlt_loads`` has one record
+per package. A dry run counts the writes, so every k from the first write to the last is
+tried. The first package is loaded once per test: each k starts from a copy of the working
+folder it left (copied back to the same path, as the Iceberg catalog records absolute paths).
 
 The children are forked from one preloaded parent (``preloaded_children.py``) that imported
 loadstone, pyarrow, deltalake and pyiceberg once: each is still a process of its own, killed by
@@ -15,6 +17,7 @@ a real SIGKILL, without paying those imports again.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import textwrap
 from collections.abc import Iterator
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from filesystem_support import DATASET, fs_pipeline, rows_per_table
-from preloaded_children import Preloaded, preloaded
+from preloaded_children import LOADSTONE_RUN, Preloaded, preloaded
 
 CHILD = textwrap.dedent(
     """
@@ -61,9 +64,11 @@ CHILD = textwrap.dedent(
         pipelines_dir=spec["pipelines"],
     )
     hints = spec["hints"]
-    pipeline.run([{"id": 1, "tags": ["a", "b"]}], table_name="items", **hints)
-    armed[0] = True
-    pipeline.run(spec["second"], table_name="items", **hints)
+    if spec["package"] == "first":
+        pipeline.run([{"id": 1, "tags": ["a", "b"]}], table_name="items", **hints)
+    else:
+        armed[0] = True
+        pipeline.run(spec["second"], table_name="items", **hints)
     print(events[0])
     """
 )
@@ -77,7 +82,7 @@ SECOND = {
 }
 
 
-def _spec(tmp: Path, table_format: str | None, strategy: str) -> dict[str, object]:
+def _spec(tmp: Path, table_format: str | None, strategy: str, package: str) -> dict[str, object]:
     hints: dict[str, object] = {"table_format": table_format} if table_format else {}
     if strategy != "append":
         hints["write_disposition"] = {"disposition": "merge", "strategy": strategy}
@@ -88,6 +93,7 @@ def _spec(tmp: Path, table_format: str | None, strategy: str) -> dict[str, objec
         "pipelines": str(tmp / "pipelines"),
         "hints": hints,
         "second": SECOND[strategy],
+        "package": package,
     }
 
 
@@ -95,7 +101,13 @@ def _spec(tmp: Path, table_format: str | None, strategy: str) -> dict[str, objec
 def parent() -> Iterator[Preloaded]:
     """What the children import, imported once (imports only: nothing runs before a fork)."""
     yield from preloaded(
-        "loadstone",
+        *LOADSTONE_RUN,  # what a pipeline's run imports (half a child's CPU when it was not)
+        "loadstone.plugins.normalizers.relational.local_pool",
+        "loadstone.plugins.normalizers.relational.native",
+        "fsspec",
+        "rich.console",
+        "rich.table",
+        "sqlite3",
         "loadstone.plugins.destinations.filesystem.client",
         "loadstone.plugins.destinations.filesystem.delta",
         "loadstone.plugins.destinations.filesystem.iceberg",
@@ -114,9 +126,14 @@ def parent() -> Iterator[Preloaded]:
 
 
 def _child(
-    parent: Preloaded, tmp: Path, kill_after: int, table_format: str | None, strategy: str
+    parent: Preloaded,
+    tmp: Path,
+    kill_after: int,
+    table_format: str | None,
+    strategy: str,
+    package: str = "second",
 ) -> subprocess.CompletedProcess[str]:
-    spec = json.dumps(_spec(tmp, table_format, strategy))
+    spec = json.dumps(_spec(tmp, table_format, strategy, package))
     return parent.run(CHILD, [str(kill_after), spec], cwd=tmp)
 
 
@@ -151,14 +168,18 @@ def test_kill_9_at_every_write_of_a_load_then_rerun_loads_exactly_once(
 ) -> None:
     """A delete-insert commits its nested table before its root, so a rerun after a kill
     between the two removes the same old nested rows."""
-    (tmp_path / "dry").mkdir()
-    dry = _child(parent, tmp_path / "dry", 0, table_format, strategy)
+    work, first_loaded = tmp_path / "work", tmp_path / "first_loaded"
+    work.mkdir()
+    first = _child(parent, work, 0, table_format, strategy, package="first")
+    assert first.returncode == 0, first.stderr
+    shutil.copytree(work, first_loaded, symlinks=True)
+    dry = _child(parent, work, 0, table_format, strategy)
     assert dry.returncode == 0, dry.stderr
     writes = int(dry.stdout.strip().splitlines()[-1])
     assert writes >= 3  # the two tables' data, then the _dlt_loads record
     for kill_after in range(1, writes + 1):
-        work = tmp_path / f"k{kill_after}"
-        work.mkdir()
+        shutil.rmtree(work)
+        shutil.copytree(first_loaded, work, symlinks=True)
         killed = _child(parent, work, kill_after, table_format, strategy)
         assert killed.returncode == -9, (kill_after, killed.stderr[-2000:])
         # the child's pipeline, on the working folder it left behind
