@@ -91,10 +91,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every JVM the suite starts gets the quick JIT and, once built, the class archive
-    (``jvm_options.py``): Spark applications start in less CPU, and nothing else changes.
+    (``jvm_options.py``), and every Python process imports pyspark from its installed package
+    (``python_options.py``): Spark applications start in less CPU, and nothing else changes.
     The first process (xdist's controller, or pytest without workers) starts the build, and
     picks the folder of the tests' temporary files (:func:`_temporary_root`)."""
     import jvm_options
+    import python_options
+
+    python_options.enable()
 
     if not hasattr(config, "workerinput"):
         _temporary_root()
