@@ -57,6 +57,8 @@ class DuckDBLoading(Protocol):
     def ident(self, name: str) -> str: ...
     def table_ident(self, name: str) -> str: ...
     def execute(self, sql: str, params: Sequence[object] | None = None) -> None: ...
+    def begin(self) -> None: ...
+    def commit(self) -> None: ...
     def ensure_dataset(self, staging: bool = False) -> list[str]: ...
     def dataset_columns(self, staging: bool = False) -> Catalog: ...
     def catalog_key(self, name: str) -> str: ...
@@ -71,14 +73,17 @@ class DuckDBLoading(Protocol):
         source: ParquetSource,
         ordered: bool,
     ) -> None: ...
-    def _limit_memory(self, model: TableModel, sources: Mapping[str, ParquetSource]) -> None: ...
+    def keep_catalog(self, catalog: Catalog | None) -> None: ...
+    def _limit_memory(
+        self, model: TableModel, sources: Mapping[str, ParquetSource], threads: int | None = None
+    ) -> None: ...
     def _restore_memory_limit(self) -> None: ...
     def _adopt_naming(
         self, schema: Schema | None, naming: NamingConvention | None = None
     ) -> None: ...
     def load_package(self, request: LoadRequest) -> None: ...
     def _package_resources(
-        self, model: TableModel, sources: Mapping[str, ParquetSource]
+        self, model: TableModel, sources: Mapping[str, ParquetSource], threads: int | None = None
     ) -> contextlib.AbstractContextManager[None]: ...
     def _write_package(
         self,
@@ -104,14 +109,17 @@ class DuckDBOverlappedLoad:
     def __init__(self, client: DuckDBLoading, load_id: str) -> None:
         self.client = client
         self.load_id = load_id
-        client.execute("BEGIN TRANSACTION")
-        self._open = True
         #: DuckDB's threads, restored once normalize no longer needs the cores
-        self._threads: str | None = client._setting("threads")
+        self._cores = int(client._setting("threads"))
+        client.begin()
         client.execute("SET threads = 1")
-        client.ensure_dataset()
+        self._open = True
+        #: whether DuckDB runs on one thread for now (``_cores`` restored by the last batch)
+        self._one_thread = True
         #: ``{table key: {column key: (name, type)}}`` as this transaction sees it
         self._catalog = client.dataset_columns()
+        if not self._catalog:  # a dataset with a table exists: no need to ask
+            client.ensure_dataset()
         #: the column keys each table had before this load (absent: it is new)
         self._before = {table: set(columns) for table, columns in self._catalog.items()}
         #: the columns this load gave each table, in order
@@ -159,7 +167,8 @@ class DuckDBOverlappedLoad:
         widest = max((len(model.typed_columns(t)) for t in tables), default=0)
         if widest > self._widest:
             self._widest = widest
-            self.client._limit_memory(model, {t: ParquetSource(t, ()) for t in tables})
+            threads = 1 if self._one_thread else self._cores
+            self.client._limit_memory(model, {t: ParquetSource(t, ()) for t in tables}, threads)
 
     def _ensure(self, model: TableModel, table: str) -> None:
         """Create ``table`` or add the columns it lacks, as the migration would."""
@@ -205,10 +214,12 @@ class DuckDBOverlappedLoad:
         sources = {t: ParquetSource.from_spec(t, self._rest(s)) for t, s in request.tables.items()}
         current: list[str | None] = [None]
         try:
-            with client._package_resources(model, sources):
+            with client._package_resources(model, sources, self._cores):
+                # the migration starts from the catalog this transaction kept up to date
+                client.keep_catalog({t: dict(c) for t, c in self._catalog.items()})
                 client._write_package(request, model, sources, version, current)
                 current[0] = None
-                client.execute("COMMIT")
+                client.commit()
                 self._open = False
         except client.driver_error as exc:
             self.abort()
@@ -240,12 +251,13 @@ class DuckDBOverlappedLoad:
         return True
 
     def _restore_threads(self) -> None:
-        if self._threads is not None:
-            self.client.execute(f"SET threads = {int(self._threads)}")
-            self._threads = None
+        if self._one_thread:
+            self.client.execute(f"SET threads = {self._cores}")
+            self._one_thread = False
 
     def abort(self) -> None:
         """Roll back what this load did (once; nothing to do after a commit)."""
+        self.client.keep_catalog(None)
         if self._open:
             self._open = False
             self.client._rollback()

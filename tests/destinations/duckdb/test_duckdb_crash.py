@@ -98,7 +98,7 @@ def _run_child(parent: Preloaded, tmp: Path, crash_after: int) -> subprocess.Com
 
 
 #: after the k-th statement: 1 is before BEGIN, the last is after COMMIT (checked below)
-CRASH_POINTS = [1, 3, 5, 8, 11, 14, 17, 20, 22, 23, 24]
+CRASH_POINTS = [1, 2, 4, 7, 10, 13, 16, 19, 21, 22, 23]
 
 
 @pytest.mark.parametrize("crash_after", CRASH_POINTS)
