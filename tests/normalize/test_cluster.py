@@ -147,16 +147,17 @@ def _s3_inbox(s3_server: S3Server, work: Path) -> tuple[Any, str]:
 def _cli_steps(cluster: Cluster, shared: dict[str, str], hidden: dict[str, str]) -> list[Step]:
     """The two ``loadstone run`` commands, first in the driver so that each starts its Spark
     application as a ``loadstone`` process does (``cluster_driver.py``: ``_cli``): one on
-    storage the executors cannot see (its application ends with it), then one whose
-    application the API steps go on to use (both set the same Spark options: the driver JVM
-    keeps the first application's for the next)."""
+    storage the executors cannot see (its application ends with it, and one executor is
+    enough for it to fail: a JVM and its Python daemon less), then one whose application the
+    API steps go on to use (with ``spark.cores.max`` 2 again, as ``driver_env`` sets it: the
+    driver JVM keeps the first application's options for the next)."""
     failing = write_events(cluster.shared / "hidden-events.jsonl", 2000)
     loading = write_events(cluster.shared / "cli-events.jsonl", 4000)
     common = ["-t", "events", "-q", "--pipelines-dir", str(cluster.pipelines_dir)]
     return [
         {"label": "cli_hidden", "mode": "cli", "pipeline": "hidden",
          "argv": ["run", str(failing), "-p", "hidden", *common],
-         "env": hidden},
+         "env": {**hidden, "SPARK__CORES__MAX": "1", "NORMALIZE__MIN_EXECUTORS": "1"}},
         {"label": "cli", "mode": "cli", "pipeline": "viacli",
          "argv": ["run", str(loading), "-p", "viacli", "--engine", "spark", *common],
          "env": shared},
