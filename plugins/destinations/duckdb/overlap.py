@@ -7,8 +7,9 @@ added (``ALTER TABLE ... ADD COLUMN``, before the files that need them), then on
 ``INSERT ... SELECT`` reads the batch's files of that table. Only tables whose rows simply
 append (the ``append`` disposition, nested tables included) go in early; a merge or replace
 needs the whole package, so its files wait for :meth:`DuckDBOverlappedLoad.finish`, which
-migrates to the package's final schema, loads every file not appended yet, the state row and
-the ``_dlt_loads`` row, and commits, as ``load_package`` does in one go. Nothing is visible
+migrates to the package's final schema (from the catalog the transaction kept up to date, not
+read again), loads every file not appended yet, the state row and the ``_dlt_loads`` row, and
+commits, as ``load_package`` does in one go. Nothing is visible
 before that COMMIT, so a process killed at any moment leaves the database as it was.
 
 The tables must end as a load after normalize makes them: a table created early has the

@@ -577,3 +577,16 @@ def test_a_failing_append_reports_duckdbs_own_error_and_keeps_row_order_for_late
             client.load_package(request(USERS, {"users": [no_row_key]}))
         setting = client.query("SELECT current_setting('preserve_insertion_order')")
         assert setting == [(True,)]
+
+
+def test_a_table_missing_inside_a_transaction_leaves_the_transaction_usable(
+    tmp_path: Path,
+) -> None:
+    shop = schema(users=table({"id": {"data_type": "bigint"}}))
+    with duckdb_destination(tmp_path / "db.duckdb").client(stored_schema(shop), "mydata") as client:
+        client.initialize_storage()
+        assert not client.table_exists("users")
+        with client.transaction():
+            assert not client.table_exists("users")
+            client.execute(f"CREATE TABLE {client.qualified('users')} (id BIGINT)")
+        assert client.table_exists("users")
