@@ -284,9 +284,13 @@ def test_spark_env_variables_become_spark_options(monkeypatch: pytest.MonkeyPatc
 def test_spark_env_restores_camel_case_options(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SPARK__SQL__SESSION__TIMEZONE", "UTC")
     monkeypatch.setenv("SPARK__SQL__FILES__maxRecordsPerFile", "10")
+    monkeypatch.setenv("SPARK__TASK__MAXFAILURES", "2")  # spark.task.maxfailures: ignored
+    monkeypatch.setenv("SPARK__DRIVER__BINDADDRESS", "127.0.0.1")
     assert config.spark_options() == {
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.files.maxRecordsPerFile": "10",
+        "spark.task.maxFailures": "2",
+        "spark.driver.bindAddress": "127.0.0.1",
     }
 
 
