@@ -93,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Every JVM the suite starts gets the quick JIT and, once built, the class archive
     (``jvm_options.py``), and every Python process imports pyspark from its installed package
     (``python_options.py``): Spark applications start in less CPU, and nothing else changes.
-    The first process (xdist's controller, or pytest without workers) starts the build, and
+    The first process (xdist's controller, or pytest without workers) builds the archive, and
     picks the folder of the tests' temporary files (:func:`_temporary_root`)."""
     import jvm_options
     import python_options
@@ -102,7 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if not hasattr(config, "workerinput"):
         _temporary_root()
-        jvm_options.start_archive_build()
+        jvm_options.build_archive()
         _byte_compile_loadstone()
     jvm_options.enable()
 
