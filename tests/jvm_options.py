@@ -16,7 +16,9 @@ gets (through ``JAVA_TOOL_OPTIONS``, which every JVM the suite starts inherits):
 The archive is built once per machine by one small Spark job (``jvm_archive_job.py``, about
 30 s, most of it the JVM writing 200 MB as it exits) and kept in ``~/.cache/loadstone-tests/``,
 named by what it depends on (the Java version and pyspark's install). A machine's first run
-builds it before its first test (about a minute); later runs have it from the start.
+builds it in the background while the tests that start no JVM run (the Spark modules are
+queued after them, see :data:`PENDING_VARIABLE`), and its JVMs take it once it is there
+(``refresh`` before each JVM a test starts); later runs have it from the start.
 Everything reaches the JVMs through ``JAVA_TOOL_OPTIONS``.
 A JVM that cannot use the archive (another class path, such as ``spark-class``'s launcher)
 runs as it would without it; its CDS warning is silenced, and JVM warnings go to stderr so
@@ -100,20 +102,35 @@ def _archive_path() -> Path:
     return Path(known)
 
 
-def build_archive() -> None:
-    """Build the archive now when it is missing (once: a lock held by the builder), before
-    any JVM starts. In the background, as it was, a machine's first run (CI's every run, on a
-    fresh clone) started its first Spark applications, the longest modules', without it:
-    that run took 488 s against 390 s with the archive there."""
+#: set (inherited by the xdist workers) while this run builds the archive: the workers then
+#: queue the Spark modules after the first half of the others (``conftest.py``), so that their
+#: JVMs start once it exists
+PENDING_VARIABLE = "LOADSTONE_TEST_JVM_ARCHIVE_PENDING"
+
+
+def start_archive_build() -> None:
+    """Build the archive in the background when it is missing (once: a lock held by the
+    builder), while the tests that start no JVM run.
+
+    Built before the first test instead, a fresh machine's run (CI's every run) waited 79 s
+    with one core idle (489 s in all); built in the background at a low priority with the
+    Spark modules first, their first applications started without it (488 s).
+    """
     try:
         archive = _archive_path()
         if archive.exists():
             return
         archive.parent.mkdir(parents=True, exist_ok=True)
-        print("building the JVM class archive for this machine, once (about a minute)",
-              file=sys.stderr, flush=True)  # fmt: skip
-        _build_once(archive)
-    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
+        with open(archive.parent / "build.log", "ab") as log:
+            subprocess.Popen(
+                [sys.executable, __file__, str(archive)],
+                env=_plain_env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # it outlives a short pytest run and finishes anyway
+            )
+        os.environ[PENDING_VARIABLE] = "1"
+    except (OSError, subprocess.CalledProcessError) as error:
         # no Java (the Spark tests then fail saying so) or no writable cache: no archive
         os.environ[ARCHIVE_VARIABLE] = os.devnull + ".jsa"
         print(f"tests run without the JVM class archive: {error}", file=sys.stderr)
@@ -151,3 +168,7 @@ def _build_once(archive: Path) -> None:
             return  # another process is building it
         if not archive.exists():
             _build(archive)
+
+
+if __name__ == "__main__":
+    _build_once(Path(sys.argv[1]))
