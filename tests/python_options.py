@@ -20,9 +20,3 @@ def enable() -> None:
     entries = [e for e in os.environ.get("PYTHONPATH", "").split(os.pathsep) if e]
     if str(SITE) not in entries:
         os.environ["PYTHONPATH"] = os.pathsep.join([str(SITE), *entries])
-
-
-def with_site(pythonpath: str) -> str:
-    """``pythonpath`` with :data:`SITE` first, for an environment a test builds itself."""
-    entries = [e for e in pythonpath.split(os.pathsep) if e and e != str(SITE)]
-    return os.pathsep.join([str(SITE), *entries])
