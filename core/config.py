@@ -55,6 +55,7 @@ from typing import Annotated, Any, ClassVar, Final, NewType
 import attrs
 
 from loadstone.exceptions import ConfigFieldMissingException, ConfigFileError, ConfigValueError
+from loadstone.spark_option_names import CAMEL_CASE_BY_LOWER
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -444,49 +445,6 @@ def locate_naming(
 
 # --- spark -----------------------------------------------------------------------------------
 
-#: camelCase Spark options, so that upper-case environment names reach the right key
-_SPARK_CAMEL_CASE = (
-    "spark.sql.session.timeZone",
-    "spark.driver.extraJavaOptions",
-    "spark.executor.extraJavaOptions",
-    "spark.driver.extraClassPath",
-    "spark.executor.extraClassPath",
-    "spark.driver.maxResultSize",
-    "spark.ui.showConsoleProgress",
-    "spark.sql.files.maxPartitionBytes",
-    "spark.sql.files.maxRecordsPerFile",
-    "spark.sql.autoBroadcastJoinThreshold",
-    "spark.sql.adaptive.coalescePartitions.enabled",
-    "spark.sql.adaptive.skewJoin.enabled",
-    "spark.sql.execution.arrow.pyspark.enabled",
-    "spark.sql.execution.arrow.maxRecordsPerBatch",
-    "spark.sql.sources.partitionOverwriteMode",
-    "spark.sql.caseSensitive",
-    "spark.executor.memoryOverhead",
-    "spark.executor.heartbeatInterval",
-    "spark.driver.extraLibraryPath",
-    "spark.executor.extraLibraryPath",
-    "spark.driver.bindAddress",
-    "spark.driver.blockManager.port",
-    "spark.blockManager.port",
-    "spark.port.maxRetries",
-    "spark.task.maxFailures",
-    "spark.dynamicAllocation.enabled",
-    "spark.dynamicAllocation.minExecutors",
-    "spark.dynamicAllocation.maxExecutors",
-    "spark.dynamicAllocation.initialExecutors",
-    "spark.dynamicAllocation.executorIdleTimeout",
-    "spark.dynamicAllocation.shuffleTracking.enabled",
-    "spark.memory.offHeap.enabled",
-    "spark.memory.offHeap.size",
-    "spark.sql.catalogImplementation",
-    "spark.sql.files.openCostInBytes",
-    "spark.sql.adaptive.advisoryPartitionSizeInBytes",
-    "spark.sql.legacy.timeParserPolicy",
-    "spark.sql.execution.pythonUDF.arrow.enabled",
-)
-_SPARK_BY_LOWER = {key.lower(): key for key in _SPARK_CAMEL_CASE}
-
 
 def _spark_key(parts: Sequence[str]) -> str:
     """``("sql", "shuffle", "partitions")`` -> ``spark.sql.shuffle.partitions``."""
@@ -518,7 +476,7 @@ def _env_spark_key(name: str) -> str:
     """
     parts = [part.lower() if part.isupper() else part for part in name.split(ENV_SEPARATOR)]
     key = _spark_key(parts)
-    return _SPARK_BY_LOWER.get(key, key) if key == key.lower() else key
+    return CAMEL_CASE_BY_LOWER.get(key, key) if key == key.lower() else key
 
 
 def spark_options() -> dict[str, str]:
