@@ -10,7 +10,7 @@ client for its duration, so reading never holds a lock a later load would need.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loadstone.destinations.contract import ColumnsQuery, Row
@@ -64,14 +64,35 @@ def _arrow_value(value: TDataItem) -> TDataItem:
     return value
 
 
-def _duckdb_arrow(
-    run_sql: Callable[..., object], sql: str, params: Sequence[object]
-) -> pa.Table | None:
-    """A query's result as a ``pyarrow.Table`` from a DuckDB-style connection's ``sql``
-    (or None)."""
-    relation = run_sql(sql, params=list(params) if params else None)
-    if relation is None:  # a statement without a result
+#: DuckDB column types whose values DuckDB's own row fetch gives exactly as the Arrow path
+#: does (str, int, float, bool, None): a result of only these skips pyarrow, whose import
+#: (with numpy's) was most of the CPU of ``loadstone pipeline NAME show`` (~0.3 s)
+_PLAIN_TYPES = frozenset(
+    {"VARCHAR", "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "BOOLEAN", "DOUBLE", '"NULL"'}
+)
+
+
+class _PlainRelation(Protocol):
+    """What :func:`_plain_rows` uses of a DuckDB relation."""
+
+    columns: list[str]
+    types: list[object]
+
+    def fetchall(self) -> list[Row]: ...
+
+
+def _plain_rows(relation: object) -> _Result | None:
+    """A DuckDB relation's rows fetched without Arrow, when every column is plain."""
+    if not (hasattr(relation, "types") and hasattr(relation, "fetchall")):
         return None
+    plain = cast("_PlainRelation", relation)
+    if any(str(t) not in _PLAIN_TYPES for t in plain.types):
+        return None
+    return _Result(list(plain.columns), list(plain.fetchall()))
+
+
+def _duckdb_arrow(relation: object) -> pa.Table | None:
+    """A DuckDB-style relation's result as a ``pyarrow.Table`` (or None)."""
     for name in ("to_arrow_table", "arrow", "fetch_arrow_table"):
         method = getattr(relation, name, None)
         if method is not None:
@@ -92,14 +113,19 @@ def _execute(
 
     A DuckDB-style connection answers in Arrow, and rows are made from the Arrow columns:
     time zone aware timestamps then come back as ``datetime`` with ``zoneinfo`` (DuckDB's
-    own row fetch needs ``pytz``). Other clients answer through ``client.query``.
+    own row fetch needs ``pytz``); a result of plain columns only (:data:`_PLAIN_TYPES`)
+    is fetched as rows directly. Other clients answer through ``client.query``.
     """
     run_sql = getattr(client.connection, "sql", None)
     try:
         if run_sql is not None:  # DuckDB's connection (or one that answers like it)
             sql = qmark_params(sql) if params else sql
-            table = _duckdb_arrow(run_sql, sql, params)
-            if table is None:
+            relation = run_sql(sql, params=list(params) if params else None)
+            plain = None if want_arrow or relation is None else _plain_rows(relation)
+            if plain is not None:
+                return plain
+            table = None if relation is None else _duckdb_arrow(relation)
+            if table is None:  # a statement without a result
                 return _Result([], [])
             if want_arrow:
                 return _Result(list(table.column_names), [], table)

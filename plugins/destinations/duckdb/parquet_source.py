@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import attrs
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from loadstone.destinations.contract import LoadFileSpec, load_files
 from loadstone.plugins.destinations.duckdb.sql import MAX_DECIMAL_PRECISION, literal, quote
 from loadstone.plugins.destinations.sql.table_files import TableFiles
+
+if TYPE_CHECKING:  # pyarrow is imported where files are read, so that a DuckDB client that
+    import pyarrow as pa  # reads none (show, info, report) imports neither it nor numpy
 
 _counter = itertools.count()
 
@@ -34,6 +36,8 @@ class ParquetSource(TableFiles):
 
     @classmethod
     def from_spec(cls, table: str, spec: LoadFileSpec) -> ParquetSource:
+        import pyarrow.parquet as pq
+
         files = load_files(spec)
         column_types: dict[str, pa.DataType] = {}
         for file in files:
@@ -42,6 +46,8 @@ class ParquetSource(TableFiles):
         return cls(table, tuple(files), column_types)
 
     def _wide_decimals(self) -> list[str]:
+        import pyarrow as pa
+
         return [
             name
             for name, type_ in self.column_types.items()
@@ -54,6 +60,9 @@ class ParquetSource(TableFiles):
         if not wide:
             files = ", ".join(literal(str(f)) for f in self.files)
             return f"read_parquet([{files}], union_by_name = true)"
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         tables = []
         for file in self.files:
             data = pq.read_table(file)

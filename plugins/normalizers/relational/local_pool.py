@@ -32,7 +32,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 import attrs
-import pyarrow as pa
 
 from loadstone.exceptions import NormalizeError
 from loadstone.parent_watch import exit_with_parent
@@ -84,6 +83,8 @@ def skip_pandas_probe() -> None:
     """
     if "pandas" in sys.modules:
         return
+    import pyarrow as pa  # not at the top: loading the plugin must not import pyarrow
+
     hide = _HidePandas()
     sys.meta_path.insert(0, hide)
     try:
@@ -135,6 +136,10 @@ class LocalPool:
         if self._executor is None:
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
             if method == "fork":
+                # the workers' Parquet writer, imported once for all of them (the plugin
+                # does not import it: a driver that writes no Parquet never pays for it)
+                import pyarrow.parquet  # noqa: F401  # imported for the workers to inherit
+
                 # the driver's objects go to the collector's permanent generation before the
                 # fork, so no worker's collection walks (and copies) the pages it shares
                 # with the driver (a late full collection cost a 20k-event run 50 ms)
