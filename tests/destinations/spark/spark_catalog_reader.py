@@ -31,11 +31,13 @@ def main() -> None:
     )
     spark.sparkContext.setLogLevel("ERROR")
     found: dict[str, dict[str, object]] = {}
-    for database in spark.catalog.listDatabases():
-        for table in spark.catalog.listTables(database.name):
-            frame = spark.table(f"`{database.name}`.`{table.name}`")
+    # SHOW statements, not spark.catalog.listTables: that one fetches every table's whole
+    # metadata from the metastore (about 5 of this program's 35 CPU-s), and only names are used
+    for (database,) in spark.sql("SHOW DATABASES").collect():
+        for table in spark.sql(f"SHOW TABLES IN `{database}`").collect():
+            frame = spark.table(f"`{database}`.`{table.tableName}`")
             rows = [[None if v is None else str(v) for v in row] for row in frame.collect()]
-            found[f"{database.name}.{table.name}"] = {
+            found[f"{database}.{table.tableName}"] = {
                 "columns": [f"{f.name}:{f.dataType.simpleString()}" for f in frame.schema],
                 "count": len(rows),
                 "rows": rows if len(rows) <= 50 else [],
