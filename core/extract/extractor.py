@@ -101,6 +101,41 @@ def as_resources(data: TDataItem, table_name: str | None) -> tuple[str | None, l
     return None, [Resource(data, found, args_bound=True)]
 
 
+def source_groups(data: TDataItem, loose_schema: str) -> list[TDataItem]:
+    """``data`` as the inputs extracted one by one, each into a package of its own schema.
+
+    A list that holds sources (dlt's ``run([source, resource, other_source])``) extracts each
+    source under its own schema and the loose resources together under ``loose_schema`` (the
+    pipeline's default schema); as in dlt 1.31, they go in the order of their schema names,
+    so the first of them becomes the default schema of a new pipeline; loose resources whose
+    schema is a listed source's join it. Anything else is one input.
+    """
+    if not isinstance(data, (list, tuple)) or not any(_is_source(d) for d in data):
+        return [data]
+    if not all(_is_source(d) or isinstance(d, Resource) for d in data):
+        kinds = sorted({type(d).__name__ for d in data})
+        raise ExtractError(
+            f"a list that holds sources may hold only sources and resources, not {kinds}: "
+            "make the other data a resource (dlt.resource(data, name=...))"
+        )
+    sources = [d() if is_source_factory(d) else d for d in data if _is_source(d)]
+    loose = [d for d in data if isinstance(d, Resource)]
+    groups: list[tuple[str, TDataItem]] = [(s.name, s) for s in sources]
+    host = next((at for at, s in enumerate(sources) if s.name == loose_schema), None)
+    if loose and host is not None:  # the default schema's source takes them in
+        joined = sources[host].clone()
+        joined.resources.add(*loose)
+        groups[host] = (loose_schema, joined)
+    elif loose:
+        groups.append((loose_schema, loose))
+    # stable: two sources of one name stay two packages of one schema, rows of both loaded
+    return [group for _, group in sorted(groups, key=lambda named: named[0])]
+
+
+def _is_source(data: TDataItem) -> bool:
+    return isinstance(data, Source) or is_source_factory(data)
+
+
 def _is_file_name(value: TDataItem) -> bool:
     """A Path, or an object-store URL of a JSON file (read where it is)."""
     if isinstance(value, Path):

@@ -125,9 +125,16 @@ class ExtractStep:
         hints: TableHints,
         schema: Schema | None,
         refresh: str | None = None,
+        *,
+        carry_state: bool = True,
+        default_schema: str | None = None,
     ) -> ExtractResult:
         """Write ``data`` into a new package; ``refresh`` first drops or empties what the
-        run replaces (see :mod:`loadstone.runtime.refresh`)."""
+        run replaces (see :mod:`loadstone.runtime.refresh`). ``carry_state=False``: the
+        package does not take the pipeline's state to the destination, a later one of the
+        same call does (``run([source, other])`` loads one state row, as dlt); ``default_schema``:
+        the schema of data that is not a source, when the call began (its first source may
+        have named the default since)."""
         step = self.context.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
         if is_source_factory(data):
@@ -139,6 +146,7 @@ class ExtractStep:
         schema_name = (
             (schema.name if isinstance(schema, Schema) else None)
             or source_name
+            or default_schema
             or self.folder.state.get("default_schema_name")
             or self.folder.pipeline_name
         )
@@ -160,7 +168,9 @@ class ExtractStep:
         except (InvalidTableName, TablePropertiesConflictException):
             _remove(package)
             raise
-        self._switch_extracted(package, package_schema, result, state_key, data, state_before)
+        self._switch_extracted(
+            package, package_schema, result, (state_key, carry_state), data, state_before
+        )
         self.context.recorder.package_done(
             step,
             package.load_id,
@@ -177,7 +187,7 @@ class ExtractStep:
         package: LoadPackage,
         schema: Schema,
         result: ExtractResult,
-        state_key: str,
+        state_of: tuple[str, bool],
         data: TDataItems,
         state_before: dict[str, TDataItem],
     ) -> None:
@@ -185,8 +195,10 @@ class ExtractStep:
         sources reached: in the same atomic switch, a crash before the local state is saved
         cannot lose it (see ``WorkingFolder.adopt_package_state``). The package also records
         what its extract changed in that state, taken back when it is set aside or dropped
-        (``loadstone.storage.state_changes``)."""
+        (``loadstone.storage.state_changes``). ``state_of``: the source's key in the state,
+        and whether the package may carry the state."""
         folder = self.folder
+        state_key, carry_state = state_of
         # after the extract, which names a missing or unreadable input in its own error
         name = folder.pipeline_name
         inputs = [fingerprint(name, path) for path in input_files_of(data)]
@@ -205,7 +217,7 @@ class ExtractStep:
             extracted_rows=result.items,
             extracted_bytes=result.bytes,
             pipeline_state=to_stored(folder.state),
-            carries_state=folder.state_changed_since_extract(),
+            carries_state=carry_state and folder.state_changed_since_extract(),
             state_changes=stored_changes(
                 record_changes(package.load_id, state_before, folder.state)
             ),

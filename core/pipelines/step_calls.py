@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from loadstone.extract.decorators import is_source_factory
+from loadstone.extract.extractor import source_groups
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import TableHints
 from loadstone.extract.source import Source
@@ -130,7 +131,13 @@ class PipelineSteps:
         mode = check_refresh(refresh if refresh is not None else self.refresh)
         first_run, described = self.first_run, describe(data)
         with self._locked():
-            self._extract_step().extract(data, table_name, hints, schema, mode)
+            loose = self.folder.state.get("default_schema_name") or self.pipeline_name
+            groups = source_groups(data, loose)
+            for number, group in enumerate(groups, 1):
+                carry = number == len(groups)  # the state, once complete
+                self._extract_step().extract(
+                    group, table_name, hints, schema, mode, carry_state=carry, default_schema=loose
+                )
             info = extract_info(self, first_run, described)
         self.recorder.record_step_info(info)
         return info
@@ -241,7 +248,7 @@ def extract_info(steps: PipelineSteps, first_run: bool, described: Described) ->
     counts = {table: rows for table, rows in step.row_counts.items() if rows}
     # an extracted package's jobs are its tables with items (dlt's ``new_jobs``)
     packages = [
-        attrs.evolve(package, row_counts=dict(counts))
+        attrs.evolve(package, row_counts=_with_rows(step, package.load_id, counts))
         for package in _packages(steps, step.load_ids, EXTRACTED)
     ]
     return ExtractInfo(
@@ -252,8 +259,14 @@ def extract_info(steps: PipelineSteps, first_run: bool, described: Described) ->
         pipeline=steps,  # type: ignore[arg-type]  # a Pipeline, through this base
         data_info=described.data_info,
         resources=described.resources,
-        table_counts={p.load_id: counts for p in packages},
+        table_counts={p.load_id: dict(p.row_counts) for p in packages},
     )
+
+
+def _with_rows(step: StepInfo, load_id: str, counts: dict[str, int]) -> dict[str, int]:
+    """The tables with items of one package (all of ``counts`` when it is not known)."""
+    mine = step.package_row_counts.get(load_id)
+    return dict(counts) if mine is None else {t: n for t, n in mine.items() if n}
 
 
 def normalize_info(steps: PipelineSteps, first_run: bool) -> NormalizeInfo:

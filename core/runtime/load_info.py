@@ -66,6 +66,9 @@ class StepInfo:
     bytes: int = 0
     files: int = 0
     row_counts: dict[str, int] = attrs.field(factory=dict)
+    #: ``row_counts`` by package (this run's, not in the trace): an extract of several
+    #: sources writes a package each
+    package_row_counts: dict[str, dict[str, int]] = attrs.field(factory=dict, eq=False)
 
     @property
     def elapsed(self) -> float:

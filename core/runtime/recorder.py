@@ -165,6 +165,7 @@ class StepRecorder:
         step.files += files
         for table, count in row_counts.items():
             step.row_counts[table] = step.row_counts.get(table, 0) + count
+        step.package_row_counts[load_id] = dict(row_counts)
         self.emit_totals(step, "package_done", load_id=load_id)
 
     def finish(self, step: StepInfo, **values: Unpack[EventValues]) -> None:

@@ -433,3 +433,40 @@ def arrow_and_pandas_inputs(ctx: Context) -> Any:
         for t in ("frames", "batches")
     }
     return {"tables": ctx.tables(pipeline), "types": cols}
+
+
+@scenario
+def sources_and_resources_in_one_list(ctx: Context) -> Any:
+    """``run([source, resource, other_source])``: each source loads under its own schema, the
+    loose resources under the pipeline's; the first schema by name becomes the default, and
+    the run loads the pipeline's state once."""
+    dlt = ctx.dlt
+
+    @dlt.source
+    def shop():
+        @dlt.resource
+        def orders():
+            dlt.current.source_state()["seen"] = 2
+            yield [{"id": 1}, {"id": 2}]
+
+        return orders
+
+    @dlt.source
+    def crm():
+        return dlt.resource([{"who": "ann"}], name="contacts")
+
+    @dlt.resource
+    def clicks():
+        yield {"n": 1}
+
+    pipeline = ctx.pipeline("mixed_list", dataset_name="d")
+    info = pipeline.run([shop(), clicks(), crm()])
+    again = pipeline.run([clicks(), crm])
+    return {
+        "schemas": sorted(pipeline.schema_names),
+        "default_schema": pipeline.default_schema_name,
+        "packages": [package.schema_name for package in info.load_packages],
+        "second_packages": [package.schema_name for package in again.load_packages],
+        "shop_state": pipeline.state["sources"]["shop"],
+        "tables": ctx.tables(pipeline),
+    }

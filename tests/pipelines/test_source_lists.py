@@ -1,0 +1,43 @@
+"""``run([...])`` of a list that holds sources: what dlt 1.31 does is the compat scenario
+``sources_and_resources_in_one_list``; these are the cases around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import loadstone as dlt
+from loadstone.exceptions import PipelineStepFailed
+
+
+def _pipeline(tmp_path: Path) -> dlt.Pipeline:
+    return dlt.pipeline(
+        "lists",
+        destination=dlt.destinations.duckdb(str(tmp_path / "lists.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+
+
+def test_two_sources_of_one_name_load_the_rows_of_both(tmp_path: Path) -> None:
+    @dlt.source
+    def numbers(n: int):
+        return dlt.resource([{"n": n}], name="numbers")
+
+    pipeline = _pipeline(tmp_path)
+    pipeline.run([numbers(1), numbers(2)])
+    assert sorted(pipeline.dataset()["numbers"].select("n").fetchall()) == [(1,), (2,)]
+
+
+def test_a_source_listed_with_plain_rows_is_refused_and_nothing_loads(tmp_path: Path) -> None:
+    @dlt.source
+    def one():
+        return dlt.resource([{"a": 1}], name="a")
+
+    pipeline = _pipeline(tmp_path)
+    with pytest.raises(PipelineStepFailed, match="may hold only sources and resources"):
+        pipeline.run([one(), [{"b": 2}]])
+    with duckdb.connect(str(tmp_path / "lists.duckdb"), read_only=True) as db:
+        assert db.execute("SELECT table_name FROM information_schema.tables").fetchall() == []
