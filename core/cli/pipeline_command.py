@@ -197,11 +197,13 @@ def _committed(pipe: Pipeline) -> list[str]:
 
 def show_text(pipe: Pipeline, limit: int) -> str:
     # one connection for the whole page: each query opening its own made 9 (~0.2 s CPU)
+    from loadstone.destinations.dataset import stored_row_counts
+
     with pipe.dataset() as dataset:
-        counts = sorted(dataset.row_counts().fetchall())
+        counts = stored_row_counts(dataset)
         out = [f"dataset {dataset.dataset_name} in {pipe.destination.name}", ""]
         out.append(_table(counts, ("table", "rows")) if counts else "(no data tables)")
-        if "_dlt_loads" in dataset.tables:
+        if "_dlt_loads" in dataset.stored_tables:
             loads = dataset.query(
                 f"SELECT load_id, schema_name, status, CAST(inserted_at AS VARCHAR) FROM "
                 f"{dataset.qualified('_dlt_loads')} ORDER BY load_id DESC LIMIT {int(limit)}"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loadstone.destinations.contract import ColumnsQuery, Row
 from loadstone.destinations.dataset_loads import (
+    LOAD_ID,
     DatasetLoads,
     RelationLoads,
     replace_placeholders,
@@ -398,7 +399,9 @@ class Dataset(DatasetLoads):
             return client.qualified(table)
 
     def table(self, name: str) -> Relation:
-        if name not in self.tables:
+        """A table of the schema, or one the destination holds (of another schema, or made
+        by hand: dlt 1.31 refuses those, loadstone reads them)."""
+        if name not in self.stored_tables and name not in self.tables:
             raise DatasetError(
                 f"dataset {self.dataset_name!r} has no table {name!r}; it has: "
                 f"{', '.join(self.tables) or 'no tables'}"
@@ -431,21 +434,61 @@ class Dataset(DatasetLoads):
 
     @property
     def tables(self) -> list[str]:
-        """Table names in the dataset (system tables included)."""
+        """The schema's tables as dlt 1.31 lists them: its data tables, then its ``_dlt_``
+        tables, each in the schema's order. A schema that knows no data table (a dataset
+        opened by name, ``loadstone.dataset(...)``) lists the tables the destination holds."""
+        schema = self.schema
+        data = schema.data_table_names()
+        if not data:
+            stored = self.stored_tables
+            return [t for t in stored if not _is_dlt(t)] + [t for t in stored if _is_dlt(t)]
+        return [*data, *schema.dlt_table_names()]
+
+    @property
+    def stored_tables(self) -> list[str]:
+        """The tables the destination holds in this dataset (loadstone's: of every schema,
+        and tables made by hand), system tables included."""
         with self._client() as client:
             return client.table_names()
 
-    def row_counts(self, include_system: bool = False) -> Relation:
-        """A relation of ``(table_name, row_count)`` for every (data) table."""
-        names = [t for t in self.tables if include_system or not t.startswith("_dlt")]
+    def row_counts(
+        self,
+        *,
+        data_tables: bool = True,
+        dlt_tables: bool = False,
+        table_names: Sequence[str] | None = None,
+        load_id: str | None = None,
+    ) -> Relation:
+        """dlt 1.31's ``(table_name, row_count)`` per table: the data tables, then (with
+        ``dlt_tables``) the ``_dlt_`` ones, or ``table_names`` in their order; ``load_id``
+        counts that load's rows of the tables that record it (root tables, the state)."""
+        names = list(table_names or [])
+        if not names:
+            listed = self.tables
+            names = [t for t in listed if not _is_dlt(t)] if data_tables else []
+            names += [t for t in listed if _is_dlt(t)] if dlt_tables else []
+        if not names:
+            raise ValueError("row_counts() needs data_tables=True, dlt_tables=True or table_names")
+        where = ""
+        if load_id is not None:
+            names = [t for t in names if LOAD_ID in self._columns_of(t)]
+            where = f' WHERE "{LOAD_ID}" = %s'
         if not names:
             return Relation(self, "SELECT NULL AS table_name, 0 AS row_count WHERE false")
         parts = [
             f"SELECT '{name.replace(chr(39), chr(39) * 2)}' AS table_name, count(*) AS row_count "
-            f"FROM {self.qualified(name)}"
+            f"FROM {self.qualified(name)}{where}"
             for name in names
         ]
-        return Relation(self, " UNION ALL ".join(parts))
+        params = [load_id] * len(names) if load_id is not None else []
+        return Relation(self, " UNION ALL ".join(parts), params)
+
+    def _columns_of(self, table: str) -> list[str]:
+        """The table's columns, from the schema (or the destination, for a table it lacks)."""
+        known = self.schema.tables.get(table)
+        if known is not None:
+            return list(known.columns)
+        return self.table(table).columns
 
 
 class _Cursor:
@@ -528,3 +571,17 @@ class SqlClient:
     @property
     def native_connection(self) -> Any:  # the driver's own connection: users call its API
         return self.open_connection().connection
+
+
+def _is_dlt(table: str) -> bool:
+    """A loadstone/dlt system table (``_dlt_loads``, ``_dlt_version``, the state)."""
+    return table.startswith("_dlt")
+
+
+def stored_row_counts(dataset: Dataset) -> list[tuple[str, int]]:
+    """``(table, rows)`` of every data table the destination holds, by name: what ``show``
+    and the report list (all schemas' tables, not the default schema's alone)."""
+    names = [t for t in dataset.stored_tables if not _is_dlt(t)]
+    if not names:
+        return []
+    return sorted((str(t), int(n)) for t, n in dataset.row_counts(table_names=names).fetchall())

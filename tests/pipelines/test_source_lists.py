@@ -41,3 +41,21 @@ def test_a_source_listed_with_plain_rows_is_refused_and_nothing_loads(tmp_path: 
         pipeline.run([one(), [{"b": 2}]])
     with duckdb.connect(str(tmp_path / "lists.duckdb"), read_only=True) as db:
         assert db.execute("SELECT table_name FROM information_schema.tables").fetchall() == []
+
+
+def test_the_dataset_lists_the_default_schemas_tables_and_reads_the_others(tmp_path: Path) -> None:
+    @dlt.source
+    def alpha():
+        return dlt.resource([{"a": 1}], name="a_rows")
+
+    @dlt.source
+    def beta():
+        return dlt.resource([{"b": 1}, {"b": 2}], name="b_rows")
+
+    pipeline = _pipeline(tmp_path)
+    pipeline.run([beta(), alpha()])
+    dataset = pipeline.dataset()
+    assert pipeline.default_schema_name == "alpha"
+    assert [t for t in dataset.tables if not t.startswith("_dlt")] == ["a_rows"]
+    assert {"a_rows", "b_rows", "_dlt_loads"} <= set(dataset.stored_tables)
+    assert sorted(dataset["b_rows"].select("b").fetchall()) == [(1,), (2,)]
