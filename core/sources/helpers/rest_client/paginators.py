@@ -154,7 +154,8 @@ class PageNumberPaginator(RangePaginator):
         page_body_path: str | None = None,
     ) -> None:
         """The page goes into ``page_param`` (default ``page``) of the query, or to
-        ``page_body_path`` of the JSON body."""
+        ``page_body_path`` of the JSON body (not both, as dlt refuses)."""
+        _one_place("page", page_param, page_body_path)
         super().__init__(
             param_name=page_param or ("page" if page_body_path is None else None),
             initial_value=base_page if page is None else page,
@@ -188,6 +189,8 @@ class OffsetPaginator(RangePaginator):
     ) -> None:
         """The offset and limit go into ``offset_param`` / ``limit_param`` of the query
         (defaults ``offset`` / ``limit``), or to their ``*_body_path`` of the JSON body."""
+        _one_place("offset", offset_param, offset_body_path)
+        _one_place("limit", limit_param, limit_body_path)
         super().__init__(
             param_name=offset_param or ("offset" if offset_body_path is None else None),
             initial_value=offset,
@@ -292,8 +295,7 @@ class JSONResponseCursorPaginator(BaseReferencePaginator):
         super().__init__()
         self.stop_after_empty_page = stop_after_empty_page
         self.has_more_path = has_more_path
-        if cursor_param is not None and cursor_body_path is not None:
-            raise PaginatorError("give cursor_param or cursor_body_path, not both")
+        _one_place("cursor", cursor_param, cursor_body_path)
         self.cursor_path = cursor_path
         self.cursor_param = (
             cursor_param if cursor_body_path is not None else cursor_param or "cursor"
@@ -313,6 +315,15 @@ class JSONResponseCursorPaginator(BaseReferencePaginator):
             put_in_body(request, self.cursor_body_path, self._next_reference)
         else:
             request.params = {**query_of(request), str(self.cursor_param): self._next_reference}
+
+
+def _one_place(name: str, param: str | None, body_path: str | None) -> None:
+    """Refuse a value sent both in the query and in the body (dlt 1.31 refuses it too, with
+    this message): which one the server reads would be a guess."""
+    if param is not None and body_path is not None:
+        raise PaginatorError(
+            f"Either '{name}_param' or '{name}_body_path' must be provided, not both."
+        )
 
 
 def put_in_body(request: Request, path: str, value: TDataItem) -> None:
