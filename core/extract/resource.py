@@ -105,6 +105,8 @@ class Resource(ResourceSteps):
         #: hints given as functions of the item (dlt's dynamic hints)
         self._hint_functions: HintFunctions = {}
         self._parent: Resource | None = None
+        #: the name a parent copied by a child's ``with_name`` was copied from
+        self._named_from: str | None = None
         self.is_transformer = False
         #: read on extract's thread pool (dlt's ``parallelized=True`` / ``parallelize()``)
         self.parallelized = False
@@ -511,8 +513,17 @@ class Resource(ResourceSteps):
         return self
 
     def with_name(self, new_name: str) -> Resource:
-        """A copy under another name (and table, unless the table was named apart), as dlt's."""
-        return self._clone(new_name)
+        """A copy under another name (and table, unless the table was named apart), as dlt's.
+
+        A transformer's parent is copied too, named ``<parent>_<new_name>`` as dlt 1.31 names
+        it: each renamed pipe keeps its own incremental state (``filesystem() | read_csv()``
+        renamed twice must not share one cursor)."""
+        clone = self._clone(new_name)
+        if self._parent is not None:
+            base = self._parent._named_from or self._parent.name
+            clone._parent = self._parent._clone(f"{base}_{new_name}")
+            clone._parent._named_from = base
+        return clone
 
     def __or__(self, other: Resource | Callable[[TDataItem], TDataItem]) -> Resource:
         """``resource | transformer``: the transformer reads this resource's pages."""

@@ -753,5 +753,6 @@ from tests.compat import (  # noqa: E402, F401  # they register
     not_null_scenarios,
     parity_scenarios,
     refused_scenarios,
+    source_scenarios,
     usage_scenarios,
 )

@@ -1,0 +1,77 @@
+"""Compatibility scenarios of the built-in sources (filesystem, rest_api, sql_database) and of
+what they lean on, each found by running one program under dlt 1.31 and under loadstone.
+
+Files are written into the scenario's folder; HTTP servers listen on the loopback only.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from typing import Any
+
+from tests.compat.harness import Context
+from tests.compat.scenarios import _state, scenario
+
+
+def _write_csv(path: str, rows: list[list[Any]]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        csv.writer(out).writerows(rows)
+
+
+@scenario
+def renamed_pipes_keep_their_own_incremental_state(ctx: Context) -> Any:
+    """``(parent | transformer).with_name(n)`` copies the parent as ``<parent>_<n>``: each
+    renamed pipe (and each renamed ``filesystem() | read_csv()``) has its own cursor."""
+    dlt = ctx.dlt
+    calls: list[Any] = []
+
+    @dlt.resource
+    def users(cur: Any = dlt.sources.incremental("id", initial_value=0)) -> Any:
+        calls.append(cur.start_value)
+        yield from [{"id": 1}, {"id": 2}]
+
+    @dlt.transformer(data_from=users)
+    def posts(user: Any) -> Any:
+        yield {"pid": user["id"] * 10}
+
+    @dlt.transformer
+    def tags(user: Any) -> Any:
+        yield {"tid": user["id"] * 100}
+
+    pipe = ctx.pipeline("renamed")
+    pipe.run([users, posts.with_name("p2")])
+    pipe.run((users | tags).with_name("t2"))
+    pipe.run((users | tags).with_name("t2"))
+    pipe.run((users | tags).with_name("t3"))
+    named = (users | tags).with_name("t2").with_name("t4")
+    return {
+        "calls": calls,
+        "state": _state(pipe),
+        "tables": ctx.tables(pipe),
+        "renamed_twice": [named.name, _parent_name(named)],
+        "files": _renamed_filesystem_pipes(ctx),
+    }
+
+
+def _parent_name(resource: Any) -> str:
+    parent = getattr(resource, "_pipe", None)  # dlt keeps the parent on its pipe
+    return parent.parent.name if parent is not None else resource._parent.name
+
+
+def _renamed_filesystem_pipes(ctx: Context) -> Any:
+    from importlib import import_module
+
+    fs = import_module(f"{ctx.dlt.__name__}.sources.filesystem")
+    base = os.path.abspath("files")
+    _write_csv(f"{base}/jan/a.csv", [["id", "v"], [1, "x"]])
+    _write_csv(f"{base}/feb/b.csv", [["id", "v"], [2, "y"]])
+    pipe = ctx.pipeline("renamed_files")
+    for folder in ("jan", "feb", "jan"):
+        listing = fs.filesystem(bucket_url=base, file_glob=f"{folder}/*.csv")
+        listing.apply_hints(incremental=ctx.dlt.sources.incremental("modification_date"))
+        pipe.run((listing | fs.read_csv()).with_name(folder))
+    state = _state(pipe)
+    resources = next(iter(state.values()))["resources"]
+    return {"state_keys": sorted(resources), "tables": ctx.tables(pipe)}
