@@ -75,3 +75,41 @@ def _renamed_filesystem_pipes(ctx: Context) -> Any:
     state = _state(pipe)
     resources = next(iter(state.values()))["resources"]
     return {"state_keys": sorted(resources), "tables": ctx.tables(pipe)}
+
+
+def _sqlite_with_documents(path: str) -> str:
+    """A SQLite file whose ``products`` table holds a JSON column of documents."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "create table products (id integer primary key, sku text not null, attrs json,"
+        " tags json, note text);"
+        "insert into products values (1, 'a', '{\"c\": 1, \"t\": [\"x\"]}', '[1, 2]', 'n');"
+        "insert into products values (2, 'b', '{\"c\": 2, \"t\": []}', '[3]', null);"
+    )
+    conn.commit()
+    conn.close()
+    return f"sqlite:///{path}"
+
+
+@scenario
+def sql_json_columns_without_reflected_types(ctx: Context) -> Any:
+    """At ``reflection_level="minimal"`` the ``pyarrow`` backend keeps a JSON column whole
+    and typed ``json``; the ``sqlalchemy`` backend flattens its documents."""
+    from importlib import import_module
+
+    sql = import_module(f"{ctx.dlt.__name__}.sources.sql_database")
+    url = _sqlite_with_documents(os.path.abspath("docs.db"))
+    out: dict[str, Any] = {}
+    for backend in ("pyarrow", "sqlalchemy"):
+        pipe = ctx.pipeline(f"docs_{backend}")
+        pipe.run(sql.sql_table(url, table="products", backend=backend, reflection_level="minimal"))
+        out[backend] = {
+            "types": {
+                t["name"]: {c: v.get("data_type") for c, v in t["columns"].items()}
+                for t in pipe.default_schema.data_tables()
+            },
+            "tables": ctx.tables(pipe),
+        }
+    return out

@@ -133,15 +133,21 @@ def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str
 
 def table_hints(table: sa.Table, level: ReflectionLevel, backend: str) -> dict[str, TColumnSchema]:
     """Column hints of the columns of ``table``, in the table's order; at ``minimal`` none
-    for a JSON or ARRAY column, as dlt's: its values take the shape the data gives them
-    (a document flattened into ``payload__k`` columns, a list into a child table)."""
+    for a JSON or ARRAY column of the ``sqlalchemy`` backend, as dlt's: its values take the
+    shape the data gives them (a document flattened into ``payload__k`` columns, a list into a
+    child table). The ``pyarrow`` backend keeps such a column whole, typed ``json`` as dlt
+    1.31 types its documents; ``pandas`` keeps it too (dlt: ``text``)."""
     import sqlalchemy as sa
 
-    return {
-        c.name: column_hints(c, level, backend)
-        for c in table.columns
-        if level != "minimal" or not isinstance(c.type, (sa.JSON, sa.ARRAY))
-    }
+    hints: dict[str, TColumnSchema] = {}
+    for c in table.columns:
+        hint = column_hints(c, level, backend)
+        if level == "minimal" and isinstance(c.type, (sa.JSON, sa.ARRAY)):
+            if backend not in ARROW_BACKENDS:
+                continue
+            hint["data_type"] = "json" if backend == "pyarrow" else "text"
+        hints[c.name] = hint
+    return hints
 
 
 def arrow_overlay(
