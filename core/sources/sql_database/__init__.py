@@ -309,6 +309,8 @@ def sql_database(
     ``table_loader_class`` (a subclass of dlt's own loader class) raises ``TypeError``.
     """
     reject_unsupported("sql_database", table_loader_class=table_loader_class)
+    if defer_table_reflect and not table_names:  # dlt 1.31's refusal, word for word
+        raise ValueError("You must pass `table_names` to defer table reflection")
     engine = _engine(credentials, backend, engine_kwargs, engine_adapter_callback)
     import sqlalchemy as sa
 
