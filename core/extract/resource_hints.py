@@ -349,7 +349,9 @@ def merge_hints(base: Mapping[str, StoredHint], override: Mapping[str, StoredHin
         if key == "columns" and isinstance(out.get("columns"), Mapping):
             cols = {k: dict(v) for k, v in out["columns"].items()}
             for name, column in value.items():
-                cols[name] = {**cols.get(name, {}), **column}
+                # a column without a type holds no place yet (dlt's): the override places it
+                known = cols.pop(name, {}) if "data_type" not in cols.get(name, {}) else cols[name]
+                cols[name] = {**known, **column}
             out["columns"] = cols
         else:
             out[key] = value

@@ -113,3 +113,30 @@ def sql_json_columns_without_reflected_types(ctx: Context) -> Any:
             "tables": ctx.tables(pipe),
         }
     return out
+
+
+@scenario
+def typed_hints_place_a_column_hinted_without_type(ctx: Context) -> Any:
+    """A column hinted without a type (a cursor's ``incremental``, ``nullable``) holds no
+    place in the table until hints with its type place it: ``sql_database`` with deferred
+    reflection and a cursor keeps the table's column order."""
+    from importlib import import_module
+
+    dlt = ctx.dlt
+    typed = dlt.mark.make_hints(columns={"a": {"data_type": "bigint"}, "b": {"data_type": "text"}})
+
+    @dlt.resource(columns={"b": {"nullable": False}})
+    def marked() -> Any:
+        yield dlt.mark.with_hints({"a": 1, "b": "x", "c": 2}, typed)
+
+    sql = import_module(f"{dlt.__name__}.sources.sql_database")
+    url = _sqlite_with_documents(os.path.abspath("deferred.db"))
+    source = sql.sql_database(url, table_names=["products"], defer_table_reflect=True)
+    source.products.apply_hints(incremental=dlt.sources.incremental("sku"))
+    marked_pipe, deferred_pipe = ctx.pipeline("placed"), ctx.pipeline("deferred")
+    marked_pipe.run([marked()])
+    deferred_pipe.run(source)
+    return {
+        "marked": list(marked_pipe.default_schema.get_table("marked")["columns"]),
+        "products": list(deferred_pipe.default_schema.get_table("products")["columns"]),
+    }
