@@ -30,6 +30,7 @@ def add_root_tables(
     table_hints: Mapping[str, Mapping[str, Any]],
     with_rows: Collection[str],
     naming: NamingConvention,
+    with_state: bool = True,
 ) -> list[str]:
     """Add each table of ``table_hints`` (a package's, in the order the extract met them)
     that got rows (``with_rows``) and that ``schema`` lacks, as its resource declares it,
@@ -51,7 +52,7 @@ def add_root_tables(
         if all(mode == "evolve" for mode in contract.values()):
             target.update_table(table)
             added.append(table.name)
-    if added and not target.has_table(target.state_table_name):
+    if added and with_state and not target.has_table(target.state_table_name):
         add_state_table(target)
         added.append(target.state_table_name)
     if target is not schema and added:

@@ -29,6 +29,7 @@ from loadstone.extract.resource_items import extract_resources
 from loadstone.extract.source import Source
 from loadstone.extract.tabular_files import TABULAR_SUFFIXES
 from loadstone.extract.writers import ExtractedTable, PackageWriter, ProgressCallback
+from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import LoadPackage
 from loadstone.typing import TDataItem
@@ -101,8 +102,9 @@ def as_resources(data: TDataItem, table_name: str | None) -> tuple[str | None, l
     return None, [Resource(data, found, args_bound=True)]
 
 
-def source_groups(data: TDataItem, loose_schema: str) -> list[TDataItem]:
-    """``data`` as the inputs extracted one by one, each into a package of its own schema.
+def source_groups(data: TDataItem, loose_schema: str) -> list[tuple[str | None, TDataItem]]:
+    """``data`` as the inputs extracted one by one, each into a package of its own schema,
+    with that schema's name (None: the pipeline's default schema).
 
     A list that holds sources (dlt's ``run([source, resource, other_source])``) extracts each
     source under its own schema and the loose resources together under ``loose_schema`` (the
@@ -110,8 +112,11 @@ def source_groups(data: TDataItem, loose_schema: str) -> list[TDataItem]:
     so the first of them becomes the default schema of a new pipeline; loose resources whose
     schema is a listed source's join it. Anything else is one input.
     """
+    if _is_source(data):
+        source = data() if is_source_factory(data) else data
+        return [(source.name, source)]
     if not isinstance(data, (list, tuple)) or not any(_is_source(d) for d in data):
-        return [data]
+        return [(None, data)]
     if not all(_is_source(d) or isinstance(d, Resource) for d in data):
         kinds = sorted({type(d).__name__ for d in data})
         raise ExtractError(
@@ -120,7 +125,7 @@ def source_groups(data: TDataItem, loose_schema: str) -> list[TDataItem]:
         )
     sources = [d() if is_source_factory(d) else d for d in data if _is_source(d)]
     loose = [d for d in data if isinstance(d, Resource)]
-    groups: list[tuple[str, TDataItem]] = [(s.name, s) for s in sources]
+    groups: list[tuple[str | None, TDataItem]] = [(s.name, s) for s in sources]
     host = next((at for at, s in enumerate(sources) if s.name == loose_schema), None)
     if loose and host is not None:  # the default schema's source takes them in
         joined = sources[host].clone()
@@ -129,7 +134,13 @@ def source_groups(data: TDataItem, loose_schema: str) -> list[TDataItem]:
     elif loose:
         groups.append((loose_schema, loose))
     # stable: two sources of one name stay two packages of one schema, rows of both loaded
-    return [group for _, group in sorted(groups, key=lambda named: named[0])]
+    return sorted(groups, key=lambda named: str(named[0]))
+
+
+def state_source(schema: Schema) -> Source:
+    """A source of no resources in ``schema``: extracted, it makes a package that only
+    carries the pipeline's state (when it changed) to the destination."""
+    return Source(schema.name, schema, [])
 
 
 def _is_source(data: TDataItem) -> bool:

@@ -128,13 +128,14 @@ class ExtractStep:
         *,
         carry_state: bool = True,
         default_schema: str | None = None,
+        state_schema: str | None = None,
     ) -> ExtractResult:
         """Write ``data`` into a new package; ``refresh`` first drops or empties what the
         run replaces (see :mod:`loadstone.runtime.refresh`). ``carry_state=False``: the
         package does not take the pipeline's state to the destination, a later one of the
         same call does (``run([source, other])`` loads one state row, as dlt); ``default_schema``:
-        the schema of data that is not a source, when the call began (its first source may
-        have named the default since)."""
+        the schema of data that is not a source; ``state_schema``: the schema the state goes
+        with (the pipeline's default), the only one that gets the state table, as dlt's."""
         step = self.context.recorder.begin("extract")
         source_name = data.name if isinstance(data, Source) else None
         if is_source_factory(data):
@@ -168,8 +169,14 @@ class ExtractStep:
         except (InvalidTableName, TablePropertiesConflictException):
             _remove(package)
             raise
+        with_state = state_schema is None or state_schema == package_schema.name
         self._switch_extracted(
-            package, package_schema, result, (state_key, carry_state), data, state_before
+            package,
+            package_schema,
+            result,
+            (state_key, carry_state, with_state),
+            data,
+            state_before,
         )
         self.context.recorder.package_done(
             step,
@@ -187,7 +194,7 @@ class ExtractStep:
         package: LoadPackage,
         schema: Schema,
         result: ExtractResult,
-        state_of: tuple[str, bool],
+        state_of: tuple[str, bool, bool],
         data: TDataItems,
         state_before: dict[str, TDataItem],
     ) -> None:
@@ -196,16 +203,16 @@ class ExtractStep:
         cannot lose it (see ``WorkingFolder.adopt_package_state``). The package also records
         what its extract changed in that state, taken back when it is set aside or dropped
         (``loadstone.storage.state_changes``). ``state_of``: the source's key in the state,
-        and whether the package may carry the state."""
+        whether the package may carry the state, and whether its schema gets the state table."""
         folder = self.folder
-        state_key, carry_state = state_of
+        state_key, carry_state, with_state = state_of
         # after the extract, which names a missing or unreadable input in its own error
         name = folder.pipeline_name
         inputs = [fingerprint(name, path) for path in input_files_of(data)]
         _publish_extracted(package)
         with_rows = [table_name for table_name, t in result.tables.items() if t.items]
         naming = self.context.target.naming_for(schema)
-        declared = add_root_tables(schema, package.table_hints(), with_rows, naming)
+        declared = add_root_tables(schema, package.table_hints(), with_rows, naming, with_state)
         package.write_schema(schema)
         folder.register_schema(schema)
         if _replaces_a_table(package):  # dlt keeps a replaced source's (maybe empty) state

@@ -161,11 +161,12 @@ class NormalizeStep:
         evolved = _evolved_schema(result)
         tables, (rows, files, size) = _normalized_records(package, result)
         self._check_bound_columns(package, evolved, naming, tables)
-        nested = [t for t in result.new_tables if evolved.tables[t].parent is not None]
-        if nested and not evolved.has_table(evolved.state_table_name):
-            add_state_table(evolved)  # before the nested tables, as dlt adds it at extract
-            evolved.place_table_before(evolved.state_table_name, nested[0])
-        add_state_table(evolved)
+        if package.meta.get("carries_state", True):  # only its schema has the state table
+            nested = [t for t in result.new_tables if evolved.tables[t].parent is not None]
+            if nested and not evolved.has_table(evolved.state_table_name):
+                add_state_table(evolved)  # before the nested tables, as dlt adds it at extract
+                evolved.place_table_before(evolved.state_table_name, nested[0])
+            add_state_table(evolved)
         package.write_schema(evolved)
         folder.save_schema(evolved)
         package.set_state(

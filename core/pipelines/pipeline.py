@@ -192,8 +192,15 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         """The dataset's name in the destination: :attr:`dataset_name` through the default
         schema's naming convention, unless configuration switches that off (as dlt)."""
         return normalized_dataset_name(
-            self.destination, self.dataset_name, lambda: self.naming_for(self.default_schema)
+            self.destination, self.dataset_name, lambda: self.naming_for(self._schema_in_use())
         )
+
+    def _schema_in_use(self) -> Schema:
+        """The default schema; before a pipeline has one, a new schema that is not kept (as
+        dlt's, a new pipeline's ``schemas`` hold only what its runs made)."""
+        if self.default_schema_name is None:
+            return self._target().new_schema(self.pipeline_name, self.pipeline_name)
+        return self.default_schema
 
     def _as_pipeline(self) -> Pipeline:
         return self
@@ -375,7 +382,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         if self.dev_mode:
             return
         target = self._target()
-        if recovery.restore_from_destination(self.folder, target, lambda: self.default_schema):
+        if recovery.restore_from_destination(self.folder, target, self._schema_in_use):
             self._dataset_name = None
             self.folder.save_state(target)
 

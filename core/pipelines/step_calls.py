@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import attrs
 
 from loadstone.extract.decorators import is_source_factory
-from loadstone.extract.extractor import source_groups
+from loadstone.extract.extractor import source_groups, state_source
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import TableHints
 from loadstone.extract.source import Source
@@ -131,16 +131,72 @@ class PipelineSteps:
         mode = check_refresh(refresh if refresh is not None else self.refresh)
         first_run, described = self.first_run, describe(data)
         with self._locked():
-            loose = self.folder.state.get("default_schema_name") or self.pipeline_name
-            groups = source_groups(data, loose)
-            for number, group in enumerate(groups, 1):
-                carry = number == len(groups)  # the state, once complete
-                self._extract_step().extract(
-                    group, table_name, hints, schema, mode, carry_state=carry, default_schema=loose
-                )
+            self._extract_groups(data, table_name, hints, schema, mode)
             info = extract_info(self, first_run, described)
         self.recorder.record_step_info(info)
         return info
+
+    def _extract_groups(
+        self,
+        data: TDataItems,
+        table_name: str | None,
+        hints: TableHints,
+        schema: Schema | None,
+        mode: str | None,
+    ) -> None:
+        """Each source of ``data`` into a package of its schema (:func:`source_groups`),
+        and the pipeline's state, once complete, to the destination with the default schema,
+        as dlt 1.31: by that schema's package, extracted last, or (a run of sources that are
+        not the default schema's) by a package of its own.
+
+        A new pipeline's default is the first schema by name (extracted last, it is named
+        the default only then, so that a failed extract leaves the state as it was)."""
+        state = self.folder.state
+        loose = state.get("default_schema_name") or self.pipeline_name
+        groups = [
+            (schema.name if schema is not None else (name or loose), item)
+            for name, item in source_groups(data, loose)
+        ]
+        target = state.get("default_schema_name") or groups[0][0]
+        groups = [g for g in groups if g[0] != target] + [g for g in groups if g[0] == target]
+        carries = groups[-1][0] == target
+        for number, (name, item) in enumerate(groups):
+            last = number == len(groups) - 1
+            with self._naming_default(name if name == target else None):
+                self._extract_step().extract(
+                    item,
+                    table_name,
+                    hints,
+                    schema,
+                    mode,
+                    carry_state=last and carries,
+                    default_schema=name,
+                    state_schema=target,
+                )
+        if not carries:
+            stored = self.folder.schemas[target]
+            self._extract_step().extract(
+                state_source(stored), None, TableHints(), None, None, state_schema=target
+            )
+
+    @contextlib.contextmanager
+    def _naming_default(self, name: str | None) -> Iterator[None]:
+        """``name`` is the default schema while its package is extracted (kept if the extract
+        succeeds); the earlier default again if it fails."""
+        state = self.folder.state
+        before = state.get("default_schema_name")
+        if name is None or before == name:
+            yield
+            return
+        state["default_schema_name"] = name
+        try:
+            yield
+        except BaseException:
+            if before is None:
+                state.pop("default_schema_name", None)
+            else:
+                state["default_schema_name"] = before
+            raise
 
     @step_boundary("normalize")
     def normalize(self) -> NormalizeInfo:

@@ -470,3 +470,40 @@ def sources_and_resources_in_one_list(ctx: Context) -> Any:
         "shop_state": pipeline.state["sources"]["shop"],
         "tables": ctx.tables(pipeline),
     }
+
+
+@scenario
+def a_source_after_the_default_schema(ctx: Context) -> Any:
+    """A pipeline whose default schema is its own runs a source: the source's package holds
+    its rows, and the state goes to the destination in a package of the default schema (only
+    that schema has the state table); a rerun that changes no state loads one package."""
+    dlt = ctx.dlt
+
+    @dlt.source
+    def shop():
+        @dlt.resource
+        def orders():
+            dlt.current.source_state()["runs"] = dlt.current.source_state().get("runs", 0) + 1
+            yield {"id": 1, "lines": [{"sku": "a"}]}
+
+        return orders
+
+    @dlt.resource
+    def clicks():
+        yield {"n": 1}
+
+    pipeline = ctx.pipeline("after_default", dataset_name="d")
+    pipeline.run(clicks())
+    pipeline.run(shop())
+    pipeline.run(clicks())
+    with pipeline.sql_client() as client:
+        loads = client.execute_sql("SELECT schema_name FROM _dlt_loads ORDER BY load_id")
+        state_rows = client.execute_sql("SELECT count(*) FROM _dlt_pipeline_state")[0][0]
+    return {
+        "default_schema": pipeline.default_schema_name,
+        "schema_tables": {name: sorted(s.tables) for name, s in sorted(pipeline.schemas.items())},
+        "loads": [row[0] for row in loads],
+        "state_rows": state_rows,
+        "shop_state": pipeline.state["sources"]["shop"],
+        "tables": ctx.tables(pipeline),
+    }

@@ -76,6 +76,15 @@ DELIBERATE: dict[str, list[tuple[tuple[str, ...], Any, str]]] = {
             "pipeline.default_schema holds the result",
         ),
     ],
+    "sources_and_resources_in_one_list": [
+        (
+            ("packages",),
+            ["mixed_list", "shop", "crm"],
+            "the default schema's package (crm) is extracted last, so that it carries the "
+            "state complete (dlt writes the state into it at the end of its extract): the "
+            "packages are listed in load-id order; their contents and the state row are dlt's",
+        ),
+    ],
     "arrow_and_dicts_in_one_resource": [
         (("run",), {"ok": None}, "dlt fails the Arrow rows' load (NOT NULL _dlt_load_id)"),
         (
