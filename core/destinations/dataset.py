@@ -572,6 +572,29 @@ class SqlClient:
     def native_connection(self) -> Any:  # the driver's own connection: users call its API
         return self.open_connection().connection
 
+    def fully_qualified_dataset_name(self) -> str:
+        return _quote(self.dataset_name)
+
+    def has_dataset(self) -> bool:
+        """Whether the destination has the dataset (its schema), as dlt's."""
+        sql = "SELECT count(*) FROM information_schema.schemata WHERE schema_name = %s"
+        return bool(self.execute_sql(sql, self.dataset_name)[0][0])
+
+    def create_dataset(self) -> None:
+        self.open_connection().initialize_storage()
+
+    def drop_dataset(self) -> None:
+        """Drop the dataset with every table in it (the pipeline's state there too)."""
+        self.open_connection().drop_dataset()
+
+    def drop_tables(self, *tables: str) -> None:
+        for table in tables:
+            self.execute_sql(f"DROP TABLE IF EXISTS {self.make_qualified_table_name(table)}")
+
+    def truncate_tables(self, *tables: str) -> None:
+        for table in tables:
+            self.execute_sql(f"DELETE FROM {self.make_qualified_table_name(table)}")
+
 
 def _is_dlt(table: str) -> bool:
     """A loadstone/dlt system table (``_dlt_loads``, ``_dlt_version``, the state)."""
