@@ -272,10 +272,14 @@ def _incremental_request(
     as_params = [
         k for k, v in params.items() if isinstance(v, Mapping) and v.get("type") == "incremental"
     ]
-    if len(as_params) > 1:
-        raise ValueError(f"rest_api {where}: one incremental param per endpoint, found {as_params}")
+    if len(as_params) > 1:  # dlt 1.31's words (its typo too)
+        raise ValueError(
+            "Only a single incremental parameter is allower per endpoint. "
+            f"Found parameters: `{as_params}`"
+        )
     if as_params:
         spec = params.pop(as_params[0])
+        _check_param_incremental(spec, as_params[0], where)
         cursor, convert = config_setup.make_incremental(spec, where)
         return IncrementalRequest(cursor, as_params[0], None, convert)
     if "incremental" in endpoint:
@@ -283,6 +287,23 @@ def _incremental_request(
         cursor, convert = config_setup.make_incremental(spec, where)
         return IncrementalRequest(cursor, spec.get("start_param"), spec.get("end_param"), convert)
     return None
+
+
+def _check_param_incremental(spec: Mapping[str, TDataItem], param: str, where: str) -> None:
+    """A cursor given as a query param has no end (dlt 1.31 refuses ``end_value`` and
+    ``end_param`` there with this message) and is its own ``start_param``."""
+    if "end_value" in spec or "end_param" in spec:
+        raise ValueError(
+            "Only `start_param` and `initial_value` are allowed in the configuration of param: "
+            f"`{param}`. To set `end_value` too use the incremental configuration at the "
+            "resource level. See https://dlthub.com/docs/dlt-ecosystem/verified-sources/"
+            "rest_api/basic#incremental-loading"
+        )
+    if "start_param" in spec:
+        raise TypeError(
+            f"rest_api {where} incremental param {param!r}: unknown option 'start_param', which "
+            "dlt 1.31 refuses too (the param itself receives the start value)"
+        )
 
 
 def _add_step(made: Resource, step: t.ProcessingSteps) -> None:
