@@ -6,8 +6,13 @@ Files are written into the scenario's folder; HTTP servers listen on the loopbac
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import http.server
+import json
 import os
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from tests.compat.harness import Context
@@ -140,3 +145,73 @@ def typed_hints_place_a_column_hinted_without_type(ctx: Context) -> Any:
         "marked": list(marked_pipe.default_schema.get_table("marked")["columns"]),
         "products": list(deferred_pipe.default_schema.get_table("products")["columns"]),
     }
+
+
+class _OwnersHandler(http.server.BaseHTTPRequestHandler):
+    """``/owners``: a list; ``/owners/<login>...``: one owner holding a list and a next link."""
+
+    seen: list[str]
+
+    def log_message(self, *args: Any) -> None:
+        return
+
+    def do_GET(self) -> None:
+        self.seen.append(self.path)
+        if self.path.split("?")[0] == "/owners":
+            body: Any = [{"login": "l0"}, {"login": "l1"}]
+        elif "page=2" in self.path:
+            body = {"login": "more", "repos": [{"r": "z"}]}
+        else:
+            login = self.path.split("/")[2].split("?")[0]
+            body = {"login": login, "repos": [{"r": "a"}], "next": f"/owners/{login}?page=2"}
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@contextlib.contextmanager
+def _owners_api() -> Iterator[tuple[str, list[str]]]:
+    """The owners API on a loopback port: its base URL and the paths it was asked for."""
+    seen: list[str] = []
+    handler = type("Handler", (_OwnersHandler,), {"seen": seen})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@scenario
+def rest_api_paths_ending_in_a_placeholder_read_one_object(ctx: Context) -> Any:
+    """A path whose last segment is a placeholder names one object: the whole body is the
+    record, on one page, unless the endpoint names a data selector or a paginator."""
+    from importlib import import_module
+
+    rest_api = import_module(f"{ctx.dlt.__name__}.sources.rest_api")
+    endpoints = {
+        "whole": {"path": "owners/{resources.owners.login}"},
+        "dotted": {"path": "owners/{resources.owners.login}.json"},
+        "selected": {"path": "owners/{resources.owners.login}", "data_selector": "repos"},
+        "paged": {"path": "owners/{resources.owners.login}", "paginator": "json_link"},
+        "deeper": {"path": "owners/{resources.owners.login}/repos"},
+    }
+    next_link = {"type": "json_link", "next_url_path": "next"}  # the client's: not for one object
+    out: dict[str, Any] = {}
+    with _owners_api() as (base_url, seen):
+        for name, endpoint in endpoints.items():
+            seen.clear()
+            config = {
+                "client": {"base_url": base_url, "paginator": next_link},
+                "resources": [
+                    {"name": "owners", "endpoint": "owners", "selected": False},
+                    {"name": name, "endpoint": endpoint},
+                ],
+            }
+            records = list(rest_api.rest_api_source(config).resources[name])
+            out[name] = {"records": records, "requests": sorted(seen)}
+    return out

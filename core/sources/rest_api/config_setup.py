@@ -9,6 +9,7 @@ resource builder sees one complete dict per resource.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -195,6 +196,17 @@ def make_auth(
         options.pop("access_token", None)
     made: AuthBase = AUTHS[kind](**options)
     return made
+
+
+#: a placeholder in the path's last segment (``users/{resources.users.id}``, ``{id}.json``)
+_LAST_SEGMENT_PLACEHOLDER = re.compile(r"\{[^{}/]+\}[^{}/]*/?$")
+
+
+def single_entity_path(path: str) -> bool:
+    """Whether ``path`` names one object, as dlt 1.31 tells it: its last segment (before any
+    query) holds a placeholder. dlt then reads the whole body as the one record on a single
+    page, unless the endpoint names its ``data_selector`` / ``paginator``."""
+    return bool(_LAST_SEGMENT_PLACEHOLDER.search(path.split("?", 1)[0]))
 
 
 def make_incremental(

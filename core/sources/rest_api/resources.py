@@ -30,7 +30,7 @@ from loadstone.sources.helpers.rest_client.client import (
     ResponseHook,
     RESTClient,
 )
-from loadstone.sources.helpers.rest_client.paginators import BasePaginator
+from loadstone.sources.helpers.rest_client.paginators import BasePaginator, SinglePagePaginator
 from loadstone.sources.rest_api import config_setup, resolve
 from loadstone.sources.rest_api import typing as t
 from loadstone.sources.rest_api.credentials import Scope
@@ -245,12 +245,17 @@ def _endpoint_call(
     endpoint.setdefault("path", name)
     where = f"resource {name!r}"
     options = PageOptions(method=endpoint.get("method", "GET"))
+    single = config_setup.single_entity_path(endpoint["path"])
     if "paginator" in endpoint:
         options["paginator"] = config_setup.make_paginator(endpoint["paginator"], where)
+    elif single:  # one object: no paging, not even the client's paginator (dlt's)
+        options["paginator"] = SinglePagePaginator()
     if "auth" in endpoint:
         options["auth"] = config_setup.make_auth(endpoint["auth"], where, scope)
     if "data_selector" in endpoint:
         options["data_selector"] = endpoint["data_selector"]
+    elif single:  # the whole body is the record, not a list found in it
+        options["data_selector"] = "$"
     if "headers" in endpoint:
         options["headers"] = endpoint["headers"]
     if "data" in endpoint:
