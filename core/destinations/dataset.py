@@ -13,14 +13,20 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from loadstone.destinations.contract import ColumnsQuery, Row
+from loadstone.destinations.contract import ColumnsQuery, QueryErrors, Row
 from loadstone.destinations.dataset_loads import (
     LOAD_ID,
     DatasetLoads,
     RelationLoads,
     replace_placeholders,
 )
-from loadstone.exceptions import DatasetError, LoadstoneError
+from loadstone.exceptions import (
+    DatabaseTerminalError,
+    DatabaseTransientError,
+    DatabaseUndefinedRelation,
+    DatasetError,
+    LoadstoneError,
+)
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -139,7 +145,16 @@ def _execute(
     except LoadstoneError:
         raise
     except Exception as exc:
-        raise DatasetError(f"query failed: {exc}\n  sql: {sql}") from exc
+        kind = client.query_error_kind(exc) if isinstance(client, QueryErrors) else "terminal"
+        raise _QUERY_ERRORS[kind](f"query failed: {exc}\n  sql: {sql}") from exc
+
+
+#: a client's :meth:`~loadstone.destinations.contract.QueryErrors.query_error_kind` -> error
+_QUERY_ERRORS: dict[str, type[DatasetError]] = {
+    "undefined_relation": DatabaseUndefinedRelation,
+    "terminal": DatabaseTerminalError,
+    "transient": DatabaseTransientError,
+}
 
 
 #: ``where`` operators (dlt's names) -> SQL

@@ -2,12 +2,25 @@
 
 ``DestinationException`` is loadstone's ``DestinationError`` (the root of every destination
 error) and ``DestinationTerminalException`` its ``LoadRefused``: the destination refused the
-package's data, so retrying the same package cannot succeed.
+package's data, so retrying the same package cannot succeed. A failed query of
+``pipeline.dataset()`` or ``sql_client()`` raises a ``DatabaseException``: undefined relation,
+terminal or transient as dlt 1.31 tells them apart on DuckDB and PostgreSQL.
 """
 
 from __future__ import annotations
 
+from loadstone.exceptions import DatabaseTerminalError as DatabaseTerminalException
+from loadstone.exceptions import DatabaseTransientError as DatabaseTransientException
+from loadstone.exceptions import DatabaseUndefinedRelation
+from loadstone.exceptions import DatasetError as DatabaseException
 from loadstone.exceptions import DestinationError as DestinationException
 from loadstone.exceptions import LoadRefused as DestinationTerminalException
 
-__all__ = ["DestinationException", "DestinationTerminalException"]
+__all__ = [
+    "DatabaseException",
+    "DatabaseTerminalException",
+    "DatabaseTransientException",
+    "DatabaseUndefinedRelation",
+    "DestinationException",
+    "DestinationTerminalException",
+]

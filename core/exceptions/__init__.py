@@ -34,6 +34,9 @@ from loadstone.exceptions.configuration import (
 )
 from loadstone.exceptions.destinations import (
     SUGGESTED_DESTINATION,
+    DatabaseTerminalError,
+    DatabaseTransientError,
+    DatabaseUndefinedRelation,
     DatasetError,
     DestinationError,
     DestinationLoadingViaStagingNotSupported,
@@ -143,6 +146,9 @@ __all__ = [
     "CurrentSourceSchemaNotAvailable",
     "DamagedCopyError",
     "DataValidationError",
+    "DatabaseTerminalError",
+    "DatabaseTransientError",
+    "DatabaseUndefinedRelation",
     "DatasetError",
     "DestinationError",
     "DestinationLoadingViaStagingNotSupported",

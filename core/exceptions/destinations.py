@@ -111,8 +111,24 @@ class MissingLoadFile(DestinationError):
     """A file or folder named in a load request does not exist."""
 
 
-class DatasetError(LoadstoneError):
-    """A query on the loaded data failed (unknown table, bad SQL)."""
+class DatasetError(DestinationError):
+    """A query on the loaded data failed (unknown table, bad SQL): dlt's
+    ``DatabaseException``, a destination error."""
+
+
+class DatabaseTerminalError(DatasetError):
+    """The query cannot succeed as written (an unknown column, a value that does not
+    convert): dlt's ``DatabaseTerminalException``."""
+
+
+class DatabaseUndefinedRelation(DatasetError):
+    """A table or view the query names does not exist (dlt's error of that name; not a
+    ``DatabaseTerminalException`` there either)."""
+
+
+class DatabaseTransientError(DatasetError):
+    """The query may succeed when run again (a syntax error as dlt counts it, a lost
+    connection): dlt's ``DatabaseTransientException``."""
 
 
 class NotATableRelation(DatasetError, ValueError):

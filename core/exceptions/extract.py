@@ -63,6 +63,14 @@ class IncrementalCursorPathMissing(LoadstoneError):
 class IncrementalCursorPathHasValueNone(IncrementalCursorPathMissing):
     """The value at the cursor path is None (``on_cursor_value_missing="raise"``)."""
 
+    def __init__(self, resource_name: str, cursor_path: str, item: Any) -> None:
+        super().__init__(resource_name, cursor_path, item)
+        self.args = (
+            f"resource {resource_name!r}: the cursor path {cursor_path!r} holds None in item "
+            f"{_short(item)}; every item needs a value there, or pass on_cursor_value_missing="
+            f"'include'|'exclude'",
+        )
+
 
 class ExternalSchedulerNotAvailable(LoadstoneError):
     """``incremental(allow_external_schedulers=True)`` found no interval to load (dlt's

@@ -401,6 +401,13 @@ class DuckDBClient(SqlLoader[ParquetSource]):
             for t in self.table_names()
         }
 
+    def query_error_kind(self, error: Exception) -> str:
+        """As dlt 1.31 tells DuckDB's errors apart: a missing table or view, a statement
+        that does not parse (transient, as dlt counts it), or any other (terminal)."""
+        if isinstance(error, duckdb.CatalogException) and "does not exist" in str(error):
+            return "undefined_relation"
+        return "transient" if isinstance(error, duckdb.ParserException) else "terminal"
+
     def query(self, sql: str, *params: object) -> list[Row]:
         """Run ``sql`` (``?`` placeholders) and return all rows as tuples.
 

@@ -229,6 +229,15 @@ class PostgresClient(SqlLoader[TableFiles]):
             for t in self.table_names()
         }
 
+    def query_error_kind(self, error: Exception) -> str:
+        """As dlt 1.31 tells PostgreSQL's errors apart: an undefined table (42P01), a
+        syntax error or a lost connection (transient), or any other (terminal)."""
+        state = getattr(error, "sqlstate", None)
+        if state == "42P01":
+            return "undefined_relation"
+        transient = state == "42601" or isinstance(error, psycopg.OperationalError)
+        return "transient" if transient else "terminal"
+
     def query(self, sql: str, *params: object) -> list[Row]:
         """Run ``sql`` and return its rows; placeholders are ``%s`` (psycopg's, as in dlt)."""
         return self.query_columns(sql, *params)[1]
