@@ -50,7 +50,7 @@ def resolve_credentials(destination: Destination, pipeline_name: str | None) -> 
     """Where the database is: explicit credentials (a path, a ``duckdb://`` URL or an open
     connection), then configuration, then ``<pipeline_name>.duckdb`` in the working
     directory."""
-    explicit = destination.config.get("credentials")
+    explicit = _database_of(destination.config.get("credentials"))
     if explicit is not None:
         return explicit
     configured = _configured_credentials(destination.name)
@@ -62,9 +62,20 @@ def resolve_credentials(destination: Destination, pipeline_name: str | None) -> 
 def _configured_credentials(name: str) -> str | None:
     """``destination.<name>.credentials`` from configuration (env
     ``DESTINATION__<NAME>__CREDENTIALS``, config.toml ...); a destination registered under
-    another name also reads DuckDB's own key."""
+    another name also reads DuckDB's own key. A table of credentials names its ``database``
+    (dlt's ``[destination.duckdb.credentials] database = "x.duckdb"``)."""
     keys = [f"destination.{name}.credentials", "destination.duckdb.credentials"]
+    found = config.get(keys)
+    if isinstance(found, Mapping):
+        return config.get_str([f"{k}.database" for k in keys], "") or None
     return config.get_str(keys, "") or None
+
+
+def _database_of(credentials: object) -> object:
+    """Credentials given as dlt's mapping (``{"database": "x.duckdb"}``) -> the database."""
+    if isinstance(credentials, Mapping):
+        return credentials.get("database")
+    return credentials
 
 
 def connect(

@@ -19,6 +19,7 @@ from test_duckdb_support import (
     table,
 )
 
+import loadstone
 from loadstone.exceptions import DestinationSchemaMismatch, LoadFailed
 from loadstone.plugins.destinations.duckdb import DUCKDB
 from tests.destinations.schema_support import stored_schema
@@ -98,6 +99,28 @@ def test_credentials_come_from_the_environment(
     with DUCKDB.client(stored_schema(USERS), "mydata", pipeline_name="p") as client:
         client.initialize_storage()
     assert (tmp_path / "env.duckdb").is_file()
+
+
+def test_credentials_as_dlts_table_name_the_database(tmp_path: Path) -> None:
+    """``[destination.duckdb.credentials] database = ...`` in secrets.toml, as dlt users write
+    it, and the same mapping given to the factory."""
+    from loadstone import config
+
+    folder = Path.cwd() / ".loadstone"
+    folder.mkdir()
+    target = tmp_path / "from_secrets.duckdb"
+    (folder / "secrets.toml").write_text(
+        f'[destination.duckdb.credentials]\ndatabase = "{target}"\n'
+    )
+    config.clear_cache()
+    with DUCKDB.client(stored_schema(USERS), "mydata", pipeline_name="p") as client:
+        client.initialize_storage()
+    config.clear_cache()
+    assert target.is_file()
+    given = loadstone.destinations.duckdb(credentials={"database": str(tmp_path / "given.duckdb")})
+    with given.client(stored_schema(USERS), "mydata", pipeline_name="p") as client:
+        client.initialize_storage()
+    assert (tmp_path / "given.duckdb").is_file()
 
 
 def test_credentials_come_from_config_toml(tmp_path: Path) -> None:
