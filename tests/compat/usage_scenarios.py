@@ -507,3 +507,17 @@ def a_source_after_the_default_schema(ctx: Context) -> Any:
         "shop_state": pipeline.state["sources"]["shop"],
         "tables": ctx.tables(pipeline),
     }
+
+
+@scenario
+def insert_only_merge_with_nested_rows(ctx: Context) -> Any:
+    """``insert-only`` merge of rows with nested lists: a new key's row is inserted with its
+    nested rows, an existing key's row is left as it is."""
+    pipe = ctx.pipeline("ins_nested")
+    wd = {"disposition": "merge", "strategy": "insert-only"}
+    for rows in (
+        [{"id": 1, "v": "a", "l": [1]}, {"id": 2, "v": "b"}],
+        [{"id": 2, "v": "B", "l": [2, 3]}, {"id": 3, "v": "c", "l": [4]}],
+    ):
+        pipe.run(rows, table_name="t", write_disposition=wd, primary_key="id")
+    return ctx.tables(pipe)

@@ -76,6 +76,17 @@ DELIBERATE: dict[str, list[tuple[tuple[str, ...], Any, str]]] = {
             "pipeline.default_schema holds the result",
         ),
     ],
+    "insert_only_merge_with_nested_rows": [
+        (
+            ("t__l",),
+            {
+                "columns": ["_dlt_id", "_dlt_list_idx", "_dlt_parent_id", "_dlt_root_id", "value"],
+                "rows": [[1, 0], [4, 0]],
+            },
+            "the nested rows of a row insert-only skips (its key is in the table) are skipped "
+            "with it: dlt inserts them (2 and 3 here), under a parent row the table lacks",
+        ),
+    ],
     "sources_and_resources_in_one_list": [
         (
             ("packages",),

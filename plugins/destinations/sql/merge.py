@@ -441,9 +441,10 @@ class _Loader(Generic[SourceT]):
             f"SELECT * FROM ({self._live(self._dedup(staged, pk))}) AS s "
             f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {self._match([pk])})"
         )
+        # the nested rows first: once the root rows are in, no staged key is new any more
+        self._insert_nested(self._kept_ids(kept))
         names = self._names(root)
         self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept}) AS k")
-        self._insert_nested(self._kept_ids(kept))
 
     def _kept_ids(self, kept: str) -> str:
         """The row keys of the kept root rows, which select their nested rows.
