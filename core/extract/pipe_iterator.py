@@ -34,13 +34,35 @@ from typing import Literal, TypeAlias
 import attrs
 
 from loadstone import current
-from loadstone.exceptions import LoadstoneError, ResourceExtractionError
+from loadstone.exceptions import (
+    AuthError,
+    FileReadError,
+    JSONPathError,
+    LoadstoneError,
+    PaginatorError,
+    ParentFieldMissing,
+    ResourceExtractionError,
+    RESTClientError,
+    SqlDatabaseError,
+)
 from loadstone.extract.deferred import Deferred
 from loadstone.extract.mark import DataItemWithMeta, Meta, unwrap
 from loadstone.extract.pipe_graph import PipeGraph, PipeNode, PipeResource, pipe_graph
 from loadstone.extract.resource_pipe import BoundPipe, close_pages, flatten, iterate_data
 from loadstone.extract.settings import ExtractSettings, extract_settings
 from loadstone.typing import TDataItem
+
+#: errors the built-in sources raise from a resource's code (a failed request, a table that
+#: cannot be read): wrapped as the resource's, as dlt wraps whatever a resource raises
+_SOURCE_ERRORS = (
+    AuthError,
+    FileReadError,
+    JSONPathError,
+    PaginatorError,
+    ParentFieldMissing,
+    RESTClientError,
+    SqlDatabaseError,
+)
 
 #: what the iterator hands its caller: a selected node and one page it yielded
 Emitted: TypeAlias = tuple[PipeNode, TDataItem]
@@ -90,7 +112,9 @@ class AsResource(current.resource_context):
     def __exit__(self, *exc_info: object) -> None:
         super().__exit__()
         error = exc_info[1]
-        if isinstance(error, Exception) and not isinstance(error, LoadstoneError):
+        if isinstance(error, _SOURCE_ERRORS) or (
+            isinstance(error, Exception) and not isinstance(error, LoadstoneError)
+        ):
             raise ResourceExtractionError(self.name, error) from error
 
 

@@ -159,6 +159,9 @@ class _OwnersHandler(http.server.BaseHTTPRequestHandler):
         self.seen.append(self.path)
         if self.path.split("?")[0] == "/owners":
             body: Any = [{"login": "l0"}, {"login": "l1"}]
+        elif self.path == "/missing":
+            self.send_error(404)
+            return
         elif "page=2" in self.path:
             body = {"login": "more", "repos": [{"r": "z"}]}
         else:
@@ -214,4 +217,31 @@ def rest_api_paths_ending_in_a_placeholder_read_one_object(ctx: Context) -> Any:
             }
             records = list(rest_api.rest_api_source(config).resources[name])
             out[name] = {"records": records, "requests": sorted(seen)}
+    return out
+
+
+@scenario
+def source_errors_are_the_resources_errors(ctx: Context) -> Any:
+    """A failed request or an unreadable table fails extract with the resource's
+    ``ResourceExtractionError`` (not a write error of the package), under ``run`` and when
+    the resource is iterated."""
+    import sqlite3
+    from importlib import import_module
+
+    rest_api = import_module(f"{ctx.dlt.__name__}.sources.rest_api")
+    sql = import_module(f"{ctx.dlt.__name__}.sources.sql_database")
+    path = os.path.abspath("gone.db")
+    with sqlite3.connect(path) as conn:
+        conn.execute("create table gone (id integer primary key)")
+    table = sql.sql_table(f"sqlite:///{path}", table="gone")
+    with sqlite3.connect(path) as conn:
+        conn.execute("drop table gone")
+    pipe = ctx.pipeline("errors")
+    out: dict[str, Any] = {"sql": ctx.attempt(lambda: pipe.run(table))}
+    with _owners_api() as (base_url, _):
+        config = {"client": {"base_url": base_url}, "resources": [{"name": "missing"}]}
+        out["http"] = ctx.attempt(lambda: pipe.run(rest_api.rest_api_source(config)))
+        out["http_iterated"] = ctx.attempt(
+            lambda: list(rest_api.rest_api_source(config).resources["missing"])
+        )
     return out

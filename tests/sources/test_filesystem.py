@@ -19,6 +19,7 @@ import pytest
 from s3_support import S3Server
 
 import loadstone
+from loadstone.exceptions import ResourceExtractionError
 from loadstone.sources.filesystem import (
     FileItemDict,
     FileReadError,
@@ -241,5 +242,6 @@ def test_a_reader_names_a_damaged_file(tmp_path: Path) -> None:
     folder = tmp_path / "bad"
     folder.mkdir()
     (folder / "x.jsonl").write_text('{"a": 1}\n{"a": \n')
-    with pytest.raises(FileReadError, match=r"x\.jsonl: line 2"):
+    with pytest.raises(ResourceExtractionError, match=r"x\.jsonl: line 2") as failed:
         list(filesystem(bucket_url=str(folder), file_glob="*.jsonl") | read_jsonl())
+    assert isinstance(failed.value.__cause__, FileReadError)  # the reader's, as dlt wraps it

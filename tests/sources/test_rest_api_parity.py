@@ -16,7 +16,7 @@ from rest_api_app import App
 from rest_api_support import api_fixture  # noqa: F401 - the fixture "api"
 
 import loadstone as dlt
-from loadstone.exceptions import JSONPathError
+from loadstone.exceptions import JSONPathError, ResourceExtractionError
 from loadstone.sources.helpers.rest_client.jsonpath import find_values
 from loadstone.sources.helpers.rest_client.paginators import HeaderCursorPaginator
 from loadstone.sources.rest_api import rest_api_source
@@ -175,8 +175,9 @@ def test_an_auth_named_by_type_reads_its_fields_from_configuration_as_dlt_does(
 def test_a_parent_field_missing_is_a_value_error_as_dlts_cause_is(api: App) -> None:
     config, name = C.CASES["one_parent_everywhere"](api.url)
     config["resources"][2]["endpoint"]["path"] = "posts/{resources.posts.nope}/comments"
-    with pytest.raises(ValueError, match="needs field 'nope' of its parent 'posts'"):
+    with pytest.raises(ResourceExtractionError, match="needs field 'nope' of its parent") as err:
         list(rest_api_source(config).resources[name])
+    assert isinstance(err.value.__cause__, ValueError)  # dlt's: its cause is a ValueError
 
 
 JSONPATH_CASES = [(doc, path) for doc, paths in C.JSONPATH_PATHS.items() for path in paths]
@@ -205,13 +206,17 @@ def test_a_response_action_of_another_name_does_nothing_as_in_dlt(api: App) -> N
             }
         ],
     }
-    with pytest.raises(requests.HTTPError, match="404 Not Found"):
+    with pytest.raises(ResourceExtractionError, match="404 Not Found") as failed:
         list(rest_api_source(config).resources["r"])
+    assert isinstance(failed.value.__cause__, requests.HTTPError)
 
 
 def test_include_from_parent_names_a_key_not_a_path_as_in_dlt(api: App) -> None:
     """dlt 1.31 fails ("Resource expects a field `post.id`"): the parent has a key post."""
     config, name = C.CASES["include_from_parent_keys"](api.url)
     config["resources"][1]["include_from_parent"] = ["post.id"]
-    with pytest.raises(ValueError, match=r"needs field 'post\.id' of its parent 'wrapped'"):
+    with pytest.raises(
+        ResourceExtractionError, match=r"needs field 'post\.id' of its parent"
+    ) as err:
         list(rest_api_source(config).resources[name])
+    assert isinstance(err.value.__cause__, ValueError)

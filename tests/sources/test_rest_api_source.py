@@ -15,6 +15,7 @@ from rest_api_cases import BLOG_CONFIG, PAGINATOR_CASES, blog_steps, events_conf
 from rest_api_support import api_fixture  # noqa: F401 - the fixture "api"
 
 import loadstone as dlt
+from loadstone.exceptions import ResourceExtractionError
 from loadstone.sources.rest_api import rest_api_resources, rest_api_source
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "rest_api"
@@ -213,8 +214,9 @@ def test_response_actions_ignore_a_404_and_otherwise_it_fails_naming_the_url(api
 def test_a_missing_parent_field_is_named(api: App) -> None:
     config = BLOG_CONFIG(api.url)
     config["resources"][1]["include_from_parent"] = ["author"]
-    with pytest.raises(KeyError, match="'comments' needs field 'author' of its parent 'posts'"):
+    with pytest.raises(ResourceExtractionError, match="'comments' needs field 'author'") as err:
         list(rest_api_source(config).resources["comments"])
+    assert isinstance(err.value.__cause__, KeyError)  # the resource's error, as dlt wraps it
 
 
 @pytest.mark.parametrize(
