@@ -61,6 +61,12 @@ def _not_null_columns(columns: object) -> list[str]:
     ]
 
 
+def _row_version_column(table_hints: Mapping[str, object]) -> list[str]:
+    """An scd2 merge's ``row_version_column_name``: the data gives that column (dlt's)."""
+    column = table_hints.get("x-row-version-column-name")
+    return [str(column)] if column and table_hints.get("x-merge-strategy") == "scd2" else []
+
+
 def required_columns(
     schema: Schema, hints: TableHints, naming: NamingConvention
 ) -> dict[str, set[str]]:
@@ -84,6 +90,7 @@ def required_columns(
             continue
         keys = [*_names(table_hints.get("primary_key")), *_names(table_hints.get("merge_key"))]
         keys += _not_null_columns(table_hints.get("columns"))
+        keys += _row_version_column(table_hints)
         required.setdefault(table_name, set()).update(naming.normalize_path(k) for k in keys)
     return required
 

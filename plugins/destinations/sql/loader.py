@@ -243,7 +243,9 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
         sources: Mapping[str, SourceT],
         exc: Exception,
     ) -> LoadFailed:
-        """The package's error: the table being written, its files, the database's reason."""
+        """The package's error: the table being written, its files, the database's reason
+        (its first error: a later statement fails only because the transaction is aborted)."""
+        exc = _first_error(exc, self.driver_error)
         source = sources.get(table) if table is not None else None
         files = [str(f) for f in source.files] if source is not None else []
         text = str(exc).strip()
@@ -260,3 +262,18 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
 
     def get_stored_state(self, pipeline_name: str) -> StateDict | None:
         return bookkeeping.stored_state(self, pipeline_name)
+
+
+def _first_error(
+    error: BaseException, kind: type[BaseException] | tuple[type[BaseException], ...]
+) -> Exception:
+    """The first database error of the chain ``error`` ends: a statement that ran while the
+    first failure was handled fails with "transaction aborted", which is not the cause."""
+    first, at, seen = error, error.__context__, {id(error)}
+    while at is not None and id(at) not in seen:
+        seen.add(id(at))
+        if isinstance(at, kind):
+            first = at
+        at = at.__context__
+    assert isinstance(first, Exception)
+    return first

@@ -438,3 +438,48 @@ def test_dedup_sort_stored_as_dlt_column_hint(client: Any, tmp_path: Path) -> No
     stored["tables"]["users"]["columns"]["name"]["dedup_sort"] = "asc"
     _load(client, stored, tmp_path, [(1, "c", "r1"), (1, "a", "r2"), (1, "b", "r3")])
     assert _users(client) == [(1, "a")]
+
+
+def test_a_failed_load_names_the_databases_first_error_not_the_aborted_transaction() -> None:
+    """A statement run while the first failure is handled fails with "transaction aborted":
+    the package's error names the first one, the cause."""
+    import duckdb
+
+    from loadstone.plugins.destinations.sql.loader import _first_error
+
+    try:
+        try:
+            raise duckdb.BinderException('Referenced column "rv" not found')
+        except duckdb.Error:
+            raise duckdb.TransactionException("Current transaction is aborted") from None
+    except duckdb.Error as error:
+        assert "rv" in str(_first_error(error, duckdb.Error))
+
+
+def test_an_scd2_row_version_column_the_data_lacks_is_refused_at_normalize(
+    tmp_path: Path,
+) -> None:
+    import loadstone as dlt
+    from loadstone.exceptions import PipelineStepFailed, UnboundColumnException
+
+    @dlt.resource(
+        write_disposition={
+            "disposition": "merge",
+            "strategy": "scd2",
+            "row_version_column_name": "rv",
+        },
+        primary_key="id",
+    )
+    def dim() -> Any:
+        yield {"id": 1, "v": "a"}
+
+    pipeline = dlt.pipeline(
+        "scd2_rv",
+        destination=dlt.destinations.duckdb(str(tmp_path / "scd2.duckdb")),
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    with pytest.raises(PipelineStepFailed) as failed:
+        pipeline.run(dim())
+    assert failed.value.step == "normalize"
+    assert isinstance(failed.value.exception, UnboundColumnException)
+    assert "rv" in str(failed.value)
