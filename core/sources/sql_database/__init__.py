@@ -276,6 +276,10 @@ class _TableReader:
             yield from pages
 
         refs = self.references(table)
+        if table is not None and not hints.get("primary_key") and table.primary_key.columns:
+            # dlt's: the reflected key is the resource's (as a list), which its incremental
+            # deduplicates rows by
+            hints = {**hints, "primary_key": [c.name for c in table.primary_key.columns]}
         made: Resource = resource(table_rows, name=name, columns=columns, references=refs, **hints)
         made.section = "sql_database"
         return made
