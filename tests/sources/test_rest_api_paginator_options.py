@@ -41,3 +41,24 @@ def test_a_value_sent_both_in_the_query_and_in_the_body_is_refused(
 def test_a_page_in_the_body_alone_leaves_the_query_alone() -> None:
     paginator = PageNumberPaginator(page_body_path="paging.page", total_path=None)
     assert (paginator.param_name, paginator.param_body_path) == (None, "paging.page")
+
+
+@pytest.mark.parametrize(
+    ("build", "maximum"),
+    [
+        (lambda: PageNumberPaginator(total_path=None, stop_after_empty_page=False), "maximum_page"),
+        (
+            lambda: OffsetPaginator(limit=5, total_path=None, stop_after_empty_page=False),
+            "maximum_offset",
+        ),
+    ],
+)
+def test_a_paginator_that_would_never_stop_is_refused(
+    build: Callable[[], Any], maximum: str
+) -> None:
+    with pytest.raises(PaginatorError) as refused:
+        build()
+    assert str(refused.value) == (
+        f"One of `total_path`, `{maximum}`, `has_more_path`, or `stop_after_empty_page` "
+        "must be provided."
+    )

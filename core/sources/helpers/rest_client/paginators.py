@@ -70,6 +70,9 @@ class RangePaginator(BasePaginator):
     ``maximum_value``, or when ``has_more_path`` reads false.
     """
 
+    #: the name of the limit argument, as the refusal of a paginator that never stops says it
+    maximum_name = "maximum_value"
+
     def __init__(
         self,
         param_name: str | None,
@@ -87,9 +90,9 @@ class RangePaginator(BasePaginator):
         super().__init__()
         if total_path is None and maximum_value is None and not stop_after_empty_page:
             if has_more_path is None:
-                raise PaginatorError(
-                    f"{type(self).__name__} never stops: give a total path, a maximum, "
-                    "has_more_path or stop_after_empty_page=True"
+                raise PaginatorError(  # dlt 1.31's words: the paginator would never stop
+                    f"One of `total_path`, `{self.maximum_name}`, `has_more_path`, or "
+                    "`stop_after_empty_page` must be provided."
                 )
         self.param_name = param_name
         self.current_value = initial_value
@@ -141,6 +144,8 @@ class RangePaginator(BasePaginator):
 class PageNumberPaginator(RangePaginator):
     """``?page=N``, from ``page`` (default: ``base_page``) up; pages below ``maximum_page``."""
 
+    maximum_name = "maximum_page"
+
     def __init__(
         self,
         base_page: int = 0,
@@ -172,6 +177,8 @@ class PageNumberPaginator(RangePaginator):
 
 class OffsetPaginator(RangePaginator):
     """``?offset=N&limit=L``, the offset moving by ``limit``; offsets below ``maximum_offset``."""
+
+    maximum_name = "maximum_offset"
 
     def __init__(
         self,
