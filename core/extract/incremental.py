@@ -338,37 +338,32 @@ class Incremental:
         self._lag_start = start
         return start
 
-    def _out_of_range(self, value: TDataItem) -> TDataItem:
-        """The boundary ``value`` fails (start or end value), or _MISSING when in range."""
+    def _out_of_range(self, value: TDataItem) -> str | None:
+        """The side of the range ``value`` falls outside (``"start"`` or ``"end"``), or None
+        when in range."""
         start = self._lagged_start()
         if start is not None:
             a, b = _coerce_pair(start, value)
             if a == b:
                 if self.range_start == "open":
-                    return start
+                    return "start"
             elif not self._is_after(start, value):
-                return start
+                return "start"
         end = self.end_value
         if end is not None:
             a, b = _coerce_pair(end, value)
             if a == b:
                 if self.range_end == "open":
-                    return end
+                    return "end"
             elif self._is_after(end, value):
-                return end
-        return _MISSING
+                return "end"
+        return None
 
-    def _stops(self, value: TDataItem, boundary: TDataItem) -> bool:
-        """With ``row_order``, an item out of range on the side rows move to ends the read."""
-        if self.row_order is None:
-            return False
-        boundary, value = _coerce_pair(boundary, value)
-        try:
-            if self.row_order == "asc":
-                return bool(value >= boundary)
-            return bool(value <= boundary)
-        except TypeError:
-            return False
+    def _stops(self, side: str) -> bool:
+        """With ``row_order``, an item past the side rows move to ends the read: the end for
+        ascending rows, the start for descending ones; one on the other side is skipped
+        (a row equal to an open start, or above the end of descending rows)."""
+        return (self.row_order, side) in (("asc", "end"), ("desc", "start"))
 
     def _keep(self, item: TDataItem) -> bool | None:
         """True keep, False drop, None drop and stop reading."""
@@ -390,10 +385,12 @@ class Incremental:
                     else IncrementalCursorPathHasValueNone
                 )
                 raise error(self.resource_name, self.cursor_path, item)
-            return self.on_cursor_value_missing == "include"
-        boundary = self._out_of_range(value)
-        if boundary is not _MISSING:
-            return None if self._stops(value, boundary) else False
+            included = self.on_cursor_value_missing == "include"
+            self._kept += included  # an included row moves the state on, as in dlt
+            return included
+        side = self._out_of_range(value)
+        if side is not None:
+            return None if self._stops(side) else False
         hashed: str | None = None
         dedup = self._key != ()
         if (

@@ -521,3 +521,54 @@ def insert_only_merge_with_nested_rows(ctx: Context) -> Any:
     ):
         pipe.run(rows, table_name="t", write_disposition=wd, primary_key="id")
     return ctx.tables(pipe)
+
+
+@scenario
+def incremental_row_order_boundaries_and_included_none(ctx: Context) -> Any:
+    """Descending rows with an end value skip the rows above it and stop below the start; an
+    open start skips the rows equal to it; rows whose cursor is None and are included move
+    the state on like any other; two runs of each."""
+    import datetime as dt
+
+    dlt = ctx.dlt
+    hour = dt.timedelta(hours=1)
+    first = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+    rows = [{"id": i, "ts": first + i * hour} for i in range(8)]
+
+    def resource(name: str, data: list[Any], **incremental: Any) -> Any:
+        @dlt.resource(name=name, primary_key="id")
+        def read(cursor=dlt.sources.incremental("ts", **incremental)):
+            yield from data
+
+        return read()
+
+    cases = {
+        "desc_range": (
+            rows[::-1],
+            {"initial_value": rows[1]["ts"], "end_value": rows[5]["ts"], "row_order": "desc"},
+        ),
+        "asc_open_start": (
+            rows,
+            {"initial_value": rows[2]["ts"], "range_start": "open", "row_order": "asc"},
+        ),
+        "none_included": (
+            [*rows, {"id": 99, "ts": None}],
+            {"initial_value": rows[5]["ts"], "on_cursor_value_missing": "include"},
+        ),
+    }
+    pipe = ctx.pipeline("inc_bounds", dataset_name="d")
+    for _ in range(2):
+        for name, (data, incremental) in cases.items():
+            pipe.run(resource(name, data, **incremental))
+    states = pipe.state["sources"]["inc_bounds"]["resources"]
+    return {
+        "tables": ctx.tables(pipe),
+        "state": {
+            name: {
+                k: str(v)
+                for k, v in states[name]["incremental"]["ts"].items()
+                if k in ("start_value", "last_value")
+            }
+            for name in sorted(states)
+        },
+    }
