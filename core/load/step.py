@@ -25,6 +25,7 @@ from loadstone.exceptions import PackageDataError, PipelineStepFailed
 from loadstone.load.overlap import OverlapFeed
 from loadstone.runtime import settings as run_settings
 from loadstone.runtime.load_info import LoadInfo, PackageInfo
+from loadstone.runtime.package_details import package_details
 from loadstone.runtime.package_outcome import complete_package, forget_schema_changes, set_aside
 from loadstone.schema import Schema
 from loadstone.storage import state as state_module
@@ -151,7 +152,8 @@ class LoadStep:
             schema = self.folder.schema_for_package(package)
         if schema is None:
             schema = self.context.target.new_schema(package.schema_name, None)
-        entry = package_info(package, schema)
+        first = bool(self.folder.state.get("_local", {}).get("first_run", True))
+        entry = package_info(package, schema, first_run=first)
         keep = run_settings.keep_completed_packages()  # read before the commit, not after
         name = self.folder.pipeline_name
         try:
@@ -169,6 +171,7 @@ class LoadStep:
         except Exception as exc:
             raise PipelineStepFailed(name, "load", package.load_id, exc) from exc
         complete_package(self.folder, package, skipped=entry.skipped, keep=keep)
+        entry.completed_at = _dt.datetime.now(tz=_dt.timezone.utc).timestamp()
         meta = package.meta
         self.context.recorder.package_done(
             step,
@@ -248,7 +251,9 @@ class LoadStep:
         )
 
 
-def package_info(package: LoadPackage, schema: Schema | None, state: str = LOADED) -> PackageInfo:
+def package_info(
+    package: LoadPackage, schema: Schema | None, state: str = LOADED, *, first_run: bool = False
+) -> PackageInfo:
     """The package's entry in a load info (``state``: loaded, the load's view of it)."""
     normalized = package.normalized_tables()
     meta = package.meta
@@ -261,4 +266,5 @@ def package_info(package: LoadPackage, schema: Schema | None, state: str = LOADE
         new_tables=list(meta.get("new_tables", [])),
         new_columns={k: list(v) for k, v in (meta.get("new_columns") or {}).items()},
         state_table=next(iter(state_row_count(package, schema)), None) if schema else None,
+        **package_details(package, schema, first_run=first_run),
     )

@@ -3,8 +3,9 @@
 ``LoadInfo`` is what users print, log and alert on: which packages went where, how many rows
 per table, how long each step took and how the schema changed. ``str(info)`` is dlt's load
 info wording; ``info.asstr(verbosity=2)`` adds each package's details and loadstone's rows
-per table, step figures and schema changes; ``info.asdict()`` is plain JSON-able data (the
-CLI saves it as the trace); :mod:`loadstone.runtime.trace` reads that saved trace as dlt's.
+per table, step figures and schema changes; ``info.asdict()`` is dlt's dict (what dlt's
+documented ``run([info], table_name="_load_info")`` loads); ``info.to_trace()`` is the JSON
+the trace file keeps; :mod:`loadstone.runtime.trace` reads that saved trace as dlt's.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from loadstone.runtime.load_info_dict import load_info_dict, package_dict, package_jobs
+
 if TYPE_CHECKING:
     from loadstone.current import RunningPipeline as Pipeline
 
-#: what ``asdict()`` gives: JSON-able values (the trace file holds them)
+#: what ``asdict()`` / ``to_trace()`` give (``to_trace``: JSON-able, the trace file holds it)
 JsonDict = dict[str, object]
 
 
@@ -119,13 +122,30 @@ class LoadPackageInfo:
     skipped: bool = False
     #: ``_dlt_pipeline_state`` when the package carried the pipeline state (one row)
     state_table: str | None = None
+    # what dlt's ``asdict()`` shows, read while the package was on disk
+    # (:func:`loadstone.runtime.package_details.package_details`)
+    file_sizes: dict[str, int] = attrs.field(factory=dict)
+    package_path: str = ""
+    schema_hash: str = ""
+    created_at: float | None = None
+    #: when the load committed the package (None before)
+    completed_at: float | None = None
+    #: the tables the package's schema update touched, as dlt lists them (with columns)
+    schema_update: list[Any] = attrs.field(factory=list)
+    #: each table written, with its root table (the resource dlt's outputs name)
+    roots: dict[str, str] = attrs.field(factory=dict)
 
     def asdict(self) -> JsonDict:
+        """dlt's ``LoadPackageInfo.asdict()``: jobs, schema update, times as datetimes."""
+        return package_dict(self)
+
+    def to_trace(self) -> JsonDict:
+        """What the trace keeps of the package (JSON), read back by :meth:`from_dict`."""
         return attrs.asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LoadPackageInfo:
-        """A package read back from ``asdict()`` (the saved trace)."""
+        """A package read back from :meth:`to_trace` (the saved trace)."""
         names = {field.name for field in attrs.fields(cls)}
         return cls(**{key: value for key, value in data.items() if key in names})
 
@@ -135,15 +155,24 @@ class LoadPackageInfo:
         return [*self.row_counts, *([self.state_table] if self.state_table else [])]
 
     def asstr(self, verbosity: int = 0) -> str:
-        """dlt's package details: its state, the tables its schema update touched, its jobs."""
+        """dlt's package details: its state, how many tables its schema update touched, when
+        it was loaded, then each job (file, format, size, start, time taken)."""
         state = self.state.upper()
-        lines = [
+        # a package of a trace saved before the schema update was kept: its new tables
+        updated = len(self.schema_update) or len(self.new_tables)
+        head = (
             f"The package with load id {self.load_id} for schema {self.schema_name} is in "
-            f"{state} state. It updated schema for {len(self.new_tables)} tables."
-        ]
+            f"{state} state. It updated schema for {updated} tables."
+        )
+        if self.completed_at is not None and self.state == "loaded":
+            head += f" The package was {state} at {instant(self.completed_at)}."
+        lines = [head]
         if verbosity > 0 or self.tables:
             lines.append("Jobs details:")
-            lines += [f"Job: {table}, table: {table} in completed_jobs." for table in self.tables]
+            lines += [_job_line(job) for job in package_jobs(self)]
+            if not self.files:  # a package of an older trace: one line per table
+                where = "completed_jobs" if self.state == "loaded" else "new_jobs"
+                lines += [f"Job: {table}, table: {table} in {where}." for table in self.tables]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -163,6 +192,16 @@ class LoadPackageInfo:
         }  # fmt: skip
         jobs[where] = listed
         return jobs
+
+
+def _job_line(job: Mapping[str, Any]) -> str:
+    """dlt's line for one job of a package."""
+    size = job["file_size"]
+    return (
+        f"Job: {job['job_id']}, table: {job['table_name']} in {job['state']}. "
+        f"File type: {job['file_format']}, size: {size}B. Started on: {job['created_at']} "
+        f"and completed in {seconds_text(job['elapsed'])}."
+    )
 
 
 #: loadstone's former name of :class:`LoadPackageInfo`
@@ -202,7 +241,7 @@ class LoadInfo:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LoadInfo:
-        """The info read back from ``asdict()`` (the saved trace of a run)."""
+        """The info read back from :meth:`to_trace` (the saved trace of a run)."""
         steps = data.get("steps") or {}
         return cls(
             pipeline_name=str(data.get("pipeline_name") or ""),
@@ -323,6 +362,19 @@ class LoadInfo:
         }
 
     def asdict(self) -> JsonDict:
+        """dlt 1.31's ``LoadInfo.asdict()``: its keys and value shapes (times as aware
+        datetimes), so ``pipeline.run([info], table_name="_load_info")`` makes dlt's tables
+        (:mod:`loadstone.runtime.load_info_dict`)."""
+        return load_info_dict(self)
+
+    def _asdict(self) -> JsonDict:
+        """The named-tuple protocol (dlt's ``LoadInfo`` is a named tuple): how extract
+        turns an info given as data into its row (:meth:`asdict`)."""
+        return self.asdict()
+
+    def to_trace(self) -> JsonDict:
+        """loadstone's JSON form, kept in ``trace.json`` and read back by :meth:`from_dict`:
+        the packages with their rows per table, each step's figures."""
         return {
             "pipeline_name": self.pipeline_name,
             "destination_name": self.destination_name,
@@ -331,7 +383,7 @@ class LoadInfo:
             "first_run": self.first_run,
             "loads_ids": self.loads_ids,
             "row_counts": self.row_counts,
-            "packages": [p.asdict() for p in self.packages],
+            "packages": [p.to_trace() for p in self.packages],
             "steps": {name: step.asdict() for name, step in self.steps.items()},
         }
 

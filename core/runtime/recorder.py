@@ -194,7 +194,7 @@ class StepRecorder:
         if error is not None:
             trace["error"] = f"{type(error).__name__}: {error}"
         if info is not None:
-            trace.update(info.asdict())
+            trace.update(info.to_trace())  # loadstone's JSON form (asdict() is dlt's)
         trace["steps"] = steps  # the recorder's, with what makes the step infos again
         trace["normalize"] = self._where_normalize_ran()
         trace["finished_at"] = time.time()

@@ -118,7 +118,7 @@ class StepOutcome:
         return {
             "pipeline_name": self.pipeline_name,
             "first_run": self.first_run,
-            "packages": [package.asdict() for package in self.packages],
+            "packages": [package.to_trace() for package in self.packages],
             **self._extra_trace(),
         }
 

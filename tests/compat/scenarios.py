@@ -749,6 +749,7 @@ from tests.compat import (  # noqa: E402, F401  # they register
     arrow_scenarios,
     hint_argument_scenarios,
     hint_scenarios,
+    load_info_scenarios,
     nested_hint_scenarios,
     not_null_scenarios,
     parity_scenarios,

@@ -99,9 +99,9 @@ def test_a_location_that_is_a_url_is_shown_as_it_is() -> None:
     )
 
 
-def test_info_round_trips_through_asdict() -> None:
+def test_info_round_trips_through_its_trace_form() -> None:
     info = _info()
-    again = LoadInfo.from_dict(info.asdict())
+    again = LoadInfo.from_dict(info.to_trace())
     assert str(again) == str(info)
     assert again.row_counts == info.row_counts
     assert again.load_packages[0].jobs == info.load_packages[0].jobs
@@ -116,7 +116,7 @@ def _steps_trace() -> PipelineTrace:
 
     info = _info()
     info.pipeline_name = "p7"
-    trace = info.asdict()  # what the trace of a load holds, then the steps and times
+    trace = info.to_trace()  # what the trace of a load holds, then the steps and times
     trace.update(
         pipeline_name="p7",
         started_at=T0,
@@ -263,3 +263,46 @@ def test_trace_of_a_load_step_shows_its_load_info(pipeline: dlt.Pipeline) -> Non
     pipeline.load()
     text = str(pipeline.last_trace)
     assert "1 load package(s) were loaded to destination duckdb and into dataset ds" in text
+
+
+def _loaded_package() -> PackageInfo:
+    """A package as the load step records it: one file, its size, when it was made and
+    loaded, the schema update of its first load."""
+    return PackageInfo(
+        load_id="1795637398.2894907",
+        schema_name="p4",
+        state="loaded",
+        row_counts={"users": 2},
+        files=["/pkg/normalized/users/c00000-a0-0001.parquet"],
+        new_tables=["users"],
+        file_sizes={"/pkg/normalized/users/c00000-a0-0001.parquet": 875},
+        created_at=T0,
+        completed_at=T0 + 0.5,
+        schema_update=[{"name": "users", "columns": []}, {"name": "_dlt_loads", "columns": []}],
+    )
+
+
+def test_a_packages_text_is_dlts_wording_with_its_jobs() -> None:
+    assert str(_loaded_package()).splitlines() == [
+        "The package with load id 1795637398.2894907 for schema p4 is in LOADED state. "
+        f"It updated schema for 2 tables. The package was LOADED at {UTC0 + dt.timedelta(0, 0.5)}.",
+        "Jobs details:",
+        "Job: c00000-a0-0001.parquet, table: users in completed_jobs. File type: parquet, "
+        f"size: 875B. Started on: {UTC0} and completed in 0.50 seconds.",
+    ]
+
+
+def test_a_packages_asdict_lists_its_jobs_and_schema_update_as_dlt() -> None:
+    data = _loaded_package().asdict()
+    (job,) = data["jobs"]
+    assert job["job_id"] == "c00000-a0-0001.parquet" and job["table_name"] == "users"
+    assert job["file_size"] == 875 and job["file_format"] == "parquet"
+    assert job["state"] == "completed_jobs" and job["created_at"] == UTC0
+    assert data["completed_at"] == UTC0 + dt.timedelta(0, 0.5)
+    assert [table["name"] for table in data["tables"]] == ["users", "_dlt_loads"]
+    assert data["schema_migrated"] is True
+
+
+def test_the_trace_form_keeps_the_package_details() -> None:
+    package = _loaded_package()
+    assert PackageInfo.from_dict(package.to_trace()) == package

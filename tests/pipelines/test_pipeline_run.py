@@ -78,7 +78,7 @@ def test_load_info_prints_and_serializes_ids_counts_steps() -> None:
     text = info.with_figures()
     assert info.loads_ids[0] in text
     assert "LOADED" in text and "parents__kids" in text
-    data = info.asdict()
+    data = info.to_trace()  # loadstone's JSON form, the trace keeps it (asdict() is dlt's)
     assert data["row_counts"] == {"parents": 1, "parents__kids": 2}
     assert set(data["steps"]) == {"extract", "normalize", "load"}
     assert data["packages"][0]["new_tables"] == ["parents", "parents__kids"]
