@@ -177,8 +177,11 @@ class PipelineTrace(dict[str, Any]):
         return info if isinstance(info, NormalizeInfo) else None
 
     @property
-    def last_load_info(self) -> StepTrace | None:
-        return self._step("load")
+    def last_load_info(self) -> LoadInfo | None:
+        """dlt's ``LoadInfo`` of the traced load (None when none ran): read back from the
+        trace, its ``asdict()`` is dlt's as the one ``run()`` returned."""
+        step = self._step("load")
+        return step.load_info if step is not None else None
 
     @property
     def pipeline_name(self) -> str | None:
