@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -124,7 +124,7 @@ def open_pipeline(
     return Pipeline(name, pipelines_dir=base, progress=print_notice, lock_timeout=lock_timeout)
 
 
-def _table(rows: list[tuple[object, ...]], header: tuple[str, ...]) -> str:
+def _table(rows: Sequence[tuple[object, ...]], header: tuple[str, ...]) -> str:
     cells = [list(header), *[["" if v is None else str(v) for v in row] for row in rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     return "\n".join(

@@ -419,23 +419,6 @@ class DestinationClient(Protocol):
     ) -> None: ...
 
 
-@runtime_checkable
-class QueryErrors(Protocol):
-    """A client that tells its driver's query errors apart, as dlt's exceptions do."""
-
-    def query_error_kind(self, error: Exception) -> str:
-        """``"undefined_relation"``, ``"terminal"`` or ``"transient"`` for a failed query."""
-
-
-@runtime_checkable
-class ColumnsQuery(Protocol):
-    """A client whose query results carry their column names (``pipeline.dataset()`` and
-    ``sql_client()`` read them from here when the client has no DuckDB-style connection)."""
-
-    def query_columns(self, sql: str, *params: object) -> tuple[list[str], list[Row]]:
-        """Run SQL and return the result's column names and all its rows."""
-
-
 class ClientFactory(Protocol):
     """What ``Destination.client_class`` is: a loader class, or a :class:`LazyClient`.
 

@@ -13,20 +13,18 @@ import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from loadstone.destinations.contract import ColumnsQuery, QueryErrors, Row
+from loadstone.destinations.contract import Row
 from loadstone.destinations.dataset_loads import (
     LOAD_ID,
     DatasetLoads,
     RelationLoads,
-    replace_placeholders,
 )
-from loadstone.exceptions import (
-    DatabaseTerminalError,
-    DatabaseTransientError,
-    DatabaseUndefinedRelation,
-    DatasetError,
-    LoadstoneError,
+from loadstone.destinations.query_results import (
+    QueryResult,
+    execute_query,
+    quote_identifier,
 )
+from loadstone.exceptions import DatasetError
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -36,125 +34,6 @@ if TYPE_CHECKING:
     from loadstone.destinations.contract import Destination, DestinationClient
     from loadstone.naming import NamingConvention
     from loadstone.schema import Schema
-
-
-def _quote(ident: str) -> str:
-    return '"' + ident.replace('"', '""') + '"'
-
-
-class _Result:
-    """Rows and column names of one executed query."""
-
-    def __init__(self, columns: list[str], rows: list[Row], arrow: pa.Table | None = None):
-        self.columns = columns
-        self.rows = rows
-        self._arrow = arrow
-
-    def to_arrow(self) -> pa.Table:
-        if self._arrow is not None:
-            return self._arrow
-        import pyarrow as pa
-
-        arrays = [
-            pa.array([_arrow_value(row[i]) for row in self.rows]) for i in range(len(self.columns))
-        ]
-        return pa.Table.from_arrays(arrays, names=self.columns)
-
-
-def _arrow_value(value: TDataItem) -> TDataItem:
-    """A row value as Arrow takes it: JSON documents (dicts, lists) as their JSON text, so a
-    column of documents of different shapes is one string column."""
-    if isinstance(value, (dict, list)):
-        import json
-
-        return json.dumps(value)
-    return value
-
-
-#: DuckDB column types whose values DuckDB's own row fetch gives exactly as the Arrow path
-#: does (str, int, float, bool, None): a result of only these skips pyarrow, whose import
-#: (with numpy's) was most of the CPU of ``loadstone pipeline NAME show`` (~0.3 s)
-_PLAIN_TYPES = frozenset(
-    {"VARCHAR", "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "BOOLEAN", "DOUBLE", '"NULL"'}
-)
-
-
-class _PlainRelation(Protocol):
-    """What :func:`_plain_rows` uses of a DuckDB relation."""
-
-    columns: list[str]
-    types: list[object]
-
-    def fetchall(self) -> list[Row]: ...
-
-
-def _plain_rows(relation: object) -> _Result | None:
-    """A DuckDB relation's rows fetched without Arrow, when every column is plain."""
-    if not (hasattr(relation, "types") and hasattr(relation, "fetchall")):
-        return None
-    plain = cast("_PlainRelation", relation)
-    if any(str(t) not in _PLAIN_TYPES for t in plain.types):
-        return None
-    return _Result(list(plain.columns), list(plain.fetchall()))
-
-
-def _duckdb_arrow(relation: object) -> pa.Table | None:
-    """A DuckDB-style relation's result as a ``pyarrow.Table`` (or None)."""
-    for name in ("to_arrow_table", "arrow", "fetch_arrow_table"):
-        method = getattr(relation, name, None)
-        if method is not None:
-            table = method()
-            return cast("pa.Table", table.read_all() if hasattr(table, "read_all") else table)
-    return None
-
-
-def qmark_params(sql: str) -> str:
-    """dlt's ``%s`` placeholders as DuckDB's ``?`` (quoted text left alone)."""
-    return replace_placeholders(sql, lambda: "?")
-
-
-def _execute(
-    client: DestinationClient, sql: str, params: Sequence[object] = (), want_arrow: bool = False
-) -> _Result:
-    """Run ``sql`` on a destination client.
-
-    A DuckDB-style connection answers in Arrow, and rows are made from the Arrow columns:
-    time zone aware timestamps then come back as ``datetime`` with ``zoneinfo`` (DuckDB's
-    own row fetch needs ``pytz``); a result of plain columns only (:data:`_PLAIN_TYPES`)
-    is fetched as rows directly. Other clients answer through ``client.query``.
-    """
-    run_sql = getattr(client.connection, "sql", None)
-    try:
-        if run_sql is not None:  # DuckDB's connection (or one that answers like it)
-            sql = qmark_params(sql) if params else sql
-            relation = run_sql(sql, params=list(params) if params else None)
-            plain = None if want_arrow or relation is None else _plain_rows(relation)
-            if plain is not None:
-                return plain
-            table = None if relation is None else _duckdb_arrow(relation)
-            if table is None:  # a statement without a result
-                return _Result([], [])
-            if want_arrow:
-                return _Result(list(table.column_names), [], table)
-            columns = [column.to_pylist() for column in table.columns]
-            return _Result(list(table.column_names), list(zip(*columns, strict=True)))
-        if isinstance(client, ColumnsQuery):
-            return _Result(*client.query_columns(sql, *params))
-        rows = client.query(sql, *params)
-        return _Result([], rows)
-    except LoadstoneError:
-        raise
-    except Exception as exc:
-        kind = client.query_error_kind(exc) if isinstance(client, QueryErrors) else "terminal"
-        raise _QUERY_ERRORS[kind](f"query failed: {exc}\n  sql: {sql}") from exc
-
-
-#: a client's :meth:`~loadstone.destinations.contract.QueryErrors.query_error_kind` -> error
-_QUERY_ERRORS: dict[str, type[DatasetError]] = {
-    "undefined_relation": DatabaseUndefinedRelation,
-    "terminal": DatabaseTerminalError,
-    "transient": DatabaseTransientError,
-}
 
 
 #: ``where`` operators (dlt's names) -> SQL
@@ -197,9 +76,9 @@ class Relation(RelationLoads):
     def _wrap(self, sql: str, params: Sequence[object] = ()) -> Relation:
         return Relation(self._dataset, sql, (*self._params, *params), origin=self._origin)
 
-    def _run(self, want_arrow: bool = False) -> _Result:
+    def _run(self, want_arrow: bool = False) -> QueryResult:
         with self._dataset._client() as client:
-            return _execute(client, self.sql, self._params, want_arrow)
+            return execute_query(client, self.sql, self._params, want_arrow)
 
     # -- fetching -----------------------------------------------------------------------
     def fetchall(self) -> list[Row]:
@@ -253,7 +132,7 @@ class Relation(RelationLoads):
         return self.limit(limit)
 
     def select(self, *columns: str) -> Relation:
-        cols = ", ".join(_quote(c) for c in columns)
+        cols = ", ".join(quote_identifier(c) for c in columns)
         return self._wrap(f"SELECT {cols} FROM ({self.sql}) AS q")
 
     def __getitem__(self, columns: str | Sequence[str]) -> Relation:
@@ -266,7 +145,7 @@ class Relation(RelationLoads):
         if direction.lower() not in ("asc", "desc"):
             raise DatasetError(f"order_by direction must be 'asc' or 'desc', not {direction!r}")
         return self._wrap(
-            f"SELECT * FROM ({self.sql}) AS q ORDER BY {_quote(column_name)} {direction.upper()}"
+            f"SELECT * FROM ({self.sql}) AS q ORDER BY {quote_identifier(column_name)} {direction.upper()}"
         )
 
     def where(
@@ -281,7 +160,7 @@ class Relation(RelationLoads):
             raise DatasetError(
                 f"where operator {operator!r} is not one of {', '.join(FILTER_OPERATORS)}"
             )
-        column = _quote(column_or_expr)
+        column = quote_identifier(column_or_expr)
         if operator in ("in", "not_in"):
             values = list(cast("Iterable[object]", value))
             marks = ", ".join("%s" for _ in values) or "NULL"
@@ -298,7 +177,9 @@ class Relation(RelationLoads):
                 f"{function}() needs a relation of one column, this one has {len(columns)}: "
                 f"select one first (rel.select('col').{function}())"
             )
-        return self._wrap(f"SELECT {function}({_quote(columns[0])}) FROM ({self.sql}) AS q")
+        return self._wrap(
+            f"SELECT {function}({quote_identifier(columns[0])}) FROM ({self.sql}) AS q"
+        )
 
     def max(self) -> Relation:
         return self._aggregate("max")
@@ -322,8 +203,10 @@ class Relation(RelationLoads):
         name = alias or right.table or "joined"
         if on is None:
             on = 'l."_dlt_id" = r."_dlt_parent_id"'
-        left_cols = [f"l.{_quote(c)} AS {_quote(c)}" for c in self.columns]
-        right_cols = [f"r.{_quote(c)} AS {_quote(f'{name}__{c}')}" for c in right.columns]
+        left_cols = [f"l.{quote_identifier(c)} AS {quote_identifier(c)}" for c in self.columns]
+        right_cols = [
+            f"r.{quote_identifier(c)} AS {quote_identifier(f'{name}__{c}')}" for c in right.columns
+        ]
         join = "CROSS JOIN" if kind == "cross" else f"{kind.upper()} JOIN"
         condition = "" if kind == "cross" else f" ON {on}"
         return Relation(
@@ -509,7 +392,7 @@ class Dataset(DatasetLoads):
 class _Cursor:
     """A DB-API style cursor over one result: every fetch continues where the last stopped."""
 
-    def __init__(self, result: _Result) -> None:
+    def __init__(self, result: QueryResult) -> None:
         self._result = result
         self._at = 0  # the next row to hand out
         self.description = [(c,) for c in result.columns]
@@ -573,22 +456,22 @@ class SqlClient:
             self._client = None
 
     def execute_sql(self, sql: str, *args: object) -> list[Row]:
-        return _execute(self.open_connection(), sql, args).rows
+        return execute_query(self.open_connection(), sql, args).rows
 
     @contextlib.contextmanager
     def execute_query(self, sql: str, *args: object) -> Iterator[_Cursor]:
-        yield _Cursor(_execute(self.open_connection(), sql, args, want_arrow=False))
+        yield _Cursor(execute_query(self.open_connection(), sql, args, want_arrow=False))
 
     def make_qualified_table_name(self, table: str) -> str:
         """``"dataset"."table"``: two parts, as dlt (the connection resolves the catalog)."""
-        return f"{_quote(self.dataset_name)}.{_quote(table)}"
+        return f"{quote_identifier(self.dataset_name)}.{quote_identifier(table)}"
 
     @property
     def native_connection(self) -> Any:  # the driver's own connection: users call its API
         return self.open_connection().connection
 
     def fully_qualified_dataset_name(self) -> str:
-        return _quote(self.dataset_name)
+        return quote_identifier(self.dataset_name)
 
     def has_dataset(self) -> bool:
         """Whether the destination has the dataset (its schema), as dlt's."""

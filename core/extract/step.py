@@ -137,21 +137,10 @@ class ExtractStep:
         the schema of data that is not a source; ``state_schema``: the schema the state goes
         with (the pipeline's default), the only one that gets the state table, as dlt's."""
         step = self.context.recorder.begin("extract")
-        source_name = data.name if isinstance(data, Source) else None
         if is_source_factory(data):
             data = data()
-            source_name = data.name
-        provided = (
-            schema if schema is not None else (data.schema if isinstance(data, Source) else None)
-        )
-        schema_name = (
-            (schema.name if isinstance(schema, Schema) else None)
-            or source_name
-            or default_schema
-            or self.folder.state.get("default_schema_name")
-            or self.folder.pipeline_name
-        )
-        package_schema = self.schema_for_extract(schema_name, provided)
+        source_name = data.name if isinstance(data, Source) else None
+        schema_name, package_schema = self._schema_of(data, schema, default_schema)
         check_table_names([table_name], package_schema.naming)
         if isinstance(data, Source):
             apply_source_defaults(data)
@@ -188,6 +177,22 @@ class ExtractStep:
         )
         self.context.recorder.finish(step, load_id=package.load_id)
         return result
+
+    def _schema_of(
+        self, data: TDataItems, schema: Schema | None, default_schema: str | None
+    ) -> tuple[str, Schema]:
+        """The name and schema of the package ``data`` makes: ``schema=``'s, else the
+        source's, else the default schema (``default_schema``, the pipeline's, its name)."""
+        source = data if isinstance(data, Source) else None
+        provided = schema if schema is not None else (source.schema if source else None)
+        name = (
+            (schema.name if isinstance(schema, Schema) else None)
+            or (source.name if source else None)
+            or default_schema
+            or self.folder.state.get("default_schema_name")
+            or self.folder.pipeline_name
+        )
+        return name, self.schema_for_extract(name, provided)
 
     def _switch_extracted(
         self,

@@ -1,0 +1,148 @@
+"""Running a query on a destination client, and its result as rows or Arrow.
+
+``pipeline.dataset()`` and ``sql_client()`` query through here: a DuckDB-style connection
+answers in Arrow (or, for plain columns, in rows), other clients through ``query``; a
+failed query raises dlt's database error the client names (undefined relation, terminal
+or transient).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, cast
+
+from loadstone.destinations.contract import Row
+from loadstone.destinations.dataset_loads import replace_placeholders
+from loadstone.destinations.query_protocols import ColumnsQuery, QueryErrors
+from loadstone.exceptions import (
+    DatabaseTerminalError,
+    DatabaseTransientError,
+    DatabaseUndefinedRelation,
+    DatasetError,
+    LoadstoneError,
+)
+from loadstone.typing import TDataItem
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from loadstone.destinations.contract import DestinationClient
+
+
+def quote_identifier(ident: str) -> str:
+    return '"' + ident.replace('"', '""') + '"'
+
+
+class QueryResult:
+    """Rows and column names of one executed query."""
+
+    def __init__(self, columns: list[str], rows: list[Row], arrow: pa.Table | None = None):
+        self.columns = columns
+        self.rows = rows
+        self._arrow = arrow
+
+    def to_arrow(self) -> pa.Table:
+        if self._arrow is not None:
+            return self._arrow
+        import pyarrow as pa
+
+        arrays = [
+            pa.array([_arrow_value(row[i]) for row in self.rows]) for i in range(len(self.columns))
+        ]
+        return pa.Table.from_arrays(arrays, names=self.columns)
+
+
+def _arrow_value(value: TDataItem) -> TDataItem:
+    """A row value as Arrow takes it: JSON documents (dicts, lists) as their JSON text, so a
+    column of documents of different shapes is one string column."""
+    if isinstance(value, (dict, list)):
+        import json
+
+        return json.dumps(value)
+    return value
+
+
+#: DuckDB column types whose values DuckDB's own row fetch gives exactly as the Arrow path
+#: does (str, int, float, bool, None): a result of only these skips pyarrow, whose import
+#: (with numpy's) was most of the CPU of ``loadstone pipeline NAME show`` (~0.3 s)
+_PLAIN_TYPES = frozenset(
+    {"VARCHAR", "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "BOOLEAN", "DOUBLE", '"NULL"'}
+)
+
+
+class _PlainRelation(Protocol):
+    """What :func:`_plain_rows` uses of a DuckDB relation."""
+
+    columns: list[str]
+    types: list[object]
+
+    def fetchall(self) -> list[Row]: ...
+
+
+def _plain_rows(relation: object) -> QueryResult | None:
+    """A DuckDB relation's rows fetched without Arrow, when every column is plain."""
+    if not (hasattr(relation, "types") and hasattr(relation, "fetchall")):
+        return None
+    plain = cast("_PlainRelation", relation)
+    if any(str(t) not in _PLAIN_TYPES for t in plain.types):
+        return None
+    return QueryResult(list(plain.columns), list(plain.fetchall()))
+
+
+def _duckdb_arrow(relation: object) -> pa.Table | None:
+    """A DuckDB-style relation's result as a ``pyarrow.Table`` (or None)."""
+    for name in ("to_arrow_table", "arrow", "fetch_arrow_table"):
+        method = getattr(relation, name, None)
+        if method is not None:
+            table = method()
+            return cast("pa.Table", table.read_all() if hasattr(table, "read_all") else table)
+    return None
+
+
+def qmark_params(sql: str) -> str:
+    """dlt's ``%s`` placeholders as DuckDB's ``?`` (quoted text left alone)."""
+    return replace_placeholders(sql, lambda: "?")
+
+
+def execute_query(
+    client: DestinationClient, sql: str, params: Sequence[object] = (), want_arrow: bool = False
+) -> QueryResult:
+    """Run ``sql`` on a destination client.
+
+    A DuckDB-style connection answers in Arrow, and rows are made from the Arrow columns:
+    time zone aware timestamps then come back as ``datetime`` with ``zoneinfo`` (DuckDB's
+    own row fetch needs ``pytz``); a result of plain columns only (:data:`_PLAIN_TYPES`)
+    is fetched as rows directly. Other clients answer through ``client.query``.
+    """
+    run_sql = getattr(client.connection, "sql", None)
+    try:
+        if run_sql is not None:  # DuckDB's connection (or one that answers like it)
+            sql = qmark_params(sql) if params else sql
+            relation = run_sql(sql, params=list(params) if params else None)
+            plain = None if want_arrow or relation is None else _plain_rows(relation)
+            if plain is not None:
+                return plain
+            table = None if relation is None else _duckdb_arrow(relation)
+            if table is None:  # a statement without a result
+                return QueryResult([], [])
+            if want_arrow:
+                return QueryResult(list(table.column_names), [], table)
+            columns = [column.to_pylist() for column in table.columns]
+            return QueryResult(list(table.column_names), list(zip(*columns, strict=True)))
+        if isinstance(client, ColumnsQuery):
+            return QueryResult(*client.query_columns(sql, *params))
+        rows = client.query(sql, *params)
+        return QueryResult([], rows)
+    except LoadstoneError:
+        raise
+    except Exception as exc:
+        kind = client.query_error_kind(exc) if isinstance(client, QueryErrors) else "terminal"
+        raise _QUERY_ERRORS[kind](f"query failed: {exc}\n  sql: {sql}") from exc
+
+
+#: a client's :meth:`~loadstone.destinations.query_protocols.QueryErrors.query_error_kind` -> error
+_QUERY_ERRORS: dict[str, type[DatasetError]] = {
+    "undefined_relation": DatabaseUndefinedRelation,
+    "terminal": DatabaseTerminalError,
+    "transient": DatabaseTransientError,
+}
