@@ -40,7 +40,9 @@ def _default(value: TDataItem) -> TDataItem:
         getattr(value, "_asdict", None) or getattr(value, "asDict", None)
     ):
         return plain_value(value)  # a named tuple or a Spark Row: its fields by name
-    if isinstance(value, (set, frozenset, tuple)):
+    if isinstance(value, (set, frozenset)):
+        return _ordered(value)
+    if isinstance(value, tuple):
         return list(value)
     if isinstance(value, Mapping):
         return dict(value)
@@ -49,6 +51,15 @@ def _default(value: TDataItem) -> TDataItem:
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return plain_value(value)
+
+
+def _ordered(values: set[TDataItem] | frozenset[TDataItem]) -> list[TDataItem]:
+    """A set as a list in sorted order when its members compare (a set has no order of its
+    own: its elements' ``_dlt_list_idx`` must not change from one process to the next)."""
+    try:
+        return sorted(values)
+    except TypeError:
+        return list(values)
 
 
 def plain_value(value: TDataItem) -> TDataItem:

@@ -59,3 +59,14 @@ def test_the_dataset_lists_the_default_schemas_tables_and_reads_the_others(tmp_p
     assert [t for t in dataset.tables if not t.startswith("_dlt")] == ["a_rows"]
     assert {"a_rows", "b_rows", "_dlt_loads"} <= set(dataset.stored_tables)
     assert sorted(dataset["b_rows"].select("b").fetchall()) == [(1,), (2,)]
+
+
+def test_a_set_value_loads_as_a_list_in_sorted_order(tmp_path: Path) -> None:
+    """dlt refuses a set (not JSON serializable); loadstone loads it as a list, sorted so that
+    each member keeps its _dlt_list_idx from one process to the next (docs/migrating.md)."""
+    pipeline = _pipeline(tmp_path)
+    pipeline.run([{"id": 1, "tags": {"b", "c", "a"}, "ids": frozenset({3, 1, 2})}], table_name="t")
+    tags = pipeline.dataset()["t__tags"].select("value", "_dlt_list_idx").order_by("_dlt_list_idx")
+    assert tags.fetchall() == [("a", 0), ("b", 1), ("c", 2)]
+    ids = pipeline.dataset()["t__ids"].select("value", "_dlt_list_idx").order_by("_dlt_list_idx")
+    assert ids.fetchall() == [(1, 0), (2, 1), (3, 2)]
