@@ -9,6 +9,7 @@ failure; :func:`step_boundary` puts a public step method inside it.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -67,8 +68,14 @@ def step_boundary(
     def decorate(
         method: Callable[Concatenate[_Self, _P], _R],
     ) -> Callable[Concatenate[_Self, _P], _R]:
+        signature = inspect.signature(method)
+
         @functools.wraps(method)
         def wrapped(self: _Self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:  # a wrong call is a TypeError naming the method, as dlt's, not a failed step
+                signature.bind(self, *args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"Pipeline.{method.__name__}() {error}") from None
             return self.boundary.run(step, lambda: method(self, *args, **kwargs))
 
         return wrapped

@@ -171,13 +171,15 @@ class PipelinePackages:
         target = self._target()
         return recovery.committed_packages(self.folder, target, lambda: self.default_schema)
 
-    def drop_pending_packages(self) -> list[str]:
+    def drop_pending_packages(self, with_partial_loads: bool = True) -> list[str]:
         """Delete every package that is not loaded (their data will not be loaded).
 
         Refuses (:class:`PipelineLockedError`) while a run holds the pipeline; a package the
         destination already committed is marked loaded instead of dropped; a package whose
-        own metadata is damaged is dropped all the same.
+        own metadata is damaged is dropped all the same. ``with_partial_loads`` is dlt's,
+        accepted: a package loads in one transaction, so none is ever partly loaded.
         """
+        del with_partial_loads
         with self._locked(timeout=0):
             target = self._target()
             return recovery.drop_pending_packages(self.folder, target, lambda: self.default_schema)

@@ -322,13 +322,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         self.boundary.run("extract", lambda: run_settings.check_all(self.lock_timeout))
         if spark is not None:
             self.spark = spark
-        if destination is not None:
-            self.destination = resolve_destination(destination)
-        if credentials is not None:
-            self.destination = self.destination.configured(credentials=credentials)
-        if dataset_name is not None:
-            self._explicit_dataset_name = dataset_name
-            self._dataset_name = None
+        self._retarget(destination, credentials, dataset_name)
         self.destination.require_loader()
 
     def _run_locked(
@@ -386,11 +380,56 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
             self._dataset_name = None
             self.folder.save_state(target)
 
-    def sync_destination(self) -> None:
-        """Take state and schemas from the destination (dlt's ``sync_destination``)."""
+    def _retarget(self, destination: object, credentials: object, dataset_name: str | None) -> None:
+        """Take a new destination, credentials or dataset name (None: keep the current)."""
+        if destination is not None:
+            self.destination = resolve_destination(destination)
+        if credentials is not None:
+            self.destination = self.destination.configured(credentials=credentials)
+        if dataset_name is not None:
+            self._explicit_dataset_name = dataset_name
+            self._dataset_name = None
+
+    def sync_destination(
+        self, destination: object = None, staging: object = None, dataset_name: str | None = None
+    ) -> None:
+        """Take state and schemas from the destination (dlt's ``sync_destination``); the
+        arguments change the pipeline's destination, staging and dataset first, as dlt's."""
+        from loadstone.pipelines.staging import check_staging
+
+        self._retarget(destination, None, dataset_name)
+        self.staging = check_staging(self.destination, staging, self.staging)
         with self._locked():
             self.folder.had_local_state = False
             self._restore_from_destination()
+
+    def drop(self, pipeline_name: str | None = None) -> Pipeline:
+        """Delete the local working folder (state, schemas, packages, trace) and start again
+        from nothing, as dlt's ``drop``: this pipeline, or (``pipeline_name``, another name) a
+        new one configured as this one. The destination keeps what was loaded."""
+        super().drop()
+        if pipeline_name not in (None, self.pipeline_name):
+            return Pipeline(
+                str(pipeline_name),
+                self.destination,
+                self._explicit_dataset_name,
+                pipelines_dir=self.pipelines_dir,
+                import_schema_path=self.import_schema_path,
+                export_schema_path=self.export_schema_path,
+                lock_timeout=self.lock_timeout,
+                refresh=self.refresh,
+                spark=self.spark,
+                staging=self.staging,
+            )
+        self.folder = WorkingFolder(
+            self.pipelines_dir,
+            self.pipeline_name,
+            import_schema_path=self.import_schema_path,
+            export_schema_path=self.export_schema_path,
+        )
+        self.folder.open(wipe=False, lock_timeout=self._lock_timeout)
+        self._dataset_name = None
+        return self
 
     def dataset(self, dataset_name: str | None = None) -> Dataset:
         """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``."""

@@ -81,6 +81,10 @@ class PipelineSteps:
     def _load_step(self) -> LoadStep:
         raise NotImplementedError
 
+    def _retarget(self, destination: object, credentials: object, dataset_name: str | None) -> None:
+        """Take a new destination, credentials or dataset name (None: keep the current)."""
+        raise NotImplementedError
+
     def _traced(self, step: str) -> contextlib.AbstractContextManager[None]:
         """A step called on its own is traced (``last_trace``), as dlt traces it."""
         return self.recorder.standalone(step, self.folder.trace_path, self.pipeline_name)
@@ -199,8 +203,12 @@ class PipelineSteps:
             raise
 
     @step_boundary("normalize")
-    def normalize(self) -> NormalizeInfo:
-        """Normalize every extracted package (oldest first); dlt's ``NormalizeInfo``."""
+    def normalize(self, workers: int | None = None) -> NormalizeInfo:
+        """Normalize every extracted package (oldest first); dlt's ``NormalizeInfo``.
+
+        ``workers`` is dlt's argument, accepted and not used: the pool is sized by
+        ``normalize.workers`` (every core by default), Spark by its executors."""
+        del workers
         first_run = self.first_run
         with self._traced("normalize"), self._locked():
             self.recorder.steps.pop("normalize", None)  # this call's packages only
@@ -210,14 +218,27 @@ class PipelineSteps:
             return info
 
     @step_boundary("load")
-    def load(self) -> LoadInfo:
+    def load(
+        self,
+        destination: object = None,
+        dataset_name: str | None = None,
+        credentials: object = None,
+        *,
+        workers: int | None = None,
+        raise_on_failed_jobs: bool = True,
+    ) -> LoadInfo:
         """Load every normalized package (oldest first) into the destination.
 
         A package whose normalized files are missing or damaged is normalized again from its
-        extracted copy first, so that it is never loaded in part.
+        extracted copy first, so that it is never loaded in part. ``destination``,
+        ``dataset_name`` and ``credentials`` change the pipeline's, as in ``run()``;
+        ``workers`` and ``raise_on_failed_jobs`` are dlt's, accepted: a package loads in one
+        transaction, and a failed one always raises.
         """
         from loadstone.pipelines.staging import check_staging
 
+        del workers, raise_on_failed_jobs
+        self._retarget(destination, credentials, dataset_name)
         self.destination.require_loader()
         check_staging(self.destination, None, self.staging)
         with self._traced("load"), self._locked():

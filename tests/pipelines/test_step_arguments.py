@@ -1,0 +1,51 @@
+"""dlt 1.31's arguments of the pipeline's own methods, as dlt programs pass them
+(found by differential programs p99 and p100 against dlt 1.31)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import loadstone as dlt
+
+
+def _pipeline(tmp_path: Path, name: str = "steps") -> dlt.Pipeline:
+    return dlt.pipeline(
+        name,
+        destination=dlt.destinations.duckdb(str(tmp_path / "steps.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+
+
+def test_drop_starts_the_pipeline_again_and_returns_it(tmp_path: Path) -> None:
+    pipeline = _pipeline(tmp_path)
+    pipeline.run([{"a": 1}], table_name="t")
+    assert pipeline.drop() is pipeline
+    assert (pipeline.first_run, pipeline.default_schema_name, pipeline.schema_names) == (
+        True,
+        None,
+        [],
+    )
+    pipeline.run([{"a": 2}], table_name="t")  # restored from the destination, then loaded
+    assert sorted(pipeline.dataset()["t"].select("a").fetchall()) == [(1,), (2,)]
+    other = pipeline.drop(pipeline_name="steps_copy")
+    assert other is not pipeline and other.pipeline_name == "steps_copy"
+    assert other.dataset_name == "d"
+
+
+def test_the_steps_take_dlts_arguments(tmp_path: Path) -> None:
+    pipeline = _pipeline(tmp_path)
+    pipeline.extract([{"a": 1}], table_name="t")
+    pipeline.normalize(workers=2)
+    info = pipeline.load(workers=4, raise_on_failed_jobs=True)
+    assert not info.has_failed_jobs
+    pipeline.drop_pending_packages(with_partial_loads=False)
+    pipeline.sync_destination(dataset_name="d")
+    assert pipeline.default_schema_name == "steps"
+
+
+def test_a_wrong_argument_is_a_type_error_not_a_failed_step(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match=r"Pipeline.normalize\(\) got an unexpected keyword"):
+        _pipeline(tmp_path).normalize(loader_file_format="parquet")
