@@ -192,7 +192,7 @@ class PipelinePackages:
             target = self._target()
             return drop_resources(self.folder, target, self.default_schema, resources)
 
-    def drop(self) -> None:
+    def _drop_folder(self) -> None:
         """Delete the local working folder (state, schemas, packages, trace)."""
         with self._locked(timeout=0):
             if self.working_dir.exists():

@@ -20,7 +20,7 @@ import contextlib
 import datetime as _dt
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from loadstone import current
 from loadstone.config import one_reading
@@ -407,7 +407,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         """Delete the local working folder (state, schemas, packages, trace) and start again
         from nothing, as dlt's ``drop``: this pipeline, or (``pipeline_name``, another name) a
         new one configured as this one. The destination keeps what was loaded."""
-        super().drop()
+        self._drop_folder()
         if pipeline_name not in (None, self.pipeline_name):
             return Pipeline(
                 str(pipeline_name),
@@ -417,7 +417,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
                 import_schema_path=self.import_schema_path,
                 export_schema_path=self.export_schema_path,
                 lock_timeout=self.lock_timeout,
-                refresh=self.refresh,
+                refresh=cast("TRefreshMode | None", self.refresh),
                 spark=self.spark,
                 staging=self.staging,
             )
