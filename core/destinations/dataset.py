@@ -339,7 +339,8 @@ class Dataset(DatasetLoads):
         data = schema.data_table_names()
         if not data:
             stored = self.stored_tables
-            return [t for t in stored if not _is_dlt(t)] + [t for t in stored if _is_dlt(t)]
+            system = schema.is_system_table
+            return [t for t in stored if not system(t)] + [t for t in stored if system(t)]
         return [*data, *schema.dlt_table_names()]
 
     @property
@@ -363,14 +364,15 @@ class Dataset(DatasetLoads):
         names = list(table_names or [])
         if not names:
             listed = self.tables
-            names = [t for t in listed if not _is_dlt(t)] if data_tables else []
-            names += [t for t in listed if _is_dlt(t)] if dlt_tables else []
+            system = self.schema.is_system_table
+            names = [t for t in listed if not system(t)] if data_tables else []
+            names += [t for t in listed if system(t)] if dlt_tables else []
         if not names:
             raise ValueError("row_counts() needs data_tables=True, dlt_tables=True or table_names")
         where = ""
         if load_id is not None:
             names = [t for t in names if LOAD_ID in self._columns_of(t)]
-            where = f' WHERE "{LOAD_ID}" = %s'
+            where = f" WHERE {quote_identifier(LOAD_ID)} = %s"
         if not names:
             return Relation(self, "SELECT NULL AS table_name, 0 AS row_count WHERE false")
         parts = [
@@ -494,15 +496,10 @@ class SqlClient:
             self.execute_sql(f"DELETE FROM {self.make_qualified_table_name(table)}")
 
 
-def _is_dlt(table: str) -> bool:
-    """A loadstone/dlt system table (``_dlt_loads``, ``_dlt_version``, the state)."""
-    return table.startswith("_dlt")
-
-
 def stored_row_counts(dataset: Dataset) -> list[tuple[str, int]]:
     """``(table, rows)`` of every data table the destination holds, by name: what ``show``
     and the report list (all schemas' tables, not the default schema's alone)."""
-    names = [t for t in dataset.stored_tables if not _is_dlt(t)]
+    names = [t for t in dataset.stored_tables if not dataset.schema.is_system_table(t)]
     if not names:
         return []
     return sorted((str(t), int(n)) for t, n in dataset.row_counts(table_names=names).fetchall())

@@ -9,9 +9,10 @@ only build SQL on top of the relation's ``_wrap`` and the dataset's ``query``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from loadstone.destinations.query_results import quote_identifier, replace_placeholders
 from loadstone.exceptions.destinations import NotATableRelation
 
 if TYPE_CHECKING:
@@ -74,10 +75,6 @@ LOADS_TABLE = "_dlt_loads"
 LOAD_ID = "_dlt_load_id"
 
 
-def _quote(ident: str) -> str:
-    return '"' + ident.replace('"', '""') + '"'
-
-
 def root_chain(schema: Schema, table: str) -> list[str]:
     """``table`` and its ancestors up to the root table (the one with ``_dlt_load_id``)."""
     chain = [table]
@@ -128,26 +125,6 @@ def _literal(value: object) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     return "'" + str(value).replace("'", "''") + "'"
-
-
-def replace_placeholders(sql: str, replacement: Callable[[], str]) -> str:
-    """``sql`` with each ``%s`` placeholder outside quotes replaced by ``replacement()``."""
-    out: list[str] = []
-    quote: str | None = None
-    i = 0
-    while i < len(sql):
-        char = sql[i]
-        if quote is None and char in ("'", '"'):
-            quote = char
-        elif quote == char:
-            quote = None
-        if quote is None and sql.startswith("%s", i):
-            out.append(replacement())
-            i += 2
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
 
 
 def inline_params(sql: str, params: Sequence[object]) -> str:
@@ -223,13 +200,16 @@ class RelationLoads:
         if len(chain) == 1:
             return self
         ds = self._dataset
-        cols = ", ".join(f"{_quote(table)}.{_quote(c)} AS {_quote(c)}" for c in self.columns)
-        sql = f"SELECT {cols}, {_quote(chain[-1])}.{_quote(LOAD_ID)} AS {_quote(LOAD_ID)} "
-        sql += f"FROM {ds.qualified(table)} AS {_quote(table)}"
+        cols = ", ".join(
+            f"{quote_identifier(table)}.{quote_identifier(c)} AS {quote_identifier(c)}"
+            for c in self.columns
+        )
+        sql = f"SELECT {cols}, {quote_identifier(chain[-1])}.{quote_identifier(LOAD_ID)} AS {quote_identifier(LOAD_ID)} "
+        sql += f"FROM {ds.qualified(table)} AS {quote_identifier(table)}"
         for child, parent in itertools.pairwise(chain):
             sql += (
-                f" INNER JOIN {ds.qualified(parent)} AS {_quote(parent)} ON "
-                f'{_quote(child)}."_dlt_parent_id" = {_quote(parent)}."_dlt_id"'
+                f" INNER JOIN {ds.qualified(parent)} AS {quote_identifier(parent)} ON "
+                f'{quote_identifier(child)}."_dlt_parent_id" = {quote_identifier(parent)}."_dlt_id"'
             )
         return self._wrap(sql)  # a whole table's relation has no parameters to carry
 
@@ -243,7 +223,8 @@ class RelationLoads:
         with_id = self.with_load_id_col()
         marks = ", ".join("%s" for _ in ids) or "NULL"
         filtered = with_id._wrap(
-            f"SELECT * FROM ({with_id.sql}) AS q WHERE {_quote(LOAD_ID)} IN ({marks})", ids
+            f"SELECT * FROM ({with_id.sql}) AS q WHERE {quote_identifier(LOAD_ID)} IN ({marks})",
+            ids,
         )
         if add_load_id_column or len(root_chain(self._dataset.schema, table)) == 1:
             return filtered

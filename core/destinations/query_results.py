@@ -8,11 +8,10 @@ or transient).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, cast
 
 from loadstone.destinations.contract import Row
-from loadstone.destinations.dataset_loads import replace_placeholders
 from loadstone.destinations.query_protocols import ColumnsQuery, QueryErrors
 from loadstone.exceptions import (
     DatabaseTerminalError,
@@ -97,6 +96,26 @@ def _duckdb_arrow(relation: object) -> pa.Table | None:
             table = method()
             return cast("pa.Table", table.read_all() if hasattr(table, "read_all") else table)
     return None
+
+
+def replace_placeholders(sql: str, replacement: Callable[[], str]) -> str:
+    """``sql`` with each ``%s`` placeholder outside quotes replaced by ``replacement()``."""
+    out: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(sql):
+        char = sql[i]
+        if quote is None and char in ("'", '"'):
+            quote = char
+        elif quote == char:
+            quote = None
+        if quote is None and sql.startswith("%s", i):
+            out.append(replacement())
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+    return "".join(out)
 
 
 def qmark_params(sql: str) -> str:

@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from loadstone.runtime.load_info_dict import load_info_dict, package_dict, package_jobs
+from loadstone.runtime.load_info_dict import JsonDict, load_info_dict, package_dict, package_jobs
 
 if TYPE_CHECKING:
     from loadstone.current import RunningPipeline as Pipeline
 
 #: what ``asdict()`` / ``to_trace()`` give (``to_trace``: JSON-able, the trace file holds it)
-JsonDict = dict[str, object]
 
 
 @attrs.frozen
@@ -131,7 +130,7 @@ class LoadPackageInfo:
     #: when the load committed the package (None before)
     completed_at: float | None = None
     #: the tables the package's schema update touched, as dlt lists them (with columns)
-    schema_update: list[Any] = attrs.field(factory=list)
+    schema_update: list[JsonDict] = attrs.field(factory=list)
     #: each table written, with its root table (the resource dlt's outputs name)
     roots: dict[str, str] = attrs.field(factory=dict)
 

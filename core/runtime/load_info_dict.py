@@ -13,10 +13,11 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-__all__ = ["load_info_dict", "package_dict", "package_jobs"]
+__all__ = ["JsonDict", "load_info_dict", "package_dict", "package_jobs"]
 
+#: a JSON-shaped dict (what ``asdict()`` and the trace hold)
 JsonDict = dict[str, object]
 
 
@@ -38,7 +39,7 @@ class LoadPackageInfo(Protocol):
     schema_hash: str
     created_at: float | None
     completed_at: float | None
-    schema_update: list[Any]
+    schema_update: list[JsonDict]
     roots: dict[str, str]
 
     @property

@@ -11,8 +11,9 @@ in the :class:`~loadstone.runtime.load_info.LoadPackageInfo` (and in the trace).
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
+from loadstone.runtime.load_info_dict import JsonDict
 from loadstone.schema.system_tables import (
     LOADS_TABLE_NAME,
     STATE_TABLE_NAME,
@@ -33,7 +34,7 @@ class PackageDetails(TypedDict):
     package_path: str
     schema_hash: str
     created_at: float | None
-    schema_update: list[Any]
+    schema_update: list[JsonDict]
     roots: dict[str, str]
 
 
@@ -63,14 +64,14 @@ def package_details(
     }
 
 
-def _schema_update(package: LoadPackage, schema: Schema, first_run: bool) -> list[Any]:
+def _schema_update(package: LoadPackage, schema: Schema, first_run: bool) -> list[JsonDict]:
     """The tables the package's schema update touched, as dlt lists them (columns in a
     list, each naming its table, schema and load id)."""
     changed = list((package.meta.get("new_columns") or {}).keys())
     names = [*package.meta.get("new_tables", []), *changed]
     if first_run:
         names = [LOADS_TABLE_NAME, *names, STATE_TABLE_NAME, VERSION_TABLE_NAME]
-    tables: list[Any] = []
+    tables: list[JsonDict] = []
     for name in dict.fromkeys(names):
         table = schema.tables.get(name)
         if table is None:
