@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loadstone.exceptions import UnboundColumnException
+from loadstone.schema.hints import disposition_of, parse_write_disposition
 
 if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
@@ -63,8 +64,9 @@ def _not_null_columns(columns: object) -> list[str]:
 
 def _row_version_column(table_hints: Mapping[str, object]) -> list[str]:
     """An scd2 merge's ``row_version_column_name``: the data gives that column (dlt's)."""
-    column = table_hints.get("x-row-version-column-name")
-    return [str(column)] if column and table_hints.get("x-merge-strategy") == "scd2" else []
+    _, extra = parse_write_disposition(table_hints.get("write_disposition"))
+    column = table_hints.get("x-row-version-column-name") or extra.get("x-row-version-column-name")
+    return [str(column)] if column and disposition_of(table_hints)[1] == "scd2" else []
 
 
 def required_columns(
