@@ -16,13 +16,14 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from loadstone.exceptions import DataValidationError
 from loadstone.naming import NamingConvention
 from loadstone.runtime.working_folder import add_state_table
 from loadstone.schema import Schema, Table
 from loadstone.schema.hints import normalize_hints, table_from_hints
 from loadstone.typing import TWriteDispositionConfig
 
-__all__ = ["add_root_tables"]
+__all__ = ["add_root_tables", "check_frozen_tables"]
 
 
 def add_root_tables(
@@ -36,8 +37,9 @@ def add_root_tables(
     that got rows (``with_rows``) and that ``schema`` lacks, as its resource declares it,
     then the state table; returns the names added.
 
-    A table under a contract other than ``evolve`` is left to normalize, which decides
-    whether the contract lets it be created. A schema never saved before keeps its first
+    A table whose contract does not let ``tables`` evolve is left out (a frozen one was
+    refused by :func:`check_frozen_tables`; a discarded one's rows are dropped at normalize);
+    ``columns`` and ``data_type`` modes do not keep a new table out, as in dlt. A schema never saved before keeps its first
     content's hash in ``previous_hashes`` and its version (dlt's extract links the schema it
     replaces: observed in dlt 1.31, ``tests/fixtures/schema_object/``).
     """
@@ -48,8 +50,7 @@ def add_root_tables(
         table = normalize_hints(_declared(name, hints), naming, use_break_path=use_break_path)
         if name not in with_rows or table.parent is not None or target.has_table(table.name):
             continue
-        contract = target.resolve_contract_settings_for_table(table.name, table)
-        if all(mode == "evolve" for mode in contract.values()):
+        if target.resolve_contract_settings_for_table(table.name, table)["tables"] == "evolve":
             target.update_table(table)
             added.append(table.name)
     if added and with_state and not target.has_table(target.state_table_name):
@@ -58,6 +59,27 @@ def add_root_tables(
     if target is not schema and added:
         schema.replace_schema_content(target, link_to_replaced_schema=True)
     return added
+
+
+def check_frozen_tables(
+    schema: Schema,
+    table_hints: Mapping[str, Mapping[str, Any]],
+    with_rows: Collection[str],
+    naming: NamingConvention,
+) -> None:
+    """Refuse the extract when a root table that got rows is new to ``schema`` and its
+    contract freezes ``tables``: dlt 1.31 raises ``DataValidationError`` at extract, before
+    any package is kept (nested tables are left to normalize, as in dlt)."""
+    use_break_path = schema.use_break_path_on_normalize
+    for name, hints in table_hints.items():
+        table = normalize_hints(_declared(name, hints), naming, use_break_path=use_break_path)
+        if name not in with_rows or table.parent is not None or schema.has_table(table.name):
+            continue
+        if schema.resolve_contract_settings_for_table(table.name, table)["tables"] == "freeze":
+            raise DataValidationError(
+                schema_name=schema.name, table=table.name, column=None, entity="tables",
+                mode="freeze",
+            )  # fmt: skip
 
 
 def _declared(name: str, hints: Mapping[str, Any]) -> Table:
@@ -71,5 +93,6 @@ def _declared(name: str, hints: Mapping[str, Any]) -> Table:
         primary_key=hints.get("primary_key"),
         merge_key=hints.get("merge_key"),
         write_disposition=disposition,
+        schema_contract=hints.get("schema_contract"),
         resource=str(hints.get("resource") or name),
     )

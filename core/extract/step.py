@@ -20,10 +20,15 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from loadstone.exceptions import ExtractError, InvalidTableName, TablePropertiesConflictException
+from loadstone.exceptions import (
+    DataValidationError,
+    ExtractError,
+    InvalidTableName,
+    TablePropertiesConflictException,
+)
 from loadstone.exceptions.base import os_error_text
 from loadstone.extract.decorators import is_source_factory
-from loadstone.extract.extract_schema import add_root_tables
+from loadstone.extract.extract_schema import add_root_tables, check_frozen_tables
 from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.resource_hints import TableHints, check_nested_links
@@ -155,7 +160,10 @@ class ExtractStep:
         try:
             check_table_names(result.tables, package_schema.naming)
             check_nested_links(package_schema, package.table_hints())
-        except (InvalidTableName, TablePropertiesConflictException):
+            with_rows = [name for name, t in result.tables.items() if t.items]
+            naming = self.context.target.naming_for(package_schema)
+            check_frozen_tables(package_schema, package.table_hints(), with_rows, naming)
+        except (InvalidTableName, TablePropertiesConflictException, DataValidationError):
             _remove(package)
             raise
         with_state = state_schema is None or state_schema == package_schema.name

@@ -747,6 +747,7 @@ def hints_changed_between_runs(ctx: Context) -> Any:
 # register here.
 from tests.compat import (  # noqa: E402, F401  # they register
     arrow_scenarios,
+    contract_scenarios,
     hint_argument_scenarios,
     hint_scenarios,
     load_info_scenarios,

@@ -48,3 +48,26 @@ def test_a_table_declared_at_extract_is_made_new_at_normalize(tmp_path: Path) ->
     )
     pipeline.run(things())
     assert list(pipeline.default_schema.tables["things"]["columns"])[:2] == ["id", "note"]
+
+
+def test_a_new_table_under_frozen_tables_is_refused_at_extract(tmp_path: Path) -> None:
+    """dlt 1.31 refuses a new root table of a ``tables: freeze`` contract at extract: the
+    schema never gets it, so no later run can load it either."""
+
+    @loadstone.resource(name="t", schema_contract={"tables": "freeze"})
+    def rows() -> Any:
+        yield {"id": 1}
+
+    pipeline = loadstone.pipeline(
+        "frozen_tables",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "frozen.duckdb")),
+        pipelines_dir=str(tmp_path),
+    )
+    for _ in range(2):
+        with pytest.raises(loadstone.PipelineStepFailed) as failed:
+            pipeline.run(rows())
+        assert (failed.value.step, type(failed.value.exception)) == (
+            "extract",
+            loadstone.DataValidationError,
+        )
+    assert pipeline.list_extracted_load_packages() == []

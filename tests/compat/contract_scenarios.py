@@ -1,0 +1,47 @@
+"""Compatibility scenarios of schema contracts given on resources: what loads, what is
+refused, at which step and with which errors.
+
+They register in :data:`tests.compat.scenarios.SCENARIOS` (``scenarios.py`` imports this
+module), so ``tests/compat/record.py`` records them under dlt and
+``tests/pipelines/test_compat_dlt.py`` compares them like every other scenario.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.compat.harness import Context
+from tests.compat.scenarios import scenario
+
+
+@scenario
+def frozen_tables_refuse_a_new_table_at_extract(ctx: Context) -> Any:
+    """A new table under ``tables: freeze`` is refused at extract, every run: none of its
+    rows ever loads, and a table already loaded takes rows under the same contract."""
+    dlt = ctx.dlt
+
+    def rows_of(name: str, contract: Any, value: int) -> Any:
+        @dlt.resource(name=name, schema_contract=contract)
+        def rows() -> Any:
+            yield {"id": value}
+
+        return rows()
+
+    fresh = ctx.pipeline("frozen_fresh")
+    refused = [
+        ctx.attempt(lambda: fresh.run(rows_of("t", {"tables": "freeze"}, i)) and None)
+        for i in range(3)
+    ]
+    known = ctx.pipeline("frozen_known")
+    known.run(rows_of("t", None, 1))
+    later = {
+        "new": ctx.attempt(lambda: known.run(rows_of("u", "freeze", 2)) and None),
+        "known": ctx.attempt(lambda: known.run(rows_of("t", "freeze", 3)) and None),
+    }
+    return {
+        "refused": refused,
+        "fresh_tables": ctx.tables(fresh),
+        "later": later,
+        "known_tables": ctx.tables(known),
+        "known_schema": sorted(known.default_schema.data_table_names()),
+    }
