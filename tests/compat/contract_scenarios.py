@@ -29,7 +29,7 @@ def frozen_tables_refuse_a_new_table_at_extract(ctx: Context) -> Any:
 
     fresh = ctx.pipeline("frozen_fresh")
     refused = [
-        ctx.attempt(lambda: fresh.run(rows_of("t", {"tables": "freeze"}, i)) and None)
+        ctx.attempt(lambda i=i: fresh.run(rows_of("t", {"tables": "freeze"}, i)) and None)
         for i in range(3)
     ]
     known = ctx.pipeline("frozen_known")
