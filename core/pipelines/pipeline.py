@@ -73,6 +73,8 @@ if TYPE_CHECKING:
     from loadstone.naming import NamingConvention
 
 DEFAULT_NORMALIZER = run_settings.DEFAULT_NORMALIZER
+#: the ``_local`` state key a dev-mode pipeline leaves in its folder
+DEV_MODE_MARK = "dev_mode"
 
 __all__ = [
     "Pipeline",
@@ -134,8 +136,14 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
             import_schema_path=self.import_schema_path,
             export_schema_path=self.export_schema_path,
         )
-        # dev mode starts from scratch: no state, no schemas, no pending packages
+        # dev mode starts from scratch: no state, no schemas, no pending packages; so does
+        # the first pipeline after a dev-mode one (as dlt's): the dev run's cursors belong to
+        # its own dataset, and would skip rows of this one. The state is restored from it.
         self.folder.open(wipe=dev_mode, lock_timeout=self._lock_timeout)
+        if not dev_mode and self.folder.local_state().get(DEV_MODE_MARK):
+            self.folder.open(wipe=True, lock_timeout=self._lock_timeout)
+        if dev_mode:
+            self.folder.local_state()[DEV_MODE_MARK] = True
         stored = stored_destination(self.state)
         self.destination, self.staging = destinations_of(destination, stored, staging)
         self._explicit_dataset_name = dataset_name

@@ -754,6 +754,7 @@ from tests.compat import (  # noqa: E402, F401  # they register
     nested_hint_scenarios,
     not_null_scenarios,
     parity_scenarios,
+    pipeline_surface_scenarios,
     refused_scenarios,
     source_scenarios,
     usage_scenarios,

@@ -1,0 +1,30 @@
+"""Scenarios of the pipeline and dataset surface: dev mode, the working folder, the dataset's
+members (found by differential programs p250-p299)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.compat.harness import Context
+from tests.compat.scenarios import _state, scenario
+
+
+def _events(dlt: Any, n: int) -> Any:
+    @dlt.resource(name="ev")
+    def ev(cursor: Any = dlt.sources.incremental("id", initial_value=0)) -> Any:
+        yield [{"id": i} for i in range(1, n + 1)]
+
+    return ev
+
+
+@scenario
+def dev_mode_then_production_restores_the_cursor(ctx: Context) -> Any:
+    """A pipeline made without dev mode after a dev-mode one starts again from the
+    destination's state: the dev run's cursor (rows 4 and 5, loaded elsewhere) is not kept."""
+    prod = ctx.pipeline("devprod", dataset_name="prod")
+    prod.run(_events(ctx.dlt, 3))
+    ctx.pipeline("devprod", dataset_name="prod", dev_mode=True).run(_events(ctx.dlt, 5))
+    back = ctx.pipeline("devprod", dataset_name="prod")
+    first_run = back.first_run
+    back.run(_events(ctx.dlt, 7))
+    return {"first_run_after_dev": first_run, "tables": ctx.tables(back), "state": _state(back)}
