@@ -24,7 +24,11 @@ from loadstone.destinations.query_results import (
     execute_query,
     quote_identifier,
 )
-from loadstone.exceptions import DatasetError
+from loadstone.exceptions import (
+    DatasetError,
+    TableAttributeNotInDataset,
+    TableNotInDataset,
+)
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -296,11 +300,12 @@ class Dataset(DatasetLoads):
         with self._client() as client:
             return client.qualified(table)
 
-    def table(self, name: str) -> Relation:
+    def table(self, name: str, *, missing: type[TableNotInDataset] = TableNotInDataset) -> Relation:
         """A table of the schema, or one the destination holds (of another schema, or made
-        by hand: dlt 1.31 refuses those, loadstone reads them)."""
+        by hand: dlt 1.31 refuses those, loadstone reads them); ``missing`` is raised for a
+        table it lacks (a ``KeyError``; an ``AttributeError`` too for ``dataset.name``)."""
         if name not in self.stored_tables and name not in self.tables:
-            raise DatasetError(
+            raise missing(
                 f"dataset {self.dataset_name!r} has no table {name!r}; it has: "
                 f"{', '.join(self.tables) or 'no tables'}"
             )
@@ -312,7 +317,7 @@ class Dataset(DatasetLoads):
     def __getattr__(self, name: str) -> Relation:
         if name.startswith("_"):
             raise AttributeError(name)
-        return self.table(name)
+        return self.table(name, missing=TableAttributeNotInDataset)
 
     def __call__(self, sql: str, *params: object) -> Relation:
         return Relation(self, sql, params)

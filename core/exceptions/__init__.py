@@ -53,6 +53,8 @@ from loadstone.exceptions.destinations import (
     PostgresConnectionError,
     PostgresCredentialsMissing,
     SqlClientNotAvailable,
+    TableAttributeNotInDataset,
+    TableNotInDataset,
     UnsupportedType,
     UnsupportedWriteDisposition,
 )
@@ -217,7 +219,9 @@ __all__ = [
     "SqlClientNotAvailable",
     "SqlDatabaseError",
     "StorageError",
+    "TableAttributeNotInDataset",
     "TableNotFoundError",
+    "TableNotInDataset",
     "TablePropertiesConflictException",
     "UnboundColumnException",
     "UnknownDetectionError",

@@ -136,6 +136,19 @@ class NotATableRelation(DatasetError, ValueError):
     ``ValueError`` as in dlt 1.31, so code catching dlt's error catches this one."""
 
 
+class TableNotInDataset(DatasetError, KeyError):
+    """``dataset["name"]`` of a table the dataset lacks: a ``KeyError`` as in dlt 1.31, so a
+    lookup that catches it (or ``in``-style probing code) works unchanged."""
+
+    def __str__(self) -> str:  # KeyError's str() would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class TableAttributeNotInDataset(TableNotInDataset, AttributeError):
+    """``dataset.name`` of a table the dataset lacks: also an ``AttributeError`` as in dlt
+    1.31, so ``getattr(dataset, name, default)`` and ``hasattr`` work."""
+
+
 class SqlClientNotAvailable(DatasetError):
     """The destination keeps no data to query (a custom destination: a sink function), as
     dlt's error of that name: ``pipeline.dataset()`` is made, reading it raises this."""

@@ -1,0 +1,34 @@
+"""A table the dataset lacks is refused as dlt 1.31 refuses it: ``dataset["name"]`` raises a
+``KeyError``, ``dataset.name`` an ``AttributeError`` (so ``getattr`` with a default and
+``hasattr`` answer instead of raising); both stay loadstone's ``DatasetError``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import loadstone as dlt
+from loadstone.exceptions import DatasetError
+
+
+@pytest.fixture
+def dataset() -> Any:
+    pipe = dlt.pipeline("lookups", destination="duckdb", dataset_name="d")
+    pipe.run([{"a": 1}], table_name="t1")
+    return pipe.dataset()
+
+
+def test_an_attribute_that_is_no_table_answers_getattr_and_hasattr(dataset: Any) -> None:
+    assert getattr(dataset, "nope", "default") == "default"
+    assert hasattr(dataset, "nope") is False
+    assert hasattr(dataset, "t1") is True
+
+
+def test_an_item_that_is_no_table_is_a_key_error_naming_the_tables(dataset: Any) -> None:
+    with pytest.raises(KeyError) as info:
+        dataset["nope"]
+    assert isinstance(info.value, DatasetError)
+    assert str(info.value) == "dataset 'd' has no table 'nope'; it has: " + ", ".join(
+        dataset.tables
+    )
