@@ -63,8 +63,9 @@ class PipelinePackages:
         raise NotImplementedError
 
     @property
-    def working_dir(self) -> Path:
-        return self.folder.root
+    def working_dir(self) -> str:
+        """The pipeline's working folder, a string as dlt's."""
+        return str(self.folder.root)
 
     @property
     def packages_dir(self) -> Path:
@@ -195,8 +196,8 @@ class PipelinePackages:
     def _drop_folder(self) -> None:
         """Delete the local working folder (state, schemas, packages, trace)."""
         with self._locked(timeout=0):
-            if self.working_dir.exists():
-                shutil.rmtree(self.working_dir)
+            if self.folder.root.exists():
+                shutil.rmtree(self.folder.root)
 
     # -- the destination, without loading ----------------------------------------------
     def destination_client(self, schema_name: str | None = None) -> DestinationClient:

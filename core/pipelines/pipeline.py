@@ -115,7 +115,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
                 f"pipeline_name {pipeline_name!r} cannot contain path separators"
             )
         self.pipeline_name = pipeline_name
-        self.pipelines_dir = (
+        self._pipelines_path = (
             Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()
         )
         self.dev_mode = dev_mode
@@ -131,7 +131,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         self.refresh = check_refresh(refresh)
         self.boundary = StepBoundary(pipeline_name, self.recorder)
         self.folder = WorkingFolder(
-            self.pipelines_dir,
+            self._pipelines_path,
             pipeline_name,
             import_schema_path=self.import_schema_path,
             export_schema_path=self.export_schema_path,
@@ -153,6 +153,11 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         )
 
     # -- names ----------------------------------------------------------------------------
+    @property
+    def pipelines_dir(self) -> str:
+        """The folder of the pipelines' working folders, a string as dlt's (made absolute)."""
+        return str(self._pipelines_path)
+
     @property
     def default_schema(self) -> Schema:
         """The pipeline's default schema (the first one it extracted with)."""
@@ -421,7 +426,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
                 str(pipeline_name),
                 self.destination,
                 self._explicit_dataset_name,
-                pipelines_dir=self.pipelines_dir,
+                pipelines_dir=self._pipelines_path,
                 import_schema_path=self.import_schema_path,
                 export_schema_path=self.export_schema_path,
                 lock_timeout=self.lock_timeout,
@@ -430,7 +435,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
                 staging=self.staging,
             )
         self.folder = WorkingFolder(
-            self.pipelines_dir,
+            self._pipelines_path,
             self.pipeline_name,
             import_schema_path=self.import_schema_path,
             export_schema_path=self.export_schema_path,

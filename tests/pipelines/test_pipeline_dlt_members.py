@@ -4,6 +4,9 @@ get_load_package_info, sync_schema, naming, local state values, activate/deactiv
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 import loadstone as dlt
@@ -90,3 +93,10 @@ def test_staging_failed_jobs_extracted_files_and_the_destination_client() -> Non
     assert pipe.list_extracted_resources() == []
     with pipe.destination_client() as client:
         assert client.is_package_loaded(load_id)
+
+
+def test_the_working_folders_are_strings_as_dlt_gives_them(tmp_path: Path) -> None:
+    pipe = dlt.pipeline("folders", destination="duckdb", pipelines_dir=str(tmp_path / "pipes"))
+    assert pipe.pipelines_dir == str(tmp_path / "pipes")
+    assert pipe.working_dir == os.path.join(pipe.pipelines_dir, "folders")
+    assert pipe.working_dir.startswith(pipe.pipelines_dir)  # dlt programs use str methods

@@ -228,7 +228,7 @@ def test_state_carried_by_a_pending_package_survives_a_lost_local_save() -> None
 
     pipe = dlt.pipeline("carried", destination="duckdb", dataset_name="d")
     pipe.run([{"n": 0}], table_name="counter")
-    state_file = pipe.working_dir / "state.json"
+    state_file = Path(pipe.working_dir) / "state.json"
     before = state_file.read_text()
     pipe.extract(counter)
     state_file.write_text(before)  # as if the process died before saving the local state

@@ -131,12 +131,12 @@ def test_a_taking_back_cut_short_by_a_kill_is_finished_by_the_next_run(tmp_path:
     first = pipe(tmp_path)
     first.extract(numbers([Decimal(1)]))
     package = first.list_extracted_load_packages()[0]
-    meta = json.loads((first.working_dir / "packages" / package / "package.json").read_text())
-    write_journal(first.working_dir, list(reversed(meta["state_changes"])))  # then killed
+    meta = json.loads((Path(first.working_dir) / "packages" / package / "package.json").read_text())
+    write_journal(Path(first.working_dir), list(reversed(meta["state_changes"])))  # then killed
     again = pipe(tmp_path)
     again.drop_pending_packages()  # the next holder of the lock finishes the journal
     assert cursor(again) is None
-    assert not (again.working_dir / "state_take_back.json").exists()
+    assert not (Path(again.working_dir) / "state_take_back.json").exists()
 
 
 def test_issue_35_rows_refused_once_are_read_again_once_fixed(
