@@ -29,7 +29,9 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, cast
 
-from loadstone.exceptions import DataValidationError
+import attrs
+
+from loadstone.exceptions import DataValidationError, ResourceExtractionError
 from loadstone.typing import TDataItem, TSchemaContract
 
 __all__ = [
@@ -202,24 +204,66 @@ def _with_extra(model: type, extra: str) -> Any:
 
 
 class _Validated(typing.Protocol):
-    """What a model validator is added to (a resource)."""
+    """What a model validator is added to (a resource and its list of step makers)."""
 
     name: str
+    _steps: list[Any]
 
     @property
     def table_name(self) -> Any: ...
 
-    def add_yield_map(self, func: Callable[[TDataItem], TDataItem]) -> Any: ...
+    def add_yield_map(
+        self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
+    ) -> Any: ...
+
+
+@attrs.frozen
+class _ModelStep:
+    """The step maker of a model-typed resource's validation: it remembers its model, so a
+    later ``apply_hints(schema_contract=...)`` makes the step again under that contract."""
+
+    model: type
+    make: Callable[[], Any]
+
+    def __call__(self) -> Any:
+        return self.make()
 
 
 def add_model_validator(
     resource: _Validated, columns: object, schema_contract: TSchemaContract | None
 ) -> None:
-    """Validate ``resource``'s items through ``columns`` when it is a model (else nothing)."""
-    if not is_model(columns):
+    """Validate ``resource``'s items through ``columns`` when it is a model; else make the
+    resource's validating step again under ``schema_contract`` (dlt's: the contract given
+    by ``apply_hints`` is the one items are validated by). A resource without a model is
+    left as it is."""
+    steps = resource._steps
+    at = next((i for i, step in enumerate(steps) if isinstance(step, _ModelStep)), None)
+    model = columns if is_model(columns) else None
+    if model is None and at is not None:
+        model = steps[at].model
+    if model is None:
         return
-    assert isinstance(columns, type)  # a model class (is_model)
+    assert isinstance(model, type)  # a model class (is_model)
     table = resource.table_name if isinstance(resource.table_name, str) else resource.name
-    step = model_validator(columns, model_contract(columns, schema_contract), table)
-    if step is not None:
-        resource.add_yield_map(step)
+    check = model_validator(model, model_contract(model, schema_contract), table)
+    if at is not None:
+        del steps[at]
+    if check is not None:
+        resource.add_yield_map(_as_resource(resource.name, check), insert_at=at)
+        placed = len(steps) - 1 if at is None else at
+        steps[placed] = _ModelStep(model, steps[placed])
+
+
+def _as_resource(
+    name: str, check: Callable[[TDataItem], list[TDataItem]]
+) -> Callable[[TDataItem], list[TDataItem]]:
+    """``check`` whose contract violations are the resource's extraction errors, as dlt
+    reports its validator's (``ResourceExtractionError`` caused by ``DataValidationError``)."""
+
+    def checked(item: TDataItem) -> list[TDataItem]:
+        try:
+            return check(item)
+        except DataValidationError as error:
+            raise ResourceExtractionError(name, error) from error
+
+    return checked

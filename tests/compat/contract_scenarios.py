@@ -45,3 +45,40 @@ def frozen_tables_refuse_a_new_table_at_extract(ctx: Context) -> Any:
         "known_tables": ctx.tables(known),
         "known_schema": sorted(known.default_schema.data_table_names()),
     }
+
+
+@scenario
+def pydantic_contract_given_by_apply_hints(ctx: Context) -> Any:
+    """A model-typed resource validates its items by the contract ``apply_hints`` gives it
+    later (extra keys kept under ``columns: evolve``, bad rows dropped under ``data_type:
+    discard_row``); a violation is the resource's ``ResourceExtractionError``, caused by the
+    ``DataValidationError``."""
+    from pydantic import BaseModel
+
+    dlt = ctx.dlt
+
+    class Item(BaseModel):
+        id: int
+        name: str
+
+    def items(rows: list[dict[str, Any]], contract: Any) -> Any:
+        res = dlt.resource(rows, name="items", columns=Item)
+        if contract is not None:
+            res.apply_hints(schema_contract=contract)
+        return res
+
+    rows = [{"id": 1, "name": "a", "more": 5}, {"id": "bad", "name": "b"}, {"id": 3, "name": "c"}]
+    out: dict[str, Any] = {}
+    for name, contract in {
+        "evolve_columns": {"columns": "evolve", "data_type": "discard_row"},
+        "discard_rows": {"data_type": "discard_row"},
+        "frozen": "freeze",
+    }.items():
+        pipe = ctx.pipeline(f"pydantic_hints_{name}")
+        try:
+            pipe.run(items(rows, contract))
+            out[name] = ctx.tables(pipe)
+        except Exception as exc:  # the outcome is what we compare
+            inner = exc.exception  # type: ignore[attr-defined]  # PipelineStepFailed
+            out[name] = [exc.step, type(inner).__name__, type(inner.__cause__).__name__]  # type: ignore[attr-defined]  # PipelineStepFailed
+    return out
