@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import pendulum
 
 from loadstone.runtime.load_info_dict import JsonDict, load_info_dict, package_dict, package_jobs
 
@@ -494,5 +495,6 @@ def merge_counts(target: dict[str, int], source: Mapping[str, int]) -> None:
 
 
 def instant(seconds: float) -> _dt.datetime:
-    """Unix seconds as an aware UTC datetime."""
-    return _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc)
+    """Unix seconds as an aware UTC datetime: a pendulum ``DateTime``, as dlt's times are
+    (a ``datetime`` that prints the same, with pendulum's methods dlt programs call)."""
+    return pendulum.from_timestamp(seconds)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from loadstone.runtime.load_info import JsonDict, LoadPackageInfo, StepInfo
+from loadstone.runtime.load_info import JsonDict, LoadPackageInfo, StepInfo, instant
 
 if TYPE_CHECKING:
     from loadstone.current import RunningPipeline as Pipeline
@@ -45,7 +45,7 @@ class DataWriterMetrics:
 
 
 def _instant(seconds: float | None) -> _dt.datetime | None:
-    return None if seconds is None else _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc)
+    return None if seconds is None else instant(seconds)
 
 
 @attrs.define

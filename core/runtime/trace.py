@@ -18,7 +18,6 @@ from loadstone.runtime.load_info import (
     JsonDict,
     LoadInfo,
     instant,
-    iso_time,
     seconds_of,
     seconds_text,
 )
@@ -36,10 +35,15 @@ class StepTrace:
     load_ids: list[str]
     rows: int = 0
     elapsed: float = 0.0
-    started_at: str | None = None
-    finished_at: str | None = None
+    #: when the step began and ended (UTC), pendulum ``DateTime``s as dlt's
+    started_at: _dt.datetime | None = None
+    finished_at: _dt.datetime | None = None
     #: the load info a ``load`` or ``run`` step ended with, when the trace holds it
     load_info: LoadInfo | None = attrs.field(default=None, eq=False, repr=False)
+    #: the ``ExtractInfo`` / ``NormalizeInfo`` of an extract or normalize step
+    info: ExtractInfo | NormalizeInfo | None = attrs.field(default=None, eq=False, repr=False)
+    #: dlt's ``step_exception``: the error's text for the step that failed, else None
+    step_exception: str | None = None
 
     @property
     def loads_ids(self) -> list[str]:
@@ -47,10 +51,13 @@ class StepTrace:
         return self.load_ids
 
     @property
-    def step_info(self) -> StepTrace | LoadInfo:
-        """dlt's ``step_info``: the load info of a load or run step, else the step itself
-        (it has dlt's ``row_counts`` and ``loads_ids``)."""
-        return self.load_info if self.load_info is not None else self
+    def step_info(self) -> StepTrace | LoadInfo | ExtractInfo | NormalizeInfo:
+        """dlt's ``step_info``: the load info of a load or run step, the extract or
+        normalize info of those steps (else the step itself: it has dlt's ``row_counts`` and
+        ``loads_ids``)."""
+        if self.load_info is not None:
+            return self.load_info
+        return self.info if self.info is not None else self
 
     def asstr(self, verbosity: int = 0) -> str:
         """dlt's wording of a step: its time, then what it did to each package."""
@@ -75,6 +82,12 @@ class StepTrace:
 
 #: the state dlt names for a package after each step that does not load it
 _PACKAGE_STATE_AFTER = {"extract": "EXTRACTED", "normalize": "NORMALIZED"}
+
+
+def _time(value: object) -> _dt.datetime | None:
+    """A saved time (Unix seconds or ISO text) as dlt's pendulum ``DateTime``."""
+    seconds = seconds_of(value)
+    return instant(seconds) if seconds is not None else None
 
 
 def _step_seconds(value: float) -> str:
@@ -116,18 +129,23 @@ class PipelineTrace(dict[str, Any]):
         return LoadInfo.from_dict(self) if self.get("destination_name") else None
 
     def _step(self, name: str) -> StepTrace | None:
-        step = (self.get("steps") or {}).get(name)
+        steps = self.get("steps") or {}
+        step = steps.get(name)
         if not step:
             return None
+        info = self._step_info(name) if name in ("extract", "normalize") else None
+        failed = self.error if name == list(steps)[-1] else None  # the step the run ended in
         return StepTrace(
             step=name,
             row_counts=dict(step.get("row_counts") or {}),
             load_ids=list(step.get("load_ids") or []),
             rows=int(step.get("rows") or 0),
             elapsed=float(step.get("elapsed") or 0.0),
-            started_at=step.get("started_at"),
-            finished_at=step.get("finished_at"),
+            started_at=_time(step.get("started_at")),
+            finished_at=_time(step.get("finished_at")),
             load_info=self._load_info() if name == "load" else None,
+            info=info if isinstance(info, (ExtractInfo, NormalizeInfo)) else None,
+            step_exception=failed,
         )
 
     @property
@@ -145,9 +163,10 @@ class PipelineTrace(dict[str, Any]):
                     row_counts={},
                     load_ids=list(self.get("loads_ids") or []),
                     elapsed=elapsed,
-                    started_at=iso_time(self.get("started_at")),
-                    finished_at=iso_time(self.get("finished_at")),
+                    started_at=started,
+                    finished_at=finished,
                     load_info=self._load_info(),
+                    step_exception=self.error,
                 )
             )
         return steps

@@ -253,6 +253,27 @@ def test_steps_one_by_one_leave_a_trace(pipeline: dlt.Pipeline) -> None:
     assert str(trace).startswith("Run started at ")
 
 
+def test_trace_steps_have_dlts_times_and_infos(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31: every time of a trace is a pendulum DateTime (step times too, so
+    ``finished_at - started_at`` works), an extract / normalize step's ``step_info`` is its
+    ExtractInfo / NormalizeInfo, and ``step_exception`` is None for a step that succeeded."""
+    import pendulum
+
+    pipeline.run([{"a": 1}], table_name="t")
+    trace = pipeline.last_trace
+    steps = trace.steps
+    assert isinstance(trace.started_at, pendulum.DateTime)
+    assert all(isinstance(s.started_at, pendulum.DateTime) for s in steps)
+    assert all(isinstance(s.finished_at - s.started_at, dt.timedelta) for s in steps)
+    assert [type(s.step_info).__name__ for s in steps] == [
+        "ExtractInfo",
+        "NormalizeInfo",
+        "LoadInfo",
+        "LoadInfo",
+    ]
+    assert [s.step_exception for s in steps] == [None] * 4
+
+
 def test_load_info_names_its_pipeline(pipeline: dlt.Pipeline) -> None:
     assert pipeline.run([{"a": 1}], table_name="t").pipeline is pipeline
 
