@@ -85,6 +85,8 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "ExternalSchedulerNotAvailable": ("loadstone.exceptions", "ExternalSchedulerNotAvailable"),
     "JoinSchedulerError": ("loadstone.exceptions", "JoinSchedulerError"),
     "InconsistentTableTemplate": ("loadstone.exceptions", "InconsistentTableTemplate"),
+    "CreatePipeException": ("loadstone.exceptions", "CreatePipeException"),
+    "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",
         "IncrementalCursorPathHasValueNone",

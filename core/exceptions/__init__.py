@@ -59,6 +59,7 @@ from loadstone.exceptions.destinations import (
     UnsupportedWriteDisposition,
 )
 from loadstone.exceptions.extract import (
+    CreatePipeException,
     ExternalSchedulerNotAvailable,
     ExtractError,
     InconsistentTableTemplate,
@@ -68,6 +69,7 @@ from loadstone.exceptions.extract import (
     JoinSchedulerError,
     ResourceError,
     ResourceExtractionError,
+    ResourcesNotFoundError,
     ValueErrorWithKnownValues,
 )
 from loadstone.exceptions.normalize import (
@@ -144,6 +146,7 @@ __all__ = [
     "ConfigValueError",
     "ContractViolation",
     "CorruptFileError",
+    "CreatePipeException",
     "CurrentSourceNotAvailable",
     "CurrentSourceSchemaNotAvailable",
     "DamagedCopyError",
@@ -212,6 +215,7 @@ __all__ = [
     "ResourceError",
     "ResourceExtractionError",
     "ResourceNameNotAvailable",
+    "ResourcesNotFoundError",
     "SchemaContractError",
     "SchemaFileError",
     "SourceSectionNotAvailable",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from loadstone.exceptions.base import LoadstoneError
@@ -98,6 +98,32 @@ class JoinSchedulerError(LoadstoneError):
 
 class ResourceError(LoadstoneError):
     """A resource or source is declared or used wrongly (name, hint, data)."""
+
+
+class CreatePipeException(ResourceError):
+    """A step cannot go where it was asked to in a resource's pipe (dlt's name)."""
+
+    def __init__(self, pipe_name: str, msg: str) -> None:
+        self.pipe_name = pipe_name
+        super().__init__(f"resource {pipe_name!r}: {msg}")
+
+
+class ResourcesNotFoundError(ResourceError):
+    """A source was asked for resources it does not have (dlt's name), e.g. by
+    ``with_resources`` or ``resources.select``."""
+
+    def __init__(
+        self, source_name: str, available: Collection[str], requested: Collection[str]
+    ) -> None:
+        self.source_name = source_name
+        self.available_resources = set(available)
+        self.requested_resources = set(requested)
+        self.not_found_resources = self.requested_resources - self.available_resources
+        super().__init__(
+            f"source {source_name!r} has no resource(s) "
+            f"{', '.join(sorted(self.not_found_resources))}; it has "
+            f"{', '.join(available) or 'none'}"
+        )
 
 
 class InconsistentTableTemplate(ResourceError):

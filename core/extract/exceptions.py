@@ -8,17 +8,21 @@ wrongly) and ``ExtractorException`` its ``ExtractError``; the classes live in
 from __future__ import annotations
 
 from loadstone.exceptions import (
+    CreatePipeException,
     CurrentSourceNotAvailable,
     CurrentSourceSchemaNotAvailable,
     ResourceExtractionError,
+    ResourcesNotFoundError,
 )
 from loadstone.exceptions import ExtractError as ExtractorException
 from loadstone.exceptions import ResourceError as DltResourceException
 
 __all__ = [
+    "CreatePipeException",
     "CurrentSourceNotAvailable",
     "CurrentSourceSchemaNotAvailable",
     "DltResourceException",
     "ExtractorException",
     "ResourceExtractionError",
+    "ResourcesNotFoundError",
 ]

@@ -248,10 +248,10 @@ def add_model_validator(
     check = model_validator(model, model_contract(model, schema_contract), table)
     if at is not None:
         del steps[at]
-    if check is not None:
-        resource.add_yield_map(_as_resource(resource.name, check), insert_at=at)
-        placed = len(steps) - 1 if at is None else at
-        steps[placed] = _ModelStep(model, steps[placed])
+    if check is not None:  # made as add_yield_map makes it, then put in the old one's place
+        resource.add_yield_map(_as_resource(resource.name, check))
+        made = _ModelStep(model, steps.pop())
+        steps.insert(len(steps) if at is None else at, made)
 
 
 def _as_resource(

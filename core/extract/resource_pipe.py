@@ -135,10 +135,25 @@ class _Limit(PageStep):
         return [page]
 
 
+@attrs.frozen
+class _LimitMaker:
+    max_items: int | None
+    max_time: float | None
+    count_rows: bool
+
+    def __call__(self) -> PageStep:
+        return _Limit(self.max_items, self.max_time, self.count_rows)
+
+
 def limit_step(max_items: int | None, max_time: float | None, count_rows: bool) -> Step:
     """Stop after ``max_items`` yields (a yielded list is one; with ``count_rows`` its rows
     count) or after ``max_time`` seconds: dlt's ``add_limit``."""
-    return lambda: _Limit(max_items, max_time, count_rows)
+    return _LimitMaker(max_items, max_time, count_rows)
+
+
+def is_limit(step: Step) -> bool:
+    """Whether ``step`` is a limit: dlt's step indices (``insert_at``) do not count it."""
+    return isinstance(step, _LimitMaker)
 
 
 class _TableFilter(PageStep):

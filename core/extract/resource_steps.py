@@ -12,9 +12,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from loadstone.exceptions import CreatePipeException
 from loadstone.extract.resource_pipe import (
     Step,
     flatten,
+    is_limit,
     limit_step,
     maybe,
     per_item,
@@ -59,8 +61,26 @@ class ResourceSteps:
         return self._insert_step(per_item(lambda item: list(flatten(func(item)))), insert_at)
 
     def _insert_step(self, step: Step, insert_at: int | None) -> Self:
-        self._steps.insert(len(self._steps) if insert_at is None else insert_at, step)
+        """``insert_at`` is dlt's index in the resource's pipe: 0 is its head (the data, or
+        a transformer's function), 1 the first step after it; limits are not counted.
+        Only a transformer takes a step before its head: there it goes first after it."""
+        if insert_at == 0 and not self.is_transformer:
+            raise CreatePipeException(
+                self.name, "a step cannot be inserted before the head of a resource that is "
+                "not a transformer (insert_at=0); 1 is the first step after the data",
+            )  # fmt: skip
+        self._steps.insert(len(self._steps) if insert_at is None else self._at(insert_at), step)
         return self
+
+    def _at(self, insert_at: int) -> int:
+        """The place in the step list of dlt's pipe index ``insert_at`` (see above)."""
+        number = 0
+        for at, step in enumerate(self._steps):
+            if not is_limit(step):
+                number += 1
+                if number >= insert_at:
+                    return at
+        return len(self._steps)
 
     def add_limit(
         self, max_items: int | None = None, max_time: float | None = None, count_rows: bool = False

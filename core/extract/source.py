@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from loadstone.current import current_schema as current_schema
 from loadstone.current import current_source_name as current_source_name
 from loadstone.current import schema_context as schema_context
-from loadstone.exceptions import ResourceError
+from loadstone.exceptions import ResourceError, ResourcesNotFoundError
 from loadstone.extract.pipe_iterator import items_of
 from loadstone.extract.resource import Resource
 from loadstone.extract.saved_state import StateDict, saved_source_state
@@ -51,9 +51,7 @@ class Resources(dict[str, Resource]):
     def select(self, *names: str) -> Resources:
         unknown = [n for n in names if n not in self]
         if unknown:
-            raise ResourceError(
-                f"source has no resource(s) {', '.join(unknown)}; it has {', '.join(self)}"
-            )
+            raise ResourcesNotFoundError(self.source_name or "", list(self), names)
         for name, res in self.items():
             res.selected = name in names
         return self

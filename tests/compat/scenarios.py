@@ -756,6 +756,7 @@ from tests.compat import (  # noqa: E402, F401  # they register
     parity_scenarios,
     pipeline_surface_scenarios,
     refused_scenarios,
+    resource_step_scenarios,
     source_scenarios,
     usage_scenarios,
 )
