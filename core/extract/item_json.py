@@ -34,8 +34,10 @@ def _default(value: TDataItem) -> TDataItem:
     marked = mark(value)
     if marked is not None:
         return marked
-    if isinstance(value, (_dt.datetime, Decimal)):
-        return str(value) if isinstance(value, Decimal) else value.isoformat()
+    if _is_missing(value):
+        return None
+    if isinstance(value, _dt.datetime):
+        return value.isoformat()
     if isinstance(value, tuple) and callable(
         getattr(value, "_asdict", None) or getattr(value, "asDict", None)
     ):
@@ -51,6 +53,23 @@ def _default(value: TDataItem) -> TDataItem:
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return plain_value(value)
+
+
+#: pandas' markers of a missing value (``pd.NaT``, ``pd.NA``), by type name: pandas is not
+#: imported to find them. Their text ("NaT") would load as a string column beside the real one.
+_MISSING_TYPES: Final = frozenset({"NaTType", "NAType"})
+
+
+def _is_missing(value: TDataItem) -> bool:
+    """A value that stands for no value: pandas' ``NaT``/``NA``, a NaN or infinite ``Decimal``.
+
+    They load as null, as NaN and infinite floats do (dlt 1.31 stores a float NaN as null, but
+    loads ``NaT`` as its text in a variant column and fails the load of a ``Decimal('NaN')``).
+    """
+    if isinstance(value, Decimal):
+        return not value.is_finite()
+    kind = type(value)
+    return kind.__name__ in _MISSING_TYPES and kind.__module__.startswith("pandas")
 
 
 def _ordered(values: set[TDataItem] | frozenset[TDataItem]) -> list[TDataItem]:
@@ -116,7 +135,8 @@ def encode_item(item: TDataItem) -> bytes:
     orjson is the fast path; integers beyond 64 bits go through the stdlib encoder so that
     no digit is lost (a bare JSON number, which the normalizer types). Values JSON has no
     type for are marked strings (:func:`_default`). NaN and infinities become null on both
-    paths (as dlt 1.31 stores them from Python objects). An item nested too deep for JSON,
+    paths (as dlt 1.31 stores them from Python objects), and so do pandas' ``NaT``/``NA`` and
+    a non-finite ``Decimal`` (:func:`_is_missing`). An item nested too deep for JSON,
     or holding a string with an unpaired surrogate, raises :class:`ItemError` with the
     cause in one line.
     """

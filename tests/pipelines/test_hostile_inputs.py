@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import gzip
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import attrs
 import duckdb
 import locations
+import pandas as pd
 import pytest
 
 import loadstone as dlt
@@ -219,6 +221,21 @@ def test_special_floats_from_python_are_null_as_dlt_stores_them() -> None:
     with duckdb.connect("specials.duckdb", read_only=True) as conn:
         rows = conn.execute("SELECT id, v FROM ds.t ORDER BY id").fetchall()
     assert [[repr(v) for v in row] for row in rows] == observed["py_inf_line2"]["rows"]
+
+
+def test_missing_value_markers_load_as_null_not_as_their_text() -> None:
+    """``df.to_dict("records")`` puts ``pd.NaT`` where a timestamp is missing: it is null,
+    not the text "NaT" in a variant column (dlt 1.31 loads that text; docs/migrating.md)."""
+    pipe = dlt.pipeline("missing", destination="duckdb", dataset_name="ds")
+    frame = pd.DataFrame({"id": [1, 2], "ts": pd.to_datetime(["2024-01-01", None])})
+    rows = frame.to_dict(orient="records")
+    rows[1].update(na=pd.NA, dec=Decimal("NaN"), inf=Decimal("-Infinity"))
+    pipe.run([*rows, {"id": 3, "dec": Decimal("1.5")}], table_name="t")
+    with duckdb.connect("missing.duckdb", read_only=True) as conn:
+        found = conn.execute("SELECT id, ts IS NULL, dec FROM ds.t ORDER BY id").fetchall()
+    assert found == [(1, False, None), (2, True, None), (3, True, Decimal("1.5"))]
+    columns = pipe.default_schema.tables["t"]["columns"]
+    assert [c for c in columns if not c.startswith("_dlt")] == ["id", "ts", "dec"]
 
 
 def test_special_numbers_in_files_are_rejected_on_every_line_as_dlt_does() -> None:
