@@ -41,9 +41,9 @@ class StepBoundary:
         except PipelineStepFailed:
             raise
         except Exception as exc:
-            raise PipelineStepFailed.wrap(
-                self.pipeline_name, name, self.active_load_id, exc
-            ) from exc
+            failed = PipelineStepFailed.wrap(self.pipeline_name, name, self.active_load_id, exc)
+            # chained to what it reports: dlt's NormalizeJobFailed before a contract's error
+            raise failed from failed.exception
 
     def package_started(self, step: str, load_id: str) -> None:
         """A step began a package: remember it and tell the progress callback."""

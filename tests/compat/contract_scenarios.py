@@ -82,3 +82,28 @@ def pydantic_contract_given_by_apply_hints(ctx: Context) -> Any:
             inner = exc.exception  # type: ignore[attr-defined]  # PipelineStepFailed
             out[name] = [exc.step, type(inner).__name__, type(inner.__cause__).__name__]  # type: ignore[attr-defined]  # PipelineStepFailed
     return out
+
+
+@scenario
+def frozen_columns_error_chain(ctx: Context) -> Any:
+    """A new column under ``columns: freeze`` fails normalize: ``PipelineStepFailed``
+    reports the failed normalize job, whose cause is the ``DataValidationError``; the chain
+    of ``__cause__`` is the same."""
+    dlt = ctx.dlt
+    pipe = ctx.pipeline("frozen_chain")
+    pipe.run([{"id": 1}], table_name="t")
+
+    @dlt.resource(name="t", schema_contract={"columns": "freeze"})
+    def later() -> Any:
+        yield {"id": 2, "extra": "x"}
+
+    try:
+        pipe.run(later())
+    except Exception as exc:  # the outcome is what we compare
+        chain, cause = [], exc.__cause__
+        while cause is not None:
+            chain.append(type(cause).__name__)
+            cause = cause.__cause__
+        inner = exc.exception  # type: ignore[attr-defined]  # PipelineStepFailed
+        return {"step": exc.step, "exception": type(inner).__name__, "chain": chain}  # type: ignore[attr-defined]  # PipelineStepFailed
+    return "loaded"
