@@ -21,6 +21,7 @@ from loadstone.destinations.dataset_loads import (
 )
 from loadstone.destinations.query_results import (
     QueryResult,
+    execute_frame,
     execute_query,
     quote_identifier,
 )
@@ -76,6 +77,9 @@ class Relation(RelationLoads):
         self.table = table
         #: the table a refined relation reads (``columns_schema`` takes its hints from it)
         self._origin = origin or table
+        #: ``(columns, query)`` when this relation is ``select(columns)`` of ``query``: an
+        #: ``order_by`` then sorts by any column of ``query`` (dlt's relation does)
+        self._projection: tuple[str, str] | None = None
 
     def _wrap(self, sql: str, params: Sequence[object] = ()) -> Relation:
         return Relation(self._dataset, sql, (*self._params, *params), origin=self._origin)
@@ -113,16 +117,20 @@ class Relation(RelationLoads):
             yield table.slice(start, chunk_size)
 
     def iter_df(self, chunk_size: int) -> Iterator[pd.DataFrame]:
-        for chunk in self.iter_arrow(chunk_size):
-            yield chunk.to_pandas()
+        frame = self.df()
+        for start in range(0, len(frame), chunk_size):
+            yield frame.iloc[start : start + chunk_size].reset_index(drop=True)
 
     def arrow(self) -> pa.Table:
         """The result as a ``pyarrow.Table``."""
         return self._run(want_arrow=True).to_arrow()
 
     def df(self) -> pd.DataFrame:
-        """The result as a pandas DataFrame (needs pandas)."""
-        return self.arrow().to_pandas()
+        """The result as a pandas DataFrame (needs pandas): DuckDB's own on DuckDB, as dlt's
+        (its column types), else made from Arrow."""
+        with self._dataset._client() as client:
+            frame = execute_frame(client, self.sql, self._params)
+        return frame if frame is not None else self.arrow().to_pandas()
 
     @property
     def columns(self) -> list[str]:
@@ -137,7 +145,9 @@ class Relation(RelationLoads):
 
     def select(self, *columns: str) -> Relation:
         cols = ", ".join(quote_identifier(c) for c in columns)
-        return self._wrap(f"SELECT {cols} FROM ({self.sql}) AS q")
+        selected = self._wrap(f"SELECT {cols} FROM ({self.sql}) AS q")
+        selected._projection = (cols, self.sql)
+        return selected
 
     def __getitem__(self, columns: str | Sequence[str]) -> Relation:
         """``rel["a"]`` or ``rel[["a", "b"]]``: only those columns."""
@@ -148,9 +158,11 @@ class Relation(RelationLoads):
     def order_by(self, column_name: str, direction: str = "asc") -> Relation:
         if direction.lower() not in ("asc", "desc"):
             raise DatasetError(f"order_by direction must be 'asc' or 'desc', not {direction!r}")
-        return self._wrap(
-            f"SELECT * FROM ({self.sql}) AS q ORDER BY {quote_identifier(column_name)} {direction.upper()}"
-        )
+        order = f"ORDER BY {quote_identifier(column_name)} {direction.upper()}"
+        if self._projection is not None:  # sort by the selected query's columns, any of them
+            cols, query = self._projection
+            return self._wrap(f"SELECT {cols} FROM ({query}) AS q {order}")
+        return self._wrap(f"SELECT * FROM ({self.sql}) AS q {order}")
 
     def where(
         self, column_or_expr: str, operator: str | None = None, value: TDataItem = None

@@ -23,6 +23,7 @@ from loadstone.exceptions import (
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
+    import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
     import pyarrow as pa
 
     from loadstone.destinations.contract import DestinationClient
@@ -152,6 +153,25 @@ def execute_query(
             return QueryResult(*client.query_columns(sql, *params))
         rows = client.query(sql, *params)
         return QueryResult([], rows)
+    except LoadstoneError:
+        raise
+    except Exception as exc:
+        kind = client.query_error_kind(exc) if isinstance(client, QueryErrors) else "terminal"
+        raise _QUERY_ERRORS[kind](f"query failed: {exc}\n  sql: {sql}") from exc
+
+
+def execute_frame(
+    client: DestinationClient, sql: str, params: Sequence[object] = ()
+) -> pd.DataFrame | None:
+    """``sql``'s result as DuckDB's own pandas DataFrame (None on a client that is not
+    DuckDB-style): dlt 1.31's ``df()`` on DuckDB is DuckDB's, whose types differ from
+    Arrow's (decimals as float64, dates as datetime64, integers with nulls as Int64)."""
+    run_sql = getattr(client.connection, "sql", None)
+    if run_sql is None:
+        return None
+    try:
+        relation = run_sql(qmark_params(sql) if params else sql, params=list(params) or None)
+        return None if relation is None else cast("pd.DataFrame", relation.df())
     except LoadstoneError:
         raise
     except Exception as exc:
