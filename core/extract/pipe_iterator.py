@@ -27,6 +27,7 @@ import concurrent.futures
 import contextlib
 import contextvars
 import inspect
+import io
 import threading
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
 from typing import Literal, TypeAlias
@@ -281,6 +282,8 @@ class PipeIterator:
         ``meta`` marks a page that has no mark of its own."""
         if isinstance(item, (dict, list)):  # the common case, first
             return self._process(run, _marked(item, meta))
+        if _yields_pages(item):  # a generator yielded: its items are pages too, as in dlt
+            return self._open(run, item, meta)
         if inspect.isawaitable(item):
             future = self._on_loop(run, item)
         elif isinstance(item, Deferred):
@@ -421,6 +424,13 @@ class PipeIterator:
         self._pending.clear()
         if self._loop is not None:
             self._loop.stop()
+
+
+def _yields_pages(item: TDataItem) -> bool:
+    """``item`` is an iterator of pages (a generator, ``map``, ``iter``): dlt reads it as
+    more pages of the same pipe, so ``yield (row(x) for x in page)`` loads its rows. An open
+    file is an iterator too, of lines: it stays one value (refused by type, not read)."""
+    return isinstance(item, Iterator) and not isinstance(item, io.IOBase)
 
 
 def _marked(page: TDataItem, meta: Meta | None) -> TDataItem:

@@ -306,6 +306,33 @@ def marks_through_a_fork(dlt: Any, folder: str) -> Outcome:
     return {"transformer_alone": _without_keys(alone), "both": _without_keys(both)}
 
 
+def yielded_generators(dlt: Any, folder: str) -> Outcome:
+    """A resource or transformer that yields a generator (``map``, ``iter``, a generator of
+    generators, a list of them): its items are more pages of the same pipe."""
+
+    @dlt.resource
+    def numbers() -> Any:
+        yield map(lambda i: {"id": i}, range(2))
+        yield iter([{"id": 7}])
+        yield (({"id": j} for j in range(i, i + 2)) for i in (10, 20))
+
+    @dlt.resource
+    def listed() -> Any:
+        return [({"id": i} for i in range(2))]
+
+    @dlt.transformer(data_from=numbers)
+    def doubled(page: Any) -> Any:
+        yield ({"twice": row["id"] * 2} for row in (page if isinstance(page, list) else [page]))
+
+    pipeline = _pipeline(dlt, folder, "generators")
+    pipeline.run([numbers, listed, doubled])
+    return {
+        "numbers": _rows(pipeline, "numbers", "id, 0"),
+        "listed": _rows(pipeline, "listed", "id, 0"),
+        "doubled": _rows(pipeline, "doubled", "twice, 0"),
+    }
+
+
 def _without_keys(tables: dict[str, Any]) -> dict[str, Any]:
     """Rows without the random ``_dlt_id`` and the load id (sorted text of the rest)."""
     return {
@@ -366,4 +393,5 @@ PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
     "async_resources": async_resources,
     "steps_and_pipes": steps_and_pipes,
     "marks_through_a_fork": marks_through_a_fork,
+    "yielded_generators": yielded_generators,
 }
