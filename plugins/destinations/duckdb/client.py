@@ -451,12 +451,14 @@ class DuckDBClient(SqlLoader[ParquetSource]):
             self._conn.execute(f"SET search_path = {literal(path)}")
 
     def dataset_exists(self) -> bool:
+        # fetched whole: DuckDB keeps a result fetched in part open, and refuses the
+        # connection's next query until it is finished
         found = self._conn.execute(
             "SELECT count(*) FROM information_schema.schemata "
             "WHERE catalog_name = ? AND schema_name = ?",
             [self.catalog, self.dataset_name],
-        ).fetchone()
-        return bool(found and found[0])
+        ).fetchall()
+        return bool(found and found[0][0])
 
     def drop_dataset(self) -> None:
         for dataset in (self.dataset_name, self.staging_dataset_name):

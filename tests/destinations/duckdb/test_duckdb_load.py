@@ -613,3 +613,19 @@ def test_a_table_missing_inside_a_transaction_leaves_the_transaction_usable(
             assert not client.table_exists("users")
             client.execute(f"CREATE TABLE {client.qualified('users')} (id BIGINT)")
         assert client.table_exists("users")
+
+
+def test_sql_client_of_a_dataset_not_made_yet_runs_query_after_query(tmp_path: Path) -> None:
+    """Reading a dataset no load has made yet (a first run that failed, another dataset
+    name): the client's check for the dataset leaves no result open, so each query runs, as
+    in dlt 1.31 (found by differential program p208)."""
+    db = str(tmp_path / "fresh.duckdb")
+    loadstone.pipeline("other", destination=loadstone.destinations.duckdb(db)).run(
+        [{"id": 1}], table_name="t"
+    )
+    pipeline = loadstone.pipeline(
+        "fresh", destination=loadstone.destinations.duckdb(db), dataset_name="not_made"
+    )
+    with pipeline.sql_client() as client:
+        assert client.execute_sql("SELECT 1") == [(1,)]
+        assert client.execute_sql("SELECT 2") == [(2,)]
