@@ -389,6 +389,31 @@ def resolve(*candidates: KeyPath, explicit: object = None, default: object = Non
     return locate(*candidates, explicit=explicit, default=default).value
 
 
+def resolve_fields(path: KeyPath, fields: Sequence[str]) -> tuple[object, dict[str, object]]:
+    """A value configured as a whole at ``path`` (a connection string, a table of fields),
+    or None, and the ``fields`` configured alone below it (``path.<field>``), ranked as dlt
+    ranks them: a field counts only from a provider at or above the one that gave the whole.
+
+    So ``DESTINATION__POSTGRES__CREDENTIALS`` (a connection string in the environment)
+    replaces every field of ``[destination.postgres.credentials]`` in ``secrets.toml``, and
+    ``DESTINATION__POSTGRES__CREDENTIALS__PASSWORD`` still overrides that table's password.
+    """
+    segments = _segments(path)
+    chain = providers()
+    whole, rank = None, len(chain)
+    for index, provider in enumerate(chain):
+        value, _ = provider.find(segments)
+        if value is not MISSING:
+            whole, rank = value, index
+            break
+    found: dict[str, object] = {}
+    for field in fields:
+        hit = _first_found(chain[: rank + 1], ((*segments, field),))
+        if hit is not None:
+            found[field] = hit[0]
+    return whole, found
+
+
 def get(
     key_path: str | Sequence[str],
     default: object = None,

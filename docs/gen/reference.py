@@ -4,7 +4,7 @@
   its arguments, choices, defaults and help);
 * ``docs/reference/configuration.md`` from the settings the code reads: every call of a
   config accessor (``get``, ``get_bool``, ``get_int``, ``get_float``, ``get_size``,
-  ``get_choice``, ``get_str``, ``resolve``, ``locate``) on ``loadstone.config`` under core/
+  ``get_choice``, ``get_str``, ``resolve``, ``locate``, ``resolve_fields``) on ``loadstone.config`` under core/
   and plugins/, with its key(s), type, default and the docstring of the function reading it.
 
 ``python docs/gen/reference.py`` rewrites both; ``--check`` exits 1 when a committed page
@@ -36,6 +36,7 @@ ACCESSORS = {
     "get": "any",
     "resolve": "any",
     "locate": "any",
+    "resolve_fields": "any",
 }
 
 
@@ -205,13 +206,17 @@ def settings_in(path: Path) -> Iterator[tuple[str, ...]]:
             where,
             why,
         )
+        if accessor == "resolve_fields":  # the whole, then each field alone below it
+            yield (f"{keys[0]}.<key>", "", ACCESSORS[accessor], "", where, why)
 
 
 def _default(node: ast.Call, accessor: str) -> str:
     for keyword in node.keywords:
         if keyword.arg == "default":
             return ast.unparse(keyword.value)
-    index = {"get_choice": 2, "resolve": None, "locate": None}.get(accessor, 1)
+    index = {"get_choice": 2, "resolve": None, "locate": None, "resolve_fields": None}.get(
+        accessor, 1
+    )
     if index is not None and len(node.args) > index:
         return ast.unparse(node.args[index])
     return ""

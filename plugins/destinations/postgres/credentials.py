@@ -97,18 +97,19 @@ class PostgresCredentials:
 
 
 def resolve_credentials(destination_name: str, explicit: object) -> PostgresCredentials:
-    """Explicit credentials, else configuration; fields configured alone apply on top."""
-    base = explicit
-    if base is None:
-        base = config.resolve(("destination", destination_name, "credentials"))
+    """Explicit credentials, else configuration; fields configured alone apply on top, unless
+    they come from a lower-ranked place than the whole (a toml field under an environment
+    connection string is ignored, as in dlt; see ``loadstone.config.resolve_fields``)."""
+    configured, fields = config.resolve_fields(
+        ("destination", destination_name, "credentials"), FIELDS
+    )
+    base = configured if explicit is None else explicit
     credentials = PostgresCredentials() if base is None else PostgresCredentials.parse(base)
     if explicit is None or isinstance(explicit, Mapping):
         overrides = {
             key: value
-            for key in FIELDS
-            if (value := config.resolve(("destination", destination_name, "credentials", key)))
-            is not None
-            and not isinstance(value, Mapping)
+            for key, value in fields.items()
+            if value is not None and not isinstance(value, Mapping)
         }
         if isinstance(explicit, Mapping):  # code wins over configuration
             overrides = {k: v for k, v in overrides.items() if explicit.get(k) is None}

@@ -48,6 +48,21 @@ def test_a_connection_string_in_the_environment(monkeypatch: pytest.MonkeyPatch)
     assert resolve_credentials("postgres", None).conninfo()["port"] == 1
 
 
+def test_a_connection_string_in_the_environment_replaces_the_fields_of_secrets_toml(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The environment ranks above the files, for the whole value as for each field (dlt's):
+    the toml's password must not slip into the connection string given in the environment."""
+    Path(".dlt").mkdir()
+    Path(".dlt/secrets.toml").write_text(
+        '[destination.postgres.credentials]\ndatabase = "shop"\nusername = "loader"\n'
+        'password = "toml"\nhost = "127.0.0.1"\nport = 5433\n'
+    )
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", "postgresql://u:env@h:1/db")
+    got = resolve_credentials("postgres", None)
+    assert (got.database, got.username, got.password, got.port) == ("db", "u", "env", 1)
+
+
 def test_no_credentials_is_a_one_line_error_naming_the_keys() -> None:
     with pytest.raises(PostgresCredentialsMissing, match="DESTINATION__POSTGRES__CREDENTIALS"):
         resolve_credentials("postgres", None)
