@@ -229,6 +229,8 @@ def restore_from_destination(
             local = folder.local_state()
             local["first_run"] = False
             local["restored_from_destination"] = True
+            # the destination holds this state: a run that leaves it unchanged sends none
+            local["_last_extracted_hash"] = folder.state.get("_version_hash")
             missing = list(folder.state.get("schema_names") or [])
         for name in missing:
             stored = client.get_stored_schema(name)

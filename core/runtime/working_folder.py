@@ -226,7 +226,14 @@ class WorkingFolder:
         """Remove packages that will never load (``remove`` moves or deletes them) and take
         back the changes their extracts made to the sources' state, so the next run reads
         their rows again (:mod:`loadstone.storage.state_changes`). The journal is written
-        first: a kill at any moment leaves the rest to the next run that takes the lock."""
+        first: a kill at any moment leaves the rest to the next run that takes the lock.
+
+        The next package carries the state to the destination whatever it holds: a removed
+        package may have been the one that carried it (else a run that extracts the same
+        state again sends none, and a folder restored from the destination reads its rows
+        a second time)."""
+        if packages and self.local_state().pop("_last_extracted_hash", None) is not None:
+            state_module.save_local(self.root, self.state)
         changes = state_changes.in_take_back_order(
             [state_changes.carried_changes(p) for p in packages]
         )

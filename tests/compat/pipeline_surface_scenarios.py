@@ -28,3 +28,26 @@ def dev_mode_then_production_restores_the_cursor(ctx: Context) -> Any:
     first_run = back.first_run
     back.run(_events(ctx.dlt, 7))
     return {"first_run_after_dev": first_run, "tables": ctx.tables(back), "state": _state(back)}
+
+
+@scenario
+def dropped_pending_package_then_a_run_sends_the_state(ctx: Context) -> Any:
+    """A package dropped before it loaded took the state's change with it: the run that
+    extracts the same change again sends the state, so a folder restored from the destination
+    continues the cursor (was: no state row, and the restored run loaded every row again)."""
+    import shutil
+
+    pipe = ctx.pipeline("dropped", dataset_name="d")
+    pipe.extract(_events(ctx.dlt, 5))
+    pipe.drop_pending_packages()
+    pipe.run(_events(ctx.dlt, 5))
+    state_rows = ctx.sql(pipe, "SELECT count(*) FROM d._dlt_pipeline_state")
+    shutil.rmtree(pipe.working_dir)
+    again = ctx.pipeline("dropped", dataset_name="d")
+    again.run(_events(ctx.dlt, 6))
+    return {
+        "state_rows_after_first_run": state_rows,
+        "state_rows_at_end": ctx.sql(again, "SELECT count(*) FROM d._dlt_pipeline_state"),
+        "loads": ctx.sql(again, "SELECT count(*) FROM d._dlt_loads"),
+        "tables": ctx.tables(again),
+    }
