@@ -15,6 +15,7 @@ import attrs
 
 from loadstone.destinations.contract import Destination
 from loadstone.destinations.dataset import Dataset
+from loadstone.exceptions import DatasetError
 from loadstone.runtime.target import resolve_destination
 from loadstone.schema import Schema
 
@@ -44,7 +45,30 @@ def dataset(
     ``schema`` names its tables' schema (a Schema or a name; the dataset's name when None)."""
     resolved = resolve_destination(destination)
     if not isinstance(schema, Schema):
-        schema = Schema(schema or dataset_name)
-    owner = _Owner(resolved, schema, resolved.name, resolved.naming_for(schema))
+        stored = _stored_schema(resolved, dataset_name, schema)
+        schema = stored or Schema(schema or dataset_name)
+    return _dataset(resolved, dataset_name, schema)
+
+
+def _dataset(destination: Destination, dataset_name: str, schema: Schema) -> Dataset:
+    owner = _Owner(destination, schema, destination.name, destination.naming_for(schema))
     # a Dataset reads only these members of its pipeline
     return Dataset(cast("Pipeline", owner), dataset_name)
+
+
+def _stored_schema(destination: Destination, dataset_name: str, name: str | None) -> Schema | None:
+    """The schema the dataset's loads stored (``_dlt_version``): the newest one named
+    ``name``, or the newest of any name, as dlt's ``dataset()`` reads it (its tables, their
+    columns and parents); None when the dataset holds none."""
+    probe = _dataset(destination, dataset_name, Schema(name or dataset_name))
+    try:
+        if name is None:
+            newest = probe("SELECT schema_name FROM _dlt_version ORDER BY inserted_at DESC LIMIT 1")
+            name = cast("str | None", newest.fetchscalar())
+        if name is None:
+            return None
+        with probe._client() as client:
+            stored = client.get_stored_schema(name)
+    except DatasetError:  # no _dlt_version: nothing was loaded there
+        return None
+    return Schema.from_dict(stored) if stored else None
