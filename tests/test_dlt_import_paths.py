@@ -58,6 +58,10 @@ PATHS: dict[str, list[str]] = {
     "loadstone.common.destination": [
         "Destination", "DestinationCapabilitiesContext", "TLoaderFileFormat",
     ],
+    "loadstone.common.destination.exceptions": [
+        "DestinationException", "DestinationIncompatibleLoaderFileFormatException",
+        "DestinationTerminalException",
+    ],
     "loadstone.common.configuration": ["configspec", "ConfigFieldMissingException"],
     "loadstone.common.time": ["ensure_pendulum_datetime", "ensure_pendulum_date"],
     "loadstone.common.configuration.specs": [

@@ -67,6 +67,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "SqlClientNotAvailable": ("loadstone.exceptions", "SqlClientNotAvailable"),
     "DestinationError": ("loadstone.exceptions", "DestinationError"),
     "DestinationNotSupported": ("loadstone.exceptions", "DestinationNotSupported"),
+    "LoaderFileFormatNotSupported": ("loadstone.exceptions", "LoaderFileFormatNotSupported"),
     "DestinationSchemaMismatch": ("loadstone.exceptions", "DestinationSchemaMismatch"),
     "DuckDBConnectionError": ("loadstone.exceptions", "DuckDBConnectionError"),
     "ExtractError": ("loadstone.exceptions", "ExtractError"),

@@ -45,6 +45,7 @@ from loadstone import plugin_manager
 from loadstone.exceptions import (
     SUGGESTED_DESTINATION,
     DestinationNotSupported,
+    LoaderFileFormatNotSupported,
     LoadstoneError,
     MissingLoadFile,
 )
@@ -120,6 +121,14 @@ class Capabilities:
         after folding identifiers with :meth:`fold_identifier`.
         """
         return case_sensitive_convention and not self.has_case_sensitive_identifiers
+
+    def check_loader_file_format(self, destination: str, file_format: str | None) -> None:
+        """Refuse a ``loader_file_format`` the destination does not load, before any work
+        (as dlt 1.31 refuses it at ``run``); None means the preferred format."""
+        if file_format is not None and file_format not in self.supported_loader_file_formats:
+            raise LoaderFileFormatNotSupported(
+                destination, file_format, self.supported_loader_file_formats
+            )
 
     def identifier_limit(self, for_columns: bool = False) -> int | None:
         """Maximum identifier length for tables/datasets, or for columns."""

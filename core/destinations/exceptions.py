@@ -14,6 +14,9 @@ from loadstone.exceptions import DatabaseTransientError as DatabaseTransientExce
 from loadstone.exceptions import DatabaseUndefinedRelation
 from loadstone.exceptions import DatasetError as DatabaseException
 from loadstone.exceptions import DestinationError as DestinationException
+from loadstone.exceptions import (
+    LoaderFileFormatNotSupported as DestinationIncompatibleLoaderFileFormatException,
+)
 from loadstone.exceptions import LoadRefused as DestinationTerminalException
 
 __all__ = [
@@ -22,5 +25,6 @@ __all__ = [
     "DatabaseTransientException",
     "DatabaseUndefinedRelation",
     "DestinationException",
+    "DestinationIncompatibleLoaderFileFormatException",
     "DestinationTerminalException",
 ]

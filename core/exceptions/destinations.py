@@ -57,6 +57,20 @@ class DestinationNoStagingMode(DestinationError):
         super().__init__(f"`destination={destination}` cannot be used as a staging")
 
 
+class LoaderFileFormatNotSupported(DestinationError, ValueError):
+    """``loader_file_format=`` names a format the destination does not load (dlt 1.31's
+    ``DestinationIncompatibleLoaderFileFormatException``); raised before anything is
+    extracted, so no package waits with files the destination cannot take."""
+
+    def __init__(self, destination: str, file_format: str, supported: Sequence[str]) -> None:
+        self.destination, self.file_format = destination, file_format
+        self.supported = list(supported)
+        super().__init__(
+            f"destination {destination!r} does not load loader_file_format {file_format!r}: "
+            f"it loads {', '.join(self.supported)}; nothing was extracted"
+        )
+
+
 class DestinationSchemaMismatch(DestinationError, PackageDataError):
     """A table already in the destination has a column whose type differs from the schema's."""
 

@@ -301,6 +301,9 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         check_file_format(loader_file_format)
         self._configure_run(destination, credentials, dataset_name, spark)
         self.staging = check_staging(self.destination, staging, self.staging)  # refused: unkept
+        self.destination.capabilities.check_loader_file_format(
+            self.destination.name, loader_file_format
+        )
         self.recorder.reset()
         started, trace = time.time(), self.folder.trace_path
         first_run = self.first_run

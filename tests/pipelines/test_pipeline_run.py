@@ -13,6 +13,8 @@ import pytest
 
 import loadstone as dlt
 from loadstone import current
+from loadstone.destinations.exceptions import DestinationIncompatibleLoaderFileFormatException
+from loadstone.exceptions import LoaderFileFormatNotSupported
 from loadstone.pipelines.pipeline import Pipeline
 
 pytestmark = pytest.mark.spark
@@ -363,3 +365,22 @@ def test_last_trace_reads_like_dlts() -> None:
     assert trace.error is None
     reopened = dlt.pipeline("traced", destination="duckdb", dataset_name="d")
     assert reopened.last_trace.last_normalize_info.row_counts == counts
+
+
+@pytest.mark.parametrize(
+    ("destination", "file_format"),
+    [("duckdb", "csv"), ("duckdb", "typed-jsonl"), ("filesystem", "insert_values")],
+)
+def test_a_loader_file_format_the_destination_does_not_load_is_refused_before_any_work(
+    tmp_path: Path, destination: str, file_format: str
+) -> None:
+    """dlt 1.31 raises DestinationIncompatibleLoaderFileFormatException at run; nothing
+    waits afterwards (the filesystem refused insert_values at load, leaving a package)."""
+    target = dlt.destinations.filesystem(str(tmp_path)) if destination == "filesystem" else "duckdb"
+    pipe = dlt.pipeline("formats", destination=target, dataset_name="ds")
+    with pytest.raises(DestinationIncompatibleLoaderFileFormatException) as refused:
+        pipe.run([{"id": 1}], table_name="t", loader_file_format=file_format)
+    assert isinstance(refused.value, LoaderFileFormatNotSupported)
+    assert f"loader_file_format {file_format!r}" in str(refused.value)
+    assert pipe.list_extracted_load_packages() == pipe.list_normalized_load_packages() == []
+    assert pipe.run([{"id": 2}], table_name="t").loads_ids  # the next run loads as usual
