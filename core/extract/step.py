@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import attrs
@@ -93,18 +93,42 @@ def fingerprint(pipeline_name: str, path: object) -> InputFingerprint:
 
 
 def apply_source_defaults(data: Source) -> None:
-    """A source's nesting, contract and root key settings as defaults of its resources."""
+    """A source's nesting and root key settings as defaults of its resources (its contract
+    is the schema's: :func:`_set_schema_contract`)."""
     defaults: dict[str, object] = {}
     if data.max_table_nesting is not None:
         defaults["max_nesting"] = data.max_table_nesting
-    if data.schema_contract is not None:
-        defaults["schema_contract"] = data.schema_contract
     if data.root_key:
         defaults["root_key_propagation"] = True
     for res in data.selected_resources.values():
         for key, value in defaults.items():
             if key not in res._hints:
                 res._hints[key] = value
+
+
+#: the schema's contract before an extract that was not given one
+_NOT_GIVEN: object = object()
+
+
+@contextlib.contextmanager
+def _schema_contract_given(schema: Schema, data: TDataItems, hints: TableHints) -> Iterator[object]:
+    """A contract given to a source or to ``run``/``extract`` becomes the schema's, kept
+    for later runs, as dlt 1.31 keeps it (``schema.settings["schema_contract"]``; ``run``'s
+    also goes on the run's tables as a hint). Yields the contract it replaced
+    (``_NOT_GIVEN`` when none was given); a failed extract sets that one back."""
+    given = hints.schema_contract
+    if given is None and isinstance(data, Source):
+        given = data.schema_contract
+    if given is None:
+        yield _NOT_GIVEN
+        return
+    before = schema.settings.schema_contract
+    schema.set_schema_contract(given)
+    try:
+        yield before
+    except BaseException:
+        schema.set_schema_contract(before)
+        raise
 
 
 def _replaces_a_table(package: LoadPackage) -> bool:
@@ -156,25 +180,20 @@ class ExtractStep:
         package = self._new_package(schema_name)
         self.context.on_package("extract", package.load_id)
         state_before = sources_snapshot(self.folder.state)  # taken back if it never loads
-        result = self._write_package(package, data, table_name, hints, state_key, step)
-        try:
-            check_table_names(result.tables, package_schema.naming)
-            check_nested_links(package_schema, package.table_hints())
-            with_rows = [name for name, t in result.tables.items() if t.items]
-            naming = self.context.target.naming_for(package_schema)
-            check_frozen_tables(package_schema, package.table_hints(), with_rows, naming)
-        except (InvalidTableName, TablePropertiesConflictException, DataValidationError):
-            _remove(package)
-            raise
-        with_state = state_schema is None or state_schema == package_schema.name
-        self._switch_extracted(
-            package,
-            package_schema,
-            result,
-            (state_key, carry_state, with_state),
-            data,
-            state_before,
-        )
+        with _schema_contract_given(package_schema, data, hints) as contract_before:
+            result = self._write_package(package, data, table_name, hints, state_key, step)
+            self._check_written(package, package_schema, result)
+            if contract_before is not _NOT_GIVEN:  # set back if the package is set aside
+                package.update(schema_contract_before=contract_before)
+            with_state = state_schema is None or state_schema == package_schema.name
+            self._switch_extracted(
+                package,
+                package_schema,
+                result,
+                (state_key, carry_state, with_state),
+                data,
+                state_before,
+            )
         self.context.recorder.package_done(
             step,
             package.load_id,
@@ -185,6 +204,19 @@ class ExtractStep:
         )
         self.context.recorder.finish(step, load_id=package.load_id)
         return result
+
+    def _check_written(self, package: LoadPackage, schema: Schema, result: ExtractResult) -> None:
+        """The checks of what a package holds that fail its extract (the package removed):
+        table names, nested links, new tables under a frozen ``tables`` contract."""
+        try:
+            check_table_names(result.tables, schema.naming)
+            check_nested_links(schema, package.table_hints())
+            with_rows = [name for name, t in result.tables.items() if t.items]
+            naming = self.context.target.naming_for(schema)
+            check_frozen_tables(schema, package.table_hints(), with_rows, naming)
+        except (InvalidTableName, TablePropertiesConflictException, DataValidationError):
+            _remove(package)
+            raise
 
     def _schema_of(
         self, data: TDataItems, schema: Schema | None, default_schema: str | None

@@ -40,6 +40,18 @@ def set_aside(folder: WorkingFolder, package: LoadPackage, cause: str) -> None:
         shutil.move(str(package.root), str(folder.failed_packages_dir / package.root.name))
 
     folder.remove_packages([package], move)
+    _restore_contract(folder, package)
+
+
+def _restore_contract(folder: WorkingFolder, package: LoadPackage) -> None:
+    """The schema's contract as it was before the package's extract set the one given to
+    ``run`` or to its source: the next run goes on as if the package had never been."""
+    if "schema_contract_before" not in package.meta:
+        return
+    schema = folder.schemas.get(package.schema_name)
+    if schema is not None:
+        schema.set_schema_contract(package.meta["schema_contract_before"])
+        folder.save_schema(schema)
 
 
 def forget_schema_changes(folder: WorkingFolder, package: LoadPackage) -> None:

@@ -316,3 +316,12 @@ def test_a_frozen_data_type_still_fails_on_the_value_the_first_type_rejects(
         _in_chunks(tmp_path, records, first.schema, frozen)
     assert (info.value.table, info.value.column) == ("t", "a__v_text")  # the variant, as dlt
     assert "abc" in str(info.value)
+
+
+def test_the_schemas_contract_governs_a_table_without_one(tmp_path: Path) -> None:
+    """``settings.schema_contract`` (set by ``run(schema_contract=)`` or a source's) applies
+    to a table that has none of its own, as in dlt 1.31: a new column is refused."""
+    first = _normalize(tmp_path, [{"v": 1}])
+    first.schema.set_schema_contract({"columns": "freeze"})
+    with pytest.raises(SchemaContractError):
+        _normalize(tmp_path, [{"v": 2, "w": 3}], schema=first.schema)

@@ -50,6 +50,7 @@ from loadstone.plugins.normalizers.relational.row_keys import (
 from loadstone.plugins.normalizers.relational.task import RootSpec
 from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import find_identifier_collisions
+from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.decimals import DecimalShape, shape_of
 from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
 from loadstone.schema.settings import SchemaSettings, hints_for_column
@@ -278,8 +279,10 @@ def plan_root(
         primary_key=primary_key if strategy in ("upsert", "insert-only") else (),
         row_hash=strategy == "scd2",
         valid_from=_valid_from(scd2),
-        contract=hints.get("schema_contract")
-        or (existing.schema_contract if existing is not None else None),
+        contract=SchemaContract.parse(
+            hints.get("schema_contract")
+            or (existing.schema_contract if existing is not None else None)
+        ).over(SchemaContract.parse(schema.settings.schema_contract)),  # then the schema's
         existing_table=existing is not None,
         not_null=_not_null(existing, columns),
         null_refused=_null_refused(schema, root, columns, nested),

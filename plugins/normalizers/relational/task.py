@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from loadstone.storage.package_storage import RemoteData
 
 
-def _as_contract(value: TSchemaContract | None) -> SchemaContract:
+def _as_contract(value: TSchemaContract | SchemaContract | None) -> SchemaContract:
     return SchemaContract.parse(value)
 
 
