@@ -406,7 +406,9 @@ class Incremental:
         return True
 
     def _advance(self, value: TDataItem, hashed: str | Callable[[], str]) -> None:
-        if self._key == () or self.lag is not None:  # no deduplication: the last value only
+        # no deduplication (no key, a lag, or an open start that already excludes the rows at
+        # the last value): the last value only, no hashes kept, as in dlt
+        if self._key == () or self.lag is not None or self.range_start == "open":
             if self.last_value is None or self._is_after(self.last_value, value):
                 self.last_value = value
             return

@@ -84,3 +84,19 @@ def test_a_key_given_by_apply_hints_hashes_as_given(tmp_path: Path) -> None:
 def test_the_hashes_of_the_rows_at_the_last_value_are_dlts(tmp_path: Path, name: str) -> None:
     rows, key = CASES[name]
     assert _stored_hashes(tmp_path, name, rows, key) == RECORDED[name]
+
+
+def test_an_open_range_start_keeps_no_hashes(tmp_path: Path) -> None:
+    """Rows at the start value are excluded by the open range, so nothing is deduplicated
+    and, as in dlt 1.31, no hashes are stored (the last value is)."""
+
+    @loadstone.resource(name="open_start")
+    def resource(
+        cursor: object = loadstone.sources.incremental("ts", initial_value=1, range_start="open"),
+    ) -> TDataItem:
+        yield [{"ts": 1, "a": 0}, {"ts": 5, "a": 1}, {"ts": 5, "a": 2}]
+
+    pipeline = loadstone.pipeline("hashes_open", destination="duckdb", pipelines_dir=str(tmp_path))
+    pipeline.extract(resource())
+    stored = pipeline.state["sources"]["hashes_open"]["resources"]["open_start"]["incremental"]
+    assert (stored["ts"]["last_value"], stored["ts"]["unique_hashes"]) == (5, [])
