@@ -121,14 +121,31 @@ def as_arrow_table(item: TDataItem) -> pa.Table:
     import pyarrow as pa
 
     if isinstance(item, pa.Table):
-        return item
-    if isinstance(item, pa.RecordBatch):
-        return pa.Table.from_batches([item])
-    try:
-        return _from_pandas(item)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
-        cause = str(error).splitlines()[0]
-        raise ArrowItemError(f"the pandas DataFrame cannot be read as Arrow: {cause}") from None
+        table = item
+    elif isinstance(item, pa.RecordBatch):
+        table = pa.Table.from_batches([item])
+    else:
+        try:
+            table = _from_pandas(item)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+            cause = str(error).splitlines()[0]
+            raise ArrowItemError(f"the pandas DataFrame cannot be read as Arrow: {cause}") from None
+    _refuse_durations(table.schema)
+    return table
+
+
+def _refuse_durations(schema: pa.Schema) -> None:
+    """A duration or interval column (a pandas ``timedelta64`` column) has no data type to
+    load as: its text would be a count of nanoseconds. Refused by name, as dlt 1.31 refuses
+    it (``UnsupportedArrowTypeException``), with what to convert it to."""
+    import pyarrow as pa
+
+    for field in schema:
+        if pa.types.is_duration(field.type) or pa.types.is_interval(field.type):
+            raise ArrowItemError(
+                f"column {field.name!r} has the Arrow type {field.type}, which has no data type "
+                f"to load as: convert it first (seconds: df[{field.name!r}].dt.total_seconds())"
+            )
 
 
 def _from_pandas(frame: TDataItem) -> pa.Table:

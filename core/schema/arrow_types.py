@@ -71,7 +71,9 @@ def column_from_arrow(name: str, arrow_type: pa.DataType) -> Column | None:
         return Column(name, data_type="timestamp", nullable=True, precision=precision)
     if t.is_nested(arrow_type):
         return Column(name, data_type="json", nullable=True)
-    return Column(name, data_type="text", nullable=True)  # durations, intervals...: as their text
+    # other types (an interval read by connectorx) as their text; extract refuses Arrow
+    # durations and intervals in items (loadstone.extract.arrow_items)
+    return Column(name, data_type="text", nullable=True)
 
 
 def _is_view(arrow_type: pa.DataType, kind: str) -> bool:

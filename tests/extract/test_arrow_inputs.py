@@ -76,6 +76,19 @@ def test_an_object_without_a_table_form_is_refused_in_one_line_and_nothing_loads
     assert not (tmp_path / "arrow.duckdb").exists() or _tables(tmp_path) == []
 
 
+def test_a_duration_column_is_refused_by_name_and_nothing_loads(tmp_path: Path) -> None:
+    """A timedelta column's text would be a count of nanoseconds; dlt 1.31 refuses the
+    Arrow type too (UnsupportedArrowTypeException)."""
+    frame = pd.DataFrame({"id": [1, 2], "took": pd.to_timedelta(["1h", None])})
+    pipe = _pipeline(tmp_path)
+    with pytest.raises(PipelineStepFailed) as failure:
+        pipe.run(frame, table_name="runs")
+    assert "column 'took' has the Arrow type duration[ns]" in str(failure.value)
+    assert "dt.total_seconds()" in str(failure.value)
+    assert pipe.list_extracted_load_packages() == []
+    assert not (tmp_path / "arrow.duckdb").exists() or _tables(tmp_path) == []
+
+
 def test_numpy_scalars_and_named_tuples_load_as_their_values(tmp_path: Path) -> None:
     from collections import namedtuple
 
