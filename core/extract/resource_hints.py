@@ -87,10 +87,11 @@ def normalize_columns(columns: TAnySchemaColumns | None) -> dict[str, StoredColu
 
 
 def _key_list(value: TColumnNames | None) -> list[str] | None:
+    """A key hint as a list of column names; ``""`` (like ``[]``) removes the key (dlt's)."""
     if value is None:
         return None
     if isinstance(value, str):
-        return [value]
+        return [value] if value else []
     return [str(v) for v in value]
 
 
@@ -342,11 +343,21 @@ def make_hints(**hints: StoredHint) -> StoredHints:
     return TableHints(**hints).stored()
 
 
+#: table keys of the ``x-`` form that do not come from a write disposition
+_NOT_DISPOSITION = frozenset({"x-nested-hints", "x-normalizer", "x-materialize"})
+
+
 def merge_hints(base: Mapping[str, StoredHint], override: Mapping[str, StoredHint]) -> StoredHints:
-    """Hints of ``override`` win; ``columns`` merge per column and per property."""
+    """Hints of ``override`` win; ``columns`` merge per column and per property. A write
+    disposition replaces the old one with its strategy and options (``x-merge-strategy``
+    ...), and an empty ``schema_contract`` removes the contract, as in dlt 1.31."""
     out = dict(base)
+    if "write_disposition" in override:
+        out = {k: v for k, v in out.items() if not k.startswith("x-") or k in _NOT_DISPOSITION}
     for key, value in override.items():
-        if key == "columns" and isinstance(out.get("columns"), Mapping):
+        if key == "schema_contract" and value == {}:
+            out.pop(key, None)
+        elif key == "columns" and isinstance(out.get("columns"), Mapping):
             cols = {k: dict(v) for k, v in out["columns"].items()}
             for name, column in value.items():
                 # a column without a type holds no place yet (dlt's): the override places it

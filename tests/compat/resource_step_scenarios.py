@@ -75,3 +75,41 @@ def unknown_resources_of_a_source(ctx: Context) -> Any:
                 sorted(exc.available_resources),  # type: ignore[attr-defined]  # dlt's error
             ]
     return out
+
+
+@scenario
+def apply_hints_replaces_and_removes(ctx: Context) -> Any:
+    """``apply_hints`` with a new write disposition replaces the old one's strategy
+    (``upsert`` does not outlive ``merge``); an empty ``merge_key`` or ``schema_contract``
+    removes that hint."""
+    dlt = ctx.dlt
+
+    @dlt.resource(
+        primary_key="id",
+        merge_key="id",
+        schema_contract="freeze",
+        write_disposition={"disposition": "merge", "strategy": "upsert"},
+    )
+    def items() -> Any:
+        yield [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]
+
+    def declared(res: Any) -> Any:
+        table = res.compute_table_schema()
+        return {
+            "keys": sorted(k for k in table if k not in ("columns", "name", "resource")),
+            "strategy": table.get("x-merge-strategy"),
+            "columns": {n: sorted(c) for n, c in table["columns"].items()},
+        }
+
+    res = items()
+    res.apply_hints(write_disposition="replace")
+    out: dict[str, Any] = {"replace": declared(res)}
+    res.apply_hints(write_disposition="merge", merge_key="", schema_contract={})
+    out["merge"] = declared(res)
+    pipe = ctx.pipeline("hints_replaced")
+    pipe.run(res)
+    pipe.run(res)
+    table = pipe.default_schema.get_table("items")
+    out["stored"] = [table.get("write_disposition"), table.get("x-merge-strategy")]
+    out["tables"] = ctx.tables(pipe)
+    return out

@@ -198,3 +198,19 @@ def test_merge_hints_takes_a_hint_dict_written_as_dlt_writes_it() -> None:
     res = dlt.resource([{"a": 1}], name="r")
     res.merge_hints({"table_name": "t", "columns": {}, "original_columns": {}})
     assert res.table_name == "t"
+
+
+def test_a_new_write_disposition_drops_the_old_strategy() -> None:
+    """dlt 1.31: ``apply_hints(write_disposition="merge")`` after an ``upsert`` merges by
+    the default strategy (recorded: ``apply_hints_replaces_and_removes.json``)."""
+    res = dlt.resource([{"id": 1}], name="t", primary_key="id")
+    res.apply_hints(write_disposition={"disposition": "merge", "strategy": "upsert"})
+    res.apply_hints(write_disposition="merge")
+    assert "x-merge-strategy" not in res.compute_table_schema()
+
+
+def test_an_empty_merge_key_or_contract_removes_the_hint() -> None:
+    res = dlt.resource([{"id": 1}], name="t", merge_key="id", schema_contract="freeze")
+    res.apply_hints(merge_key="", schema_contract={})
+    table = res.compute_table_schema()
+    assert ("schema_contract" in table, list(table["columns"])) == (False, [])
