@@ -116,6 +116,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "JoinSchedulerError": ("loadstone.exceptions", "JoinSchedulerError"),
     "InconsistentTableTemplate": ("loadstone.exceptions", "InconsistentTableTemplate"),
     "CreatePipeException": ("loadstone.exceptions", "CreatePipeException"),
+    "DataItemRequiredForDynamicTableHints": (
+        "loadstone.exceptions",
+        "DataItemRequiredForDynamicTableHints",
+    ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",
@@ -225,6 +229,7 @@ if TYPE_CHECKING:
         DatabaseTerminalError,
         DatabaseTransientError,
         DatabaseUndefinedRelation,
+        DataItemRequiredForDynamicTableHints,
         DatasetError,
         DataValidationError,
         DestinationError,

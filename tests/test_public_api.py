@@ -87,6 +87,10 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "JoinSchedulerError": ("loadstone.exceptions", "JoinSchedulerError"),
     "InconsistentTableTemplate": ("loadstone.exceptions", "InconsistentTableTemplate"),
     "CreatePipeException": ("loadstone.exceptions", "CreatePipeException"),
+    "DataItemRequiredForDynamicTableHints": (
+        "loadstone.exceptions",
+        "DataItemRequiredForDynamicTableHints",
+    ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",

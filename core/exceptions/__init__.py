@@ -61,6 +61,7 @@ from loadstone.exceptions.destinations import (
 )
 from loadstone.exceptions.extract import (
     CreatePipeException,
+    DataItemRequiredForDynamicTableHints,
     ExternalSchedulerNotAvailable,
     ExtractError,
     InconsistentTableTemplate,
@@ -151,6 +152,7 @@ __all__ = [
     "CurrentSourceNotAvailable",
     "CurrentSourceSchemaNotAvailable",
     "DamagedCopyError",
+    "DataItemRequiredForDynamicTableHints",
     "DataValidationError",
     "DatabaseTerminalError",
     "DatabaseTransientError",

@@ -108,6 +108,15 @@ class CreatePipeException(ResourceError):
         super().__init__(f"resource {pipe_name!r}: {msg}")
 
 
+class DataItemRequiredForDynamicTableHints(ResourceError):
+    """A table schema asked of a resource whose table name is a function of the item,
+    without an item (dlt's name)."""
+
+    def __init__(self, resource_name: str) -> None:
+        self.resource_name = resource_name
+        super().__init__(f"resource {resource_name!r} has a dynamic table name: pass an item")
+
+
 class ResourcesNotFoundError(ResourceError):
     """A source was asked for resources it does not have (dlt's name), e.g. by
     ``with_resources`` or ``resources.select``."""

@@ -11,6 +11,7 @@ from loadstone.exceptions import (
     CreatePipeException,
     CurrentSourceNotAvailable,
     CurrentSourceSchemaNotAvailable,
+    DataItemRequiredForDynamicTableHints,
     ResourceExtractionError,
     ResourcesNotFoundError,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "CreatePipeException",
     "CurrentSourceNotAvailable",
     "CurrentSourceSchemaNotAvailable",
+    "DataItemRequiredForDynamicTableHints",
     "DltResourceException",
     "ExtractorException",
     "ResourceExtractionError",

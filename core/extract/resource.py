@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from loadstone.exceptions import ResourceError
+from loadstone.exceptions import DataItemRequiredForDynamicTableHints, ResourceError
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
 from loadstone.extract.mark import TableNameMeta, stored_hints_of, unwrap
@@ -265,9 +265,7 @@ class Resource(ResourceSteps):
         table_name = meta.table_name if isinstance(meta, TableNameMeta) else self.table_name
         if callable(table_name):
             if item is None:
-                raise ResourceError(
-                    f"resource {self.name!r} has a dynamic table name: pass an item"
-                )
+                raise DataItemRequiredForDynamicTableHints(self.name)
             table_name = table_name(item)
         routed = isinstance(meta, TableNameMeta) or callable(self._table_name)
         cursor = self._incremental  # a cursor argument shows once bound to a run, as dlt's

@@ -214,3 +214,9 @@ def test_an_empty_merge_key_or_contract_removes_the_hint() -> None:
     res.apply_hints(merge_key="", schema_contract={})
     table = res.compute_table_schema()
     assert ("schema_contract" in table, list(table["columns"])) == (False, [])
+
+
+def test_a_dynamic_table_name_needs_an_item_for_the_table_schema() -> None:
+    res = dlt.resource([{"k": "a"}], name="t", table_name=lambda item: item["k"])
+    with pytest.raises(dlt.DataItemRequiredForDynamicTableHints):
+        res.compute_table_schema()
