@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from loadstone.exceptions import LoadstoneError
 from loadstone.extract.extractor import input_files_of
@@ -39,6 +39,7 @@ from loadstone.storage.loaded_inputs import LoadedInputs
 from loadstone.typing import TDataItems
 
 if TYPE_CHECKING:
+    from loadstone.destinations.contract import DestinationClient
     from loadstone.runtime.recorder import StepRecorder
     from loadstone.runtime.target import DestinationTarget
     from loadstone.runtime.working_folder import WorkingFolder
@@ -206,34 +207,49 @@ def without_loaded_inputs(
     return _rest(files, remaining, data)
 
 
-# -- a lost folder --------------------------------------------------------------------------
+# -- a lost folder, or a newer state ---------------------------------------------------------
 def restore_from_destination(
     folder: WorkingFolder, target: DestinationTarget, schema: Callable[[], Schema]
 ) -> bool:
-    """Without a local state, take state and schemas from the destination (if any); a
-    schema the state names but the folder lacks (deleted: damaged) is taken from it too.
+    """Take state and schemas from the destination when its state is newer than the local
+    one (a lost folder, or another machine's run of this pipeline since, as dlt's run syncs
+    them); a schema the state names but the folder lacks (deleted: damaged) is taken too.
 
     True when something was taken (the pipeline then names its dataset again and saves).
     ``schema`` gives the schema to open the client with, only when one is opened.
     """
-    missing = [n for n in folder.state.get("schema_names") or [] if n not in folder.schemas]
-    if folder.had_local_state and not missing:
+    if not target.reachable():  # a DuckDB file not made yet holds nothing: not created here
+        folder.had_local_state = True
         return False
     with target.client(schema()) as client:
-        if not folder.had_local_state:
-            folder.had_local_state = True  # ask once per pipeline object
-            restored = client.get_stored_state(folder.pipeline_name)
-            if not restored:
-                return False
+        restored = client.get_stored_state(folder.pipeline_name)
+        newer = restored is not None and _version(restored) > _version(folder.state)
+        if restored is not None and newer:
+            had_local = folder.had_local_state
             folder.state = state_module.merge_restored(folder.state, restored)
             local = folder.local_state()
-            local["first_run"] = False
+            local["first_run"] = bool(had_local and local.get("first_run", True))
             local["restored_from_destination"] = True
             # the destination holds this state: a run that leaves it unchanged sends none
             local["_last_extracted_hash"] = folder.state.get("_version_hash")
-            missing = list(folder.state.get("schema_names") or [])
-        for name in missing:
-            stored = client.get_stored_schema(name)
-            if stored:
-                folder.save_schema(Schema.from_dict(stored))
+        folder.had_local_state = True
+        names = list(folder.state.get("schema_names") or [])
+        taken = [name for name in names if _take_schema(folder, client, name, newer)]
+    return newer or bool(taken)
+
+
+def _version(state: Mapping[str, object]) -> int:
+    return int(cast("int", state.get("_state_version") or 0))
+
+
+def _take_schema(folder: WorkingFolder, client: DestinationClient, name: str, newer: bool) -> bool:
+    """Take the stored schema ``name`` when the folder lacks it, or (a newer state was
+    taken) when the stored one is a newer version."""
+    local = folder.schemas.get(name)
+    if local is not None and not newer:
+        return False
+    stored = client.get_stored_schema(name)
+    if not stored or (local is not None and int(stored.get("version") or 0) <= local.version):
+        return False
+    folder.save_schema(Schema.from_dict(stored))
     return True

@@ -51,3 +51,18 @@ def dropped_pending_package_then_a_run_sends_the_state(ctx: Context) -> Any:
         "loads": ctx.sql(again, "SELECT count(*) FROM d._dlt_loads"),
         "tables": ctx.tables(again),
     }
+
+
+@scenario
+def a_newer_state_in_the_destination_is_taken_at_run(ctx: Context) -> Any:
+    """Two working folders of one pipeline (two machines): a run takes the destination's state
+    when it is newer than the local one, so the cursor another machine moved is not undone
+    (was: rows 4..6 loaded a second time)."""
+    folders = {"pipelines_dir": str(ctx.workdir / "machine_a")}
+    a = ctx.pipeline("machines", dataset_name="d", **folders)
+    a.run(_events(ctx.dlt, 3))
+    b = ctx.pipeline("machines", dataset_name="d", pipelines_dir=str(ctx.workdir / "machine_b"))
+    b.run(_events(ctx.dlt, 6))
+    a = ctx.pipeline("machines", dataset_name="d", **folders)
+    a.run(_events(ctx.dlt, 8))
+    return {"state": _state(a), "version": a.state["_state_version"], "tables": ctx.tables(a)}
