@@ -27,6 +27,7 @@ from loadstone.extract.resource_hints import (
     TableHints,
     check_hint_functions,
     cursor_column_hints,
+    disposition_config,
     hints_of_item,
     merge_hints,
     nested_hints_by_path,
@@ -179,8 +180,8 @@ class Resource(ResourceSteps):
         return callable(self._table_name)
 
     @property
-    def write_disposition(self) -> str:
-        return str(self._hints.get("write_disposition", "append"))
+    def write_disposition(self) -> TWriteDispositionConfig:
+        return disposition_config(self._hints)  # a merge strategy given: dlt's dict form
 
     @write_disposition.setter
     def write_disposition(self, value: TWriteDispositionConfig) -> None:

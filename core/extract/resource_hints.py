@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import attrs
 
@@ -341,6 +341,20 @@ def check_file_format(file_format: str | None) -> str | None:
 def make_hints(**hints: StoredHint) -> StoredHints:
     """``TableHints(**hints).stored()``: the stored hint dict of keyword hints."""
     return TableHints(**hints).stored()
+
+
+def disposition_config(hints: Mapping[str, StoredHint]) -> TWriteDispositionConfig:
+    """The write disposition as code gives it: ``"merge"``, or dlt's dict form when a
+    strategy or options were given (``{"disposition": "merge", "strategy": "upsert"}``)."""
+    disposition = str(hints.get("write_disposition") or "append")
+    options = {
+        ("strategy" if key == "x-merge-strategy" else key[2:].replace("-", "_")): value
+        for key, value in hints.items()
+        if key.startswith("x-") and key not in _NOT_DISPOSITION
+    }
+    if not options:
+        return cast("TWriteDispositionConfig", disposition)
+    return cast("TWriteDispositionConfig", {"disposition": disposition, **options})
 
 
 #: table keys of the ``x-`` form that do not come from a write disposition

@@ -456,3 +456,12 @@ def test_the_resources_of_a_source_built_without_the_decorator_know_it() -> None
     listed = dlt.resource([1], name="listed")
     made = Source("built", dlt.Schema("built"), [listed])  # as the built-in sources build theirs
     assert made.resources["listed"].source_name == "built"
+
+
+def test_write_disposition_reads_back_as_given() -> None:
+    """dlt 1.31 gives the dict back when a merge strategy was given (p215), the name else."""
+    given = {"disposition": "merge", "strategy": "upsert"}
+    res = dlt.resource([{"id": 1}], name="t", write_disposition=given)
+    assert res.write_disposition == given
+    res.apply_hints(write_disposition="replace")
+    assert res.write_disposition == "replace"
