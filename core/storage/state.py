@@ -98,7 +98,7 @@ def new_state(pipeline_name: str) -> PipelineState:
         "destination_name": None,
         "default_schema_name": None,
         "schema_names": [],
-        "sources": {},
+        # no "sources" until a source keeps state, as dlt's (``state.get("sources")`` is None)
         "_local": {"first_run": True},
     }
 
