@@ -26,7 +26,7 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import (
@@ -428,6 +428,17 @@ class DestinationClient(Protocol):
     ) -> None: ...
 
 
+@attrs.frozen
+class StoredAt:
+    """Where a destination keeps a pipeline's data, as its loader resolves it without
+    connecting (a DuckDB file): shown in load info, and whether anything can be there yet."""
+
+    #: the location as users see it (a path; never a password)
+    location: str
+    #: False when nothing exists there yet: asking would create it, and it holds nothing
+    exists: bool
+
+
 class ClientFactory(Protocol):
     """What ``Destination.client_class`` is: a loader class, or a :class:`LazyClient`.
 
@@ -468,12 +479,17 @@ class LazyClient:
         naming: NamingConvention | None = None,
         **options: object,
     ) -> DestinationClient:
+
+        return self.loader()(
+            destination, schema, dataset_name, pipeline_name=pipeline_name, naming=naming, **options
+        )
+
+    def loader(self) -> ClientFactory:
+        """The loader class itself (imported now)."""
         import importlib
 
         loader: ClientFactory = getattr(importlib.import_module(self.module), self.class_name)
-        return loader(
-            destination, schema, dataset_name, pipeline_name=pipeline_name, naming=naming, **options
-        )
+        return loader
 
     def __repr__(self) -> str:
         return f"<{self.class_name} (lazy)>"
@@ -547,6 +563,29 @@ class Destination:
         return self.client_class(
             self, schema, dataset_name, pipeline_name=pipeline_name, naming=naming, **options
         )
+
+    def stored_at(self, pipeline_name: str) -> StoredAt | None:
+        """Where the loader keeps ``pipeline_name``'s data, known without connecting (the
+        loader class's optional classmethod ``stored_at(destination, pipeline_name)``);
+        None when it does not say (a server: asking means connecting)."""
+        where = self._loader_hook("stored_at")
+        return None if where is None else cast("StoredAt | None", where(self, pipeline_name))
+
+    def check_settings(self) -> None:
+        """Parse the settings the loader reads (its optional classmethod
+        ``check_settings(destination)``), so a bad one fails before any work, not when the
+        first client opens."""
+        check = self._loader_hook("check_settings")
+        if check is not None:
+            check(self)
+
+    def _loader_hook(self, name: str) -> Callable[..., object] | None:
+        """An optional classmethod of the loader class, named ``name``."""
+        loader = self.client_class
+        if isinstance(loader, LazyClient):
+            loader = loader.loader()
+        hook = getattr(loader, name, None)
+        return hook if callable(hook) else None
 
     def naming_for(self, schema: Schema | None) -> NamingConvention | None:
         """The convention of system names in this destination: the override

@@ -340,6 +340,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
             self.spark = spark
         self._retarget(destination, credentials, dataset_name)
         self.destination.require_loader()
+        self.boundary.run("extract", self.destination.check_settings)
 
     def _run_locked(
         self,

@@ -159,14 +159,18 @@ class DestinationTarget:
 
     # -- where the data lives -------------------------------------------------------------
     def location(self) -> str | None:
-        """The destination's location as dlt's load info shows it (no password)."""
+        """The destination's location as dlt's load info shows it (no password): where the
+        loader says it keeps the data (a DuckDB file), else the credentials given as text."""
+        stored = self.destination.stored_at(self.pipeline_name)
+        if stored is not None:
+            return stored.location
         credentials = self.destination.config.get("credentials")
         if isinstance(credentials, (str, Path)):
             return without_password(str(credentials))
-        if self.destination.name == "duckdb":
-            return str(Path.cwd() / f"{self.pipeline_name}.duckdb")
         return None
 
     def reachable(self) -> bool:
-        """False for a DuckDB file that does not exist yet (asking it would create it)."""
-        return self.destination.name != "duckdb" or Path(self.location() or "").exists()
+        """False where nothing can be stored yet (a DuckDB file that does not exist: asking
+        it would create it)."""
+        stored = self.destination.stored_at(self.pipeline_name)
+        return stored is None or stored.exists

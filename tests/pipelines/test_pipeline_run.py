@@ -384,3 +384,19 @@ def test_a_loader_file_format_the_destination_does_not_load_is_refused_before_an
     assert f"loader_file_format {file_format!r}" in str(refused.value)
     assert pipe.list_extracted_load_packages() == pipe.list_normalized_load_packages() == []
     assert pipe.run([{"id": 2}], table_name="t").loads_ids  # the next run loads as usual
+
+
+def test_a_configured_duckdb_file_is_the_location_shown_and_is_made_only_by_a_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The location comes from the DuckDB loader's own reading of its credentials (here the
+    environment), not from a guess of ``<pipeline>.duckdb``; checking a first run's
+    destination for state does not create the file."""
+    database = tmp_path / "sub" / "other.duckdb"
+    monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(database))
+    pipe = dlt.pipeline("located", destination="duckdb", dataset_name="ds")
+    with pytest.raises(Exception, match="cannot tell which table"):
+        pipe.run([{"id": 1}])  # refused at extract: no table name
+    assert not database.exists() and not Path("located.duckdb").exists()
+    info = pipe.run([{"id": 1}], table_name="t")
+    assert info.destination_location == str(database) and database.exists()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pytest
 
 import loadstone as dlt
@@ -39,8 +38,7 @@ def test_a_source_listed_with_plain_rows_is_refused_and_nothing_loads(tmp_path: 
     pipeline = _pipeline(tmp_path)
     with pytest.raises(PipelineStepFailed, match="may hold only sources and resources"):
         pipeline.run([one(), [{"b": 2}]])
-    with duckdb.connect(str(tmp_path / "lists.duckdb"), read_only=True) as db:
-        assert db.execute("SELECT table_name FROM information_schema.tables").fetchall() == []
+    assert not (tmp_path / "lists.duckdb").exists()  # not even created
 
 
 def test_the_dataset_lists_the_default_schemas_tables_and_reads_the_others(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from loadstone import config
-from loadstone.destinations.contract import Destination, LoadFileSpec, Row
+from loadstone.destinations.contract import Destination, LoadFileSpec, Row, StoredAt
 from loadstone.exceptions import DuckDBConnectionError
 from loadstone.plugins.destinations.duckdb import database_file
 from loadstone.plugins.destinations.duckdb.memory import (
@@ -78,6 +78,18 @@ def _database_of(credentials: object) -> object:
     return credentials
 
 
+def database_path(credentials: object) -> str | None:
+    """The database file credentials name (a path or a ``duckdb://`` URL, ``~`` expanded);
+    None for an open connection or ``:memory:``."""
+    if isinstance(credentials, duckdb.DuckDBPyConnection):
+        return None
+    path = str(credentials)
+    for prefix in ("duckdb:///", "duckdb://"):
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+    return None if path == ":memory:" else str(Path(path).expanduser())
+
+
 def connect(
     credentials: object, row_group_size: int | None = None
 ) -> tuple[duckdb.DuckDBPyConnection, bool]:
@@ -89,13 +101,9 @@ def connect(
     """
     if isinstance(credentials, duckdb.DuckDBPyConnection):
         return credentials, False
-    path = str(credentials)
-    for prefix in ("duckdb:///", "duckdb://"):
-        if path.startswith(prefix):
-            path = path[len(prefix) :]
+    path = database_path(credentials) or ":memory:"
     if path != ":memory:":
-        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        path = str(Path(path).expanduser())
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + _lock_timeout()
     while True:
         try:
@@ -131,6 +139,24 @@ class DuckDBClient(SqlLoader[ParquetSource]):
     dialect = DIALECT
     driver_error = duckdb.Error
     data_errors = (duckdb.DataError, duckdb.IntegrityError)
+
+    @classmethod
+    def stored_at(cls, destination: Destination, pipeline_name: str) -> StoredAt | None:
+        """The database file this destination names for ``pipeline_name`` (explicit,
+        configured, else ``<pipeline_name>.duckdb``), and whether it exists; None for an open
+        connection or ``:memory:``. Resolved as :meth:`__init__` resolves it, without opening."""
+        path = database_path(resolve_credentials(destination, pipeline_name))
+        if path is None:
+            return None
+        return StoredAt(str(Path(path).absolute()), exists=Path(path).exists())
+
+    @classmethod
+    def check_settings(cls, destination: Destination) -> None:
+        """Parse what :meth:`__init__` reads (row group size, memory limit, lock timeout),
+        so a bad value fails before any work."""
+        configured_row_group_size(destination.config.get("row_group_size"))
+        configured_memory_limit()
+        _lock_timeout()
 
     def __init__(
         self,
