@@ -136,7 +136,10 @@ class PipelinePackages:
         an unknown load id raises :class:`PackageNotFound`."""
         for package in self.list_packages():
             if package.root.name == load_id and package.damage is None:
-                return package_info(package, package.read_schema(), state=package.state)
+                info = package_info(package, package.read_schema(), state=package.state)
+                if package.state == EXTRACTED:  # its jobs are its extracted tables, as dlt's
+                    info.row_counts = _extracted_rows(package)
+                return info
         raise PackageNotFound(f"Package with `load_id={load_id}` could not be found")
 
     def list_failed_jobs_in_package(self, load_id: str) -> list[LoadJobInfo]:
@@ -215,3 +218,11 @@ class PipelinePackages:
             client.initialize_storage()
             changed = client.update_stored_schema(schema)
         return {name: table.to_dict() for name, table in schema.tables.items()} if changed else {}
+
+
+def _extracted_rows(package: LoadPackage) -> dict[str, int]:
+    """Rows per table of an extracted package, in the order the tables were extracted."""
+    rows: dict[str, int] = {}
+    for file in package.extracted_files():
+        rows[file.table_name] = rows.get(file.table_name, 0) + int(file.items or 0)
+    return rows

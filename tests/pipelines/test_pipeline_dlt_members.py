@@ -100,3 +100,13 @@ def test_the_working_folders_are_strings_as_dlt_gives_them(tmp_path: Path) -> No
     assert pipe.pipelines_dir == str(tmp_path / "pipes")
     assert pipe.working_dir == os.path.join(pipe.pipelines_dir, "folders")
     assert pipe.working_dir.startswith(pipe.pipelines_dir)  # dlt programs use str methods
+
+
+def test_an_extracted_packages_jobs_are_its_tables() -> None:
+    """dlt 1.31 (p261): get_load_package_info of an extracted package lists a new job per
+    extracted table, the state's too."""
+    pipe = dlt.pipeline("extracted_jobs", destination="duckdb")
+    pipe.extract([dlt.resource([{"i": 1}], name="r1"), dlt.resource([{"j": 2}], name="r2")])
+    [load_id] = pipe.list_extracted_load_packages()
+    jobs = pipe.get_load_package_info(load_id).jobs["new_jobs"]
+    assert sorted(j.job_file_info.table_name for j in jobs) == ["_dlt_pipeline_state", "r1", "r2"]
