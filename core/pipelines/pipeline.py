@@ -300,10 +300,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         check_refresh(refresh)
         check_file_format(loader_file_format)
         self._configure_run(destination, credentials, dataset_name, spark)
-        self.staging = check_staging(self.destination, staging, self.staging)  # refused: unkept
-        self.destination.capabilities.check_loader_file_format(
-            self.destination.name, loader_file_format
-        )
+        self._check_staging_and_format(staging, loader_file_format)
         self.recorder.reset()
         started, trace = time.time(), self.folder.trace_path
         first_run = self.first_run
@@ -329,6 +326,16 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
             raise
         self.recorder.save_trace(trace, self.pipeline_name, started, info=info)
         return info
+
+    def _check_staging_and_format(
+        self, staging: object, loader_file_format: TLoaderFileFormat | None
+    ) -> None:
+        """A ``staging=`` or ``loader_file_format=`` the destination refuses fails the run
+        before any work (a refused staging is not kept)."""
+        self.staging = check_staging(self.destination, staging, self.staging)
+        self.destination.capabilities.check_loader_file_format(
+            self.destination.name, loader_file_format
+        )
 
     def _configure_run(
         self, destination: object, credentials: object, dataset_name: str | None, spark: object
