@@ -33,6 +33,7 @@ from loadstone.exceptions import (
     LoadstoneError,
     PluginContractError,
     PluginImportError,
+    UnknownDestination,
     UnknownPluginError,
 )
 from loadstone.hookspecs import DestinationPlugin, NormalizerPlugin
@@ -149,6 +150,8 @@ def load_plugin(kind: str, name: str) -> object:
         return _import_module_path(kind, name)
     entry_point = _entry_point(kind, name)
     if entry_point is None:
+        if kind == "destinations":
+            raise UnknownDestination(name, plugin_names(kind))
         raise UnknownPluginError(kind, name, plugin_names(kind))
     try:
         return entry_point.load()
@@ -370,7 +373,7 @@ def get_destination(name: str) -> DestinationPlugin:
     by_name, failures = _all_destinations()
     if name in by_name:
         return by_name[name]
-    raise UnknownPluginError("destinations", name, list(by_name), failures.values())
+    raise UnknownDestination(name, list(by_name), failures.values())
 
 
 def _names(objects: Iterable[object]) -> str:

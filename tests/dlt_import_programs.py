@@ -259,6 +259,8 @@ def _tables(path: Path) -> dict[str, Any]:
     import duckdb
 
     out: dict[str, Any] = {}
+    if not path.exists():  # nothing was loaded: loadstone does not create the file then
+        return out
     with duckdb.connect(str(path), read_only=True) as conn:
         names = conn.execute(
             "select table_name from information_schema.tables where table_schema = 'd' "

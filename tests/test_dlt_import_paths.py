@@ -60,7 +60,7 @@ PATHS: dict[str, list[str]] = {
     ],
     "loadstone.common.destination.exceptions": [
         "DestinationException", "DestinationIncompatibleLoaderFileFormatException",
-        "DestinationTerminalException",
+        "DestinationTerminalException", "UnknownDestinationModule",
     ],
     "loadstone.common.configuration": ["configspec", "ConfigFieldMissingException"],
     "loadstone.common.time": ["ensure_pendulum_datetime", "ensure_pendulum_date"],

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import loadstone
 from loadstone import plugin_manager
 from loadstone.exceptions import (
     LoadstoneError,
@@ -206,6 +207,19 @@ def test_an_unknown_name_says_how_to_install_or_name_a_plugin() -> None:
     assert "pip install" in message
     assert "'loadstone.naming'" in message
     assert "fully qualified module name" in message
+
+
+def test_an_unknown_destination_is_dlts_unknown_destination_module() -> None:
+    """Code written for dlt catches ``UnknownDestinationModule`` (a destination error and a
+    lookup error); it is loadstone's ``UnknownDestination``, an ``UnknownPluginError``."""
+    from loadstone.common.destination.exceptions import UnknownDestinationModule
+    from loadstone.exceptions import DestinationError
+
+    with pytest.raises(UnknownDestinationModule) as caught:
+        loadstone.pipeline("unknown", destination="nonexistent_dest")
+    assert isinstance(caught.value, UnknownPluginError)
+    assert isinstance(caught.value, DestinationError) and isinstance(caught.value, LookupError)
+    assert "'nonexistent_dest'" in str(caught.value) and "duckdb" in str(caught.value)
 
 
 def test_unknown_plugin_error_is_a_loadstone_error_and_a_lookup_error() -> None:

@@ -68,6 +68,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "DestinationError": ("loadstone.exceptions", "DestinationError"),
     "DestinationNotSupported": ("loadstone.exceptions", "DestinationNotSupported"),
     "LoaderFileFormatNotSupported": ("loadstone.exceptions", "LoaderFileFormatNotSupported"),
+    "UnknownDestination": ("loadstone.exceptions", "UnknownDestination"),
     "DestinationSchemaMismatch": ("loadstone.exceptions", "DestinationSchemaMismatch"),
     "DuckDBConnectionError": ("loadstone.exceptions", "DuckDBConnectionError"),
     "ExtractError": ("loadstone.exceptions", "ExtractError"),

@@ -18,6 +18,7 @@ from loadstone.exceptions import (
     LoaderFileFormatNotSupported as DestinationIncompatibleLoaderFileFormatException,
 )
 from loadstone.exceptions import LoadRefused as DestinationTerminalException
+from loadstone.exceptions import UnknownDestination as UnknownDestinationModule
 
 __all__ = [
     "DatabaseException",
@@ -27,4 +28,5 @@ __all__ = [
     "DestinationException",
     "DestinationIncompatibleLoaderFileFormatException",
     "DestinationTerminalException",
+    "UnknownDestinationModule",
 ]

@@ -56,6 +56,7 @@ from loadstone.exceptions.destinations import (
     SqlClientNotAvailable,
     TableAttributeNotInDataset,
     TableNotInDataset,
+    UnknownDestination,
     UnsupportedType,
     UnsupportedWriteDisposition,
 )
@@ -232,6 +233,7 @@ __all__ = [
     "TableNotInDataset",
     "TablePropertiesConflictException",
     "UnboundColumnException",
+    "UnknownDestination",
     "UnknownDetectionError",
     "UnknownPluginError",
     "UnsupportedType",

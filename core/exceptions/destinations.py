@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from loadstone.exceptions.base import LoadstoneError, PackageDataError
+from loadstone.exceptions.configuration import UnknownPluginError
 
 
 class HasUrl(Protocol):
@@ -37,6 +38,16 @@ class DestinationNotSupported(DestinationError):
             f"destination {name!r} has a capability profile but no loader yet; "
             f"available loaders: {', '.join(self.available)}"
         )
+
+
+class UnknownDestination(UnknownPluginError, DestinationError):
+    """No destination has this name (dlt 1.31's ``UnknownDestinationModule``, a lookup
+    error); the message lists the destinations there are and how to add one."""
+
+    def __init__(
+        self, name: str, available: Sequence[str], broken: Iterable[BaseException] = ()
+    ) -> None:
+        super().__init__("destinations", name, available, broken)
 
 
 class DestinationLoadingViaStagingNotSupported(DestinationError):

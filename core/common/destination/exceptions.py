@@ -7,10 +7,12 @@ from loadstone.destinations.exceptions import (
     DestinationException,
     DestinationIncompatibleLoaderFileFormatException,
     DestinationTerminalException,
+    UnknownDestinationModule,
 )
 
 __all__ = [
     "DestinationException",
     "DestinationIncompatibleLoaderFileFormatException",
     "DestinationTerminalException",
+    "UnknownDestinationModule",
 ]
