@@ -40,18 +40,24 @@ def set_aside(folder: WorkingFolder, package: LoadPackage, cause: str) -> None:
         shutil.move(str(package.root), str(folder.failed_packages_dir / package.root.name))
 
     folder.remove_packages([package], move)
-    _restore_contract(folder, package)
+    _forget_extract(folder, package)
 
 
-def _restore_contract(folder: WorkingFolder, package: LoadPackage) -> None:
-    """The schema's contract as it was before the package's extract set the one given to
-    ``run`` or to its source: the next run goes on as if the package had never been."""
-    if "schema_contract_before" not in package.meta:
+def _forget_extract(folder: WorkingFolder, package: LoadPackage) -> None:
+    """Take back what the package's extract changed in the schema: the root tables it
+    declared and the contract given to ``run`` or to its source, so the next run goes on as
+    if the package had never been (dlt: after the package is aborted)."""
+    meta = package.meta
+    declared = meta.get("declared_tables") or []
+    if not declared and "schema_contract_before" not in meta:
         return
     schema = folder.schemas.get(package.schema_name)
-    if schema is not None:
-        schema.set_schema_contract(package.meta["schema_contract_before"])
-        folder.save_schema(schema)
+    if schema is None:
+        return
+    if "schema_contract_before" in meta:
+        schema.set_schema_contract(meta["schema_contract_before"])
+    schema.drop_tables([name for name in declared if schema.has_table(name)])
+    folder.save_schema(schema)
 
 
 def forget_schema_changes(folder: WorkingFolder, package: LoadPackage) -> None:

@@ -146,3 +146,26 @@ def run_and_source_contracts_are_the_schemas(ctx: Context) -> Any:
     refused.drop_pending_packages()  # dlt keeps the package pending; loadstone set it aside
     out["refused"] = [failed, contracts(refused)]
     return out
+
+
+@scenario
+def contracts_of_a_new_table_with_typed_columns(ctx: Context) -> Any:
+    """A new table whose hints declare typed columns holds its values to the ``data_type``
+    contract as an existing table does (bad values dropped, rows dropped, or the package
+    refused); a refused package leaves no trace of the table in the schema."""
+    dlt = ctx.dlt
+    pipe = ctx.pipeline("typed_new")
+    rows = [{"n": "2", "f": "2.5"}, {"n": "x", "f": "nope"}, {"n": 3.0, "f": 3}]
+    out: dict[str, Any] = {}
+    for mode in ("discard_value", "discard_row", "freeze"):
+        res = dlt.resource(
+            list(rows),
+            name=f"typed_{mode}",
+            columns={"n": {"data_type": "bigint"}, "f": {"data_type": "double"}},
+            schema_contract={"data_type": mode},
+        )
+        out[mode] = ctx.attempt(lambda res=res: pipe.run(res) and None)
+    pipe.drop_pending_packages()  # dlt keeps the refused package pending; loadstone set it aside
+    out["schema_tables"] = sorted(pipe.default_schema.data_table_names())
+    out["tables"] = ctx.tables(pipe)
+    return out

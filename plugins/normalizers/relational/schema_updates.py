@@ -246,6 +246,12 @@ def _propagates_root_key(
     return propagate
 
 
+def _contract(schema: Schema, hints: TableHints, existing: Table | None) -> SchemaContract:
+    """The root's contract: the hint's (else the table's), then the schema's."""
+    own = hints.get("schema_contract") or (existing.schema_contract if existing else None)
+    return SchemaContract.parse(own).over(SchemaContract.parse(schema.settings.schema_contract))
+
+
 def plan_root(
     schema: Schema, source_name: str, hints: TableHints, naming: NamingConvention
 ) -> RootPlan:
@@ -279,11 +285,9 @@ def plan_root(
         primary_key=primary_key if strategy in ("upsert", "insert-only") else (),
         row_hash=strategy == "scd2",
         valid_from=_valid_from(scd2),
-        contract=SchemaContract.parse(
-            hints.get("schema_contract")
-            or (existing.schema_contract if existing is not None else None)
-        ).over(SchemaContract.parse(schema.settings.schema_contract)),  # then the schema's
+        contract=_contract(schema, hints, existing),
         existing_table=existing is not None,
+        typed_declared=existing is None and any(c.data_type for c in columns.values()),
         not_null=_not_null(existing, columns),
         null_refused=_null_refused(schema, root, columns, nested),
         **nested_spec(schema, root, hints.get("resource") or source_name, nested, propagate),

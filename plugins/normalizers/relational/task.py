@@ -44,6 +44,9 @@ class RootSpec:
     valid_from: str = VALID_FROM
     contract: SchemaContract = attrs.field(factory=SchemaContract, converter=_as_contract)
     existing_table: bool = False
+    #: a new root whose hints declare typed columns: dlt holds its new columns and variants
+    #: to the contract, as an existing table's (``loadstone.schema.contracts``)
+    typed_declared: bool = False
     #: contracts nested tables declare (``make_nested_hints(schema_contract=...)``), by table
     table_contracts: Mapping[str, SchemaContract] = attrs.field(factory=dict, hash=False)
     #: root columns that may hold no null (keys): a row without a value fails the package
