@@ -34,6 +34,7 @@ from loadstone.runtime import settings as run_settings
 from loadstone.runtime.package_outcome import set_aside
 from loadstone.runtime.working_folder import add_state_table
 from loadstone.schema import Schema
+from loadstone.schema.hints import disposition_of, table_from_hints
 from loadstone.storage.load_package import EXTRACTED, NORMALIZED, LoadPackage, iter_pending
 from loadstone.storage.state import state_row_count
 
@@ -126,7 +127,8 @@ class NormalizeStep:
         it runs (the pipeline's load overlapped with normalize).
         """
         packages = [p for p in iter_pending(self.folder.packages_dir) if p.state == EXTRACTED]
-        packages = [p for p in packages if not drop_if_empty(p)]  # as dlt: nothing to load
+        # as dlt: nothing to load
+        packages = [p for p in packages if not drop_if_empty(p, self.folder.schema_for_package(p))]
         if not packages:
             return []
         step = self.context.recorder.begin(
@@ -160,6 +162,8 @@ class NormalizeStep:
         result = self._run_normalizer(package, schema, context)
         evolved = _evolved_schema(result)
         tables, (rows, files, size) = _normalized_records(package, result)
+        emptied = [t for t in _emptied(package, evolved) if t not in tables]
+        _replace_without_rows(evolved, emptied)
         self._check_bound_columns(package, evolved, naming, tables)
         if package.meta.get("carries_state", True):  # only its schema has the state table
             nested = [t for t in result.new_tables if evolved.tables[t].parent is not None]
@@ -179,6 +183,7 @@ class NormalizeStep:
         )
         folder.save_state(target)
         row_counts = {name: info["row_count"] for name, info in tables.items()}
+        row_counts.update({t: 0 for t in emptied})
         self.context.recorder.package_done(
             step,
             package.load_id,
@@ -306,3 +311,21 @@ def _normalized_records(
         files += len(table_files)
         size += sum(f.stat().st_size for f in table_files if f.exists())
     return tables, (rows, files, size)
+
+
+def _emptied(package: LoadPackage, schema: Schema) -> list[str]:
+    """The tables the package replaces (rows or none): one without rows counts 0, as dlt
+    1.31's normalize counts it (``row_counts`` then names the table the load empties)."""
+    return [
+        table
+        for table, hints in package.table_hints().items()
+        if disposition_of(hints)[0] == "replace" and schema.has_table(table)
+    ]
+
+
+def _replace_without_rows(schema: Schema, tables: list[str]) -> None:
+    """A table replaced with no rows takes the ``replace`` disposition in the schema (the
+    normalizer sets it only on tables it writes rows to): the load empties it, as dlt's."""
+    for table in tables:
+        if schema.get_table(table).write_disposition != "replace":
+            schema.update_table(table_from_hints(table, write_disposition="replace"))

@@ -66,3 +66,30 @@ def a_newer_state_in_the_destination_is_taken_at_run(ctx: Context) -> Any:
     a = ctx.pipeline("machines", dataset_name="d", **folders)
     a.run(_events(ctx.dlt, 8))
     return {"state": _state(a), "version": a.state["_state_version"], "tables": ctx.tables(a)}
+
+
+@scenario
+def a_replace_that_yields_nothing(ctx: Context) -> Any:
+    """A replace with no rows empties a table the pipeline made (its normalize counts it 0);
+    into a table never made it loads no package at all."""
+    pipe = ctx.pipeline("empty_replace", dataset_name="d")
+
+    @ctx.dlt.resource(write_disposition="replace")
+    def never() -> Any:
+        yield from []
+
+    out: dict[str, Any] = {}
+    pipe.run([{"x": 1, "l": [1, 2]}], table_name="t")
+    for label, run in [
+        ("existing", lambda: pipe.run([], table_name="t", write_disposition="replace")),
+        ("never_made", lambda: pipe.run(never())),
+    ]:
+        info = run()
+        normalized = pipe.last_trace.last_normalize_info
+        out[label] = {
+            "loads": len(info.loads_ids),
+            "row_counts": dict(normalized.row_counts) if normalized else None,
+        }
+    out["loads_rows"] = ctx.sql(pipe, "SELECT count(*) FROM d._dlt_loads")
+    out["tables"] = ctx.tables(pipe)
+    return out
