@@ -45,6 +45,9 @@ class RunningPipeline(Protocol):
     @property
     def state(self) -> dict[str, TDataItem]: ...
 
+    @property
+    def working_dir(self) -> str: ...
+
     def run(self, *args: Any, **kwargs: Any) -> Any: ...
 
 

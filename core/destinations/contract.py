@@ -517,11 +517,19 @@ class Destination:
     config: Mapping[str, object] = attrs.field(factory=dict, converter=_as_config)
     naming_convention: str | None = None
     description: str = ""
+    #: the destination's type: its name as registered, kept when ``destination_name=``
+    #: renames it (a DuckDB destination named ``warehouse`` is still of type ``duckdb``)
+    kind: str = attrs.field(default=attrs.Factory(lambda self: self.name, takes_self=True))
 
     @property
     def destination_name(self) -> str:
         """dlt's name of the destination (its type's name unless configured otherwise)."""
         return self.name
+
+    @property
+    def destination_type(self) -> str:
+        """The destination's type as dlt names its factory (``dlt.destinations.duckdb``)."""
+        return f"loadstone.destinations.{self.kind}"
 
     @property
     def has_loader(self) -> bool:

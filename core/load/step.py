@@ -89,6 +89,7 @@ class LoadStep:
         return LoadInfo(
             pipeline_name=target.pipeline_name,
             destination_name=target.destination.name,
+            destination_kind=target.destination.kind,
             dataset_name=target.dataset_name,
             destination_location=target.location(),
             # read before the load: True until a load succeeded

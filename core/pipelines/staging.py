@@ -16,6 +16,8 @@ the pipeline work (dlt keeps it on the pipeline object and every later run fails
 
 from __future__ import annotations
 
+import attrs
+
 from loadstone.destinations.contract import Destination
 from loadstone.exceptions import (
     DestinationLoadingViaStagingNotSupported,
@@ -51,11 +53,15 @@ def check_staging(
 
 
 def destinations_of(
-    destination: object, stored: object, staging: object
+    destination: object, stored: tuple[str, str | None] | None, staging: object
 ) -> tuple[Destination, Destination | None]:
-    """A new pipeline's destination (given, else the one its state names, else the default)
-    and staging destination, checked against a destination given or stored (dlt accepts a
-    staging destination before any destination is chosen)."""
-    chosen = destination if destination is not None else stored
-    found = resolve_destination(chosen)
-    return found, check_staging(None if chosen is None else found, staging)
+    """A new pipeline's destination (given, else the one its state names: its type, renamed
+    as it was, else the default) and staging destination, checked against a destination
+    given or stored (dlt accepts a staging destination before any destination is chosen)."""
+    if destination is None and stored is not None:
+        kind, name = stored
+        found = resolve_destination(kind)
+        found = found if name is None else attrs.evolve(found, name=name)
+        return found, check_staging(found, staging)
+    found = resolve_destination(destination)
+    return found, check_staging(None if destination is None else found, staging)

@@ -238,6 +238,8 @@ class LoadInfo:
     first_run: bool = False
     #: the pipeline that made this info (dlt's ``LoadInfo.pipeline``), when it said so
     pipeline: Pipeline | None = attrs.field(default=None, eq=False, repr=False)
+    #: the destination's type when ``destination_name=`` renamed it ("" : its name)
+    destination_kind: str = ""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LoadInfo:
@@ -251,6 +253,7 @@ class LoadInfo:
             packages=[LoadPackageInfo.from_dict(p) for p in data.get("packages") or []],
             steps={name: StepInfo.from_dict(step) for name, step in steps.items() if step},
             first_run=bool(data.get("first_run")),
+            destination_kind=str(data.get("destination_type") or "").rpartition(".")[2],
         )
 
     @property
@@ -270,14 +273,15 @@ class LoadInfo:
     @property
     def destination_type(self) -> str:
         """The destination's factory, as dlt names it (``dlt.destinations.duckdb``)."""
-        return f"loadstone.destinations.{self.destination_name}"
+        return f"loadstone.destinations.{self.destination_kind or self.destination_name}"
 
     @property
     def destination_displayable_credentials(self) -> str | None:
         """Where the destination keeps the data, without a password (a DuckDB file as the
         ``duckdb:///`` URL dlt shows)."""
         location = self.destination_location
-        if location and self.destination_name == "duckdb" and "://" not in location:
+        duckdb = (self.destination_kind or self.destination_name) == "duckdb"
+        if location and duckdb and "://" not in location:
             return location if location == ":memory:" else f"duckdb:///{location}"
         return location
 

@@ -59,12 +59,15 @@ def default_pipelines_dir() -> Path:
     return config.home_dir() / "pipelines"
 
 
-def stored_destination(state: Mapping[str, object]) -> str | None:
-    """The destination a saved state names (its type; older states named it directly)."""
+def stored_destination(state: Mapping[str, object]) -> tuple[str, str | None] | None:
+    """The destination a saved state names: its type, and the name ``destination_name=``
+    gave it (None: the type's own); older states named it directly."""
     stored = state.get("destination_type") or state.get("destination_name")
-    if isinstance(stored, str):
-        return stored.removeprefix(DESTINATION_TYPE_PREFIX)
-    return None
+    if not isinstance(stored, str):
+        return None
+    renamed = state.get("destination_name") if state.get("destination_type") else None
+    name = renamed if isinstance(renamed, str) else None
+    return stored.removeprefix(DESTINATION_TYPE_PREFIX), name
 
 
 def add_state_table(schema: Schema) -> None:
@@ -195,11 +198,14 @@ class WorkingFolder:
     # -- state ----------------------------------------------------------------------------
     def stamp_state(self, target: DestinationTarget) -> None:
         """Name the pipeline, destination and dataset in the state as dlt does (the destination
-        by its type, ``dlt.destinations.<name>``; ``destination_name`` is a custom name, None
-        here) and bump its version when the content changed."""
+        by its type, ``dlt.destinations.<type>``; ``destination_name`` the name
+        ``destination_name=`` gave it, else None) and bump its version when the content
+        changed."""
         self.state["pipeline_name"] = self.pipeline_name
-        self.state["destination_type"] = f"{DESTINATION_TYPE_PREFIX}{target.destination.name}"
-        self.state["destination_name"] = None
+        destination = target.destination
+        self.state["destination_type"] = f"{DESTINATION_TYPE_PREFIX}{destination.kind}"
+        renamed = destination.name != destination.kind
+        self.state["destination_name"] = destination.name if renamed else None
         self.state["dataset_name"] = target.given_dataset_name
         if not self.state.get("sources"):
             self.state.pop("sources", None)

@@ -400,3 +400,35 @@ def test_a_configured_duckdb_file_is_the_location_shown_and_is_made_only_by_a_lo
     assert not database.exists() and not Path("located.duckdb").exists()
     info = pipe.run([{"id": 1}], table_name="t")
     assert info.destination_location == str(database) and database.exists()
+
+
+def test_pipeline_credentials_put_the_duckdb_file_in_the_pipelines_working_folder() -> None:
+    """dlt's ``duckdb(":pipeline:")``: ``<working_dir>/<pipeline_name>.duckdb``, not a file
+    named ``:pipeline:`` in the current directory."""
+    pipe = dlt.pipeline("inside", destination=dlt.destinations.duckdb(":pipeline:"))
+    info = pipe.run([{"id": 1}], table_name="t")
+    database = Path(pipe.working_dir) / "inside.duckdb"
+    assert database.exists() and not Path(":pipeline:").exists()
+    assert info.destination_location == str(database)
+
+
+def test_a_renamed_destination_keeps_its_type_and_comes_back_by_its_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``destination_name="warehouse"`` on DuckDB: the type stays duckdb (load info, state),
+    the name reads the configuration, and the pipeline reopened by name gets both back."""
+    monkeypatch.setenv("DESTINATION__WAREHOUSE__CREDENTIALS", str(Path("wh.duckdb").absolute()))
+    target = dlt.destinations.duckdb(destination_name="warehouse")
+    pipe = dlt.pipeline("renamed", destination=target, dataset_name="ds")
+    info = pipe.run([{"id": 1}], table_name="t")
+    assert (info.destination_name, info.destination_type) == (
+        "warehouse",
+        "loadstone.destinations.duckdb",
+    )
+    assert pipe.state["destination_type"].endswith(".duckdb")
+    assert pipe.state["destination_name"] == "warehouse"
+    again = dlt.pipeline("renamed", dataset_name="ds")
+    assert (again.destination.destination_name, again.destination.kind) == ("warehouse", "duckdb")
+    again.run([{"id": 2}], table_name="t")
+    with duckdb.connect("wh.duckdb", read_only=True) as conn:
+        assert conn.execute("SELECT id FROM ds.t ORDER BY id").fetchall() == [(1,), (2,)]

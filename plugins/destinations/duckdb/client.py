@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from loadstone import config
+from loadstone import config, current
 from loadstone.destinations.contract import Destination, LoadFileSpec, Row, StoredAt
 from loadstone.exceptions import DuckDBConnectionError
 from loadstone.plugins.destinations.duckdb import database_file
@@ -49,14 +49,27 @@ CREDENTIALS_ENV = "DESTINATION__DUCKDB__CREDENTIALS"
 def resolve_credentials(destination: Destination, pipeline_name: str | None) -> object:
     """Where the database is: explicit credentials (a path, a ``duckdb://`` URL or an open
     connection), then configuration, then ``<pipeline_name>.duckdb`` in the working
-    directory."""
-    explicit = _database_of(destination.config.get("credentials"))
-    if explicit is not None:
-        return explicit
-    configured = _configured_credentials(destination.name)
-    if configured:
-        return configured
-    return f"{pipeline_name or 'loadstone'}.duckdb"
+    directory; ``:pipeline:`` (dlt's) names that file in the pipeline's working folder."""
+    found = _database_of(destination.config.get("credentials"))
+    if found is None:
+        found = _configured_credentials(destination.name) or None
+    if found == PIPELINE_DATABASE:
+        return _in_working_dir(pipeline_name)
+    return f"{pipeline_name or 'loadstone'}.duckdb" if found is None else found
+
+
+#: dlt's credentials for a database in the pipeline's working folder
+#: (``<pipelines_dir>/<pipeline_name>/<pipeline_name>.duckdb``)
+PIPELINE_DATABASE = ":pipeline:"
+
+
+def _in_working_dir(pipeline_name: str | None) -> str:
+    """``<pipeline_name>.duckdb`` in the working folder of the pipeline running under that
+    name (the current directory when none is)."""
+    name = pipeline_name or "loadstone"
+    running = current.active()
+    folder = running.working_dir if running and running.pipeline_name == name else "."
+    return str(Path(folder) / f"{name}.duckdb")
 
 
 def _configured_credentials(name: str) -> str | None:
