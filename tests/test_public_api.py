@@ -69,6 +69,8 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "DestinationNotSupported": ("loadstone.exceptions", "DestinationNotSupported"),
     "LoaderFileFormatNotSupported": ("loadstone.exceptions", "LoaderFileFormatNotSupported"),
     "UnknownDestination": ("loadstone.exceptions", "UnknownDestination"),
+    "TableNotInDataset": ("loadstone.exceptions", "TableNotInDataset"),
+    "TableAttributeNotInDataset": ("loadstone.exceptions", "TableAttributeNotInDataset"),
     "DestinationSchemaMismatch": ("loadstone.exceptions", "DestinationSchemaMismatch"),
     "DuckDBConnectionError": ("loadstone.exceptions", "DuckDBConnectionError"),
     "ExtractError": ("loadstone.exceptions", "ExtractError"),
