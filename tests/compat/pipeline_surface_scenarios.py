@@ -93,3 +93,24 @@ def a_replace_that_yields_nothing(ctx: Context) -> Any:
     out["loads_rows"] = ctx.sql(pipe, "SELECT count(*) FROM d._dlt_loads")
     out["tables"] = ctx.tables(pipe)
     return out
+
+
+@scenario
+def refresh_runs_send_the_state(ctx: Context) -> Any:
+    """drop_resources and drop_sources reset state: their runs send a state row even when
+    the state is as before; drop_data does not."""
+    pipe = ctx.pipeline("refresh_state", dataset_name="d")
+
+    @ctx.dlt.source
+    def shop() -> Any:
+        @ctx.dlt.resource(write_disposition="replace")
+        def prices() -> Any:
+            yield [{"sku": "x", "p": 1.5}]
+
+        return prices
+
+    counts = []
+    for refresh in (None, "drop_data", "drop_resources", "drop_sources"):
+        pipe.run(shop(), refresh=refresh)
+        counts.append(ctx.sql(pipe, "SELECT count(*) FROM d._dlt_pipeline_state")[0][0])
+    return {"state_rows": counts, "tables": ctx.tables(pipe)}
