@@ -193,6 +193,7 @@ class StepRecorder:
                 steps[name]["info"] = held.to_trace()
         if error is not None:
             trace["error"] = f"{type(error).__name__}: {error}"
+            trace["error_message"] = str(error)  # dlt's step_exception
         if info is not None:
             trace.update(info.to_trace())  # loadstone's JSON form (asdict() is dlt's)
         trace["steps"] = steps  # the recorder's, with what makes the step infos again

@@ -134,7 +134,7 @@ class PipelineTrace(dict[str, Any]):
         if not step:
             return None
         info = self._step_info(name) if name in ("extract", "normalize") else None
-        failed = self.error if name == list(steps)[-1] else None  # the step the run ended in
+        failed = self._error_message() if name == list(steps)[-1] else None  # the run ended in it
         return StepTrace(
             step=name,
             row_counts=dict(step.get("row_counts") or {}),
@@ -166,7 +166,7 @@ class PipelineTrace(dict[str, Any]):
                     started_at=started,
                     finished_at=finished,
                     load_info=self._load_info(),
-                    step_exception=self.error,
+                    step_exception=self._error_message(),
                 )
             )
         return steps
@@ -212,6 +212,11 @@ class PipelineTrace(dict[str, Any]):
         """The run's failure (``None`` when it succeeded)."""
         error = self.get("error")
         return None if error is None else str(error)
+
+    def _error_message(self) -> str | None:
+        """The run's error as dlt's ``step_exception`` holds it: its text, without its class."""
+        message = self.get("error_message")
+        return self.error if message is None else str(message)
 
     def asstr(self, verbosity: int = 0) -> str:
         """dlt's wording: when the run started, how it ended, then each step."""

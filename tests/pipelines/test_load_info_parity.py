@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -272,6 +273,23 @@ def test_trace_steps_have_dlts_times_and_infos(pipeline: dlt.Pipeline) -> None:
         "LoadInfo",
     ]
     assert [s.step_exception for s in steps] == [None] * 4
+
+
+def test_a_failed_runs_trace_holds_the_errors_text_as_step_exception(
+    pipeline: dlt.Pipeline,
+) -> None:
+    """dlt 1.31: the failed step and the run step carry ``str(exception)`` (no class name)."""
+
+    @dlt.resource
+    def bad() -> Any:
+        yield {"a": 1}
+        raise ValueError("boom")
+
+    with pytest.raises(dlt.PipelineStepFailed) as failed:
+        pipeline.run(bad())
+    steps = pipeline.last_trace.steps
+    assert [s.step for s in steps] == ["extract", "run"]
+    assert [s.step_exception for s in steps] == [str(failed.value)] * 2
 
 
 def test_load_info_names_its_pipeline(pipeline: dlt.Pipeline) -> None:
