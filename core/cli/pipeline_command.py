@@ -33,6 +33,7 @@ ACTIONS = (
     "report",
     "load",
     "drop-pending-packages",
+    "abort-packages",  # dlt 1.31's name of drop-pending-packages
     # dlt's managing commands (loadstone.cli.pipeline_admin)
     "drop",
     "load-package",
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "pipeline",
         help="inspect and manage a pipeline: info, show, schema, trace, report, load, drop, "
-        "load-package, failed-jobs, sync, drop-pending-packages",
+        "load-package, failed-jobs, sync, drop-pending-packages (abort-packages)",
         description="Inspect a pipeline and what it loaded.",
     )
     parser.add_argument("name", metavar="PIPELINE", nargs="?", help="pipeline name")
@@ -244,7 +245,7 @@ def pipeline_command(args: argparse.Namespace) -> int:
         print(json.dumps(trace, indent=1, default=str) if args.json else trace_text(trace))
     elif args.action == "load":
         print(pipe.run())
-    elif args.action == "drop-pending-packages":
+    elif args.action in ("drop-pending-packages", "abort-packages"):
         dropped = pipe.drop_pending_packages()
         print(f"dropped {len(dropped)} pending package(s)" + "".join(f"\n  {d}" for d in dropped))
     return 0

@@ -15,7 +15,7 @@ import contextlib
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from loadstone.exceptions import PackageNotFound
 from loadstone.load.step import package_info
@@ -188,6 +188,30 @@ class PipelinePackages:
             target = self._target()
             return recovery.drop_pending_packages(self.folder, target, lambda: self.default_schema)
 
+    def abort_packages(self, load_id: str | None = None, dry_run: bool = False) -> AbortPlan | None:
+        """dlt 1.31's way to stop waiting for pending packages: the plan names the normalized
+        package aborted (``load_id``, else the oldest), the other pending ones deleted and
+        the package the state is restored from; ``dry_run`` only returns it, None when
+        nothing is pending. Carried out as :meth:`drop_pending_packages` (every pending
+        package goes, with the state changes its extract made); the aborted one is not kept
+        among the completed packages, as dlt keeps it."""
+        normalized = self.list_normalized_load_packages()
+        extracted = self.list_extracted_load_packages()
+        if load_id is not None and load_id not in normalized:
+            raise PackageNotFound(f"Package with `load_id={load_id}` could not be found")
+        if not normalized and not extracted:
+            return None
+        aborted = load_id or (normalized[0] if normalized else None)
+        plan = AbortPlan(
+            package_to_abort=None if aborted is None else _aborted(aborted),
+            packages_to_delete=[n for n in normalized if n != aborted],
+            extracted_packages_to_delete=extracted,
+            restore_from_load_id=aborted,
+        )
+        if not dry_run:
+            self.drop_pending_packages()
+        return plan
+
     def drop_resources(self, resources: Sequence[str] | None = None) -> list[str]:
         """Drop the tables of ``resources`` (all data tables when None) from the destination
         and the schema, and reset their state: the next run loads them from scratch (the CLI's
@@ -218,6 +242,32 @@ class PipelinePackages:
             client.initialize_storage()
             changed = client.update_stored_schema(schema)
         return {name: table.to_dict() for name, table in schema.tables.items()} if changed else {}
+
+
+class AbortedPackage(TypedDict):
+    """The package an abort stops (dlt's ``TAbortPlan['package_to_abort']``): a package loads
+    in one transaction here, so it has no jobs that ended, failed or committed apart."""
+
+    load_id: str
+    terminal_jobs: list[str]
+    transient_jobs: list[str]
+    interrupted_jobs: list[str]
+    committed_jobs: list[str]
+
+
+class AbortPlan(TypedDict):
+    """What :meth:`PipelinePackages.abort_packages` does (dlt 1.31's ``TAbortPlan``)."""
+
+    package_to_abort: AbortedPackage | None
+    packages_to_delete: list[str]
+    extracted_packages_to_delete: list[str]
+    restore_from_load_id: str | None
+
+
+def _aborted(load_id: str) -> AbortedPackage:
+    return AbortedPackage(
+        load_id=load_id, terminal_jobs=[], transient_jobs=[], interrupted_jobs=[], committed_jobs=[]
+    )
 
 
 def _extracted_rows(package: LoadPackage) -> dict[str, int]:

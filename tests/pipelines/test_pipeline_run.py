@@ -13,6 +13,7 @@ import pytest
 
 import loadstone as dlt
 from loadstone import current
+from loadstone.cli import main
 from loadstone.destinations.exceptions import DestinationIncompatibleLoaderFileFormatException
 from loadstone.exceptions import LoaderFileFormatNotSupported
 from loadstone.pipelines.pipeline import Pipeline
@@ -160,6 +161,45 @@ def test_drop_pending_packages_removes_unloaded_work() -> None:
     dropped = pipe.drop_pending_packages()
     assert len(dropped) == 1
     assert pipe.list_pending_packages() == []
+
+
+def test_abort_packages_plans_as_dlt_and_drops_the_pending_work() -> None:
+    """dlt 1.31's abort_packages: the oldest normalized package is aborted, the others
+    deleted; dry_run only plans; the cursor goes back, so the next run reads the rows."""
+
+    @dlt.resource
+    def rows(cursor: Any = dlt.sources.incremental("id")) -> Any:
+        yield [{"id": 1}, {"id": 2}]
+
+    pipe = dlt.pipeline("abort", destination="duckdb", dataset_name="d")
+    assert pipe.abort_packages() is None
+    pipe.extract(rows())
+    pipe.normalize()
+    pipe.extract([{"x": 1}], table_name="other")
+    (normalized,), (extracted,) = (
+        pipe.list_normalized_load_packages(),
+        pipe.list_extracted_load_packages(),
+    )
+    plan = pipe.abort_packages(dry_run=True)
+    assert plan == {
+        "package_to_abort": {
+            "load_id": normalized,
+            **{
+                f"{kind}_jobs": [] for kind in ("terminal", "transient", "interrupted", "committed")
+            },
+        },
+        "packages_to_delete": [],
+        "extracted_packages_to_delete": [extracted],
+        "restore_from_load_id": normalized,
+    }
+    assert len(pipe.list_pending_packages()) == 2
+    assert pipe.abort_packages() == plan and pipe.list_pending_packages() == []
+    pipe.extract([{"x": 2}], table_name="other")
+    assert main(["pipeline", "abort", "abort-packages"]) == 0  # the CLI's name for it too
+    assert pipe.list_pending_packages() == []
+    pipe.run(rows())
+    with pipe.sql_client() as client:
+        assert client.execute_sql("SELECT id FROM rows ORDER BY id") == [(1,), (2,)]
 
 
 def test_next_run_finishes_pending_packages_and_returns() -> None:
