@@ -13,7 +13,7 @@ order, under the same contracts).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from loadstone.exceptions import DataValidationError
@@ -23,7 +23,7 @@ from loadstone.schema import Schema, Table
 from loadstone.schema.hints import normalize_hints, table_from_hints
 from loadstone.typing import TWriteDispositionConfig
 
-__all__ = ["add_root_tables", "check_frozen_tables"]
+__all__ = ["add_root_tables", "check_frozen_tables", "new_table_discards"]
 
 
 def add_root_tables(
@@ -80,6 +80,22 @@ def check_frozen_tables(
                 schema_name=schema.name, table=table.name, column=None, entity="tables",
                 mode="freeze",
             )  # fmt: skip
+
+
+def new_table_discards(schema: Schema, naming: NamingConvention) -> Callable[..., bool]:
+    """Whether a table's rows are dropped at extract, as dlt 1.31 drops them: a root table
+    new to ``schema`` whose contract discards new ``tables`` (``discard_row`` or
+    ``discard_value``). A package left with no rows is then dropped like an empty one."""
+    use_break_path = schema.use_break_path_on_normalize
+
+    def discards(name: str, hints: Mapping[str, Any]) -> bool:
+        table = normalize_hints(_declared(name, hints), naming, use_break_path=use_break_path)
+        if table.parent is not None or schema.has_table(table.name):
+            return False
+        mode = schema.resolve_contract_settings_for_table(table.name, table)["tables"]
+        return mode in ("discard_row", "discard_value")
+
+    return discards
 
 
 def _declared(name: str, hints: Mapping[str, Any]) -> Table:

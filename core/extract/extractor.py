@@ -28,7 +28,7 @@ from loadstone.extract.resource_hints import TableHints
 from loadstone.extract.resource_items import extract_resources
 from loadstone.extract.source import Source
 from loadstone.extract.tabular_files import TABULAR_SUFFIXES
-from loadstone.extract.writers import ExtractedTable, PackageWriter, ProgressCallback
+from loadstone.extract.writers import Discards, ExtractedTable, PackageWriter, ProgressCallback
 from loadstone.schema import Schema
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import LoadPackage
@@ -199,14 +199,15 @@ def extract(
     table_name: str | None = None,
     hints: TableHints | None = None,
     progress: ProgressCallback | None = None,
+    discards: Discards | None = None,
 ) -> ExtractResult:
     """Write ``data`` into ``package`` (in state ``extracting``); the caller switches state.
 
     ``hints`` are the ``run``/``extract`` hints: they apply to every table of the run, over
-    each resource's own.
+    each resource's own; ``discards`` says which tables' rows are dropped here.
     """
     source_name, resources = as_resources(data, table_name)
-    writer = PackageWriter(package, progress)
+    writer = PackageWriter(package, progress, discards)
     run_hints = hints.stored() if hints is not None else {}
     # one table name for several resources: dlt sends them all into that table
     extract_resources(writer, resources, run_hints, table_name)

@@ -28,7 +28,11 @@ from loadstone.exceptions import (
 )
 from loadstone.exceptions.base import os_error_text
 from loadstone.extract.decorators import is_source_factory
-from loadstone.extract.extract_schema import add_root_tables, check_frozen_tables
+from loadstone.extract.extract_schema import (
+    add_root_tables,
+    check_frozen_tables,
+    new_table_discards,
+)
 from loadstone.extract.extractor import ExtractResult, input_files_of
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.resource_hints import TableHints, check_nested_links
@@ -181,7 +185,9 @@ class ExtractStep:
         self.context.on_package("extract", package.load_id)
         state_before = sources_snapshot(self.folder.state)  # taken back if it never loads
         with _schema_contract_given(package_schema, data, hints) as contract_before:
-            result = self._write_package(package, data, table_name, hints, state_key, step)
+            result = self._write_package(
+                package, data, (table_name, hints, package_schema), state_key, step
+            )
             self._check_written(package, package_schema, result)
             if contract_before is not _NOT_GIVEN:  # set back if the package is set aside
                 package.update(schema_contract_before=contract_before)
@@ -312,13 +318,16 @@ class ExtractStep:
         self,
         package: LoadPackage,
         data: TDataItems,
-        table_name: str | None,
-        hints: TableHints,
+        how: tuple[str | None, TableHints, Schema],
         state_key: str,
         step: StepInfo,
     ) -> ExtractResult:
-        """Extract ``data`` into ``package``; on any failure the package is removed whole."""
+        """Extract ``data`` into ``package`` (``how``: the run's table name and hints, the
+        package's schema: new tables its contract discards get no rows); on any failure the
+        package is removed whole."""
         recorder = self.context.recorder
+        table_name, hints, schema = how
+        discards = new_table_discards(schema, self.context.target.naming_for(schema))
 
         def on_progress(rows: int, size: int, files: int) -> None:
             elapsed = time.time() - step.started_at
@@ -333,7 +342,12 @@ class ExtractStep:
         try:
             with self.context.scope(source_state, data if isinstance(data, Source) else None):
                 result = extract_data(
-                    package, data, table_name=table_name, hints=hints, progress=on_progress
+                    package,
+                    data,
+                    table_name=table_name,
+                    hints=hints,
+                    progress=on_progress,
+                    discards=discards,
                 )
         except BaseException as error:
             _remove(package)

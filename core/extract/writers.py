@@ -111,12 +111,24 @@ def _refused(which: str, table: str, resource: str | None, cause: Exception) -> 
     )
 
 
+#: whether the rows of a table (by name and hints) are dropped at extract: a new table its
+#: contract discards (``loadstone.extract.extract_schema.new_table_discards``)
+Discards = Callable[[str, Mapping[str, StoredHint]], bool]
+
+
 class PackageWriter:
     """All tables being written into one package, plus their hints."""
 
-    def __init__(self, package: LoadPackage, progress: ProgressCallback | None = None) -> None:
+    def __init__(
+        self,
+        package: LoadPackage,
+        progress: ProgressCallback | None = None,
+        discards: Discards | None = None,
+    ) -> None:
         self.package = package
         self.progress = progress
+        self._discards = discards
+        self._dropped: dict[str, bool] = {}
         self._writers: dict[str, _TableWriter] = {}
         self.hints: dict[str, StoredHints] = {}
         self._extra_files: list[ExtractedFile] = []
@@ -158,8 +170,20 @@ class PackageWriter:
             self._writers[table_name] = writer
         return writer
 
+    def drops(self, table_name: str) -> bool:
+        """Whether the rows of ``table_name`` are dropped here (asked once per table)."""
+        if self._discards is None:
+            return False
+        dropped = self._dropped.get(table_name)
+        if dropped is None:
+            dropped = self._discards(table_name, self.hints.get(table_name, {}))
+            self._dropped[table_name] = dropped
+        return dropped
+
     def write_item(self, table_name: str, item: TDataItem, resource: str | None = None) -> None:
         """One item of ``table_name``: a JSON line, or Arrow data into the table's Parquet."""
+        if self.drops(table_name):
+            return
         if is_arrow_item(item):
             self.write_arrow(table_name, item, resource)
             return
@@ -180,6 +204,8 @@ class PackageWriter:
 
     def write_arrow(self, table_name: str, item: TDataItem, resource: str | None = None) -> None:
         """A pyarrow Table/RecordBatch or pandas DataFrame, written columnar (no row loop)."""
+        if self.drops(table_name):
+            return
         try:
             table = as_arrow_table(item)
         except ArrowItemError as error:

@@ -169,3 +169,22 @@ def contracts_of_a_new_table_with_typed_columns(ctx: Context) -> Any:
     out["schema_tables"] = sorted(pipe.default_schema.data_table_names())
     out["tables"] = ctx.tables(pipe)
     return out
+
+
+@scenario
+def new_tables_discarded_at_extract(ctx: Context) -> Any:
+    """Rows of a new table whose contract discards ``tables`` are dropped at extract: a run
+    that brings nothing else loads no package (after the first, which carries the state)."""
+    dlt = ctx.dlt
+    pipe = ctx.pipeline("discarded_new")
+    packages = []
+    for mode in ("discard_row", "discard_value", "discard_row"):
+        res = dlt.resource([{"id": 1}], name="t", schema_contract={"tables": mode})
+        packages.append(len(pipe.run(res).loads_ids))
+    kept = dlt.resource([{"id": 2}], name="u", schema_contract={"tables": "discard_row"})
+    pipe.run([kept, dlt.resource([{"id": 3}], name="known")])
+    return {
+        "packages": packages,
+        "tables": ctx.tables(pipe),
+        "schema_tables": sorted(pipe.default_schema.data_table_names()),
+    }
