@@ -32,12 +32,17 @@ def test_fields_from_code_win_over_configuration(monkeypatch: pytest.MonkeyPatch
     assert got.password == "code"
 
 
-def test_secrets_toml_section_with_an_env_field_on_top(monkeypatch: pytest.MonkeyPatch) -> None:
-    Path(".loadstone").mkdir()
-    Path(".loadstone/secrets.toml").write_text(
+def _secrets_toml(folder: str) -> None:
+    """A ``secrets.toml`` in ``folder`` with every field of the credentials (password toml)."""
+    Path(folder).mkdir()
+    (Path(folder) / "secrets.toml").write_text(
         '[destination.postgres.credentials]\ndatabase = "shop"\nusername = "loader"\n'
         'password = "toml"\nhost = "127.0.0.1"\nport = 5433\n'
     )
+
+
+def test_secrets_toml_section_with_an_env_field_on_top(monkeypatch: pytest.MonkeyPatch) -> None:
+    _secrets_toml(".loadstone")
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS__PASSWORD", "env")
     got = resolve_credentials("postgres", None)
     assert (got.database, got.username, got.password, got.port) == ("shop", "loader", "env", 5433)
@@ -53,11 +58,7 @@ def test_a_connection_string_in_the_environment_replaces_the_fields_of_secrets_t
 ) -> None:
     """The environment ranks above the files, for the whole value as for each field (dlt's):
     the toml's password must not slip into the connection string given in the environment."""
-    Path(".dlt").mkdir()
-    Path(".dlt/secrets.toml").write_text(
-        '[destination.postgres.credentials]\ndatabase = "shop"\nusername = "loader"\n'
-        'password = "toml"\nhost = "127.0.0.1"\nport = 5433\n'
-    )
+    _secrets_toml(".dlt")
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", "postgresql://u:env@h:1/db")
     got = resolve_credentials("postgres", None)
     assert (got.database, got.username, got.password, got.port) == ("db", "u", "env", 1)
