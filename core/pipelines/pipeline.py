@@ -435,7 +435,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         if pipeline_name not in (None, self.pipeline_name):
             return Pipeline(
                 str(pipeline_name),
-                self.destination,
+                self._destination_here(),
                 self._explicit_dataset_name,
                 pipelines_dir=self._pipelines_path,
                 import_schema_path=self.import_schema_path,
@@ -454,6 +454,14 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         self.folder.open(wipe=False, lock_timeout=self._lock_timeout)
         self._dataset_name = None
         return self
+
+    def _destination_here(self) -> Destination:
+        """The destination bound to where this pipeline's data is (a DuckDB file named after
+        it): a pipeline made from this one loads there too, as dlt's ``drop(name)`` does."""
+        stored = self.destination.stored_at(self.pipeline_name)
+        if stored is None:
+            return self.destination
+        return self.destination.configured(credentials=stored.location)
 
     def dataset(self, dataset_name: str | None = None) -> Dataset:
         """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``."""

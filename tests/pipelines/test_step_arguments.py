@@ -35,6 +35,20 @@ def test_drop_starts_the_pipeline_again_and_returns_it(tmp_path: Path) -> None:
     assert other.dataset_name == "d"
 
 
+def test_a_pipeline_dropped_under_another_name_loads_into_the_same_duckdb_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dlt 1.31 (p279): drop("copy") of a pipeline on the default DuckDB file (named after
+    the pipeline) gives a pipeline that loads into that file, not into copy.duckdb."""
+    monkeypatch.chdir(tmp_path)
+    pipeline = dlt.pipeline("first", destination="duckdb", dataset_name="d")
+    pipeline.run([{"a": 1}], table_name="t")
+    copy = pipeline.drop(pipeline_name="copy")
+    copy.run([{"a": 2}], table_name="t")
+    assert sorted(p.name for p in tmp_path.glob("*.duckdb")) == ["first.duckdb"]
+    assert sorted(copy.dataset()["t"].select("a").fetchall()) == [(1,), (2,)]
+
+
 def test_the_steps_take_dlts_arguments(tmp_path: Path) -> None:
     pipeline = _pipeline(tmp_path)
     pipeline.extract([{"a": 1}], table_name="t")
