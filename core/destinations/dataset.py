@@ -262,6 +262,18 @@ class DatasetOwner(Protocol):
     def naming(self) -> NamingConvention | None: ...
 
 
+class SchemaOwner:
+    """A dataset's owner read with another of its pipeline's schemas (dlt's
+    ``pipeline.dataset(schema=...)``): the same destination and pipeline name, that schema
+    and its naming convention in the destination."""
+
+    def __init__(self, owner: DatasetOwner, schema: Schema) -> None:
+        self.destination = owner.destination
+        self.default_schema = schema
+        self.pipeline_name = owner.pipeline_name
+        self.naming = owner.destination.naming_for(schema)
+
+
 def open_reading_client(pipeline: DatasetOwner, dataset_name: str) -> DestinationClient:
     """A client of the pipeline's destination for reading ``dataset_name``: unqualified table
     names in SQL resolve in the dataset, as in dlt, where the client can."""

@@ -136,9 +136,8 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
             import_schema_path=self.import_schema_path,
             export_schema_path=self.export_schema_path,
         )
-        # dev mode starts from scratch: no state, no schemas, no pending packages; so does
-        # the first pipeline after a dev-mode one (as dlt's): the dev run's cursors belong to
-        # its own dataset, and would skip rows of this one. The state is restored from it.
+        # dev mode starts from scratch (no state, schemas, packages); so does the first pipeline
+        # after a dev-mode one, as dlt's: the dev run's cursors would skip rows of this dataset
         self.folder.open(wipe=dev_mode, lock_timeout=self._lock_timeout)
         if not dev_mode and self.folder.local_state().get(DEV_MODE_MARK):
             self.folder.open(wipe=True, lock_timeout=self._lock_timeout)
@@ -330,8 +329,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
     def _check_staging_and_format(
         self, staging: object, loader_file_format: TLoaderFileFormat | None
     ) -> None:
-        """A ``staging=`` or ``loader_file_format=`` the destination refuses fails the run
-        before any work (a refused staging is not kept)."""
+        """A refused ``staging=`` (not kept) or ``loader_file_format=`` fails before any work."""
         self.staging = check_staging(self.destination, staging, self.staging)
         self.destination.capabilities.check_loader_file_format(
             self.destination.name, loader_file_format
@@ -456,18 +454,25 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         return self
 
     def _destination_here(self) -> Destination:
-        """The destination bound to where this pipeline's data is (a DuckDB file named after
-        it): a pipeline made from this one loads there too, as dlt's ``drop(name)`` does."""
+        """The destination bound to where this pipeline's data is (its DuckDB file), as dlt's."""
         stored = self.destination.stored_at(self.pipeline_name)
         if stored is None:
             return self.destination
         return self.destination.configured(credentials=stored.location)
 
-    def dataset(self, dataset_name: str | None = None) -> Dataset:
-        """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``."""
-        from loadstone.destinations.dataset import Dataset
+    def dataset(
+        self, schema: Schema | str | None = None, *, dataset_name: str | None = None
+    ) -> Dataset:
+        """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``; ``schema`` (a
+        Schema or the name of one of the pipeline's, dlt's first argument) reads its tables."""
+        from loadstone.destinations.dataset import Dataset, SchemaOwner
 
-        return Dataset(self, dataset_name or self.destination_dataset_name)
+        name = dataset_name or self.destination_dataset_name
+        if schema is None:
+            return Dataset(self, name)
+        if not isinstance(schema, Schema):
+            schema = self.schemas.get(schema) or Schema(schema)
+        return Dataset(SchemaOwner(self, schema), name)
 
     def sql_client(self) -> SqlClient:
         """A SQL client on the pipeline's dataset (context manager, like dlt's)."""

@@ -32,3 +32,20 @@ def test_an_item_that_is_no_table_is_a_key_error_naming_the_tables(dataset: Any)
     assert str(info.value) == "dataset 'd' has no table 'nope'; it has: " + ", ".join(
         dataset.tables
     )
+
+
+def test_the_first_argument_names_a_schema_of_the_pipeline() -> None:
+    """dlt 1.31: ``pipeline.dataset(schema=None)``; ``dataset("alpha")`` reads the tables of
+    the pipeline's schema ``alpha`` in the pipeline's dataset (not a dataset named alpha)."""
+
+    @dlt.source(name="alpha")
+    def alpha() -> Any:
+        return dlt.resource([{"a": 1}], name="ta")
+
+    pipe = dlt.pipeline("schemas_of", destination="duckdb", dataset_name="d")
+    pipe.run([{"z": True}], table_name="plain")
+    pipe.run(alpha())
+    for ds in (pipe.dataset("alpha"), pipe.dataset(schema=pipe.schemas["alpha"])):
+        assert (ds.schema.name, ds.dataset_name) == ("alpha", "d")
+        assert ds.tables == ["ta", "_dlt_version", "_dlt_loads"]
+        assert ds.row_counts().fetchall() == [("ta", 1)]
