@@ -290,10 +290,14 @@ def open_reading_client(pipeline: DatasetOwner, dataset_name: str) -> Destinatio
 class Dataset(DatasetLoads):
     """The tables of one dataset of the pipeline's destination."""
 
-    def __init__(self, pipeline: DatasetOwner, dataset_name: str) -> None:
+    def __init__(
+        self, pipeline: DatasetOwner, dataset_name: str, others: Sequence[Schema] = ()
+    ) -> None:
         self._pipeline = pipeline
         self.dataset_name = dataset_name
         self._open: DestinationClient | None = None
+        #: the pipeline's other schemas: their data tables are listed too, last (as dlt's)
+        self._others = tuple(others)
 
     def _new_client(self) -> DestinationClient:
         return open_reading_client(self._pipeline, self.dataset_name)
@@ -370,7 +374,9 @@ class Dataset(DatasetLoads):
             stored = self.stored_tables
             system = schema.is_system_table
             return [t for t in stored if not system(t)] + [t for t in stored if system(t)]
-        return [*data, *schema.dlt_table_names()]
+        listed = [*data, *schema.dlt_table_names()]
+        more = [t for other in self._others for t in other.data_table_names()]
+        return listed + [t for t in dict.fromkeys(more) if t not in listed]
 
     @property
     def stored_tables(self) -> list[str]:

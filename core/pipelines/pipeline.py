@@ -463,13 +463,13 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
     def dataset(
         self, schema: Schema | str | None = None, *, dataset_name: str | None = None
     ) -> Dataset:
-        """Query what was loaded: ``pipeline.dataset()["users"].fetchall()``; ``schema`` (a
-        Schema or the name of one of the pipeline's, dlt's first argument) reads its tables."""
+        """Query what was loaded (``schema``: a Schema or a schema's name, as dlt's)."""
         from loadstone.destinations.dataset import Dataset, SchemaOwner
 
         name = dataset_name or self.destination_dataset_name
-        if schema is None:
-            return Dataset(self, name)
+        if schema is None:  # the other schemas' tables are listed too, as dlt's
+            others = [s for n, s in self.schemas.items() if n != self.default_schema_name]
+            return Dataset(self, name, others)
         if not isinstance(schema, Schema):
             schema = self.schemas.get(schema) or Schema(schema)
         return Dataset(SchemaOwner(self, schema), name)

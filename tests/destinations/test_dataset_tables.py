@@ -49,3 +49,19 @@ def test_the_first_argument_names_a_schema_of_the_pipeline() -> None:
         assert (ds.schema.name, ds.dataset_name) == ("alpha", "d")
         assert ds.tables == ["ta", "_dlt_version", "_dlt_loads"]
         assert ds.row_counts().fetchall() == [("ta", 1)]
+
+
+def test_the_pipelines_dataset_lists_its_other_schemas_tables_last() -> None:
+    """dlt 1.31 (probe after p281): the default schema's data and ``_dlt`` tables, then the
+    data tables of the pipeline's other schemas; ``row_counts`` counts them all."""
+
+    @dlt.source(name="alpha")
+    def alpha() -> Any:
+        return dlt.resource([{"a": 1}], name="ta")
+
+    pipe = dlt.pipeline("all_schemas", destination="duckdb", dataset_name="d")
+    pipe.run([{"z": True}], table_name="plain")
+    pipe.run(alpha())
+    ds = pipe.dataset()
+    assert ds.tables == ["plain", "_dlt_version", "_dlt_loads", "_dlt_pipeline_state", "ta"]
+    assert ds.row_counts().fetchall() == [("plain", 1), ("ta", 1)]

@@ -41,7 +41,7 @@ def test_a_source_listed_with_plain_rows_is_refused_and_nothing_loads(tmp_path: 
     assert not (tmp_path / "lists.duckdb").exists()  # not even created
 
 
-def test_the_dataset_lists_the_default_schemas_tables_and_reads_the_others(tmp_path: Path) -> None:
+def test_the_dataset_lists_the_other_schemas_tables_last_and_reads_them(tmp_path: Path) -> None:
     @dlt.source
     def alpha():
         return dlt.resource([{"a": 1}], name="a_rows")
@@ -54,7 +54,8 @@ def test_the_dataset_lists_the_default_schemas_tables_and_reads_the_others(tmp_p
     pipeline.run([beta(), alpha()])
     dataset = pipeline.dataset()
     assert pipeline.default_schema_name == "alpha"
-    assert [t for t in dataset.tables if not t.startswith("_dlt")] == ["a_rows"]
+    # dlt 1.31: the default schema's tables, then the other schemas' data tables
+    assert [t for t in dataset.tables if not t.startswith("_dlt")] == ["a_rows", "b_rows"]
     assert {"a_rows", "b_rows", "_dlt_loads"} <= set(dataset.stored_tables)
     assert sorted(dataset["b_rows"].select("b").fetchall()) == [(1,), (2,)]
 
