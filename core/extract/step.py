@@ -289,10 +289,8 @@ class ExtractStep:
         """The schema a new package of ``name`` uses: stored, imported or from code."""
         stored = self.folder.schemas.get(name)
         imported = self.folder.imported_schema(name)
-        if imported is not None and (
-            stored is None or not stored.data_tables(include_incomplete=True)
-        ):
-            stored = imported
+        if imported is not None:
+            stored = with_import(stored, imported)
         if stored is None:
             schema = provided if provided is not None else Schema(name)
             naming = self.context.target.naming_name(name, schema)
@@ -409,3 +407,25 @@ def _publish_extracted(package: LoadPackage) -> None:
     except BaseException:
         _remove(package)
         raise
+
+
+def with_import(stored: Schema | None, imported: Schema) -> Schema:
+    """The schema a run starts from, given the user's ``import_schema_path`` file: the file
+    itself while the pipeline has no tables; once it has, the tables and columns the file
+    adds whenever it changed since it was last taken, as dlt takes an edited import file
+    again. A column the pipeline already has keeps its type (the destination holds it; a
+    resource's hints still apply on top, as in dlt)."""
+    if stored is None or not stored.data_tables(include_incomplete=True):
+        taken = imported
+    elif stored.imported_version_hash == imported.version_hash:
+        return stored
+    else:
+        taken = stored.copy()
+        for table in imported.tables.values():  # a parent comes before its nested tables
+            known = taken.tables.get(table.name)
+            if known is not None:
+                new = {n: c for n, c in table.columns.items() if n not in known.columns}
+                table = attrs.evolve(known, columns={**known.columns, **new})
+            taken.update_table(table)
+    taken.imported_version_hash = imported.version_hash
+    return taken

@@ -235,6 +235,21 @@ class SchemaState:
         value = self.json_normalizer_config.get("max_nesting")
         return None if value is None else int(str(value))
 
+    @property
+    def imported_version_hash(self) -> str | None:
+        """The content hash of the ``import_schema_path`` file last taken into this schema
+        (dlt's key; not part of the schema's own hash): a file that hashes otherwise was
+        edited since, and is taken again."""
+        found = self._extra.get("imported_version_hash")
+        return found if isinstance(found, str) else None
+
+    @imported_version_hash.setter
+    def imported_version_hash(self, value: str | None) -> None:
+        if value is None:
+            self._extra.pop("imported_version_hash", None)
+        else:
+            self._extra["imported_version_hash"] = value
+
     # ------------------------------------------------------------------ versions
     @property
     def version_hash(self) -> str:

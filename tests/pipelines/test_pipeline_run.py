@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 import pytest
+import yaml
 
 import loadstone as dlt
 from loadstone import current
@@ -235,6 +236,34 @@ def test_export_schema_path_gets_the_schema_as_yaml(tmp_path: Path) -> None:
     pipe.run([{"id": 1}], table_name="t")
     text = (export / "exp.schema.yaml").read_text()
     assert "t:" in text and "id:" in text
+
+
+def test_an_import_schema_edited_after_the_first_run_is_taken_again(tmp_path: Path) -> None:
+    """dlt's workflow: run, edit ``<import_schema_path>/<name>.schema.yaml``, run again. The
+    columns the edit adds are created; an existing column keeps its type (the resource's
+    decimal hint, the destination's column) when the edit retypes it, as under dlt 1.31."""
+
+    @dlt.resource(
+        primary_key="id", columns={"price": {"data_type": "decimal", "precision": 10, "scale": 2}}
+    )
+    def products(n: int) -> Any:
+        yield [{"id": i, "price": f"{i}.50"} for i in range(n)]
+
+    folder = tmp_path / "import"
+    pipe = dlt.pipeline("imp", destination="duckdb", dataset_name="d", import_schema_path=folder)
+    pipe.run(products(2))
+    edited = yaml.safe_load((folder / "imp.schema.yaml").read_text())
+    columns = edited["tables"]["products"].setdefault("columns", {})
+    columns.update(note={"data_type": "text"}, price={"data_type": "double"})
+    (folder / "imp.schema.yaml").write_text(yaml.safe_dump(edited))
+    pipe.run(products(3))
+    table = pipe.default_schema.tables["products"]["columns"]
+    assert table["note"]["data_type"] == "text" and table["price"]["data_type"] == "decimal"
+    with duckdb.connect("imp.duckdb", read_only=True) as conn:
+        assert conn.execute("SELECT count(*), count(note) FROM d.products").fetchone() == (5, 0)
+    version = pipe.default_schema.version
+    pipe.run(products(1))  # the file is unchanged since it was taken: nothing new
+    assert pipe.default_schema.version == version
 
 
 def test_pipeline_reopened_by_name_keeps_dataset_and_destination() -> None:
