@@ -90,6 +90,9 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "JoinSchedulerError": ("loadstone.exceptions", "JoinSchedulerError"),
     "InconsistentTableTemplate": ("loadstone.exceptions", "InconsistentTableTemplate"),
     "CreatePipeException": ("loadstone.exceptions", "CreatePipeException"),
+    "InvalidResourceData": ("loadstone.exceptions", "InvalidResourceData"),
+    "ParametrizedResourceUnbound": ("loadstone.exceptions", "ParametrizedResourceUnbound"),
+    "ResourceNameMissing": ("loadstone.exceptions", "ResourceNameMissing"),
     "DataItemRequiredForDynamicTableHints": (
         "loadstone.exceptions",
         "DataItemRequiredForDynamicTableHints",

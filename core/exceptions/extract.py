@@ -100,6 +100,34 @@ class ResourceError(LoadstoneError):
     """A resource or source is declared or used wrongly (name, hint, data)."""
 
 
+class ParametrizedResourceUnbound(ResourceError):
+    """A resource whose function has required arguments was run without calling it (dlt's
+    name), and configuration does not give them."""
+
+    def __init__(self, resource_name: str, func_name: str) -> None:
+        self.resource_name, self.func_name = resource_name, func_name
+        super().__init__(
+            f"resource {resource_name!r} needs arguments of {func_name}() that were neither "
+            f"given nor configured: call it with them ({resource_name}(...)) before running it"
+        )
+
+
+class ResourceNameMissing(ResourceError, ExtractError):
+    """Data without a table name: a list or generator given to ``run``/``extract`` without
+    ``table_name=`` (dlt's name); nothing is extracted."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "cannot tell which table the data goes to: pass table_name= to run/extract "
+            "(or use a @resource)"
+        )
+
+
+class InvalidResourceData(ResourceError, ExtractError):
+    """Data of a kind ``run``/``extract`` does not take (a text that names no input file;
+    dlt's ``InvalidResourceDataTypeBasic``); nothing is extracted."""
+
+
 class CreatePipeException(ResourceError):
     """A step cannot go where it was asked to in a resource's pipe (dlt's name)."""
 

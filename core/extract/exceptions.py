@@ -12,10 +12,14 @@ from loadstone.exceptions import (
     CurrentSourceNotAvailable,
     CurrentSourceSchemaNotAvailable,
     DataItemRequiredForDynamicTableHints,
+    ParametrizedResourceUnbound,
     ResourceExtractionError,
+    ResourceNameMissing,
     ResourcesNotFoundError,
 )
 from loadstone.exceptions import ExtractError as ExtractorException
+from loadstone.exceptions import InvalidResourceData as InvalidResourceDataType
+from loadstone.exceptions import InvalidResourceData as InvalidResourceDataTypeBasic
 from loadstone.exceptions import ResourceError as DltResourceException
 
 __all__ = [
@@ -25,6 +29,10 @@ __all__ = [
     "DataItemRequiredForDynamicTableHints",
     "DltResourceException",
     "ExtractorException",
+    "InvalidResourceDataType",
+    "InvalidResourceDataTypeBasic",
+    "ParametrizedResourceUnbound",
     "ResourceExtractionError",
+    "ResourceNameMissing",
     "ResourcesNotFoundError",
 ]

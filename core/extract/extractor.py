@@ -18,7 +18,7 @@ from pathlib import Path
 
 import attrs
 
-from loadstone.exceptions import ExtractError
+from loadstone.exceptions import ExtractError, InvalidResourceData, ResourceNameMissing
 from loadstone.extract.arrow_items import is_arrow_item
 from loadstone.extract.dataframes import is_spark_dataframe
 from loadstone.extract.decorators import is_source_factory
@@ -87,16 +87,14 @@ def as_resources(data: TDataItem, table_name: str | None) -> tuple[str | None, l
         name = table_name or _table_from_path(Path(data[0]))
         return None, [Resource(p, name, args_bound=True) for p in data]
     if isinstance(data, (str, bytes)):
-        raise ExtractError(
-            f"cannot load {data!r}: a str is read as a file only when it ends with "
-            f"{', '.join(JSON_SUFFIXES)} (optionally .gz), .parquet, .csv or .csv.gz"
+        raise InvalidResourceData(
+            f"cannot load {data!r}: a {type(data).__name__} is read as a file only when it "
+            f"names one ending with {', '.join(JSON_SUFFIXES)} (optionally .gz), .parquet, "
+            ".csv or .csv.gz"
         )
     found: str | None = table_name or getattr(data, "__name__", None)
     if not found or found == "<lambda>":
-        raise ExtractError(
-            "cannot tell which table the data goes to: pass table_name= to run/extract "
-            "(or use a @resource)"
-        )
+        raise ResourceNameMissing()
     if callable(data) and not isinstance(data, Iterable):
         return None, [Resource(data, found)]
     return None, [Resource(data, found, args_bound=True)]

@@ -14,7 +14,11 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from loadstone.exceptions import DataItemRequiredForDynamicTableHints, ResourceError
+from loadstone.exceptions import (
+    DataItemRequiredForDynamicTableHints,
+    ParametrizedResourceUnbound,
+    ResourceError,
+)
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
 from loadstone.extract.mark import TableNameMeta, stored_hints_of, unwrap
@@ -468,10 +472,13 @@ class Resource(ResourceSteps):
         if self.is_transformer:
             args = (item, *args[1:])
         kwargs = self._call_kwargs
-        if not self._args_bound or self._from_function:
+        unbound = not self._args_bound or self._from_function
+        if unbound:
             kwargs = inject(data, self.name, args, kwargs)
         if param is not None:
             kwargs = {**kwargs, param: cursor}
+        if unbound:
+            _require_arguments(self.name, data, args, kwargs)
         return data(*args, **kwargs)
 
     # -- data -----------------------------------------------------------------------------
@@ -590,3 +597,17 @@ def resource_from(
         res._args_bound = has_no_required_args(target)
         res._from_function = True
     return res
+
+
+def _require_arguments(
+    name: str,
+    func: Callable[..., TDataItem],
+    args: tuple[TDataItem, ...],
+    kwargs: dict[str, TDataItem],
+) -> None:
+    """A resource used without calling it, whose function has arguments neither given nor
+    configured: dlt's ``ParametrizedResourceUnbound``, not the ``TypeError`` of the call."""
+    try:
+        inspect.signature(func).bind(*args, **kwargs)
+    except TypeError:
+        raise ParametrizedResourceUnbound(name, getattr(func, "__name__", name)) from None
