@@ -14,11 +14,7 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from loadstone.exceptions import (
-    DataItemRequiredForDynamicTableHints,
-    ParametrizedResourceUnbound,
-    ResourceError,
-)
+from loadstone.exceptions import DataItemRequiredForDynamicTableHints, ResourceError
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
 from loadstone.extract.mark import TableNameMeta, stored_hints_of, unwrap
@@ -44,6 +40,7 @@ from loadstone.extract.resource_signature import (
     data_name,
     has_no_required_args,
     incremental_argument,
+    require_arguments,
 )
 from loadstone.extract.resource_steps import ResourceSteps
 from loadstone.extract.saved_state import StateDict, resource_state_of
@@ -478,7 +475,7 @@ class Resource(ResourceSteps):
         if param is not None:
             kwargs = {**kwargs, param: cursor}
         if unbound:
-            _require_arguments(self.name, data, args, kwargs)
+            require_arguments(self.name, data, args, kwargs)
         return data(*args, **kwargs)
 
     # -- data -----------------------------------------------------------------------------
@@ -597,17 +594,3 @@ def resource_from(
         res._args_bound = has_no_required_args(target)
         res._from_function = True
     return res
-
-
-def _require_arguments(
-    name: str,
-    func: Callable[..., TDataItem],
-    args: tuple[TDataItem, ...],
-    kwargs: dict[str, TDataItem],
-) -> None:
-    """A resource used without calling it, whose function has arguments neither given nor
-    configured: dlt's ``ParametrizedResourceUnbound``, not the ``TypeError`` of the call."""
-    try:
-        inspect.signature(func).bind(*args, **kwargs)
-    except TypeError:
-        raise ParametrizedResourceUnbound(name, getattr(func, "__name__", name)) from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 
+from loadstone.exceptions import ParametrizedResourceUnbound
 from loadstone.extract.incremental import Incremental
 from loadstone.typing import TDataItem
 
@@ -108,3 +109,17 @@ def cursor_template(
     if hinted is not None and not (passed and param == annotated):
         template = hinted
     return param, template if template is not None else hinted
+
+
+def require_arguments(
+    name: str,
+    func: Callable[..., TDataItem],
+    args: tuple[TDataItem, ...],
+    kwargs: dict[str, TDataItem],
+) -> None:
+    """A resource used without calling it, whose function has arguments neither given nor
+    configured: dlt's ``ParametrizedResourceUnbound``, not the ``TypeError`` of the call."""
+    try:
+        inspect.signature(func).bind(*args, **kwargs)
+    except TypeError:
+        raise ParametrizedResourceUnbound(name, getattr(func, "__name__", name)) from None
