@@ -415,8 +415,8 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
     def sync_destination(
         self, destination: object = None, staging: object = None, dataset_name: str | None = None
     ) -> None:
-        """Take state and schemas from the destination (dlt's ``sync_destination``); the
-        arguments change the pipeline's destination, staging and dataset first, as dlt's."""
+        """dlt's: switch to the arguments' destination, staging and dataset, then take the
+        destination's state and schemas (when newer) and save the state naming them."""
         from loadstone.pipelines.staging import check_staging
 
         self._retarget(destination, None, dataset_name)
@@ -424,6 +424,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         with self._locked():
             self.folder.had_local_state = False
             self._restore_from_destination()
+            self.folder.save_state(self._target())
 
     def drop(self, pipeline_name: str | None = None) -> Pipeline:
         """Delete the local working folder (state, schemas, packages, trace) and start again
@@ -470,9 +471,8 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         if schema is None:  # the other schemas' tables are listed too, as dlt's
             others = [s for n, s in self.schemas.items() if n != self.default_schema_name]
             return Dataset(self, name, others)
-        if not isinstance(schema, Schema):
-            schema = self.schemas.get(schema) or Schema(schema)
-        return Dataset(SchemaOwner(self, schema), name)
+        named = schema if isinstance(schema, Schema) else self.schemas.get(schema) or Schema(schema)
+        return Dataset(SchemaOwner(self, named), name)
 
     def sql_client(self) -> SqlClient:
         """A SQL client on the pipeline's dataset (context manager, like dlt's)."""

@@ -49,6 +49,18 @@ def test_a_pipeline_dropped_under_another_name_loads_into_the_same_duckdb_file(
     assert sorted(copy.dataset()["t"].select("a").fetchall()) == [(1,), (2,)]
 
 
+def test_sync_destination_to_another_dataset_keeps_it(tmp_path: Path) -> None:
+    """dlt 1.31 (p282): sync_destination(dataset_name=...) switches the pipeline to that
+    dataset for good: a pipeline attached afterwards names it."""
+    pipeline = _pipeline(tmp_path)
+    pipeline.run([{"a": 1}], table_name="t")
+    pipeline.run([{"a": 2}], table_name="t", dataset_name="two")
+    pipeline.sync_destination(dataset_name="d")
+    attached = dlt.attach("steps", pipelines_dir=str(tmp_path / "pipelines"))
+    assert (pipeline.dataset_name, attached.dataset_name) == ("d", "d")
+    assert pipeline.dataset()["t"].select("a").fetchall() == [(1,)]
+
+
 def test_the_steps_take_dlts_arguments(tmp_path: Path) -> None:
     pipeline = _pipeline(tmp_path)
     pipeline.extract([{"a": 1}], table_name="t")
