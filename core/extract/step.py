@@ -349,6 +349,10 @@ class ExtractStep:
                 )
         except BaseException as error:
             _remove(package)
+            if not existed:  # a failed extract leaves no state of a source it added
+                sources_state.pop(state_key, None)
+            if not sources_state:
+                self.folder.state.pop("sources", None)
             if isinstance(error, OSError):
                 raise ExtractError(
                     f"extract failed writing package {package.root}: "

@@ -501,3 +501,27 @@ def test_a_renamed_destination_keeps_its_type_and_comes_back_by_its_name(
     again.run([{"id": 2}], table_name="t")
     with duckdb.connect("wh.duckdb", read_only=True) as conn:
         assert conn.execute("SELECT id FROM ds.t ORDER BY id").fetchall() == [(1,), (2,)]
+
+
+def test_a_failed_extract_leaves_no_state_of_the_source_it_added() -> None:
+    """As dlt 1.31's: ``pipeline.state`` after a resource raised holds no source entry (was
+    one with empty resource dicts); the next run starts from the initial values."""
+
+    @dlt.source
+    def shop(fail: bool) -> Any:
+        @dlt.resource
+        def orders(cursor: Any = dlt.sources.incremental("n", initial_value=0)) -> Any:
+            yield [{"n": 1}, {"n": 2}]
+            if fail:
+                raise ValueError("boom")
+
+        return orders
+
+    pipe = dlt.pipeline("failing_state", destination="duckdb", dataset_name="d")
+    with pytest.raises(Exception, match="boom"):
+        pipe.run(shop(True))
+    assert pipe.state.get("sources") is None and not pipe.has_pending_data
+    pipe.run(shop(False))
+    assert (
+        pipe.state["sources"]["shop"]["resources"]["orders"]["incremental"]["n"]["last_value"] == 2
+    )
