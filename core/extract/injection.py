@@ -1,7 +1,9 @@
 """Arguments of sources and resources taken from configuration (``secrets.value``).
 
 A source or resource function declares ``api_key=loadstone.secrets.value`` (or
-``loadstone.config.value``); when the caller does not pass it, the value is looked up with the
+``loadstone.config.value``), or any argument with a plain default (``page_size: int = 100``,
+which configuration may replace, as in dlt); when the caller does not pass it, the value is
+looked up with the
 one configuration resolver (:mod:`loadstone.config`), under the same keys dlt uses, most
 specific first::
 
@@ -118,6 +120,11 @@ def inject(
                 out[param.name] = as_spec(spec_class, out[param.name])
             continue
         if not is_placeholder(param.default):
+            if _configurable_default(param):  # dlt configures every argument with a default
+                keys = candidate_keys(section, name, param.name)
+                found = config.resolve(*keys, default=_NOTHING)
+                if found is not _NOTHING and _fits(found, param.default):
+                    out[param.name] = _as_declared(found, param.default)
             continue
         keys = candidate_keys(section, name, param.name)
         value = config.resolve(*keys, default=_NOTHING)
@@ -133,6 +140,34 @@ def inject(
     if missing:
         raise ConfigFieldMissingException(f"{name}()", missing)
     return out
+
+
+#: the defaults of arguments configuration may replace, as dlt does (plain values; not an
+#: incremental, a callable or another object with a meaning of its own)
+_PLAIN_DEFAULTS = (type(None), bool, int, float, str, list, dict, tuple)
+
+
+def _configurable_default(param: inspect.Parameter) -> bool:
+    """An argument with a plain default, passed by name or position (not ``*args``)."""
+    return (
+        param.default is not inspect.Parameter.empty
+        and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD)
+        and type(param.default) in _PLAIN_DEFAULTS
+    )
+
+
+def _fits(value: object, default: object) -> bool:
+    """A table of settings found at the argument's key (``[schema]`` for ``schema=None``) is
+    another setting's section, not the argument's value, unless the default is a dict."""
+    return not isinstance(value, Mapping) or isinstance(default, dict)
+
+
+def _as_declared(value: object, default: object) -> object:
+    """A configured value in the type of a text default (``SOURCES__X__REGION=123`` is the
+    text ``"123"`` where the default is ``"us"``), else as configuration read it."""
+    if isinstance(default, str) and isinstance(value, (int, float, bool)):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    return value
 
 
 def _spec_parameters(func: Callable[..., Any]) -> dict[str, type[BaseConfiguration]]:
