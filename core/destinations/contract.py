@@ -455,7 +455,7 @@ class Destination:
     @property
     def destination_type(self) -> str:
         """The destination's type as dlt names its factory (``dlt.destinations.duckdb``)."""
-        return f"loadstone.destinations.{self.kind}"
+        return destination_type(self.kind)
 
     @property
     def has_loader(self) -> bool:
@@ -530,6 +530,11 @@ class Destination:
             except ImportError:
                 return None
         return schema_naming(schema)
+
+
+def destination_type(kind: str) -> str:
+    """A destination type's factory name, as dlt's ``dlt.destinations.<kind>`` reads here."""
+    return f"loadstone.destinations.{kind}"
 
 
 def _loader_names() -> list[str]:

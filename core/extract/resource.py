@@ -474,9 +474,12 @@ class Resource(ResourceSteps):
             kwargs = inject(data, self.name, args, kwargs)
         if param is not None:
             kwargs = {**kwargs, param: cursor}
-        if unbound:
-            require_arguments(self.name, data, args, kwargs)
-        return data(*args, **kwargs)
+        try:
+            return data(*args, **kwargs)
+        except TypeError:  # checked only on failure: a transformer is called once per page
+            if unbound:
+                require_arguments(self.name, data, args, kwargs)
+            raise
 
     # -- data -----------------------------------------------------------------------------
     @property

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pendulum
 
+from loadstone.destinations.contract import destination_type
 from loadstone.runtime.load_info_dict import JsonDict, load_info_dict, package_dict, package_jobs
 
 if TYPE_CHECKING:
@@ -273,7 +274,7 @@ class LoadInfo:
     @property
     def destination_type(self) -> str:
         """The destination's factory, as dlt names it (``dlt.destinations.duckdb``)."""
-        return f"loadstone.destinations.{self.destination_kind or self.destination_name}"
+        return destination_type(self.destination_kind or self.destination_name)
 
     @property
     def destination_displayable_credentials(self) -> str | None:
