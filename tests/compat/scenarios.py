@@ -751,6 +751,7 @@ from tests.compat import (  # noqa: E402, F401  # they register
     hint_argument_scenarios,
     hint_scenarios,
     load_info_scenarios,
+    merge_scenarios,
     nested_hint_scenarios,
     not_null_scenarios,
     parity_scenarios,

@@ -171,6 +171,30 @@ def _scd2_options(hints: TableHints, naming: NamingConvention) -> dict[str, obje
     return options
 
 
+def _run_disposition(hints: TableHints, existing: Table | None) -> tuple[str, str | None]:
+    """The disposition and merge strategy this run loads a root table with.
+
+    No disposition in code: an existing table keeps the one it was created with. A merge
+    without a strategy keeps the table's strategy (dlt 1.31: a bare ``"merge"`` after an
+    ``scd2`` run still versions rows)."""
+    explicit = hints.get("write_disposition") is not None
+    if explicit or existing is None:
+        declared = disposition_of(hints if explicit else {})
+    else:
+        stored = {"write_disposition": existing.write_disposition}
+        declared = disposition_of({**stored, "x-merge-strategy": existing.merge_strategy})
+    disposition, strategy = declared[0] or "append", declared[1]
+    if disposition == "merge" and strategy is None and existing is not None:
+        strategy = existing.merge_strategy
+    return disposition, strategy
+
+
+def _stored_scd2(existing: Table | None) -> dict[str, object]:
+    """The scd2 options an existing table stores: a run that keeps its strategy keeps them."""
+    extra = existing.extra if existing is not None else {}
+    return {key: extra[key] for key in SCD2_TABLE_HINTS if extra.get(key) is not None}
+
+
 def _not_null(existing: Table | None, hinted: Mapping[str, Column]) -> tuple[str, ...]:
     """Key columns of a root that hold no null: hinted or stored ``nullable: false``."""
     columns = {**(existing.columns if existing is not None else {}), **hinted}
@@ -263,15 +287,9 @@ def plan_root(
         else naming.normalize_table_identifier(source_name)
     )
     existing = schema.tables.get(root)
-    # no disposition in code: an existing table keeps the one it was created with
     explicit = hints.get("write_disposition") is not None
-    if explicit or existing is None:
-        declared = disposition_of(hints if explicit else {})
-    else:
-        stored = {"write_disposition": existing.write_disposition}
-        declared = disposition_of({**stored, "x-merge-strategy": existing.merge_strategy})
-    disposition, strategy = declared[0] or "append", declared[1]
-    scd2 = _scd2_options(hints, naming) if strategy == "scd2" else {}
+    disposition, strategy = _run_disposition(hints, existing)
+    scd2 = {**_stored_scd2(existing), **_scd2_options(hints, naming)} if strategy == "scd2" else {}
     columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path, scd2)
     propagate = _propagates_root_key(schema, root, hints, disposition, strategy)
     nested = plan_nested(root, hints, naming, use_break_path)
@@ -367,8 +385,7 @@ def with_root_hints(table: Table, plan: RootPlan) -> Table:
     extra = dict(table.extra)
     if plan.disposition is not None:
         write_disposition, strategy = plan.disposition
-        extra.pop("x-merge-strategy", None)  # no strategy in code drops an earlier one
-        if strategy is not None:
+        if strategy is not None:  # none in code keeps the table's (dlt 1.31), even under append
             extra["x-merge-strategy"] = strategy
     if plan.max_nesting is not None:
         extra["x-normalizer"] = {"max_nesting": plan.max_nesting}
