@@ -239,7 +239,9 @@ class _TableReader:
 
     def table(self, name: str) -> sa.Table:
         reflected = _reflect(self.engine, name, self.metadata, self.table_adapter)
-        adapted = adapt_types(reflected, self.type_adapter)
+        # dlt 1.31 calls no type adapter at ``minimal``: the types come from the data there
+        adapter = None if self.level == "minimal" else self.type_adapter
+        adapted = adapt_types(reflected, adapter)
         return _selected(adapted, self.included, self.excluded)
 
     def columns(self, table: sa.Table) -> dict[str, TColumnSchema]:

@@ -35,20 +35,25 @@ ARROW_BACKENDS = ("pyarrow", "pandas")
 #: a column's SQLAlchemy type (an instance)
 SqlType: TypeAlias = "sa.types.TypeEngine[object]"
 #: ``type_adapter_callback(sql_type) -> new type | None`` (None keeps the reflected type; a
-#: type class is instantiated)
+#: type class is instantiated; see :func:`adapt_types`)
 TypeAdapter = Callable[[SqlType], Union[SqlType, "type[sa.types.TypeEngine[object]]", None]]
 
 
 #: ``Column.info`` key: a float column the database returned as decimals, read as floats
 READ_AS_DOUBLE = "loadstone_read_as_double"
+#: ``Column.info`` key: the type ``type_adapter_callback`` gave a column, for its hints only
+HINT_TYPE = "loadstone_hint_type"
 
 
 def adapt_types(table: sa.Table, type_adapter: TypeAdapter | None) -> sa.Table:
-    """``table`` with each column's type replaced by what ``type_adapter_callback`` returns
-    for it (None keeps the reflected type; a type class is instantiated).
+    """``table`` with what ``type_adapter_callback`` returns for each column (None keeps the
+    reflected type; a type class is instantiated).
 
-    The column itself changes, not only its hint: the SELECT then reads the values as the
-    new type (``sa.Numeric(asdecimal=False)`` gives floats, typed ``double``), as dlt's do.
+    As in dlt 1.31, the new type makes the column's hints and the values are read as the
+    reflected type (an Arrow page and the normalizer then convert them to the hint), so a
+    ``sa.Date`` for a SQLite ``DATETIME`` loads dates instead of failing to parse the stored
+    text as a date. One exception, loadstone's own: a numeric made a float type
+    (``sa.Numeric(asdecimal=False)``, ``sa.Double()``) is read as floats, typed ``double``.
     """
     import sqlalchemy as sa
 
@@ -63,9 +68,23 @@ def adapt_types(table: sa.Table, type_adapter: TypeAdapter | None) -> sa.Table:
         return table
     for column in table.columns:
         new = type_adapter(column.type)
-        if new is not None:
-            column.type = new() if isinstance(new, type) else new
+        if new is None:
+            continue
+        made = new() if isinstance(new, type) else new
+        if _reads_floats(column.type, made):
+            column.type = made
+        else:
+            column.info[HINT_TYPE] = made
     return table
+
+
+def _reads_floats(reflected: SqlType, adapted: SqlType) -> bool:
+    """Whether ``adapted`` turns the decimal column ``reflected`` into one of floats."""
+    import sqlalchemy as sa
+
+    decimal = isinstance(reflected, sa.Numeric) and not isinstance(reflected, sa.Float)
+    floats = isinstance(adapted, (sa.Numeric, sa.Float)) and not adapted.asdecimal
+    return decimal and floats
 
 
 def _type_hints(sql_type: SqlType, with_precision: bool, arrow: bool) -> TColumnSchema:
@@ -125,7 +144,8 @@ def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str
         hints["primary_key"] = True
     if level != "minimal":
         with_precision = level == "full_with_precision"
-        hints.update(_type_hints(column.type, with_precision, backend in ARROW_BACKENDS))
+        sql_type = column.info.get(HINT_TYPE, column.type)
+        hints.update(_type_hints(sql_type, with_precision, backend in ARROW_BACKENDS))
         if column.info.get(READ_AS_DOUBLE):
             hints["data_type"] = "double"
     return hints

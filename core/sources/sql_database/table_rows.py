@@ -144,12 +144,21 @@ def _needs_plain(values: list[object]) -> bool:
     return isinstance(first, (dict, list, uuid.UUID))
 
 
+def _holds_text(values: list[object]) -> bool:
+    """Whether a column's first value that is not null is text (or there is none)."""
+    first = next((v for v in values if v is not None), None)
+    return first is None or isinstance(first, str)
+
+
 def _arrow_column(name: str, values: list[object], hints: TColumnSchema) -> pa.Array:
     import pyarrow as pa
 
     wanted = arrow_type(hints)
     if _needs_plain(values):
         values = [_plain(v) for v in values]
+    if wanted is not None and pa.types.is_string(wanted) and not _holds_text(values):
+        # a column a type adapter made text: its values as text (a date as 2024-04-12)
+        values = [v if v is None or isinstance(v, bytes) else str(v) for v in values]
     if wanted is not None:
         try:
             return pa.array(values, type=wanted)
