@@ -50,6 +50,8 @@ def _default(value: TDataItem) -> TDataItem:
         return dict(value)
     if isinstance(value, uuid.UUID):
         return str(value)
+    if isinstance(value, _dt.timedelta):  # pandas' Timedelta has an ISO text: still a text
+        raise ItemError(refusal(value))
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return plain_value(value)
@@ -106,6 +108,8 @@ def refusal(value: TDataItem) -> str:
     name = f"{kind.__module__}.{kind.__qualname__}"
     if kind.__module__ == "numpy":
         hint = "convert it with .tolist(), or yield a pyarrow.Table or pandas.DataFrame"
+    elif isinstance(value, _dt.timedelta):
+        hint = "a duration has no data type to load as: convert it first (seconds: .total_seconds())"
     else:
         hint = (
             "yield dicts, lists, scalars, pyarrow.Table/RecordBatch or pandas.DataFrame "

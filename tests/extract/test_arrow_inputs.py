@@ -57,6 +57,9 @@ class Opaque:
         (Opaque(), "test_arrow_inputs.Opaque"),
         ({"id": 1, "payload": Opaque()}, "test_arrow_inputs.Opaque"),
         ({"id": 1, "matrix": np.zeros((2, 2))}, "numpy.ndarray"),
+        # a duration: pandas' Timedelta has an ISO text ('P0DT1H0M0S'), still not a value
+        ({"id": 1, "took": pd.Timedelta(hours=1)}, "pandas._libs.tslibs.timedeltas.Timedelta"),
+        ({"id": 1, "took": dt.timedelta(hours=1)}, "datetime.timedelta"),
     ],
 )
 def test_an_object_without_a_table_form_is_refused_in_one_line_and_nothing_loads(
@@ -72,7 +75,7 @@ def test_an_object_without_a_table_form_is_refused_in_one_line_and_nothing_loads
         pipe.run(gadgets())
     message = str(failure.value)
     assert type_name in message and "'gadgets'" in message and "'things'" in message
-    assert "yield dicts" in message or ".tolist()" in message
+    assert "yield dicts" in message or ".tolist()" in message or ".total_seconds()" in message
     assert not (tmp_path / "arrow.duckdb").exists() or _tables(tmp_path) == []
 
 
