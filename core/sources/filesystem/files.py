@@ -140,10 +140,30 @@ def file_url(protocol: str, path: str) -> str:
     return f"{protocol}://{path}"
 
 
+def _listed(
+    fs: fsspec.AbstractFileSystem, protocol: str, pattern: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """The paths ``pattern`` matches with their fsspec details, sorted by path.
+
+    On this machine's disk dlt 1.31 lists the files Python's ``glob.glob(recursive=True)``
+    finds: never a hidden file or folder (``.DS_Store``, ``.git/``); in a bucket, fsspec's
+    glob. (dlt keeps the folder's order; loadstone sorts, see docs/sources/filesystem.md.)
+    """
+    if protocol != "file":
+        found = fs.glob(pattern, detail=True)
+        return [(path, found[path]) for path in sorted(found)]
+    import glob
+    import os
+
+    paths = [p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)]
+    return [(path, fs.info(path)) for path in sorted(paths)]
+
+
 def glob_files(
     fs: fsspec.AbstractFileSystem, bucket_url: str, file_glob: str = "*"
 ) -> Iterator[FileItem]:
-    """The files under ``bucket_url`` whose relative path matches ``file_glob``, sorted.
+    """The files under ``bucket_url`` whose relative path matches ``file_glob``, in the
+    order dlt 1.31 lists them (see :func:`_listed`).
 
     ``*`` matches in the folder itself, ``**/*`` in every subfolder (fsspec's glob rules,
     as dlt). Folders are never items.
@@ -151,9 +171,7 @@ def glob_files(
     protocol, root = split_url(bucket_url)
     root = root.rstrip("/")
     pattern = posixpath.join(root, file_glob.lstrip("/")) if file_glob else root
-    found = fs.glob(pattern, detail=True)
-    for path in sorted(found):
-        info = found[path]
+    for path, info in _listed(fs, protocol, pattern):
         if info.get("type") == "directory":
             continue
         path = path if protocol != "file" else "/" + path.lstrip("/")
