@@ -147,6 +147,18 @@ def test_every_auth_kind_is_accepted_and_its_absence_refused(
         list(RESTClient(base_url=api.url).paginate(route))
 
 
+def test_get_and_post_return_an_error_status_for_the_caller(api: App) -> None:
+    """dlt 1.31's ``RESTClient.get`` / ``post`` return a 401, 404 or (retries used up) 503
+    as the response (differential program p466); loadstone raised HTTPStatusError, so a
+    program checking ``response.status_code`` failed."""
+    client = RESTClient(base_url=api.url)
+    assert client.get("bearer/posts").status_code == 401
+    assert client.post("bearer/posts", json={"a": 1}).status_code == 401
+    api.flaky_failures = [503] * 3
+    assert client.get("flaky/posts").status_code == 503
+    assert len(api.asked("/flaky/posts")) == 3
+
+
 def test_oauth2_client_credentials_fetch_a_token_once(api: App) -> None:
     auth = OAuth2ClientCredentials(f"{api.url}/oauth/token", A.CLIENT_ID, A.CLIENT_SECRET)
     client = RESTClient(base_url=api.url, auth=auth)
