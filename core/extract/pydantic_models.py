@@ -208,6 +208,7 @@ class _Validated(typing.Protocol):
 
     name: str
     _steps: list[Any]
+    _cursor_at: int | None
 
     @property
     def table_name(self) -> Any: ...
@@ -246,12 +247,20 @@ def add_model_validator(
     assert isinstance(model, type)  # a model class (is_model)
     table = resource.table_name if isinstance(resource.table_name, str) else resource.name
     check = model_validator(model, model_contract(model, schema_contract), table)
+    cursor_at = resource._cursor_at  # where the cursor runs: kept, as the steps around it
     if at is not None:
         del steps[at]
+        if cursor_at is not None and at < cursor_at and check is None:
+            cursor_at -= 1
     if check is not None:  # made as add_yield_map makes it, then put in the old one's place
+        before = list(steps)
         resource.add_yield_map(_as_resource(resource.name, check))
-        made = _ModelStep(model, steps.pop())
+        new_at = next(
+            i for i, step in enumerate(steps) if i >= len(before) or step is not before[i]
+        )
+        made = _ModelStep(model, steps.pop(new_at))
         steps.insert(len(steps) if at is None else at, made)
+    resource._cursor_at = cursor_at
 
 
 def _as_resource(

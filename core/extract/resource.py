@@ -33,7 +33,7 @@ from loadstone.extract.resource_hints import (
     nested_hints_by_path,
     split_hint_functions,
 )
-from loadstone.extract.resource_pipe import BoundPipe, CursorStep, PageStep, Step, flatten
+from loadstone.extract.resource_pipe import BoundPipe, CursorStep, Step, flatten
 from loadstone.extract.resource_signature import (
     arguments_by_name,
     cursor_template,
@@ -98,6 +98,7 @@ class Resource(ResourceSteps):
         self._call_args: tuple[TDataItem, ...] = ()
         self._call_kwargs: dict[str, TDataItem] = {}
         self._steps: list[Step] = []
+        self._cursor_at: int | None = None
         self._incremental = incremental
         #: hints kept for other tables the resource fills (dlt's table variants)
         self._variants: dict[str, StoredHints] = {}
@@ -152,7 +153,7 @@ class Resource(ResourceSteps):
         )
         clone._from_function = self._from_function
         clone._call_args, clone._call_kwargs = self._call_args, dict(self._call_kwargs)
-        clone._steps = list(self._steps)
+        clone._steps, clone._cursor_at = list(self._steps), self._cursor_at
         clone._variants = dict(self._variants)
         clone.key_as_given = self.key_as_given
         clone._hint_functions = dict(self._hint_functions)
@@ -228,7 +229,7 @@ class Resource(ResourceSteps):
                 f"set_incremental takes loadstone.sources.incremental(...) or None, "
                 f"got {new_incremental!r}"
             )
-        self._incremental = new_incremental
+        self._incremental, self._cursor_at = new_incremental, None  # a new cursor goes last
         return new_incremental
 
     @property
@@ -310,7 +311,7 @@ class Resource(ResourceSteps):
         names_table = table_name if create_table_variant or table_name is not None else None
         check_hint_functions(names_table or self._table_name, functions)
         if incremental is not None and not create_table_variant:
-            self._incremental = as_incremental(incremental)
+            self._incremental, self._cursor_at = as_incremental(incremental), None
         if table_name is not None and not create_table_variant:
             self._table_name = table_name
         new = TableHints(
@@ -344,6 +345,7 @@ class Resource(ResourceSteps):
             return self
         if hints_template.get("incremental") is not None:
             self._incremental = as_incremental(hints_template["incremental"])
+            self._cursor_at = None
         if table_name is not None:
             self._table_name = table_name
         self._hints = merge_hints(self._hints, new)
@@ -492,8 +494,7 @@ class Resource(ResourceSteps):
         """This resource's part of one extract: its cursor bound to the state, its steps
         fresh (a limit counts per run), and the call that makes its data."""
         param, cursor = self._bind_incremental()
-        steps: list[PageStep] = [CursorStep(cursor)] if cursor is not None else []
-        steps += [make() for make in self._steps]
+        steps = self._run_steps(CursorStep(cursor) if cursor is not None else None)
         call = functools.partial(self._call_data, param, cursor)
         return BoundPipe(call, tuple(steps), self.parallelized)
 

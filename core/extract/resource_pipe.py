@@ -53,7 +53,8 @@ class Cursor(Protocol):
 
 
 class CursorStep(PageStep):
-    """An incremental cursor as the first step of its resource's pipe."""
+    """An incremental cursor as a step of its resource's pipe (the last, unless ``insert_at``
+    put a step after it)."""
 
     def __init__(self, cursor: Cursor) -> None:
         self.cursor = cursor

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from loadstone.exceptions import CreatePipeException
 from loadstone.extract.resource_pipe import (
+    PageStep,
     Step,
     flatten,
     is_limit,
@@ -26,6 +27,7 @@ from loadstone.extract.resource_pipe import (
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self is 3.11+
 
+    from loadstone.extract.incremental import Incremental
     from loadstone.typing import TDataItem, TTableHintTemplate
 
 logger = logging.getLogger("loadstone.extract.resource")
@@ -37,7 +39,21 @@ class ResourceSteps:
     name: str
     is_transformer: bool
     _steps: list[Step]
+    #: where the incremental cursor runs among ``_steps`` (``_steps[:_cursor_at]`` before it);
+    #: None: after all of them, where dlt keeps it unless ``insert_at`` puts a step after it
+    _cursor_at: int | None
     _table_name: TTableHintTemplate[str] | None
+
+    @property
+    def incremental(self) -> Incremental | None:
+        raise NotImplementedError  # the resource's
+
+    def _run_steps(self, cursor: PageStep | None) -> list[PageStep]:
+        """One run's steps, made fresh, with the cursor's step where dlt's pipe runs it."""
+        steps = [make() for make in self._steps]
+        if cursor is not None:
+            steps.insert(len(steps) if self._cursor_at is None else self._cursor_at, cursor)
+        return steps
 
     def add_step(
         self, step: Callable[[TDataItem], TDataItem], insert_at: int | None = None
@@ -69,8 +85,33 @@ class ResourceSteps:
                 self.name, "a step cannot be inserted before the head of a resource that is "
                 "not a transformer (insert_at=0); 1 is the first step after the data",
             )  # fmt: skip
-        self._steps.insert(len(self._steps) if insert_at is None else self._at(insert_at), step)
+        self._put(step, insert_at)
         return self
+
+    def _put(self, step: Step, insert_at: int | None) -> None:
+        """Insert ``step`` where dlt's pipe takes it. dlt's incremental cursor is a step of
+        the pipe, the last one: an appended step goes before it (a map that changes the cursor
+        column is seen by the cursor), an ``insert_at`` past the cursor's index after it."""
+        cursor = len(self._steps) if self._cursor_at is None else self._cursor_at
+        before = (
+            insert_at is None or self.incremental is None or insert_at <= self._pipe_index(cursor)
+        )
+        if insert_at is None:
+            at = cursor
+        elif before:
+            at = min(self._at(insert_at), cursor)
+        else:
+            at = max(self._at(insert_at - 1), cursor)  # the cursor holds one index of the pipe
+        self._steps.insert(at, step)
+        if not before:
+            self._cursor_at = cursor
+        elif self._cursor_at is not None:
+            self._cursor_at = cursor + 1
+
+    def _pipe_index(self, at: int) -> int:
+        """dlt's pipe index of the place ``at`` of the step list (the data is 0; limits are
+        not steps of dlt's pipe)."""
+        return 1 + sum(1 for step in self._steps[:at] if not is_limit(step))
 
     def _at(self, insert_at: int) -> int:
         """The place in the step list of dlt's pipe index ``insert_at`` (see above)."""

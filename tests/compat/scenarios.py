@@ -750,6 +750,7 @@ from tests.compat import (  # noqa: E402, F401  # they register
     contract_scenarios,
     hint_argument_scenarios,
     hint_scenarios,
+    incremental_scenarios,
     load_info_scenarios,
     merge_scenarios,
     nested_hint_scenarios,
