@@ -23,6 +23,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal
+from typing import Final
 
 import orjson
 
@@ -158,7 +159,15 @@ def _cursor_values(column: TDataItem) -> list[TDataItem]:
 
     if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
         column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
-    return list(column.to_pylist())
+    values = list(column.to_pylist())
+    if pa.types.is_timestamp(column.type) and column.type.tz in _UTC_NAMES:
+        # Arrow gives ZoneInfo('UTC'); dlt's state holds datetime.timezone.utc, as dicts do
+        return [v if v is None else v.replace(tzinfo=_dt.timezone.utc) for v in values]
+    return values
+
+
+#: the names an Arrow timestamp's time zone has for UTC
+_UTC_NAMES: Final = frozenset({"UTC", "utc", "Etc/UTC", "+00:00", "Z"})
 
 
 def _shifted(value: TDataItem, lag: float) -> TDataItem:

@@ -1,0 +1,27 @@
+"""What an incremental cursor keeps in state, value by value, as dlt 1.31 keeps it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+import loadstone
+
+
+def test_an_arrow_utc_cursor_is_kept_with_datetime_timezone_utc(tmp_path: Path) -> None:
+    """dlt 1.31 stores ``tzinfo=datetime.timezone.utc`` for an Arrow ``timestamp[us, UTC]``
+    cursor, as for a dict's (differential program p414); pyarrow itself gives ZoneInfo('UTC')."""
+    utc = dt.timezone.utc
+    ts = [dt.datetime(2024, 1, day, tzinfo=utc) for day in (1, 2, 3)]
+
+    @loadstone.resource
+    def arr(c: Any = loadstone.sources.incremental("ts")) -> Any:
+        yield pa.table({"id": [1, 2, 3], "ts": pa.array(ts, pa.timestamp("us", tz="UTC"))})
+
+    pipe = loadstone.pipeline("utc", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    pipe.run(arr(), table_name="t")
+    last = pipe.state["sources"]["utc"]["resources"]["arr"]["incremental"]["ts"]["last_value"]
+    assert repr(last) == repr(dt.datetime(2024, 1, 3, tzinfo=utc))
