@@ -163,8 +163,38 @@ def _arrow_column(name: str, values: list[object], hints: TColumnSchema) -> pa.A
         try:
             return pa.array(values, type=wanted)
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            pass  # a value the declared type cannot hold: let Arrow pick the type
+            parsed = _parsed_text(values, wanted)
+            if parsed is not None:
+                return parsed
+            # a value the declared type cannot hold: let Arrow pick the type
     return pa.array(values)
+
+
+def _parsed_text(values: list[object], wanted: pa.DataType) -> pa.Array | None:
+    """Dates and times the driver returned as text, parsed (None when they do not parse).
+
+    A query adapter's ``text(...)`` query has no column types, so SQLite hands back the
+    stored text (``2024-05-01 00:00:00``); dlt 1.31's Arrow page parses it into the
+    reflected ``timestamp`` / ``date`` column (a naive time read as UTC where the column
+    has a time zone)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    temporal = pa.types.is_timestamp(wanted) or pa.types.is_date(wanted)
+    if not temporal or not _holds_text(values):
+        return None
+    text = pa.array(values, type=pa.string())
+    try:
+        return text.cast(wanted)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    if not pa.types.is_timestamp(wanted) or wanted.tz is None:
+        return None
+    try:
+        naive = text.cast(pa.timestamp(wanted.unit))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    return pc.assume_timezone(naive, "UTC").cast(wanted)
 
 
 def arrow_page(
