@@ -143,11 +143,13 @@ def file_url(protocol: str, path: str) -> str:
 def _listed(
     fs: fsspec.AbstractFileSystem, protocol: str, pattern: str
 ) -> list[tuple[str, dict[str, Any]]]:
-    """The paths ``pattern`` matches with their fsspec details, sorted by path.
+    """The paths ``pattern`` matches with their fsspec details, in dlt 1.31's order.
 
-    On this machine's disk dlt 1.31 lists the files Python's ``glob.glob(recursive=True)``
-    finds: never a hidden file or folder (``.DS_Store``, ``.git/``); in a bucket, fsspec's
-    glob. (dlt keeps the folder's order; loadstone sorts, see docs/sources/filesystem.md.)
+    On this machine's disk dlt lists as Python's ``glob.glob(recursive=True)`` does (seen
+    path for path): in the folder's own order (``os.listdir``), for ``**/*.csv`` a folder's
+    files before its subfolders', and never a hidden file or folder (``.DS_Store``,
+    ``.git/``). The order matters: the first file read types a column the files disagree on
+    (``3`` in one, ``1.5`` in another). In a bucket: fsspec's glob, sorted.
     """
     if protocol != "file":
         found = fs.glob(pattern, detail=True)
@@ -156,7 +158,7 @@ def _listed(
     import os
 
     paths = [p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)]
-    return [(path, fs.info(path)) for path in sorted(paths)]
+    return [(path, fs.info(path)) for path in paths]
 
 
 def glob_files(
