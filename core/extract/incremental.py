@@ -20,8 +20,10 @@ import base64
 import datetime as _dt
 import hashlib
 import re
+import types
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Final
 
@@ -188,6 +190,21 @@ def _shifted(value: TDataItem, lag: float) -> TDataItem:
     return value
 
 
+#: the write disposition ``run()`` gives every resource of the extract running in this context
+RUN_DISPOSITION: ContextVar[object] = ContextVar("loadstone_run_disposition", default=None)
+
+
+def restarts_cursor(resource_disposition: object) -> bool:
+    """Whether a cursor starts from its ``initial_value`` this run, whatever its state says.
+
+    dlt 1.31 does so for a resource whose write disposition is ``"replace"`` (its hint, or
+    ``run(write_disposition="replace")``, which wins): the table is made again from the whole
+    range, not from the rows after the last run's value (it would be emptied of every row the
+    cursor already saw)."""
+    run = RUN_DISPOSITION.get()
+    return (resource_disposition if run is None else run) == "replace"
+
+
 def _resolved(hashes: Sequence[str | Callable[[], str]]) -> list[str]:
     return [h if isinstance(h, str) else h() for h in hashes]
 
@@ -248,6 +265,11 @@ class Incremental:
         #: the key that identifies rows at the start value; () turns deduplication off
         self._key: str | list[str] | tuple[()] | None = None
 
+    def __class_getitem__(cls, item: object) -> types.GenericAlias:
+        """``incremental[int]``: dlt's generic form, as its docs annotate a cursor argument
+        (``updated: dlt.sources.incremental[str] = dlt.sources.incremental("updated")``)."""
+        return types.GenericAlias(cls, item)
+
     # -- binding to a run ---------------------------------------------------------------
     def copy(self) -> Incremental:
         return Incremental(
@@ -269,8 +291,11 @@ class Incremental:
         resource_name: str,
         resource_state: dict[str, TDataItem],
         primary_key: str | Sequence[str] | None = None,
+        resource_hints: Mapping[str, object] | None = None,
     ) -> Incremental:
-        """A fresh copy reading its start from ``resource_state`` (kept for :meth:`commit`)."""
+        """A fresh copy reading its start from ``resource_state`` (kept for :meth:`commit`);
+        from ``initial_value`` when the resource replaces its table (:func:`restarts_cursor`)."""
+        restart = restarts_cursor((resource_hints or {}).get("write_disposition"))
         bound = self.copy()
         bound.resource_name = resource_name
         key = self.primary_key if self.primary_key is not None else primary_key
@@ -287,7 +312,7 @@ class Incremental:
             stored = None
         elif self.end_value is None:
             bound._state = resource_state
-        if stored and self.end_value is None:
+        if stored and self.end_value is None and not restart:
             bound.start_value = state_value(stored.get("last_value"))
             bound._seen_hashes = frozenset(stored.get("unique_hashes") or ())
             # rows at the start value stay known while the last value does not move on
@@ -302,8 +327,9 @@ class Incremental:
         incremental = self._state.setdefault("incremental", {})
         if self.cursor_path in incremental and not self._kept:
             return  # nothing passed the cursor: the state stays as it was, as in dlt
+        kept = incremental.get(self.cursor_path) or {}  # dlt keeps the first initial value
         incremental[self.cursor_path] = {
-            "initial_value": _jsonable(self.initial_value),
+            "initial_value": kept.get("initial_value", _jsonable(self.initial_value)),
             "last_value": _jsonable(self.last_value),
             "unique_hashes": list(dict.fromkeys(_resolved(self._new_hashes))),
             "start_value": _jsonable(self.start_value),

@@ -451,7 +451,7 @@ class Resource(ResourceSteps):
         if template.end_value is None:  # a backfill range leaves no trace in state
             with contextlib.suppress(current.NoActiveContext):
                 state = current.resource_state(self.name)
-        return param, template.bind(self.name, state, self._incremental_key())
+        return param, template.bind(self.name, state, self._incremental_key(), self._hints)
 
     def _incremental_key(self) -> TColumnNames | None:
         """The primary key an incremental deduplicates by, in the form the code gave it."""

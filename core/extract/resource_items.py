@@ -22,6 +22,7 @@ from loadstone.extract.file_inputs import (
     objects_of,
 )
 from loadstone.extract.file_pipes import extract_in_place, reads_in_place
+from loadstone.extract.incremental import RUN_DISPOSITION
 from loadstone.extract.mark import (
     DataItemWithMeta,
     HintsMeta,
@@ -81,9 +82,13 @@ def extract_resources(
         for node in graph.selected
     }
     iterator = PipeIterator(graph)
-    with contextlib.closing(iter(iterator)) as pages:  # a failed write closes the pipes now
-        for node, page in pages:
-            sinks[id(node)].write(page)
+    given = RUN_DISPOSITION.set(run_hints.get("write_disposition"))  # cursors bind in the loop
+    try:
+        with contextlib.closing(iter(iterator)) as pages:  # a failed write closes the pipes now
+            for node, page in pages:
+                sinks[id(node)].write(page)
+    finally:
+        RUN_DISPOSITION.reset(given)
     for sink in sinks.values():
         sink.close()
     iterator.commit()

@@ -25,3 +25,13 @@ def test_an_arrow_utc_cursor_is_kept_with_datetime_timezone_utc(tmp_path: Path) 
     pipe.run(arr(), table_name="t")
     last = pipe.state["sources"]["utc"]["resources"]["arr"]["incremental"]["ts"]["last_value"]
     assert repr(last) == repr(dt.datetime(2024, 1, 3, tzinfo=utc))
+
+
+def test_the_incremental_class_takes_a_type_argument_as_dlts_generic_does() -> None:
+    """``updated: dlt.sources.incremental[str] = dlt.sources.incremental("updated")`` is how
+    dlt's docs annotate a cursor argument; evaluated at run time it raised TypeError here
+    (differential program p424)."""
+    alias = loadstone.sources.incremental[int]
+    cursor = alias("ts", initial_value=1)
+    assert isinstance(cursor, loadstone.sources.incremental)
+    assert cursor.initial_value == 1
