@@ -9,6 +9,14 @@ gets (through ``JAVA_TOOL_OPTIONS``, which every JVM the suite starts inherits):
   this way (``spark_session.py``); a cluster's executors keep the optimizing JIT for long
   jobs, which a test's few seconds of work never repay. A cluster application measured
   22.5 CPU s with the optimizing JIT on its executors and 14.2 without.
+* ``-XX:+UseSerialGC``: one collector thread, no concurrent work, for heaps that stay small
+  (the Connect server already measured 40.4 CPU-s with it and 45.8 with G1);
+* ``-Dspark.sql.codegen.wholeStage=false`` (a ``spark.*`` system property is a default of
+  every ``SparkConf``, drivers and servers alike): the tests' queries read a few rows each,
+  and compiling generated code for every plan cost more than running it interpreted. The
+  Spark destination's module (three Spark applications, about 20 loads) took 134.1 CPU-s,
+  129.8 with the serial collector, 118.2 with both (one run each, 2 cores). Whole-stage
+  code generation is an optimization Spark falls back from by itself; results are the same;
 * a dynamic class-data-sharing archive (``-XX:SharedArchiveFile``, JDK 13+): Spark's classes
   already parsed and verified, mapped instead of loaded. A small local Spark application
   measured 16.5 s without it and 11.5 s with it; a cluster application 17.5 s and 12.7 s.
@@ -42,8 +50,8 @@ import pyspark
 JOB = Path(__file__).with_name("jvm_archive_job.py")
 #: JVM log output: warnings to stderr (the default is stdout), none about the archive itself
 QUIET_LOGS = "-Xlog:disable -Xlog:all=warning,cds*=error:stderr"
-#: the quick JIT only (see the module docstring)
-QUICK_JIT = "-XX:TieredStopAtLevel=1"
+#: the quick JIT only, the serial collector, no whole-stage code generation (module docstring)
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Dspark.sql.codegen.wholeStage=false"
 #: the archive's path, found once and inherited by the pytest workers and every child
 ARCHIVE_VARIABLE = "LOADSTONE_TEST_JVM_ARCHIVE"
 #: ``JAVA_TOOL_OPTIONS`` as the suite found it, before :func:`refresh` added to it
@@ -154,7 +162,7 @@ def refresh() -> None:
         return  # outside the suite, or already final (this runs before every test)
     archive = _archive_path()
     shared = f"-XX:SharedArchiveFile={archive}" if archive.exists() else ""
-    options = " ".join(part for part in (base, QUICK_JIT, shared, QUIET_LOGS) if part)
+    options = " ".join(part for part in (base, TEST_JVM_OPTIONS, shared, QUIET_LOGS) if part)
     os.environ["JAVA_TOOL_OPTIONS"] = options
 
 
