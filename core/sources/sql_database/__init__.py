@@ -30,6 +30,7 @@ from loadstone.extract.mark import with_hints
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import reject_unsupported
 from loadstone.extract.source import Source
+from loadstone.sources.sql_database.configured import configured
 from loadstone.sources.sql_database.engines import create_engine
 from loadstone.sources.sql_database.errors import describe, scrub, secret_parts
 from loadstone.sources.sql_database.foreign_keys import table_references
@@ -126,9 +127,11 @@ def engine_from_credentials(
 
 
 def remove_nullability_adapter(table: sa.Table) -> sa.Table:
-    """A ``table_adapter_callback`` that makes every column nullable (as dlt's)."""
+    """A ``table_adapter_callback`` that takes away what the database says of each column's
+    nullability, as dlt 1.31's: the columns get no ``nullable`` hint (a primary key column
+    is then NOT NULL, as dlt hints it; Arrow pages make the others nullable)."""
     for column in table.columns:
-        column.nullable = True
+        column.nullable = None  # SQLAlchemy's "not specified"
     return table
 
 
@@ -287,6 +290,7 @@ class _TableReader:
         return made
 
 
+@configured(lambda passed: "sql_database")
 def sql_database(
     credentials: SqlCredentials = config.value,
     schema: str | None = None,
@@ -371,6 +375,7 @@ def _table_names(engine: sa.Engine, metadata: sa.MetaData, include_views: bool) 
     return names
 
 
+@configured(lambda passed: str(passed.get("table") or "sql_table"))
 def sql_table(
     credentials: SqlCredentials = config.value,
     table: str | None = None,

@@ -139,7 +139,11 @@ def _type_hints(sql_type: SqlType, with_precision: bool, arrow: bool) -> TColumn
 
 def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str) -> TColumnSchema:
     """The dlt column hint of one reflected column at ``level`` (see the module docstring)."""
-    hints: TColumnSchema = {"name": column.name, "nullable": bool(column.nullable)}
+    hints: TColumnSchema = {"name": column.name}
+    if column.nullable is not None:
+        hints["nullable"] = bool(column.nullable)
+    elif column.primary_key:  # nullability taken away (remove_nullability_adapter): dlt's
+        hints["nullable"] = False
     if column.primary_key:
         hints["primary_key"] = True
     if level != "minimal":
