@@ -76,6 +76,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "normalize": ("loadstone.normalize", None),
     "load": ("loadstone.load", None),
     # every public error (loadstone.exceptions)
+    "ArgumentsOverloadException": ("loadstone.exceptions", "ArgumentsOverloadException"),
     "ArrowDataError": ("loadstone.exceptions", "ArrowDataError"),
     "AuthError": ("loadstone.exceptions", "AuthError"),
     "BadRecordError": ("loadstone.exceptions", "BadRecordError"),
@@ -217,6 +218,7 @@ if TYPE_CHECKING:
     from loadstone.destinations.custom import destination
     from loadstone.destinations.dataset import Dataset, Relation
     from loadstone.exceptions import (
+        ArgumentsOverloadException,
         ArrowDataError,
         AuthError,
         BadRecordError,

@@ -47,6 +47,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "extract": ("loadstone.extract", None),
     "normalize": ("loadstone.normalize", None),
     "load": ("loadstone.load", None),
+    "ArgumentsOverloadException": ("loadstone.exceptions", "ArgumentsOverloadException"),
     "ArrowDataError": ("loadstone.exceptions", "ArrowDataError"),
     "AuthError": ("loadstone.exceptions", "AuthError"),
     "BadRecordError": ("loadstone.exceptions", "BadRecordError"),

@@ -61,6 +61,7 @@ from loadstone.exceptions.destinations import (
     UnsupportedWriteDisposition,
 )
 from loadstone.exceptions.extract import (
+    ArgumentsOverloadException,
     CreatePipeException,
     DataItemRequiredForDynamicTableHints,
     ExternalSchedulerNotAvailable,
@@ -141,6 +142,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SUGGESTED_DESTINATION",
+    "ArgumentsOverloadException",
     "ArrowDataError",
     "AuthError",
     "BadRecordError",

@@ -177,6 +177,17 @@ class InconsistentTableTemplate(ResourceError):
         )
 
 
+class ArgumentsOverloadException(LoadstoneError):
+    """A decorator or function was given arguments that exclude each other (dlt's name,
+    raised where dlt raises it: ``@source(name=..., schema=...)``)."""
+
+    def __init__(self, msg: str, func_name: str, *args: Any) -> None:
+        self.func_name = func_name
+        super().__init__(
+            f"Arguments combination not allowed when calling function `{func_name}()`: {msg}"
+        )
+
+
 class ValueErrorWithKnownValues(LoadstoneError, ValueError):
     """A setting that takes one of a known set of values got another (dlt's name)."""
 

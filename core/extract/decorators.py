@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypedDict, TypeGuard, Union, overload
 
+from loadstone.exceptions import ArgumentsOverloadException
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, register_spec, section_of
 from loadstone.extract.pydantic_models import add_model_validator
@@ -311,7 +312,12 @@ def source(
     ``loadstone.current.source_schema()`` returns the source's schema, so the body can
     change detections or hints before any data is read. Arguments defaulting to
     ``secrets.value``/``config.value`` are read from configuration when not passed.
+    A ``schema`` names the source: a ``name`` beside it is refused, as dlt refuses it.
     """
+    if name is not None and schema is not None:
+        raise ArgumentsOverloadException(
+            "`name` has no effect when `schema` argument is present", "source"
+        )
 
     def decorate(f: DataFunction) -> Callable[..., Source]:
         register_spec(f, spec)
