@@ -90,7 +90,9 @@ def write_json_atomic(path: Path, payload: object) -> None:
 
 #: dates and times go to ``default`` (``str``) as with the standard library, not orjson's own
 #: ISO form; keys that are not text are written as the standard library writes them
-_WRITE_OPTIONS: Final = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+_WRITE_OPTIONS: Final = (
+    orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+)
 
 
 def _dumps(payload: object) -> bytes:
