@@ -109,7 +109,9 @@ def refusal(value: TDataItem) -> str:
     if kind.__module__ == "numpy":
         hint = "convert it with .tolist(), or yield a pyarrow.Table or pandas.DataFrame"
     elif isinstance(value, _dt.timedelta):
-        hint = "a duration has no data type to load as: convert it first (seconds: .total_seconds())"
+        hint = (
+            "a duration has no data type to load as: convert it first (seconds: .total_seconds())"
+        )
     else:
         hint = (
             "yield dicts, lists, scalars, pyarrow.Table/RecordBatch or pandas.DataFrame "
