@@ -26,6 +26,7 @@ from loadstone.extract.file_pipes import LISTS_FILES, READS_FILES
 from loadstone.extract.incremental import Incremental
 from loadstone.extract.resource import Resource
 from loadstone.extract.source import Source
+from loadstone.sources.configured import configured
 from loadstone.sources.filesystem.files import (
     FileItem,
     FileItemDict,
@@ -98,6 +99,7 @@ def _bucket_url(bucket_url: str | None) -> str:
     return str(found)
 
 
+@configured(lambda passed: "filesystem", own=("bucket_url", "credentials"))
 def filesystem(
     bucket_url: str | None = config.value,
     credentials: Credentials | fsspec.AbstractFileSystem | None = None,
@@ -202,6 +204,7 @@ _READERS = {
 }
 
 
+@configured(lambda passed: "readers", own=("bucket_url", "credentials"))
 def readers(
     bucket_url: str | None = config.value,
     credentials: Credentials | fsspec.AbstractFileSystem | None = None,
@@ -213,8 +216,9 @@ def readers(
     """A source named ``readers`` with the resources ``read_csv``, ``read_jsonl``,
     ``read_parquet`` and ``read_csv_duckdb``: each reads the files ``file_glob`` matches.
 
-    Select one (``readers(...).read_csv``, ``.with_resources("read_jsonl")``); the arguments
-    mean what they mean for :func:`filesystem`.
+    Select one (``readers(...).read_csv``, ``.with_resources("read_jsonl")``), or call it
+    with the reader's arguments (``readers(...).read_csv(chunksize=100)``, as dlt's docs do);
+    the arguments mean what they mean for :func:`filesystem`.
     """
     from loadstone.schema.schema import Schema
 
@@ -228,7 +232,7 @@ def readers(
                 client_kwargs=client_kwargs,
                 incremental=incremental,
             )
-            | reader()
+            | reader
         ).with_name(name)
         for name, reader in _READERS.items()
     ]

@@ -30,7 +30,7 @@ from loadstone.extract.mark import with_hints
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import reject_unsupported
 from loadstone.extract.source import Source
-from loadstone.sources.sql_database.configured import configured
+from loadstone.sources.configured import configured
 from loadstone.sources.sql_database.engines import create_engine
 from loadstone.sources.sql_database.errors import describe, scrub, secret_parts
 from loadstone.sources.sql_database.foreign_keys import table_references
