@@ -253,6 +253,8 @@ class Incremental:
         #: how far before the stored last value a run starts again (dlt's ``lag``)
         self.lag = lag
         self._lag_start: TDataItem = _MISSING
+        #: the start is a last value a run kept in state (only that one is lagged)
+        self._from_state = False
         self._segments = _path_segments(cursor_path)
         self.resource_name = "?"
         self.start_value: TDataItem = initial_value
@@ -312,7 +314,14 @@ class Incremental:
             stored = None
         elif self.end_value is None:
             bound._state = resource_state
+            if stored is None:  # dlt's: the body of the first run reads its cursor's state
+                value = _jsonable(self.initial_value)
+                resource_state.setdefault("incremental", {})[self.cursor_path] = {
+                    "initial_value": value, "last_value": value,
+                    "unique_hashes": [], "start_value": value,
+                }  # fmt: skip
         if stored and self.end_value is None and not restart:
+            bound._from_state = True
             bound.start_value = state_value(stored.get("last_value"))
             bound._seen_hashes = frozenset(stored.get("unique_hashes") or ())
             # rows at the start value stay known while the last value does not move on
@@ -367,8 +376,7 @@ class Incremental:
         if self._lag_start is not _MISSING:
             return self._lag_start
         start = self.start_value
-        stored = (self._state or {}).get("incremental", {}).get(self.cursor_path)
-        if self.lag is not None and start is not None and stored:
+        if self.lag is not None and start is not None and self._from_state:
             start = _shifted(start, -self.lag if self._func is not min else self.lag)
         self._lag_start = start
         return start

@@ -6,11 +6,17 @@ what it keeps in state.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from tests.compat.harness import Context
 from tests.compat.scenarios import scenario
+
+
+def _as_json(value: Any) -> Any:
+    """A state as plain JSON (each library's state may be a mapping of its own)."""
+    return json.loads(json.dumps(value, default=str, sort_keys=True))
 
 
 def _tenfold(item: dict[str, int]) -> dict[str, int]:
@@ -117,3 +123,27 @@ def a_cursor_keeps_its_first_initial_value_in_state(ctx: Context) -> Any:
     cursor = pipe.state["sources"]["first_initial"]["resources"]["orders"]["incremental"]
     return {"state": {k: v for k, v in cursor["created"].items() if k != "unique_hashes"},
             "tables": ctx.tables(pipe)}  # fmt: skip
+
+
+@scenario
+def the_first_run_reads_its_cursor_in_state(ctx: Context) -> Any:
+    """dlt 1.31 puts a cursor's entry in the resource state when the run binds it, so the
+    resource body of the first run reads ``resource_state()["incremental"]`` (start, last and
+    initial value, no hashes); a backfill range (``end_value``) leaves the state alone."""
+    dlt = ctx.dlt
+    seen: dict[str, Any] = {}
+
+    @dlt.resource
+    def r(u: Any = dlt.sources.incremental("u", initial_value=10)) -> Any:
+        seen["r"] = _as_json(dlt.current.resource_state())
+        yield [{"u": i} for i in range(3)]
+
+    @dlt.resource
+    def backfill(u: Any = dlt.sources.incremental("u", initial_value=1, end_value=5)) -> Any:
+        seen["backfill"] = _as_json(dlt.current.resource_state())
+        yield [{"u": i} for i in range(3)]
+
+    pipe = ctx.pipeline("first_state")
+    pipe.run([r(), backfill()])
+    seen["after"] = _as_json(pipe.state["sources"]["first_state"]["resources"])
+    return seen
