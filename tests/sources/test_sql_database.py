@@ -185,3 +185,25 @@ def test_unsupported_arguments_raise_type_error(sqlite_file: str) -> None:
         sql_table(sqlite_file, table="plain", table_loader_class=object)
     with pytest.raises(SqlDatabaseError, match="'nope' not found"):
         sql_table(sqlite_file, table="nope")
+
+
+def test_materialized_views_are_views_listed_after_the_others(postgres_url: str) -> None:
+    """dlt 1.31 lists ``['Order Lines', 'lower_t', 'BigLines', 'mv']`` for these (tables,
+    views, then materialized views; differential program p476); loadstone left out ``mv``."""
+    schema = f"mv_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+        conn.execute(f'CREATE TABLE "{schema}"."Order Lines" (id int)')  # type: ignore[arg-type]  # our own script
+        conn.execute(f'CREATE TABLE "{schema}".lower_t (id int)')  # type: ignore[arg-type]  # our own script
+        conn.execute(f'CREATE VIEW "{schema}"."BigLines" AS SELECT 1 AS one')  # type: ignore[arg-type]  # our own script
+        conn.execute(f'CREATE MATERIALIZED VIEW "{schema}".mv AS SELECT 1 AS one')  # type: ignore[arg-type]  # our own script
+    try:
+        with_views = sql_database(postgres_url, schema=schema, include_views=True)
+        assert list(with_views.resources) == ["Order Lines", "lower_t", "BigLines", "mv"]
+        assert list(sql_database(postgres_url, schema=schema).resources) == [
+            "Order Lines",
+            "lower_t",
+        ]
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')  # type: ignore[arg-type]  # our own script

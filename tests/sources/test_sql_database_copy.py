@@ -102,3 +102,19 @@ def test_a_text_query_from_a_query_adapter_takes_the_row_path(
     assert copy_plan(engine, sa.text("SELECT 1"), {}) is None
     rows = [row for page in resource.pages() for row in page.to_pylist()]
     assert rows == [{"id": 2, "note": None}, {"id": 3, "note": ""}]
+
+
+def test_an_empty_table_copies_no_page(postgres_url: str, schema: str) -> None:
+    """A table without rows (or a cursor past the last row) sends COPY nothing: no page, as
+    the row path and dlt 1.31 give none (differential program p476: the empty table failed
+    the whole source with pyarrow's "Empty CSV file")."""
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f"CREATE TABLE {schema}.nothing (id int, note text)")
+    engine = sa.create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://"))
+    resource = sql_table(engine, table="nothing", schema=schema, backend="pyarrow")
+    table = sa.Table("nothing", sa.MetaData(schema=schema), autoload_with=engine)
+    plan = copy_plan(
+        engine, build_query(table, None, engine, None), resource.compute_table_schema()["columns"]
+    )
+    assert plan is not None
+    assert list(copy_pages(engine, plan, chunk_size=2)) == []

@@ -359,20 +359,31 @@ def _engine(
 
 
 def _table_names(engine: sa.Engine, metadata: sa.MetaData, include_views: bool) -> list[str]:
-    """The tables (and views) of the schema, in the order the database lists them."""
+    """The tables (and views, then materialized views) of the schema, in the order the
+    database lists them."""
     import sqlalchemy as sa
 
     try:
         inspector = sa.inspect(engine)
         names = list(inspector.get_table_names(schema=metadata.schema))
-        if include_views:
+        if include_views:  # materialized views too, after the others (dlt's order)
             names += inspector.get_view_names(schema=metadata.schema)
+            names += _materialized_views(inspector, metadata.schema)
     except sa.exc.SQLAlchemyError as error:
         where = f" {metadata.schema!r}" if metadata.schema else ""
         raise SqlDatabaseError(
             f"sql_database: cannot list the tables of schema{where}: {describe(error, engine)}"
         ) from None
     return names
+
+
+def _materialized_views(inspector: sa.Inspector, schema: str | None) -> list[str]:
+    """The schema's materialized views (PostgreSQL's, Oracle's); none where the dialect has
+    no such thing."""
+    try:
+        return list(inspector.get_materialized_view_names(schema=schema))
+    except NotImplementedError:
+        return []
 
 
 @configured(lambda passed: str(passed.get("table") or "sql_table"))

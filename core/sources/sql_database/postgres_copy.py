@@ -130,9 +130,10 @@ def copy_pages(engine: sa.Engine, plan: CopyPlan, chunk_size: int) -> Iterator[p
             cursor.execute("SET LOCAL TIME ZONE 'UTC'")
             cursor.execute("SET LOCAL DateStyle = 'ISO, YMD'")
             with cursor.copy(plan.sql, plan.params or None) as copy:
-                reader = pacsv.open_csv(
-                    io.BufferedReader(_CopyStream(copy), _BLOCK), read, convert_options=convert
-                )
+                stream = io.BufferedReader(_CopyStream(copy), _BLOCK)
+                if not stream.peek(1):
+                    return  # no rows (an empty table, a cursor past the last row): no page
+                reader = pacsv.open_csv(stream, read, convert_options=convert)
                 pending: list[pa.RecordBatch] = []
                 rows = 0
                 for batch in reader:
