@@ -128,6 +128,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
         "DataItemRequiredForDynamicTableHints",
     ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
+    "IncrementalCursorInvalidCoercion": (
+        "loadstone.exceptions",
+        "IncrementalCursorInvalidCoercion",
+    ),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",
         "IncrementalCursorPathHasValueNone",
@@ -255,6 +259,7 @@ if TYPE_CHECKING:
         IdentifierCollisionError,
         IgnoreResponseException,
         InconsistentTableTemplate,
+        IncrementalCursorInvalidCoercion,
         IncrementalCursorPathHasValueNone,
         IncrementalCursorPathMissing,
         InMemoryCatalog,

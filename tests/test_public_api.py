@@ -99,6 +99,10 @@ PINNED: dict[str, tuple[str, str | None]] = {
         "DataItemRequiredForDynamicTableHints",
     ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
+    "IncrementalCursorInvalidCoercion": (
+        "loadstone.exceptions",
+        "IncrementalCursorInvalidCoercion",
+    ),
     "IncrementalCursorPathHasValueNone": (
         "loadstone.exceptions",
         "IncrementalCursorPathHasValueNone",

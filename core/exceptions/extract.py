@@ -72,6 +72,25 @@ class IncrementalCursorPathHasValueNone(IncrementalCursorPathMissing):
         )
 
 
+class IncrementalCursorInvalidCoercion(LoadstoneError, TypeError):
+    """A cursor value does not compare with the cursor's start, end or last value (an int
+    against a text, a datetime against a date): dlt 1.31's error, raised as it is, not wrapped
+    in a resource's extraction error."""
+
+    def __init__(
+        self, resource_name: str, cursor_path: str, reference: Any, value: Any, item: Any = None
+    ) -> None:
+        self.resource_name = self.pipe_name = resource_name
+        self.cursor_path = cursor_path
+        self.cursor_value, self.item = value, item
+        super().__init__(
+            f"resource {resource_name!r}: the cursor value {value!r} "
+            f"({type(value).__name__}) at {cursor_path!r} does not compare with "
+            f"{reference!r} ({type(reference).__name__}); give an initial_value of the "
+            f"cursor's type"
+        )
+
+
 class ExternalSchedulerNotAvailable(LoadstoneError):
     """``incremental(allow_external_schedulers=True)`` found no interval to load (dlt's
     error and message): ``DLT_INTERVAL_START`` and ``DLT_INTERVAL_END`` must both be set."""

@@ -30,6 +30,7 @@ from typing import Final
 import orjson
 
 from loadstone.exceptions import (
+    IncrementalCursorInvalidCoercion,
     IncrementalCursorPathHasValueNone,
     IncrementalCursorPathMissing,
 )
@@ -359,7 +360,12 @@ class Incremental:
     def _is_after(self, reference: TDataItem, value: TDataItem) -> bool:
         """True when ``value`` comes after ``reference`` in the cursor's direction."""
         reference, value = _coerce_pair(reference, value)
-        return bool(value != reference and self._func([reference, value]) == value)
+        try:
+            return bool(value != reference and self._func([reference, value]) == value)
+        except TypeError as exc:  # dlt's error, not the comparison's
+            raise IncrementalCursorInvalidCoercion(
+                self.resource_name, self.cursor_path, reference, value
+            ) from exc
 
     @property
     def lagged_start_value(self) -> TDataItem:

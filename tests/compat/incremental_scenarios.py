@@ -147,3 +147,32 @@ def the_first_run_reads_its_cursor_in_state(ctx: Context) -> Any:
     pipe.run([r(), backfill()])
     seen["after"] = _as_json(pipe.state["sources"]["first_state"]["resources"])
     return seen
+
+
+def _rows_with_cursor(dlt: Any, name: str, initial: Any, rows: list[dict[str, Any]]) -> Any:
+    """A resource yielding ``rows`` through a cursor on ``c`` starting at ``initial``."""
+
+    @dlt.resource(name=name)
+    def res(c: Any = dlt.sources.incremental("c", initial_value=initial)) -> Any:
+        yield rows
+
+    return res
+
+
+@scenario
+def a_cursor_value_of_another_type_fails_the_extract(ctx: Context) -> Any:
+    """dlt 1.31 fails the extract with ``IncrementalCursorInvalidCoercion`` (the step's
+    exception itself, not a resource's extraction error) when a cursor value does not compare
+    with the initial or last value: an int against a text, a datetime against a date."""
+    dlt = ctx.dlt
+    cases = {
+        "text_initial_int_rows": ("2024-01-01", [{"c": 5}]),
+        "int_initial_text_rows": (5, [{"c": "7"}]),
+        "no_initial_mixed_rows": (None, [{"c": 1}, {"c": "x"}]),
+    }
+    out: dict[str, Any] = {}
+    for name, (initial, rows) in cases.items():
+        res = _rows_with_cursor(dlt, name, initial, rows)
+        pipe = ctx.pipeline(f"coerce_{name}")
+        out[name] = ctx.attempt(lambda pipe=pipe, res=res: pipe.run(res()) and None)
+    return out
