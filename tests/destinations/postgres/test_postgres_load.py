@@ -80,6 +80,22 @@ def test_merge_upsert_updates_and_inserts(postgres_url: str, dataset: str, tmp_p
     assert pets == [("B-0",), ("a-0",), ("a-1",), ("c-0",)]
 
 
+def test_merge_insert_only_inserts_new_keys_and_keeps_existing_rows(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """dlt 1.31 loads the ``insert-only`` strategy into PostgreSQL (loadstone refused it:
+    "merge strategy 'insert-only' is not supported here"; differential program p443)."""
+    pipe = pipeline(postgres_url, dataset, tmp_path)
+    hints = {
+        "write_disposition": {"disposition": "merge", "strategy": "insert-only"},
+        "primary_key": "id",
+    }
+    pipe.run(_users((1, "a"), (2, "b")), table_name="users", **hints)
+    pipe.run(_users((2, "B"), (3, "c")), table_name="users", **hints)
+    assert _table(postgres_url, dataset, "users", "id, name") == [(1, "a"), (2, "b"), (3, "c")]
+    assert _table(postgres_url, dataset, "users__pets", "pet") == [("a-0",), ("b-0",), ("c-0",)]
+
+
 def test_merge_scd2_retires_changed_rows_and_inserts_new_versions(
     postgres_url: str, dataset: str, tmp_path: Path
 ) -> None:
