@@ -27,7 +27,16 @@ SPEC_TABLE = {
         (*ALL, "insert-only"),
     ),
     "motherduck": (65536, 65536, False, "keep", "snake_case", ("parquet",), ALL),
-    "postgres": (63, 63, True, "lower", "snake_case", ("insert_values", "csv"), ALL),
+    # insert-only too: dlt 1.31 loads it into postgres (differential programs p443/p444)
+    "postgres": (
+        63,
+        63,
+        True,
+        "lower",
+        "snake_case",
+        ("insert_values", "csv"),
+        (*ALL, "insert-only"),
+    ),
     "redshift": (127, 127, False, "lower", "snake_case", ("insert_values",), NO_UPSERT),
     "snowflake": (255, 255, True, "upper", "snake_case", ("jsonl", "parquet"), ALL),
     "bigquery": (1024, 300, True, "keep", "snake_case", ("jsonl", "parquet"), ALL),
