@@ -178,12 +178,43 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
         for name, cols in SYSTEM_TABLES.items():
             columns = [c.as_column(self.ident(c.name)) for c in cols]
             statements += self.ensure_table(self.system_table(name), columns, known=known)
-        for table in model.data_tables():
+        for table in sorted(model.data_tables(), key=model.depth):  # parents first
             columns = model.columns_for_destination(table)
             if columns:
                 statements += self.ensure_table(table, columns, known=known)
+                statements += self._fill_root_key(model, table, known)
         bookkeeping.record_version(self, version)
         return statements
+
+    def _fill_root_key(self, model: TableModel, table: str, known: Catalog) -> list[str]:
+        """Give the rows of a nested table that had no root key column theirs.
+
+        A nested table made under ``replace`` or ``append`` has no ``_dlt_root_id``; when its
+        root turns to ``merge`` the column is added, and a merge deletes a root row's nested
+        rows by it: rows left without one would stay beside their replacements. Their root is
+        their parent (a child of the root) or their parent's root (dlt 1.31 fails that load:
+        DuckDB cannot add the NOT NULL column)."""
+        existing = known.get(self.catalog_key(table))
+        root_key, parent = model.root_key(table), model.parent(table)
+        parent_key = model.parent_key(table)
+        if existing is None or root_key is None or parent is None or parent_key is None:
+            return []
+        if self.catalog_key(root_key) in existing:
+            return []
+        target, rk, pk = self.qualified(table), quote(root_key), quote(parent_key)
+        if model.parent(parent) is None:
+            source = pk
+        else:
+            parent_root, parent_row = model.root_key(parent), model.row_key(parent)
+            if parent_root is None or parent_row is None:
+                return []
+            source = (
+                f"(SELECT p.{quote(parent_root)} FROM {self.qualified(parent)} AS p "
+                f"WHERE p.{quote(parent_row)} = {target}.{pk})"
+            )
+        sql = f"UPDATE {target} SET {rk} = {source} WHERE {rk} IS NULL"
+        self.execute(sql)
+        return [sql]
 
     # --- the contract ------------------------------------------------------------------
 

@@ -483,3 +483,22 @@ def test_an_scd2_row_version_column_the_data_lacks_is_refused_at_normalize(
     assert failed.value.step == "normalize"
     assert isinstance(failed.value.exception, UnboundColumnException)
     assert "rv" in str(failed.value)
+
+
+def test_a_replaced_table_turned_to_merge_keeps_no_stale_nested_rows(tmp_path: Path) -> None:
+    """Nested rows loaded under ``replace`` have no ``_dlt_root_id``; when the root turns to
+    ``merge`` the column is added and filled from the parent chain, so a merged key's old
+    nested rows (grandchildren too) are deleted (they stayed beside the new ones; dlt 1.31
+    fails that load: differential program p445)."""
+    import loadstone
+
+    pipe = loadstone.pipeline("turn", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    first = [{"id": 1, "a": [{"x": 1, "b": [{"y": 1}]}]}, {"id": 2, "a": [{"x": 2}]}]
+    pipe.run(first, table_name="t", write_disposition="replace")
+    later = [{"id": 1, "a": [{"x": 10, "b": [{"y": 10}]}]}]
+    pipe.run(later, table_name="t", write_disposition="merge", primary_key="id")
+    with pipe.sql_client() as sql:
+        nested = sql.execute_sql("SELECT x FROM t__a ORDER BY x")
+        deeper = sql.execute_sql("SELECT y FROM t__a__b ORDER BY y")
+    assert [tuple(r) for r in nested] == [(2,), (10,)]
+    assert [tuple(r) for r in deeper] == [(10,)]
