@@ -159,6 +159,24 @@ def test_get_and_post_return_an_error_status_for_the_caller(api: App) -> None:
     assert len(api.asked("/flaky/posts")) == 3
 
 
+def test_dlts_exceptions_module_ports_a_hook_that_ignores_a_response(api: App) -> None:
+    """``from dlt.sources.helpers.rest_client.exceptions import IgnoreResponseException``
+    (dlt 1.31's module, differential program p482) failed with ModuleNotFoundError."""
+    from loadstone.sources.helpers.rest_client.exceptions import (
+        IgnoreResponseException,
+        PaginatorSetupError,
+    )
+
+    def ignore_401(response: Any, *args: Any, **kwargs: Any) -> Any:
+        if response.status_code == 401:
+            raise IgnoreResponseException
+        return response
+
+    pages = RESTClient(base_url=api.url).paginate("bearer/posts", hooks={"response": [ignore_401]})
+    assert list(pages) == []
+    assert issubclass(PaginatorSetupError, ValueError)
+
+
 def test_oauth2_client_credentials_fetch_a_token_once(api: App) -> None:
     auth = OAuth2ClientCredentials(f"{api.url}/oauth/token", A.CLIENT_ID, A.CLIENT_SECRET)
     client = RESTClient(base_url=api.url, auth=auth)
