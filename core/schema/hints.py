@@ -13,6 +13,7 @@ convention (column names with ``normalize_path``, table names with
 
 from __future__ import annotations
 
+import datetime as _dt
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -88,7 +89,8 @@ def _merge_options(value: Mapping[str, object]) -> dict[str, object]:
     for key, item in value.items():
         if key not in ("disposition", "strategy"):
             hint = key if key.startswith("x-") else "x-" + key.replace("_", "-")
-            extra[hint] = item
+            # a boundary or active-record datetime is kept in ISO form, as dlt 1.31 stores it
+            extra[hint] = item.isoformat() if isinstance(item, _dt.date) else item
     return extra
 
 
@@ -170,13 +172,11 @@ def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
     valid_from, valid_to = names[0], names[1]
     version = extra.get("x-row-version-column-name") or _ROW_KEY
     active = extra.get("x-active-record-timestamp")
-    if version != _ROW_KEY:
-        row_version = Column(version, extra={"x-row-version": True})
-    else:
-        # scd2 rows are identified by a content hash: _dlt_id is a row version, not a key
-        row_version = Column(
-            _ROW_KEY, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
-        )
+    # scd2 rows are identified by their version (a content hash in _dlt_id, or the user's
+    # row_version_column_name): a version, not a key, and never null, as dlt 1.31 stores it
+    row_version = Column(
+        version, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
+    )
     return {
         valid_from: Column(
             valid_from, data_type="timestamp", nullable=True, extra={"x-valid-from": True}

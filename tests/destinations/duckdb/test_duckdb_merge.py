@@ -502,3 +502,36 @@ def test_a_replaced_table_turned_to_merge_keeps_no_stale_nested_rows(tmp_path: P
         deeper = sql.execute_sql("SELECT y FROM t__a__b ORDER BY y")
     assert [tuple(r) for r in nested] == [(2,), (10,)]
     assert [tuple(r) for r in deeper] == [(10,)]
+
+
+def test_an_scd2_row_version_column_is_stored_as_dlt_stores_it(tmp_path: Path) -> None:
+    """``row_version_column_name``'s column is a version, not a key, and never null: dlt 1.31
+    stores ``nullable: False, row_key: False, unique: False, x-row-version: True`` (seen in
+    differential program p404; loadstone stored it nullable, so the table column allowed
+    NULL)."""
+    import loadstone
+
+    wd = {"disposition": "merge", "strategy": "scd2", "row_version_column_name": "rv"}
+    pipe = loadstone.pipeline("rv", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    pipe.run([{"id": 1, "rv": "1-a"}], table_name="dim", write_disposition=wd)
+    column = dict(pipe.default_schema.tables["dim"]["columns"]["rv"])
+    assert {k: column.get(k) for k in ("nullable", "row_key", "unique", "x-row-version")} == {
+        "nullable": False,
+        "row_key": False,
+        "unique": False,
+        "x-row-version": True,
+    }
+
+
+def test_an_scd2_boundary_datetime_is_stored_in_iso_form(tmp_path: Path) -> None:
+    """dlt 1.31 stores ``boundary_timestamp=datetime(...)`` as ``x-boundary-timestamp:
+    '2024-01-03T00:00:00+00:00'`` (differential program p410); loadstone stored str()'s
+    ``'2024-01-03 00:00:00+00:00'``."""
+    import loadstone
+
+    at = dt.datetime(2024, 1, 3, tzinfo=dt.timezone.utc)
+    wd = {"disposition": "merge", "strategy": "scd2", "boundary_timestamp": at}
+    pipe = loadstone.pipeline("bt", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    pipe.run([{"id": 1}], table_name="dim", write_disposition=wd)
+    stored = pipe.default_schema.tables["dim"]["x-boundary-timestamp"]
+    assert stored == "2024-01-03T00:00:00+00:00"
