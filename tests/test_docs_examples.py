@@ -177,7 +177,9 @@ def write_module(example: Example, folder: Path) -> None:
 
 
 def run_python(example: Example, namespace: dict[str, Any]) -> None:
-    code = compile(example.code, example.where, "exec")
+    # dont_inherit: not this module's `from __future__ import annotations` (a reader's paste
+    # evaluates annotations, which pydantic models in an example need without a module)
+    code = compile(example.code, example.where, "exec", dont_inherit=True)
     exec(code, namespace)  # the example is the test: it runs as a reader would paste it
     if "file" in example.modes:
         for name, value in list(namespace.items()):

@@ -74,15 +74,41 @@ def is_model(value: object) -> bool:
 
 def model_columns(model: type) -> dict[str, dict[str, Any]]:
     """The columns of ``model``'s fields, as dlt declares them: a type for each field that
-    has one (``Any`` has none and is left out), nullable when ``None`` is allowed."""
+    has one (``Any`` has none and is left out), nullable when ``None`` is allowed.
+
+    A nested field (a model, list, dict ...) is a ``json`` column, unless the model's
+    ``dlt_config`` (dlt's ``DltConfig``) says ``skip_nested_types`` (or its old name
+    ``skip_complex_types``): then a nested model's fields are columns ``<field>__<name>``
+    (declared by that model's own rules, nullable where the field is), and lists and dicts
+    are no columns: their values are normalized into nested tables like any other data."""
     columns: dict[str, dict[str, Any]] = {}
+    skip_nested = _skips_nested_types(model)
     for name, field in model.model_fields.items():  # type: ignore[attr-defined]  # a model
         data_type, nullable = _data_type(field.annotation)
-        if data_type is None:
-            continue
         key = field.alias or name
+        nested = _nested_model(field.annotation) if skip_nested else None
+        if nested is not None:
+            for child in model_columns(nested).values():
+                path = f"{key}__{child['name']}"
+                columns[path] = {**child, "name": path, "nullable": child["nullable"] or nullable}
+            continue
+        if data_type is None or (skip_nested and data_type == "json"):
+            continue
         columns[key] = {"name": key, "data_type": data_type, "nullable": nullable}
     return columns
+
+
+def _nested_model(annotation: Any) -> type | None:
+    """The model a field holds (``Address`` or ``Optional[Address]``), else None."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        annotation = args[0] if len(args) == 1 else None
+    return annotation if is_model(annotation) else None
+
+
+def _skips_nested_types(model: type) -> bool:
+    config = getattr(model, "dlt_config", None) or {}
+    return bool(config.get("skip_nested_types") or config.get("skip_complex_types"))
 
 
 def _data_type(annotation: Any) -> tuple[str | None, bool]:

@@ -14,19 +14,9 @@ from loadstone.plugins.normalizers.relational import type_rules
 from loadstone.plugins.normalizers.relational.facts import ColumnFact, ColumnKey, Position
 from loadstone.plugins.normalizers.relational.names import ColumnNames
 from loadstone.plugins.normalizers.relational.native import ISO_TIMESTAMP_TEXT
-from loadstone.plugins.normalizers.relational.row_keys import (
-    LIST_IDX,
-    LOAD_ID,
-    PARENT_ID,
-    ROOT_ID,
-    ROW_ID,
-)
 from loadstone.plugins.normalizers.relational.task import EngineConfig, RootSpec
 from loadstone.schema.decimals import DEFAULT_SHAPE, DecimalShape
 from loadstone.typing import TDataItem
-
-#: the columns the normalizer adds to a row: never a contract's new column
-_SYSTEM_COLUMNS = frozenset({LOAD_ID, ROW_ID, PARENT_ID, LIST_IDX, ROOT_ID})
 
 #: data type -> the Python type whose values need no coercion into it. A timestamp column
 #: gets the C path's sentinel instead: no Python type is it (so the Python loop coerces every
@@ -89,9 +79,14 @@ class ColumnTypes:
         spec: RootSpec,
         position: Position,
     ) -> str | None:
-        """Type of a column this task meets first; '' discards the row, None the value."""
-        declared = spec.typed_declared and table == spec.root and col not in _SYSTEM_COLUMNS
-        if table in self._existing_tables or declared:
+        """Type of a column this task meets first; '' discards the row, None the value.
+
+        The ``columns`` contract holds only for a table that exists: the load that creates a
+        table takes all its columns, also when hints declared some of them before (dlt 1.31:
+        under ``freeze`` the first run of a table with a ``columns`` hint loads its other
+        keys too). Its values are held to the ``data_type`` contract (:meth:`admit_variant`).
+        """
+        if table in self._existing_tables:
             action = spec.contract_action("columns", table=table, column=col, value=value)
             if action == "drop_row":
                 return ""

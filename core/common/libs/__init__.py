@@ -1,0 +1,1 @@
+"""``loadstone.common.libs``: dlt's ``dlt.common.libs`` names (``pydantic``)."""
