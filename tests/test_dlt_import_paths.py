@@ -32,7 +32,15 @@ DLT = json.loads(FIXTURE.read_text(encoding="utf-8"))["outcomes"]
 
 #: loadstone's module for each dlt path -> the names a dlt program imports from it
 PATHS: dict[str, list[str]] = {
-    "loadstone.common": ["pendulum"],
+    "loadstone.common": ["pendulum", "json", "logger"],
+    "loadstone.common.json": ["dumps", "dumpb", "loads", "loadb", "dump", "load"],
+    "loadstone.common.logger": ["info", "warning", "error", "debug", "exception", "LOGGER"],
+    "loadstone.common.utils": ["uniq_id", "uniq_id_base64", "digest128", "digest256"],
+    "loadstone.common.libs.pydantic": ["DltConfig"],
+    "loadstone.common.storages.fsspec_filesystem": ["FileItemDict", "FileItem"],
+    "loadstone.sources.helpers.transform": [
+        "take_first", "skip_first", "pivot", "add_row_hash_to_table",
+    ],
     "loadstone.common.typing": [
         "TDataItem", "TDataItems", "DictStrAny", "DictStrStr", "StrAny", "StrStr",
         "StrStrStr", "TSecretValue", "TSecretStrValue", "TAnyDateTime", "TColumnNames",

@@ -7,6 +7,11 @@ name is an alias of a loadstone class of another name):
 
 ``pendulum``
     the pendulum library itself, as ``from dlt.common import pendulum`` gives it
+``json``, ``logger``, ``utils``
+    dlt's JSON functions (orjson, dlt's encoding of values), logging to the ``loadstone``
+    logger, ids and digests
+``libs.pydantic``, ``storages.fsspec_filesystem``
+    ``DltConfig`` (a pydantic model's ``dlt_config``), ``FileItemDict``
 ``typing``, ``schema``, ``schema.typing``, ``pipeline``, ``destination``,
 ``configuration``, ``configuration.specs``, ``exceptions``
     dlt's type names, the ``Schema``, ``LoadInfo``, ``Destination``, configuration specs and
@@ -20,4 +25,6 @@ from __future__ import annotations
 
 import pendulum
 
-__all__ = ["pendulum"]
+from loadstone.common import json, logger
+
+__all__ = ["json", "logger", "pendulum"]

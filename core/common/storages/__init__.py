@@ -1,0 +1,1 @@
+"""``loadstone.common.storages``: dlt's ``dlt.common.storages`` names a pipeline imports."""
