@@ -1,12 +1,14 @@
-"""Values a driver returns as Python objects that dlt loads as text.
+"""Values a driver returns as Python objects that dlt loads as text, and values no column holds.
 
 dlt reads PostgreSQL through psycopg2, which returns ``inet`` / ``cidr`` as text; loadstone
-reads it through psycopg 3, which returns ``ipaddress`` objects (and an ``interval`` as a
-``timedelta``, which dlt cannot load at all). Such a value becomes its text here, so the
-column is ``text`` with the value PostgreSQL prints (``192.168.0.1``, ``10.0.0.0/8``) and an
-interval reads ``1 day, 2:03:04``; a MySQL ``SET`` (PyMySQL gives a Python set, which dlt's
-sqlalchemy backend fails on) is the JSON list of its members. A column is tested by its first value that is not null (a
-database column holds one type), so the other columns cost one ``isinstance`` per chunk.
+reads it through psycopg 3, which returns ``ipaddress`` objects. Such a value becomes its text
+here, so the column is ``text`` with the value PostgreSQL prints (``192.168.0.1``,
+``10.0.0.0/8``); a MySQL ``SET`` (PyMySQL gives a Python set, which dlt's sqlalchemy backend
+fails on) is the JSON list of its members. An ``interval`` (a ``timedelta``) has no data type
+to load as, and its printed text (``1 day, 2:03:04``) is no value: the read is refused naming
+the column and what to do instead, as dlt 1.31 fails on it. A column is tested by its first
+value that is not null (a database column holds one type), so the other columns cost one
+``isinstance`` per chunk.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Sequence
 
 import orjson
 
+from loadstone.exceptions import SqlDatabaseError
+
 #: the Python types written as their text
 TEXT_TYPES: tuple[type, ...] = (
     ipaddress.IPv4Address,
@@ -25,7 +29,6 @@ TEXT_TYPES: tuple[type, ...] = (
     ipaddress.IPv6Network,
     ipaddress.IPv4Interface,
     ipaddress.IPv6Interface,
-    _dt.timedelta,
     set,
     frozenset,
 )
@@ -39,13 +42,21 @@ def as_text(value: object) -> str:
     return str(value)
 
 
-def text_columns(rows: Sequence[Sequence[object]], width: int) -> list[int]:
-    """The positions of the columns whose values are written as text (see the module)."""
+def text_columns(rows: Sequence[Sequence[object]], names: Sequence[str], table: str) -> list[int]:
+    """The positions of the columns whose values are written as text (see the module); a
+    column of durations raises :class:`SqlDatabaseError` naming ``table`` and the column."""
     found: list[int] = []
-    for index in range(width):
+    for index, name in enumerate(names):
         first = next((row[index] for row in rows if row[index] is not None), None)
         if isinstance(first, TEXT_TYPES):
             found.append(index)
+        elif isinstance(first, _dt.timedelta):
+            raise SqlDatabaseError(
+                f"sql_database: table {table!r}, column {name!r}: an interval has no data type "
+                "to load as: select it as a number in a query_adapter_callback (e.g. "
+                f"extract(epoch from {name})), or leave the column out with a "
+                "table_adapter_callback"
+            )
     return found
 
 

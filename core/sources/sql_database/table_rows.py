@@ -260,7 +260,7 @@ def rows_of(
             yield from connectorx_pages(engine, query, chunk_size, reader.backend_kwargs)
         elif plan is None:
             yield from fetched_pages(
-                engine, query, chunk_size, backend, columns, reader.backend_kwargs
+                engine, query, chunk_size, backend, columns, reader.backend_kwargs, table_name
             )
         else:
             for table in copy_pages(engine, plan, chunk_size):
@@ -278,15 +278,16 @@ def fetched_pages(
     backend: str,
     columns: Mapping[str, TColumnSchema],
     options: Mapping[str, object] | None = None,
+    table_name: str = "",
 ) -> Iterator[TDataItem]:
     """The row path: rows fetched through SQLAlchemy, ``chunk_size`` at a time; ``options``
-    are the backend's ``backend_kwargs``."""
+    are the backend's ``backend_kwargs``; ``table_name`` names the table in errors."""
     with engine.connect() as conn:
         # yield_per: rows come in chunk_size batches (not the growing 1..1000 buffer)
         result = conn.execution_options(yield_per=chunk_size).execute(query)
         names = list(result.keys())
         for fetched in result.partitions(chunk_size):
-            chunk = as_text_rows(fetched, text_columns(fetched, len(names)))
+            chunk = as_text_rows(fetched, text_columns(fetched, names, table_name))
             if backend == "sqlalchemy":
                 yield [dict(zip(names, row, strict=True)) for row in chunk]
             else:
