@@ -208,6 +208,7 @@ def extract(
     writer = PackageWriter(package, progress, discards)
     run_hints = hints.stored() if hints is not None else {}
     # one table name for several resources: dlt sends them all into that table
-    extract_resources(writer, resources, run_hints, table_name)
+    run_key = hints.primary_key if hints is not None else None
+    extract_resources(writer, resources, run_hints, table_name, run_key)
     tables = writer.close()
     return ExtractResult(package, tables, source_name)

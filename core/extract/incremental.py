@@ -195,6 +195,12 @@ def _shifted(value: TDataItem, lag: float) -> TDataItem:
 RUN_DISPOSITION: ContextVar[object] = ContextVar("loadstone_run_disposition", default=None)
 
 
+#: the primary key ``run()`` gives every resource of the extract, in the form the code gave it
+RUN_PRIMARY_KEY: ContextVar[str | Sequence[str] | None] = ContextVar(
+    "loadstone_run_primary_key", default=None
+)
+
+
 def restarts_cursor(resource_disposition: object) -> bool:
     """Whether a cursor starts from its ``initial_value`` this run, whatever its state says.
 
@@ -301,7 +307,9 @@ class Incremental:
         restart = restarts_cursor((resource_hints or {}).get("write_disposition"))
         bound = self.copy()
         bound.resource_name = resource_name
-        key = self.primary_key if self.primary_key is not None else primary_key
+        # the cursor's own key, else run()'s (dlt applies it to the resource), else the resource's
+        run_key = RUN_PRIMARY_KEY.get()
+        key = self.primary_key if self.primary_key is not None else run_key or primary_key
         if isinstance(key, (tuple, list)) and not key:
             bound._key = ()
         else:

@@ -22,7 +22,7 @@ from loadstone.extract.file_inputs import (
     objects_of,
 )
 from loadstone.extract.file_pipes import extract_in_place, reads_in_place
-from loadstone.extract.incremental import RUN_DISPOSITION
+from loadstone.extract.incremental import RUN_DISPOSITION, RUN_PRIMARY_KEY
 from loadstone.extract.mark import (
     DataItemWithMeta,
     HintsMeta,
@@ -39,7 +39,7 @@ from loadstone.extract.table_variants import Variants, add_variant, variant_hint
 from loadstone.extract.tabular_files import tabular_kind
 from loadstone.extract.writers import PackageWriter
 from loadstone.storage import package_storage
-from loadstone.typing import TDataItem, TTableHintTemplate
+from loadstone.typing import TColumnNames, TDataItem, TTableHintTemplate
 
 
 def _resolve_table(table_name: TTableHintTemplate[str], item: TDataItem) -> str:
@@ -53,8 +53,10 @@ def extract_resources(
     resources: Sequence[Resource],
     run_hints: Mapping[str, StoredHint],
     table_name: str | None,
+    run_key: TColumnNames | None = None,
 ) -> None:
-    """The items of ``resources`` into the package, each resource evaluated once.
+    """The items of ``resources`` into the package, each resource evaluated once
+    (``run_key``: ``run()``'s primary key as given, which the cursors deduplicate by).
 
     Files, tabular files and Spark DataFrames are recorded as they are; the rest run as one
     pipe graph (:mod:`loadstone.extract.pipe_iterator`): a parent feeding transformers is
@@ -83,12 +85,14 @@ def extract_resources(
     }
     iterator = PipeIterator(graph)
     given = RUN_DISPOSITION.set(run_hints.get("write_disposition"))  # cursors bind in the loop
+    keyed = RUN_PRIMARY_KEY.set(run_key)
     try:
         with contextlib.closing(iter(iterator)) as pages:  # a failed write closes the pipes now
             for node, page in pages:
                 sinks[id(node)].write(page)
     finally:
         RUN_DISPOSITION.reset(given)
+        RUN_PRIMARY_KEY.reset(keyed)
     for sink in sinks.values():
         sink.close()
     iterator.commit()
