@@ -20,12 +20,11 @@ its import.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import math
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+from loadstone.digests import digest128
 from loadstone.exceptions import InvalidIdentifierError, InvalidMaxLengthError
 
 __all__ = [
@@ -57,8 +56,7 @@ def compute_tag(
     ``/`` and ``+`` become ``a`` and ``b`` and the result is lower-cased, so the tag fits every
     convention's alphabet and does not depend on the destination's case folding.
     """
-    digest = hashlib.shake_128(identifier.encode("utf-8")).digest(tag_length(collision_probability))
-    text = base64.b64encode(digest).decode("ascii").rstrip("=")
+    text = digest128(identifier, tag_length(collision_probability))
     return text.replace("/", "a").replace("+", "b").lower()
 
 

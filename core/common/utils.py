@@ -7,8 +7,9 @@ and SHA3-256 digests), so keys a pipeline derives with them match the ones dlt m
 from __future__ import annotations
 
 import base64
-import hashlib
 import secrets
+
+from loadstone import digests
 
 __all__ = ["digest128", "digest256", "uniq_id", "uniq_id_base64"]
 
@@ -25,9 +26,9 @@ def uniq_id_base64(len_: int = 16) -> str:
 
 def digest128(v: str, len_: int = 15) -> str:
     """A ``len_``-byte SHAKE-128 digest of ``v``, base64 without padding (dlt's)."""
-    return base64.b64encode(hashlib.shake_128(v.encode("utf-8")).digest(len_)).decode().rstrip("=")
+    return digests.digest128(v, len_)
 
 
 def digest256(v: str) -> str:
     """The SHA3-256 digest of ``v``, base64 (dlt's)."""
-    return base64.b64encode(hashlib.sha3_256(v.encode("utf-8")).digest()).decode("ascii")
+    return digests.digest256(v)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
-import hashlib
 import re
 import types
 import uuid
@@ -29,6 +28,7 @@ from typing import Final
 
 import orjson
 
+from loadstone.digests import digest128
 from loadstone.exceptions import (
     IncrementalCursorInvalidCoercion,
     IncrementalCursorPathHasValueNone,
@@ -130,7 +130,7 @@ def item_hash(item: TDataItem, primary_key: str | Sequence[str] | None) -> str:
         option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS,
         default=_hash_default,
     )
-    return base64.b64encode(hashlib.shake_128(text).digest(9)).decode("ascii")
+    return digest128(text, 9)
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)

@@ -8,12 +8,10 @@ with ``pipeline.config.pipeline_salt`` gets the values it got under dlt.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-
 import attrs
 
 from loadstone import config
+from loadstone.digests import digest256
 
 __all__ = ["PipelineConfiguration", "pipeline_configuration"]
 
@@ -32,6 +30,5 @@ def pipeline_configuration(pipeline_name: str, pipeline_salt: str | None) -> Pip
     found = config.locate("pipeline_salt", explicit=pipeline_salt)
     salt = found.value
     if salt is None:
-        digest = hashlib.sha3_256(pipeline_name.encode("utf-8")).digest()
-        salt = base64.b64encode(digest).decode("ascii")
+        salt = digest256(pipeline_name)
     return PipelineConfiguration(pipeline_name=pipeline_name, pipeline_salt=str(salt))

@@ -21,11 +21,11 @@ so the edit becomes a new version instead of being silently overwritten.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Final
+
+from loadstone.digests import digest256
 
 __all__ = [
     "ENGINE_VERSION",
@@ -75,7 +75,7 @@ def content_hash(stored: Mapping[str, object]) -> str:
         ensure_ascii=False,
         default=str,
     )
-    return base64.b64encode(hashlib.sha3_256(payload.encode("utf-8")).digest()).decode("ascii")
+    return digest256(payload)
 
 
 def bump_version(
