@@ -50,7 +50,13 @@ class PostgresCredentials:
         for key in ("port", "connect_timeout"):
             if key in known:
                 known[key] = int(known[key])
-        options = {str(k): str(v) for k, v in fields.items() if k not in FIELDS}
+        # a ``query`` mapping is how ConnectionStringCredentials (and dlt's credentials as a
+        # dict) carry libpq parameters; unset extras (None) are no parameters at all
+        extras = {k: v for k, v in fields.items() if k not in FIELDS and k != "query"}
+        query = fields.get("query")
+        if isinstance(query, Mapping):
+            extras.update(query)
+        options = {str(k): str(v) for k, v in extras.items() if v is not None}
         options.pop("drivername", None)
         return cls(**known, options=options)
 

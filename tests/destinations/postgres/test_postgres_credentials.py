@@ -67,3 +67,17 @@ def test_a_connection_string_in_the_environment_replaces_the_fields_of_secrets_t
 def test_no_credentials_is_a_one_line_error_naming_the_keys() -> None:
     with pytest.raises(PostgresCredentialsMissing, match="DESTINATION__POSTGRES__CREDENTIALS"):
         resolve_credentials("postgres", None)
+
+
+def test_connection_string_credentials_are_read_with_their_query_as_parameters() -> None:
+    """dlt.destinations.postgres(credentials=ConnectionStringCredentials(url)) connects in
+    dlt 1.31; its ``query`` field (None or a mapping) was passed to libpq as an option
+    'query' and every connection failed (differential program p704)."""
+    from loadstone.sources.credentials import ConnectionStringCredentials
+
+    plain = PostgresCredentials.parse(ConnectionStringCredentials("postgresql://u:p@h:5/db"))
+    assert (plain.database, plain.username, plain.port, plain.options) == ("db", "u", 5, {})
+    tuned = PostgresCredentials.parse(
+        ConnectionStringCredentials("postgresql://u:p@h:5/db?sslmode=disable")
+    )
+    assert tuned.options == {"sslmode": "disable"}
