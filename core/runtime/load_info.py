@@ -108,6 +108,22 @@ class StepInfo:
         }
 
 
+def _tables_by_name(tables: Mapping[str, JsonDict] | list[JsonDict]) -> dict[str, JsonDict]:
+    """A schema update by table name; a trace saved before it was kept so holds a list of
+    tables, each with its name and its columns in a list."""
+    if isinstance(tables, Mapping):
+        return dict(tables)
+    drop = ("table_name", "schema_name", "load_id")
+    by_name: dict[str, JsonDict] = {}
+    for table in tables:
+        columns = table.get("columns") or []
+        assert isinstance(columns, list)
+        named = {str(c["name"]): {k: v for k, v in c.items() if k not in drop} for c in columns}
+        rest = {k: v for k, v in table.items() if k not in drop[1:]}
+        by_name[str(table["name"])] = {**rest, "columns": named}
+    return by_name
+
+
 @attrs.define
 class LoadPackageInfo:
     """One load package and what happened to it (dlt's ``LoadPackageInfo``): ``state`` is
@@ -131,8 +147,9 @@ class LoadPackageInfo:
     created_at: float | None = None
     #: when the load committed the package (None before)
     completed_at: float | None = None
-    #: the tables the package's schema update touched, as dlt lists them (with columns)
-    schema_update: list[JsonDict] = attrs.field(factory=list)
+    #: the tables the package's schema update touched, dlt's ``schema_update``: each new
+    #: table whole, each changed table with its new columns (``{name: table}``)
+    schema_update: dict[str, JsonDict] = attrs.field(factory=dict, converter=_tables_by_name)
     #: each table written, with its root table (the resource dlt's outputs name)
     roots: dict[str, str] = attrs.field(factory=dict)
 

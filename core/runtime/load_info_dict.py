@@ -39,7 +39,7 @@ class LoadPackageInfo(Protocol):
     schema_hash: str
     created_at: float | None
     completed_at: float | None
-    schema_update: list[JsonDict]
+    schema_update: dict[str, JsonDict]
     roots: dict[str, str]
 
     @property
@@ -122,9 +122,22 @@ def package_dict(package: LoadPackageInfo) -> JsonDict:
         "refresh": None,
         "dropped_tables": [],
         "truncated_tables": [],
-        "tables": [dict(table) for table in package.schema_update],
+        "tables": _tables(package),
         "jobs": package_jobs(package),
     }
+
+
+def _tables(package: LoadPackageInfo) -> list[JsonDict]:
+    """The schema update as dlt's ``asdict()`` lists it: each table with its columns in a
+    list, every column and table naming its schema and load id."""
+    where = {"schema_name": package.schema_name, "load_id": package.load_id}
+    tables: list[JsonDict] = []
+    for name, table in package.schema_update.items():
+        columns = table.get("columns") or {}
+        assert isinstance(columns, Mapping)
+        listed = [{**dict(column), "table_name": name, **where} for column in columns.values()]
+        tables.append({**table, "columns": listed, **where})
+    return tables
 
 
 def package_jobs(package: LoadPackageInfo) -> list[JsonDict]:

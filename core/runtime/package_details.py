@@ -34,7 +34,7 @@ class PackageDetails(TypedDict):
     package_path: str
     schema_hash: str
     created_at: float | None
-    schema_update: list[JsonDict]
+    schema_update: dict[str, JsonDict]
     roots: dict[str, str]
 
 
@@ -59,33 +59,38 @@ def package_details(
         "package_path": str(package.root),
         "schema_hash": schema.version_hash if schema is not None else "",
         "created_at": created,
-        "schema_update": _schema_update(package, schema, first_run) if schema else [],
+        "schema_update": _schema_update(package, schema, first_run) if schema else {},
         "roots": _roots(package, schema) if schema else {},
     }
 
 
-def _schema_update(package: LoadPackage, schema: Schema, first_run: bool) -> list[JsonDict]:
-    """The tables the package's schema update touched, as dlt lists them (columns in a
-    list, each naming its table, schema and load id)."""
-    changed = list((package.meta.get("new_columns") or {}).keys())
-    names = [*package.meta.get("new_tables", []), *changed]
+def _schema_update(package: LoadPackage, schema: Schema, first_run: bool) -> dict[str, JsonDict]:
+    """The tables the package's schema update touched, as dlt's ``schema_update`` holds
+    them: a new table with all its columns, a table that only gained columns with those
+    columns alone (dlt's partial table; ``asdict()`` lists them with their table)."""
+    added: dict[str, list[str]] = dict(package.meta.get("new_columns") or {})
+    new_tables = list(package.meta.get("new_tables", []))
+    names = [*new_tables, *added]
     if first_run:
         names = [LOADS_TABLE_NAME, *names, STATE_TABLE_NAME, VERSION_TABLE_NAME]
-    tables: list[JsonDict] = []
+        new_tables = names
+    tables: dict[str, JsonDict] = {}
     for name in dict.fromkeys(names):
         table = schema.tables.get(name)
         if table is None:
             continue
         stored: dict[str, object] = dict(table.to_dict())
-        where = {"table_name": name, "schema_name": schema.name, "load_id": package.load_id}
-        stored["columns"] = [{**column.to_dict(), **where} for column in table.columns.values()]
+        keep = None if name in new_tables else set(added.get(name, ()))
+        stored["columns"] = {
+            column: spec.to_dict()
+            for column, spec in table.columns.items()
+            if keep is None or column in keep
+        }
         if "write_disposition" not in stored:  # a nested table: its root's, as dlt lists it
             root = schema.tables.get(_root_of(schema, name))
             if root is not None and root.write_disposition:
                 stored["write_disposition"] = root.write_disposition
-        stored["schema_name"] = schema.name
-        stored["load_id"] = package.load_id
-        tables.append(stored)
+        tables[name] = stored
     return tables
 
 

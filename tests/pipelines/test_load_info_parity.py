@@ -345,3 +345,30 @@ def test_a_packages_asdict_lists_its_jobs_and_schema_update_as_dlt() -> None:
 def test_the_trace_form_keeps_the_package_details() -> None:
     package = _loaded_package()
     assert PackageInfo.from_dict(package.to_trace()) == package
+
+
+def test_a_packages_schema_update_is_dlts_tables_by_name(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31 (differential program p601): ``schema_update`` maps each table the package
+    changed to its partial schema; a table that only gained a column holds that column."""
+    first = pipeline.run([{"id": 1, "n": {"x": [1]}}], table_name="t").load_packages[0]
+    assert sorted(first.schema_update) == [
+        "_dlt_loads", "_dlt_pipeline_state", "_dlt_version", "t", "t__n__x"
+    ]  # fmt: skip
+    assert list(first.schema_update["t"]["columns"]) == ["id", "_dlt_load_id", "_dlt_id"]
+    assert first.schema_update["t"]["columns"]["id"] == {
+        "name": "id", "data_type": "bigint", "nullable": True
+    }  # fmt: skip
+    second = pipeline.run([{"id": 2, "z": "q"}], table_name="t").load_packages[0]
+    assert second.schema_update == {
+        "t": {
+            "columns": {"z": {"name": "z", "data_type": "text", "nullable": True}},
+            "write_disposition": "append",
+            "name": "t",
+            "resource": "t",
+            "x-normalizer": {"seen-data": True},
+        }
+    }
+    (table,) = second.asdict()["tables"]
+    assert [column["name"] for column in table["columns"]] == ["z"]  # dlt's asdict() too
+    third = pipeline.run([{"id": 3}], table_name="t").load_packages[0]
+    assert third.schema_update == {}
