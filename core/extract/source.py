@@ -121,9 +121,12 @@ class Source:
         return self
 
     def with_resources(self, *names: str) -> Source:
-        """Select only the named resources (in place, like dlt) and return the source."""
-        self.resources.select(*names)
-        return self
+        """A clone of the source with only the named resources selected, as dlt 1.31's: the
+        source itself keeps its selection, so ``s.with_resources("a")`` followed by
+        ``run(s)`` still loads every resource of ``s`` (``resources.select`` works in place)."""
+        clone = self.clone()
+        clone.resources.select(*names)
+        return clone
 
     def clone(self, with_name: str | None = None) -> Source:
         """A copy with copies of the resources and of the schema (renamed with the source by

@@ -113,9 +113,26 @@ def test_source_collects_resources_and_with_resources_selects() -> None:
     assert isinstance(src, Source)
     assert src.name == "shop"
     assert list(src.resources) == ["orders", "users"]
-    src.with_resources("users")
-    assert list(src.selected_resources) == ["users"]
-    assert list(src) == [{"id": 2}]
+    picked = src.with_resources("users")
+    assert list(picked.selected_resources) == ["users"]
+    assert list(picked) == [{"id": 2}]
+
+
+def test_with_resources_returns_a_clone_and_leaves_the_source_selection() -> None:
+    """dlt 1.31 (differential program p655): ``with_resources`` selects on a clone, so the
+    source still loads every resource and hints set on the clone stay there."""
+
+    @source
+    def shop():
+        return [resource([{"id": 1}], name="orders"), resource([{"id": 2}], name="users")]
+
+    src = shop()
+    picked = src.with_resources("users")
+    picked.resources["users"].apply_hints(table_name="people")
+    assert picked is not src
+    assert list(src.selected_resources) == ["orders", "users"]
+    assert src.resources["users"].table_name == "users"
+    assert sorted(item["id"] for item in src) == [1, 2]
 
 
 def test_resources_are_reachable_by_name_for_apply_hints() -> None:
