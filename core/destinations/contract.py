@@ -236,17 +236,23 @@ class LoadRequest:
 @attrs.frozen
 class SystemColumn:
     """A column of a system table, in dlt's order, nullability and precision (load ids are
-    ``text`` of precision 64: ``varchar(64)`` where a destination sizes text)."""
+    ``text`` of precision 64: ``varchar(64)`` where a destination sizes text; ``unique`` as
+    dlt's schema hints it, a UNIQUE constraint where the destination creates indexes)."""
 
     name: str
     data_type: str
     nullable: bool
     precision: int | None = None
+    unique: bool | None = None
 
     def as_column(self, name: str) -> Column:
         """This column as a schema column, named ``name`` (after naming)."""
         return Column(
-            name, data_type=self.data_type, nullable=self.nullable, precision=self.precision
+            name,
+            data_type=self.data_type,
+            nullable=self.nullable,
+            precision=self.precision,
+            unique=self.unique,
         )
 
 
@@ -275,7 +281,7 @@ SYSTEM_TABLES: dict[str, tuple[SystemColumn, ...]] = {
         SystemColumn("created_at", "timestamp", False),
         SystemColumn("version_hash", "text", True),
         SystemColumn("_dlt_load_id", "text", False, 64),
-        SystemColumn("_dlt_id", "text", False),
+        SystemColumn("_dlt_id", "text", False, unique=True),
     ),
 }
 

@@ -35,7 +35,12 @@ from loadstone.plugins.destinations.duckdb.overlap import DuckDBOverlappedLoad
 from loadstone.plugins.destinations.duckdb.parquet_source import ParquetSource
 from loadstone.plugins.destinations.duckdb.row_groups import configured_row_group_size
 from loadstone.plugins.destinations.duckdb.sql import DIALECT, literal, qualified, quote
-from loadstone.plugins.destinations.sql.loader import Catalog, SqlLoader, TableColumns
+from loadstone.plugins.destinations.sql.loader import (
+    Catalog,
+    SqlLoader,
+    TableColumns,
+    configured_create_indexes,
+)
 from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Schema
 
@@ -185,6 +190,7 @@ class DuckDBClient(SqlLoader[ParquetSource]):
             destination, schema, dataset_name, pipeline_name, staging_dataset_name, naming
         )
         self.credentials = resolve_credentials(destination, pipeline_name)
+        self.create_indexes = configured_create_indexes(destination, "duckdb", False)
         row_group_size = configured_row_group_size(destination.config.get("row_group_size"))
         limit = configured_memory_limit()  # a bad value fails before a database file is made
         self._conn, self._owns = connect(self.credentials, row_group_size)

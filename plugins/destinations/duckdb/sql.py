@@ -139,4 +139,5 @@ DIALECT = Dialect(
     row_order="rowid",
     types_compatible=types_compatible,
     type_name=normalize_type_name,
+    unique_on_add=False,
 )

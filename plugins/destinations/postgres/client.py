@@ -35,7 +35,7 @@ from loadstone.plugins.destinations.postgres.credentials import (
 from loadstone.plugins.destinations.postgres.sql import DIALECT, numbered_placeholders
 from loadstone.plugins.destinations.sql import merge
 from loadstone.plugins.destinations.sql.dialect import qualified, quote
-from loadstone.plugins.destinations.sql.loader import Catalog, SqlLoader
+from loadstone.plugins.destinations.sql.loader import Catalog, SqlLoader, configured_create_indexes
 from loadstone.plugins.destinations.sql.table_files import TableFiles
 from loadstone.plugins.destinations.tables import TableModel
 from loadstone.schema import Schema
@@ -94,6 +94,7 @@ class PostgresClient(SqlLoader[TableFiles]):
             merge.REPLACE_STRATEGIES[0],
             explicit=destination.config.get("replace_strategy"),
         )
+        self.create_indexes = configured_create_indexes(destination, "postgres", True)
         self._conn = connect(self.credentials)
 
     # --- running SQL -------------------------------------------------------------------

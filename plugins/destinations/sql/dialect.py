@@ -71,6 +71,8 @@ class Dialect:
     ``types_compatible(existing, expected)``: whether a column the catalog lists with type
     ``existing`` takes values of the type ``column_type`` gives; ``type_name`` spells a type
     as the catalog does (for the mismatch error).
+    ``unique_on_add``: whether ``ALTER TABLE ADD COLUMN`` may carry a UNIQUE constraint
+    (DuckDB cannot add a column with a constraint).
     """
 
     name: str
@@ -80,6 +82,7 @@ class Dialect:
     move_table: str | None = None
     types_compatible: Callable[[str, str], bool] = same_type
     type_name: Callable[[str], str] = as_written
+    unique_on_add: bool = True
 
     def empty(self, qualified_table: str) -> str:
         return self.empty_table.format(table=qualified_table)

@@ -19,9 +19,11 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import ClassVar, Generic
 
+from loadstone import config
 from loadstone.destinations.contract import (
     SYSTEM_TABLES,
     ClosesOnExit,
+    Destination,
     LoadFileSpec,
     LoadRequest,
     Row,
@@ -52,6 +54,9 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
     data_errors: ClassVar[tuple[type[Exception], ...]]
     #: how ``replace`` loads (``merge.REPLACE_STRATEGIES``); a client may configure it
     replace_strategy: str = merge.REPLACE_STRATEGIES[0]
+    #: dlt's ``create_indexes``: a column hinted ``unique`` gets a UNIQUE constraint (so a
+    #: second row of its value fails the package); each client reads its setting
+    create_indexes: bool = False
 
     # --- what each database does its own way -------------------------------------------
 
@@ -148,6 +153,8 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
             found = existing.get(self.catalog_key(col.name))
             if found is None:
                 sql = f"ALTER TABLE {target} ADD COLUMN {quote(col.name)} {expected}"
+                if self.dialect.unique_on_add:
+                    sql += self._constraint(col)
                 self.execute(sql)
                 statements.append(sql)
             elif not self.dialect.types_compatible(found[1], expected):
@@ -165,10 +172,15 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
             ddl = f"{quote(col.name)} {self.dialect.column_type(col, table)}"
             if col.nullable is False:
                 ddl += " NOT NULL"
-            parts.append(ddl)
+            parts.append(ddl + self._constraint(col))
         sql = f"CREATE TABLE {self.qualified(table, staging)} ({', '.join(parts)})"
         self.execute(sql)
         return sql
+
+    def _constraint(self, col: Column) -> str:
+        """`` UNIQUE`` for a column hinted unique when the client creates indexes, as dlt
+        1.31 does on PostgreSQL (its default) and on DuckDB (when asked)."""
+        return " UNIQUE" if self.create_indexes and col.unique else ""
 
     def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
         """The dataset brought to the schema (tables from ``model``; ``version`` is the
@@ -293,6 +305,15 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
 
     def get_stored_state(self, pipeline_name: str) -> StateDict | None:
         return bookkeeping.stored_state(self, pipeline_name)
+
+
+def configured_create_indexes(destination: Destination, kind: str, default: bool) -> bool:
+    """``create_indexes`` from the factory's arguments, else ``[destination.<name>]`` (or
+    the destination type's section), else dlt's default for the destination."""
+    keys = dict.fromkeys(
+        [f"destination.{destination.name}.create_indexes", f"destination.{kind}.create_indexes"]
+    )
+    return config.get_bool(list(keys), default, explicit=destination.config.get("create_indexes"))
 
 
 def _first_error(

@@ -629,3 +629,26 @@ def test_sql_client_of_a_dataset_not_made_yet_runs_query_after_query(tmp_path: P
     with pipeline.sql_client() as client:
         assert client.execute_sql("SELECT 1") == [(1,)]
         assert client.execute_sql("SELECT 2") == [(2,)]
+
+
+def test_create_indexes_makes_unique_columns_unique(tmp_path: Path) -> None:
+    """duckdb(create_indexes=True), dlt 1.31's option (off by default on DuckDB): a column
+    hinted unique is UNIQUE, so a repeated value fails the load (differential program p705)."""
+    db = tmp_path / "idx.duckdb"
+    destination = loadstone.destinations.duckdb(str(db), create_indexes=True)
+    pipe = loadstone.pipeline("idx", destination=destination, pipelines_dir=str(tmp_path / "p"))
+    users = loadstone.resource([{"name": "a"}], name="users", columns={"name": {"unique": True}})
+    pipe.run(users)
+    with pytest.raises(loadstone.PipelineStepFailed):
+        pipe.run(users)
+    with duckdb.connect(str(db)) as conn:
+        uniques = conn.sql(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() "
+            "WHERE constraint_type = 'UNIQUE' ORDER BY ALL"
+        ).fetchall()
+        assert conn.sql("SELECT count(*) FROM idx_dataset.users").fetchall() == [(1,)]
+    assert uniques == [
+        ("_dlt_pipeline_state", ["_dlt_id"]),
+        ("users", ["_dlt_id"]),
+        ("users", ["name"]),
+    ]

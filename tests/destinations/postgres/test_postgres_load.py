@@ -311,3 +311,52 @@ def test_a_loader_that_does_not_own_the_table_still_loads(
             conn.execute(f"DROP OWNED BY {role}")
             conn.execute(f"DROP ROLE {role}")
     assert _table(postgres_url, dataset, "users", "id") == [(1,), (2,)]
+
+
+def _unique_indexes(url: str, dataset: str) -> list[tuple[str, str]]:
+    return sorted(
+        rows(
+            url,
+            "SELECT tablename, indexdef FROM pg_indexes WHERE schemaname = "
+            f"'{dataset}' AND indexdef LIKE 'CREATE UNIQUE%'",
+        )
+    )
+
+
+def test_unique_columns_get_unique_constraints_and_a_repeated_value_fails_the_load(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """dlt 1.31's create_indexes (on by default on PostgreSQL): every column hinted unique
+    -- _dlt_id of each table, the state's too, and the user's -- is UNIQUE, so appending a
+    second row of a unique email fails the package instead of loading it twice
+    (differential program p704; dlt's indexes are these)."""
+    pipe = pipeline(postgres_url, dataset, tmp_path)
+    users = loadstone.resource(
+        [{"id": 1, "email": "a@x", "kids": [1]}], name="users", columns={"email": {"unique": True}}
+    )
+    pipe.run(users)
+    assert [t for t, _ in _unique_indexes(postgres_url, dataset)] == [
+        "_dlt_pipeline_state",
+        "users",
+        "users",
+        "users__kids",
+    ]
+    with pytest.raises(loadstone.PipelineStepFailed, match="users_email_key"):
+        pipe.run(users)
+    assert _table(postgres_url, dataset, "users", "id") == [(1,)]
+
+
+def test_create_indexes_false_makes_no_constraints(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    destination = loadstone.destinations.postgres(credentials=postgres_url, create_indexes=False)
+    pipe = loadstone.pipeline(
+        "pg_no_idx", destination=destination, dataset_name=dataset, pipelines_dir=str(tmp_path)
+    )
+    users = loadstone.resource(
+        [{"email": "a@x"}], name="users", columns={"email": {"unique": True}}
+    )
+    pipe.run(users)
+    pipe.run(users)
+    assert _unique_indexes(postgres_url, dataset) == []
+    assert _table(postgres_url, dataset, "users", "email") == [("a@x",), ("a@x",)]
