@@ -19,8 +19,10 @@ from loadstone.destinations.dataset_loads import (
     DatasetLoads,
     RelationLoads,
 )
+from loadstone.destinations.query_cursor import QueryCursor
 from loadstone.destinations.query_results import (
     QueryResult,
+    arrow_frame,
     execute_frame,
     execute_query,
     quote_identifier,
@@ -426,47 +428,6 @@ class Dataset(DatasetLoads):
         return self.table(table).columns
 
 
-class _Cursor:
-    """A DB-API style cursor over one result: every fetch continues where the last stopped."""
-
-    def __init__(self, result: QueryResult) -> None:
-        self._result = result
-        self._at = 0  # the next row to hand out
-        self.description = [(c,) for c in result.columns]
-
-    def _take(self, size: int | None) -> list[Row]:
-        rows = self._result.rows
-        end = len(rows) if size is None else min(len(rows), self._at + max(size, 0))
-        taken = rows[self._at : end]
-        self._at = end
-        return taken
-
-    def fetchall(self) -> list[Row]:
-        return self._take(None)
-
-    def fetchone(self) -> Row | None:
-        taken = self._take(1)
-        return taken[0] if taken else None
-
-    def fetchmany(self, size: int = 1) -> list[Row]:
-        return self._take(size)
-
-    def arrow(self) -> pa.Table:
-        return self._result.to_arrow()
-
-    def df(self) -> pd.DataFrame:
-        return self.arrow().to_pandas()
-
-    def iter_fetch(self, chunk_size: int) -> Iterator[list[Row]]:
-        while chunk := self._take(chunk_size):
-            yield chunk
-
-    def iter_arrow(self, chunk_size: int) -> Iterator[pa.Table]:
-        table = self.arrow()
-        for start in range(0, table.num_rows, chunk_size):
-            yield table.slice(start, chunk_size)
-
-
 class SqlClient:
     """dlt's ``pipeline.sql_client()``: a context manager that runs SQL on the dataset."""
 
@@ -496,8 +457,10 @@ class SqlClient:
         return execute_query(self.open_connection(), sql, args).rows
 
     @contextlib.contextmanager
-    def execute_query(self, sql: str, *args: object) -> Iterator[_Cursor]:
-        yield _Cursor(execute_query(self.open_connection(), sql, args, want_arrow=False))
+    def execute_query(self, sql: str, *args: object) -> Iterator[QueryCursor]:
+        client = self.open_connection()
+        result = execute_query(client, sql, args, want_arrow=False)
+        yield QueryCursor(result, lambda table: arrow_frame(client, table))
 
     def make_qualified_table_name(self, table: str) -> str:
         """``"dataset"."table"``: two parts, as dlt (the connection resolves the catalog)."""

@@ -36,10 +36,18 @@ def quote_identifier(ident: str) -> str:
 class QueryResult:
     """Rows and column names of one executed query."""
 
-    def __init__(self, columns: list[str], rows: list[Row], arrow: pa.Table | None = None):
+    def __init__(
+        self,
+        columns: list[str],
+        rows: list[Row],
+        arrow: pa.Table | None = None,
+        types: list[object] | None = None,
+    ):
         self.columns = columns
         self.rows = rows
         self._arrow = arrow
+        #: the database's type of each column, when it says (DB-API's type codes)
+        self.types = types
 
     def to_arrow(self) -> pa.Table:
         if self._arrow is not None:
@@ -86,7 +94,7 @@ def _plain_rows(relation: object) -> QueryResult | None:
     plain = cast("_PlainRelation", relation)
     if any(str(t) not in _PLAIN_TYPES for t in plain.types):
         return None
-    return QueryResult(list(plain.columns), list(plain.fetchall()))
+    return QueryResult(list(plain.columns), list(plain.fetchall()), types=list(plain.types))
 
 
 def _duckdb_arrow(relation: object) -> pa.Table | None:
@@ -145,10 +153,12 @@ def execute_query(
             table = None if relation is None else _duckdb_arrow(relation)
             if table is None:  # a statement without a result
                 return QueryResult([], [])
+            types = list(getattr(relation, "types", None) or []) or None
             if want_arrow:
-                return QueryResult(list(table.column_names), [], table)
+                return QueryResult(list(table.column_names), [], table, types)
             columns = [column.to_pylist() for column in table.columns]
-            return QueryResult(list(table.column_names), list(zip(*columns, strict=True)))
+            rows = list(zip(*columns, strict=True))
+            return QueryResult(list(table.column_names), rows, table, types)
         if isinstance(client, ColumnsQuery):
             return QueryResult(*client.query_columns(sql, *params))
         rows = client.query(sql, *params)
@@ -177,6 +187,15 @@ def execute_frame(
     except Exception as exc:
         kind = client.query_error_kind(exc) if isinstance(client, QueryErrors) else "terminal"
         raise _QUERY_ERRORS[kind](f"query failed: {exc}\n  sql: {sql}") from exc
+
+
+def arrow_frame(client: DestinationClient, table: pa.Table) -> pd.DataFrame | None:
+    """An Arrow result as DuckDB's own pandas frame (None on a client that is not
+    DuckDB-style), the types ``execute_frame`` gives, without running the query again."""
+    from_arrow = getattr(client.connection, "from_arrow", None)
+    if from_arrow is None:
+        return None
+    return cast("pd.DataFrame", from_arrow(table).df())
 
 
 #: a client's :meth:`~loadstone.destinations.query_protocols.QueryErrors.query_error_kind` -> error

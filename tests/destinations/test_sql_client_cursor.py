@@ -1,0 +1,72 @@
+"""``pipeline.sql_client().execute_query(...)`` gives dlt 1.31's cursor on DuckDB: a frame of
+DuckDB's types, Arrow of the table's types, chunks that continue where the last read
+stopped, and DB-API's description (dlt's outcomes: fixtures/dataset/cursor_frame_dlt.json,
+differential program p609)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+import math
+from pathlib import Path
+
+import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
+import pytest
+
+import loadstone as dlt
+
+DLT = json.loads(
+    (Path(__file__).resolve().parent.parent / "fixtures/dataset/cursor_frame_dlt.json").read_text()
+)
+QUERY = "SELECT id, d, ts, n, f, b, amt FROM t ORDER BY id"
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory: pytest.TempPathFactory) -> dlt.Pipeline:
+    tmp = tmp_path_factory.mktemp("cursor")
+    rows = [
+        {
+            "id": i,
+            "amt": decimal.Decimal(f"{i}.50") if i % 2 else None,
+            "d": dt.date(2024, 1, 1 + i),
+            "ts": dt.datetime(2024, 1, 1, i, tzinfo=dt.timezone.utc),
+            "n": None if i == 1 else i * 2,
+            "f": i / 4,
+            "b": i % 2 == 0,
+        }
+        for i in range(5)
+    ]
+    p = dlt.pipeline(
+        "cursor", destination=dlt.destinations.duckdb(str(tmp / "c.duckdb")),
+        dataset_name="ds", pipelines_dir=str(tmp / "pl"),
+    )  # fmt: skip
+    p.run(rows, table_name="t")
+    return p
+
+
+def test_a_cursors_frame_has_duckdbs_types_as_dlts(pipeline: dlt.Pipeline) -> None:
+    with pipeline.sql_client() as client, client.execute_query(QUERY) as cursor:
+        frame = cursor.df()
+    assert {name: str(t) for name, t in frame.dtypes.items()} == DLT["dtypes"]
+    amounts = [None if math.isnan(v) else v for v in frame["amt"].tolist()]
+    assert amounts == DLT["amt"]
+    counts = [None if n is None or n is pd.NA else int(n) for n in frame["n"].tolist()]
+    assert counts == DLT["n"]
+
+
+def test_a_cursors_arrow_keeps_the_tables_types(pipeline: dlt.Pipeline) -> None:
+    with pipeline.sql_client() as client, client.execute_query("SELECT id, amt FROM t") as cursor:
+        table = cursor.arrow()
+        assert [str(field.type) for field in table.schema] == DLT["arrow_types"]
+        assert all(len(item) == DLT["description_items"] for item in cursor.description)
+
+
+def test_a_cursor_reads_in_chunks_from_where_it_stopped(pipeline: dlt.Pipeline) -> None:
+    with pipeline.sql_client() as client:
+        with client.execute_query(QUERY) as cursor:
+            assert cursor.fetchone() is not None
+            assert [len(frame) for frame in cursor.iter_df(chunk_size=3)] == [3, 1]
+        with client.execute_query(QUERY) as cursor:
+            assert [t.num_rows for t in cursor.iter_arrow(chunk_size=2)] == [2, 2, 1]
+            assert cursor.fetchall() == []
