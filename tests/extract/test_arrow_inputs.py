@@ -206,6 +206,24 @@ def test_pipeline_run_takes_a_parquet_path(tmp_path: Path) -> None:
     assert _rows(tmp_path, "SELECT sum(n) FROM d.numbers") == [(6,)]
 
 
+def test_hints_given_later_apply_to_the_columns_an_arrow_table_already_has(
+    tmp_path: Path,
+) -> None:
+    """As with rows (dlt 1.31, p481): the second run's cursor marks its column, a new schema
+    version records it, and the column keeps its type."""
+    pipeline = _pipeline(tmp_path)
+    pipeline.run(loadstone.resource(pa.table({"id": [1, 2], "v": ["a", "b"]}), name="r"))
+    first = pipeline.default_schema.version
+    again = loadstone.resource(pa.table({"id": [3], "v": ["c"]}), name="r")
+    again.apply_hints(incremental=loadstone.sources.incremental("id"))
+    pipeline.run(again)
+    columns = pipeline.default_schema.get_table("r")["columns"]
+    assert columns["id"]["incremental"] is True
+    assert columns["id"]["data_type"] == "bigint"
+    assert pipeline.default_schema.version == first + 1
+    assert _rows(tmp_path, "SELECT id FROM d.r ORDER BY id") == [(1,), (2,), (3,)]
+
+
 # -- other destinations -------------------------------------------------------------------------
 @pytest.mark.parametrize("table_format", ["delta", "iceberg"])
 def test_arrow_data_becomes_a_table_format_read_back_by_its_library(

@@ -54,6 +54,7 @@ from loadstone.plugins.normalizers.relational.row_keys import (
 )
 from loadstone.plugins.normalizers.relational.schema_updates import (
     RootPlan,
+    hints_on_known_columns,
     system_column,
     with_root_hints,
 )
@@ -256,7 +257,8 @@ def _evolve(
     for name in _system_columns(schema.tables[root], plan, settings):
         if name not in known and name not in {c.name for c in added}:
             added.append(system_column(name))
-    schema.update_table(Table(root, columns=added))
+    retyped = hints_on_known_columns(plan.columns, known)
+    schema.update_table(Table(root, columns=[*retyped, *added]))
     return file_columns, [c.name for c in added]
 
 

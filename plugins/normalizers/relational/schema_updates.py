@@ -508,9 +508,7 @@ def apply_facts(
         if name in nested_plans:
             schema.replace_table(with_nested_hints(schema.tables[name], *nested_plans[name]))
         known = schema.tables[name].columns
-        retyped = [
-            _retyped(c, known[n]) for n, c in hinted.items() if n in known and known[n].is_complete
-        ]
+        retyped = hints_on_known_columns(hinted, known)
         # a column the schema declares without a type (``update_table``) is new to the data:
         # typed now, it moves after the typed columns, in data order (as dlt 1.31)
         added = [
@@ -523,6 +521,14 @@ def apply_facts(
         if added:
             new_columns[name] = tuple(column.name for column in added)
     return new_tables, new_columns
+
+
+def hints_on_known_columns(
+    hinted: Mapping[str, Column], known: Mapping[str, Column]
+) -> list[Column]:
+    """What code says of columns the table already holds typed (``incremental``, ``unique``,
+    ``nullable``...), for rows and Arrow tables alike: those hints apply, the types stay."""
+    return [_retyped(c, known[n]) for n, c in hinted.items() if n in known and known[n].is_complete]
 
 
 def _retyped(hinted: Column, known: Column) -> Column:
