@@ -345,8 +345,9 @@ class _Loader(Generic[SourceT]):
         )
         return f"{quote(parent_key)} IN ({parent_ids})"
 
-    def _insert_nested(self, kept_root_ids: str | None) -> None:
-        """Insert staged nested rows (of the kept root rows when ``kept_root_ids`` is given)."""
+    def _insert_nested(self, kept_root_ids: str | None, once: bool = False) -> None:
+        """Insert staged nested rows (of the kept root rows when ``kept_root_ids`` is given;
+        each row key once when ``once``, see :meth:`_staged_once`)."""
         for table in self.chain[1:]:
             if table not in self.staged:
                 continue
@@ -356,10 +357,26 @@ class _Loader(Generic[SourceT]):
                 if kept_root_ids is not None
                 else ""
             )
+            source = self._staged_once(table) if once else self.staged[table]
             self._exec(
                 table,
-                f"INSERT INTO {self._final(table)} ({names}) SELECT {names} FROM {self.staged[table]}{where}",
+                f"INSERT INTO {self._final(table)} ({names}) SELECT {names} FROM {source}{where}",
             )
+
+    def _staged_once(self, table: str) -> str:
+        """The staged rows of a nested table, one per row key (the first in load order).
+
+        ``upsert``, ``insert-only`` and ``scd2`` derive a root's ``_dlt_id`` from its key or
+        its content, and nested row keys from it: a root row staged twice in one package
+        stages its nested rows twice with the same keys. The merge keeps the root once, so
+        its nested rows go in once too (were doubled; a UNIQUE ``_dlt_id`` refused them).
+        """
+        key = quote(self._row_key(table))
+        order = self.client.dialect.row_order
+        return (
+            f"(SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY {key} ORDER BY {order})"
+            f" AS {_RN} FROM {self.staged[table]}) AS ranked WHERE {_RN} = 1) AS once"
+        )
 
     # --- strategies --------------------------------------------------------------------
 
@@ -428,7 +445,7 @@ class _Loader(Generic[SourceT]):
             f"INSERT INTO {final} ({names}) SELECT {select} FROM ({kept}) AS s "
             f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {match})",
         )
-        self._insert_nested(self._kept_ids(kept))
+        self._insert_nested(self._kept_ids(kept), once=True)
 
     def _insert_only(self) -> None:
         """Insert staged rows whose primary key is not in the table yet; existing rows stay."""
@@ -442,7 +459,7 @@ class _Loader(Generic[SourceT]):
             f"WHERE NOT EXISTS (SELECT 1 FROM {final} AS d WHERE {self._match([pk])})"
         )
         # the nested rows first: once the root rows are in, no staged key is new any more
-        self._insert_nested(self._kept_ids(kept))
+        self._insert_nested(self._kept_ids(kept), once=True)
         names = self._names(root)
         self._exec(root, f"INSERT INTO {final} ({names}) SELECT {names} FROM ({kept}) AS k")
 
@@ -493,8 +510,8 @@ class _Loader(Generic[SourceT]):
             names = self._names(table)
             self._exec(
                 table,
-                f"INSERT INTO {self._final(table)} ({names}) SELECT {names} FROM {self.staged[table]} "
-                f"WHERE {key} NOT IN (SELECT {key} FROM {self._final(table)})",
+                f"INSERT INTO {self._final(table)} ({names}) SELECT {names} FROM "
+                f"{self._staged_once(table)} WHERE {key} NOT IN (SELECT {key} FROM {self._final(table)})",
             )
 
 

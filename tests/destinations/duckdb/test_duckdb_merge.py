@@ -535,3 +535,22 @@ def test_an_scd2_boundary_datetime_is_stored_in_iso_form(tmp_path: Path) -> None
     pipe.run([{"id": 1}], table_name="dim", write_disposition=wd)
     stored = pipe.default_schema.tables["dim"]["x-boundary-timestamp"]
     assert stored == "2024-01-03T00:00:00+00:00"
+
+
+@pytest.mark.parametrize("strategy", ["upsert", "insert-only", "scd2"])
+def test_a_row_staged_twice_inserts_its_nested_rows_once(strategy: str, tmp_path: Path) -> None:
+    """These strategies derive row keys from the primary key or the content, so a row given
+    twice in one load stages its nested rows twice under the same _dlt_id: the merge kept the
+    root once but inserted the nested rows twice (differential program p709; with
+    PostgreSQL's UNIQUE _dlt_id the load failed, p708)."""
+    import loadstone
+
+    wd = {"disposition": "merge", "strategy": strategy}
+    pipe = loadstone.pipeline("twice", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    row = {"id": 1, "v": "a", "k": [1, 2]}
+    pipe.run([row, dict(row)], table_name="t", write_disposition=wd, primary_key="id")
+    with pipe.sql_client() as client:
+        nested = client.execute_sql("SELECT value, _dlt_list_idx FROM t__k ORDER BY ALL")
+        roots = client.execute_sql("SELECT id FROM t")
+    assert [tuple(r) for r in nested] == [(1, 0), (2, 1)]
+    assert [tuple(r) for r in roots] == [(1,)]
