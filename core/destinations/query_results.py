@@ -62,11 +62,12 @@ class QueryResult:
 
 def _arrow_value(value: TDataItem) -> TDataItem:
     """A row value as Arrow takes it: JSON documents (dicts, lists) as their JSON text, so a
-    column of documents of different shapes is one string column."""
+    column of documents of different shapes is one string column. The text is dlt's:
+    compact, with non-ASCII characters as they are (``{"name":"ção"}``)."""
     if isinstance(value, (dict, list)):
         import json
 
-        return json.dumps(value)
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return value
 
 

@@ -15,6 +15,7 @@ import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ship
 import pytest
 
 import loadstone as dlt
+from loadstone.destinations.query_results import QueryResult
 
 DLT = json.loads(
     (Path(__file__).resolve().parent.parent / "fixtures/dataset/cursor_frame_dlt.json").read_text()
@@ -70,3 +71,15 @@ def test_a_cursor_reads_in_chunks_from_where_it_stopped(pipeline: dlt.Pipeline) 
         with client.execute_query(QUERY) as cursor:
             assert [t.num_rows for t in cursor.iter_arrow(chunk_size=2)] == [2, 2, 1]
             assert cursor.fetchall() == []
+
+
+def test_json_documents_of_a_row_result_read_as_dlts_compact_text() -> None:
+    """A destination answering in rows (PostgreSQL) gives JSON values as documents; in Arrow
+    and frames they are dlt 1.31's text (differential program p616 on PostgreSQL)."""
+    document = {"a": 1, "f": 1.5, "l": [1, "x", {"q": 2}], "z": None, "name": "ção"}
+    result = QueryResult(["j"], [(document,), ([3, 2],), (None,)])
+    assert result.to_arrow().column("j").to_pylist() == [
+        '{"a":1,"f":1.5,"l":[1,"x",{"q":2}],"z":null,"name":"ção"}',
+        "[3,2]",
+        None,
+    ]
