@@ -3,7 +3,10 @@
 The default ``{table_name}/{load_id}.{file_id}.{ext}`` is dlt 1.31's. The placeholders dlt
 documents: ``table_name``, ``load_id``, ``file_id``, ``ext``, ``schema_name``, ``curr_date``,
 ``year``, ``month``, ``day``, ``hour``, ``minute``, ``dow``, ``timestamp``, ``timestamp_ms``,
-``load_package_timestamp``, ``load_package_timestamp_ms``, plus the user's
+``load_package_timestamp``, ``load_package_timestamp_ms``, dlt's date tokens (``YYYY``,
+``YY``, ``Y``, ``Q``, ``MM``, ``M``, ``MMM``, ``MMMM``, ``DD``, ``D``, ``HH``, ``H``, ``ss``,
+``s``, ``SSS``, ``S``, ``ddd``, ``dddd``, ``d``; ``mm`` and ``m`` are the month, as dlt 1.31
+writes them), plus the user's
 ``extra_placeholders`` (a value, or a callable given the schema name, table name, load id,
 file id and extension). Dates are those of the load package (its load id), so a retried
 package writes the same paths and overwrites what a killed attempt left.
@@ -43,7 +46,7 @@ KNOWN_PLACEHOLDERS = frozenset(
         "load_package_timestamp",
         "load_package_timestamp_ms",
     }
-)
+) | frozenset("YYYY YY Y Q MM M MMM MMMM DD D HH H mm m ss s SSS S ddd dddd d".split())
 
 
 class LayoutError(ValueError):
@@ -129,6 +132,36 @@ def _values(
         "timestamp_ms": int(when.timestamp() * 1000),
         "load_package_timestamp": int(when.timestamp()),
         "load_package_timestamp_ms": int(when.timestamp() * 1000),
+        **_date_tokens(when),
+    }
+
+
+def _date_tokens(when: _dt.datetime) -> dict[str, str]:
+    """dlt 1.31's date tokens, as it fills them (lower-case names; ``mm``/``m`` the month
+    and ``d`` the day of the week from Sunday = 0, as observed)."""
+    month = when.strftime("%m")
+    return {
+        "YYYY": when.strftime("%Y"),
+        "YY": when.strftime("%y"),
+        "Y": when.strftime("%Y"),
+        "Q": str((when.month - 1) // 3 + 1),
+        "MM": month,
+        "M": str(when.month),
+        "MMM": when.strftime("%b").lower(),
+        "MMMM": when.strftime("%B").lower(),
+        "DD": when.strftime("%d"),
+        "D": str(when.day),
+        "HH": when.strftime("%H"),
+        "H": str(when.hour),
+        "mm": month,
+        "m": str(when.month),
+        "ss": when.strftime("%S"),
+        "s": str(when.second),
+        "SSS": f"{when.microsecond // 1000:03d}",
+        "S": str(when.microsecond // 100000),
+        "ddd": when.strftime("%a").lower(),
+        "dddd": when.strftime("%A").lower(),
+        "d": when.strftime("%w"),
     }
 
 

@@ -114,6 +114,28 @@ def test_layout_placeholders_place_the_files(tmp_path: Path) -> None:
     assert pipeline.dataset()["users"].count() == 2
 
 
+def test_dlts_date_tokens_place_the_files_as_dlt_does() -> None:
+    """dlt 1.31 fills pendulum-style tokens in a layout; loadstone refused them as unknown
+    (differential program p711). Values as dlt wrote them for a package of this instant
+    (2026-11-28 05:20:31.36 UTC, a Saturday): ``mm``/``m`` are the month there too."""
+    from loadstone.plugins.destinations.filesystem.layout import Layout
+
+    tokens = "YYYY YY Y Q MM M MMM MMMM DD D HH H mm m ss s SSS S ddd dddd d".split()
+    layout = Layout("{table_name}/" + "/".join(f"{{{t}}}" for t in tokens) + "/{file_id}.{ext}")
+    path = layout.path("s", "t", "1795843231.360917", "f", "jsonl")
+    assert path.split("/")[1:-1] == (
+        "2026 26 2026 4 11 11 nov november 28 28 05 5 11 11 31 31 360 3 sat saturday 6".split()
+    )
+
+
+def test_a_date_token_layout_reads_back(tmp_path: Path) -> None:
+    layout = "{table_name}/{YYYY}/{MM}/{DD}/{load_id}.{file_id}.{ext}"
+    pipeline = fs_pipeline(tmp_path, "dated", str(tmp_path / "bucket"), layout=layout)
+    pipeline.run(USERS, table_name="users")
+    pipeline.run(USERS, table_name="users")
+    assert pipeline.dataset()["users"].count() == 2 * len(USERS)
+
+
 def test_an_unknown_placeholder_is_refused_before_loading(tmp_path: Path) -> None:
     pipeline = fs_pipeline(tmp_path, "bad_layout", str(tmp_path / "bucket"), layout="{nope}/{ext}")
     with pytest.raises(Exception, match="nope") as caught:
