@@ -62,7 +62,8 @@ def sink_destination(
     max_table_nesting: int = 0,
     **config: object,
 ) -> SinkDestination:
-    """The destination that hands ``func`` the rows of each table, ``batch_size`` at a time.
+    """The destination that hands ``func`` the rows of each table, ``batch_size`` at a time
+    (``0``: the path of each of the table's load files, as dlt 1.31).
 
     Arguments and their defaults are dlt 1.31's; ``config`` holds values of the function's
     own extra arguments (else read from ``destination.<name>.<argument>``) and dlt's options
@@ -71,9 +72,10 @@ def sink_destination(
     """
     if not callable(func):
         raise TypeError(f"a custom destination needs a function, got {func!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 0:
         raise ValueError(
-            f"batch_size must be a whole number of rows, 1 or more, got {batch_size!r}"
+            f"batch_size must be a whole number of rows (0: the function receives each load "
+            f"file's path instead), got {batch_size!r}"
         )
     file_format = loader_file_format or SINK_FILE_FORMATS[0]
     if file_format not in SINK_FILE_FORMATS:

@@ -15,7 +15,9 @@ no ``_dlt_loads`` row, no schema, no state to restore, no SQL to read the data b
 from __future__ import annotations
 
 import datetime as _dt
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -34,6 +36,7 @@ from loadstone.destinations.contract import (
 from loadstone.destinations.custom import SINK_DESTINATION_TYPE
 from loadstone.exceptions import LoadFailed, SqlClientNotAvailable
 from loadstone.plugins.destinations.sink import batches
+from loadstone.plugins.destinations.sink.job_files import job_files
 from loadstone.plugins.destinations.sink.options import SinkOptions
 from loadstone.plugins.destinations.sink.progress import Progress
 
@@ -75,6 +78,9 @@ class SinkClient(ClosesOnExit):
             files = load_files(request.tables[name])
             table = batches.table_schema(stored, name, self.options.skip_dlt)
             start = progress.delivered(name)
+            if self.options.batch_size == 0:
+                self._send_files(request, name, files, table, progress)
+                continue
             for batch in batches.record_batches(files, self.options.batch_size, start):
                 self._send(request.load_id, name, batch, table, [str(f) for f in files])
                 progress.accepted(name, batch.num_rows)
@@ -98,20 +104,42 @@ class SinkClient(ClosesOnExit):
             and name != STATE_TABLE
         ]
 
+    def _send_files(
+        self,
+        request: LoadRequest,
+        name: str,
+        files: list[Path],
+        table: dict[str, Any],
+        progress: Progress,
+    ) -> None:
+        """``batch_size=0``: each file's path, files the function took before skipped."""
+        with tempfile.TemporaryDirectory() as scratch:
+            folder = Path(request.package_dir or scratch) / "sink_files"
+            done = progress.delivered(name)
+            columns = batches.json_columns(table)
+            for path, rows in job_files(name, files, self.options.file_format, columns, folder):
+                if done >= rows:
+                    done -= rows
+                    continue
+                self._send(request.load_id, name, path, table, [path])
+                progress.accepted(name, rows)
+
     def _send(
         self,
         load_id: str,
         name: str,
-        batch: pa.RecordBatch,
+        batch: pa.RecordBatch | str,
         table: dict[str, Any],
         files: list[str],
     ) -> None:
-        """One batch to the function, tried up to :data:`ATTEMPTS` times."""
-        if self.options.skip_dlt:
-            batch = batches.without_dlt_columns(batch)
+        """One batch (or a file's path) to the function, tried up to :data:`ATTEMPTS` times."""
         items: object = batch
-        if self.options.file_format != "parquet":
-            items = batches.as_rows(batch, batches.json_columns(table))
+        if isinstance(batch, pa.RecordBatch):
+            if self.options.skip_dlt:
+                batch = batches.without_dlt_columns(batch)
+            items = batch
+            if self.options.file_format != "parquet":
+                items = batches.as_rows(batch, batches.json_columns(table))
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 self.sink(items, table)
