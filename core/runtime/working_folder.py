@@ -234,11 +234,13 @@ class WorkingFolder:
         their rows again (:mod:`loadstone.storage.state_changes`). The journal is written
         first: a kill at any moment leaves the rest to the next run that takes the lock.
 
-        The next package carries the state to the destination whatever it holds: a removed
-        package may have been the one that carried it (else a run that extracts the same
-        state again sends none, and a folder restored from the destination reads its rows
-        a second time)."""
-        if packages and self.local_state().pop("_last_extracted_hash", None) is not None:
+        When a removed package carried the state, the next package carries it whatever it
+        holds (else a run that extracts the same state again sends none, and a folder
+        restored from the destination reads its rows a second time); removing packages that
+        did not leaves it alone, so the destination gets no second row of an unchanged
+        state (dlt 1.31 writes none, differential program p617)."""
+        carried = any(p.meta.get("carries_state", True) for p in packages)
+        if carried and self.local_state().pop("_last_extracted_hash", None) is not None:
             state_module.save_local(self.root, self.state)
         changes = state_changes.in_take_back_order(
             [state_changes.carried_changes(p) for p in packages]

@@ -86,6 +86,21 @@ def test_data_breaking_a_frozen_contract_sets_its_package_aside() -> None:
     assert loaded_ids() == [1, 3]
 
 
+def test_a_set_aside_package_that_carried_no_state_leaves_one_state_row() -> None:
+    """dlt 1.31 writes a state row only when the state changed (differential program p617):
+    setting aside a package that did not carry the state sends it no second time."""
+    import loadstone as dlt
+
+    pipe = dlt.pipeline("poison", destination="duckdb")
+    pipe.run([{"id": 1}], table_name="t")
+    with pytest.raises(dlt.PipelineStepFailed, match="set aside"):
+        pipe.run([{"id": 2, "extra": "x"}], table_name="t", schema_contract="freeze")
+    pipe.run([{"id": 3}], table_name="t")
+    with duckdb.connect("poison.duckdb", read_only=True) as conn:
+        sql = "SELECT version FROM poison_dataset._dlt_pipeline_state"
+        assert conn.execute(sql).fetchall() == [(1,)]
+    assert loaded_ids() == [1, 3]
+
 def test_a_damaged_package_copy_is_named_with_its_repair_not_the_intact_input() -> None:
     import loadstone as dlt
 
