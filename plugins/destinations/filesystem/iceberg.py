@@ -23,9 +23,11 @@ read, for the schema and for statistics).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +53,27 @@ if TYPE_CHECKING:
     from loadstone.plugins.destinations.filesystem.tables import TablePlan
 
 LOAD_ID_PROPERTY = "loadstone.load_id"
+
+
+class _NoMissingStatistics(logging.Filter):
+    """Drops pyiceberg's "PyArrow statistics missing for column N" warnings: the normalizer
+    writes its Parquet files without statistics (they are read whole), so ``add_files``
+    would print one line per column per file on every append (dlt's runs print none); the
+    table simply records no column bounds for those files."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("PyArrow statistics missing")
+
+
+@contextlib.contextmanager
+def _quiet_missing_statistics() -> Iterator[None]:
+    log = logging.getLogger("pyiceberg.io.pyarrow")
+    quiet = _NoMissingStatistics()
+    log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        log.removeFilter(quiet)
 
 
 def io_properties(credentials: FilesystemCredentials) -> dict[str, str]:
@@ -156,9 +179,10 @@ class IcebergWriter:
             with transaction.update_schema() as update:
                 update.union_by_name(schema)
             if data is None:
-                transaction.add_files(
-                    self._copy_files(table, files), snapshot_properties=properties
-                )
+                with _quiet_missing_statistics():
+                    transaction.add_files(
+                        self._copy_files(table, files), snapshot_properties=properties
+                    )
             elif plan.write_disposition == "replace":
                 transaction.overwrite(data, snapshot_properties=properties)
             elif plan.write_disposition == "merge":
