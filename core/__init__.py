@@ -128,6 +128,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
         "DataItemRequiredForDynamicTableHints",
     ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
+    "SourceExhausted": ("loadstone.exceptions", "SourceExhausted"),
     "IncrementalCursorInvalidCoercion": (
         "loadstone.exceptions",
         "IncrementalCursorInvalidCoercion",
@@ -312,6 +313,7 @@ if TYPE_CHECKING:
         RESTClientError,
         SchemaContractError,
         SchemaFileError,
+        SourceExhausted,
         SourceSectionNotAvailable,
         SparkTargetError,
         SqlClientNotAvailable,

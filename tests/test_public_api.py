@@ -99,6 +99,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
         "DataItemRequiredForDynamicTableHints",
     ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
+    "SourceExhausted": ("loadstone.exceptions", "SourceExhausted"),
     "IncrementalCursorInvalidCoercion": (
         "loadstone.exceptions",
         "IncrementalCursorInvalidCoercion",

@@ -78,6 +78,7 @@ from loadstone.exceptions.extract import (
     ResourceExtractionError,
     ResourceNameMissing,
     ResourcesNotFoundError,
+    SourceExhausted,
     ValueErrorWithKnownValues,
 )
 from loadstone.exceptions.normalize import (
@@ -233,6 +234,7 @@ __all__ = [
     "ResourcesNotFoundError",
     "SchemaContractError",
     "SchemaFileError",
+    "SourceExhausted",
     "SourceSectionNotAvailable",
     "SparkTargetError",
     "SqlClientNotAvailable",

@@ -182,6 +182,21 @@ class ResourcesNotFoundError(ResourceError):
         )
 
 
+class SourceExhausted(ExtractError):
+    """A run was given a source (or resources) whose data is a generator already started:
+    a generator runs once, so the run would load nothing and a ``replace`` would empty its
+    tables. dlt 1.31 refuses it under this name; a generator *function* runs anew each run."""
+
+    def __init__(self, source_name: str, resources: Sequence[str]) -> None:
+        self.source_name = source_name
+        self.resources = list(resources)
+        super().__init__(
+            f"source {source_name!r} is exhausted or has an active iterator: the generator of "
+            f"resource(s) {', '.join(self.resources)} was already iterated; a generator can be "
+            "passed to a pipeline only once (pass the generator function to run it again)"
+        )
+
+
 class InconsistentTableTemplate(ResourceError):
     """Hints given as functions of the item beside a table name that is not one (dlt's name):
     a table's hints are computed from the item that names the table."""

@@ -16,6 +16,7 @@ from loadstone.exceptions import (
     ResourceExtractionError,
     ResourceNameMissing,
     ResourcesNotFoundError,
+    SourceExhausted,
 )
 from loadstone.exceptions import ExtractError as ExtractorException
 from loadstone.exceptions import InvalidResourceData as InvalidResourceDataType
@@ -35,4 +36,5 @@ __all__ = [
     "ResourceExtractionError",
     "ResourceNameMissing",
     "ResourcesNotFoundError",
+    "SourceExhausted",
 ]

@@ -18,7 +18,12 @@ from pathlib import Path
 
 import attrs
 
-from loadstone.exceptions import ExtractError, InvalidResourceData, ResourceNameMissing
+from loadstone.exceptions import (
+    ExtractError,
+    InvalidResourceData,
+    ResourceNameMissing,
+    SourceExhausted,
+)
 from loadstone.extract.arrow_items import is_arrow_item
 from loadstone.extract.dataframes import is_spark_dataframe
 from loadstone.extract.decorators import is_source_factory
@@ -26,7 +31,7 @@ from loadstone.extract.file_inputs import JSON_SUFFIXES, is_file_input, is_json_
 from loadstone.extract.resource import Resource
 from loadstone.extract.resource_hints import TableHints
 from loadstone.extract.resource_items import extract_resources
-from loadstone.extract.source import Source
+from loadstone.extract.source import Source, started_generators
 from loadstone.extract.tabular_files import TABULAR_SUFFIXES
 from loadstone.extract.writers import Discards, ExtractedTable, PackageWriter, ProgressCallback
 from loadstone.schema import Schema
@@ -205,6 +210,9 @@ def extract(
     each resource's own; ``discards`` says which tables' rows are dropped here.
     """
     source_name, resources = as_resources(data, table_name)
+    started = started_generators(resources)
+    if started:
+        raise SourceExhausted(source_name or package.schema_name, started)
     writer = PackageWriter(package, progress, discards)
     run_hints = hints.stored() if hints is not None else {}
     # one table name for several resources: dlt sends them all into that table

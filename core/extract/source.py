@@ -35,6 +35,17 @@ def own_resources(resources: Sequence[Resource], source_name: str) -> list[Resou
     return list(copies.values())
 
 
+def started_generators(resources: Sequence[Resource]) -> list[str]:
+    """The names of ``resources`` whose data is a generator object already started: it
+    cannot give its items again (dlt's ``SourceExhausted``). A transformer's parent is not
+    looked at, as dlt does not."""
+    return [
+        res.name
+        for res in resources
+        if inspect.isgenerator(res.data) and inspect.getgeneratorstate(res.data) != "GEN_CREATED"
+    ]
+
+
 class Resources(dict[str, Resource]):
     """The resources of a source by name; ``selected`` lists the ones that will run."""
 
@@ -157,12 +168,9 @@ class Source:
 
     @property
     def exhausted(self) -> bool:
-        """Whether a selected resource's data is a generator already run to its end (then
-        extracting the source again loads nothing from it), as dlt's."""
-        return any(
-            inspect.isgenerator(res.data) and inspect.getgeneratorstate(res.data) == "GEN_CLOSED"
-            for res in self.selected_resources.values()
-        )
+        """Whether a selected resource's data is a generator already started (run to its end
+        or partly read: extracting the source again loads nothing, or not all), as dlt's."""
+        return bool(started_generators(list(self.selected_resources.values())))
 
     def parallelize(self) -> Source:
         """Read every selected resource on extract's thread pool (dlt's ``parallelize``);
