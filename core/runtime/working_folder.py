@@ -239,7 +239,7 @@ class WorkingFolder:
         restored from the destination reads its rows a second time); removing packages that
         did not leaves it alone, so the destination gets no second row of an unchanged
         state (dlt 1.31 writes none, differential program p617)."""
-        carried = any(p.meta.get("carries_state", True) for p in packages)
+        carried = any(_carried_state(p) for p in packages)
         if carried and self.local_state().pop("_last_extracted_hash", None) is not None:
             state_module.save_local(self.root, self.state)
         changes = state_changes.in_take_back_order(
@@ -346,3 +346,11 @@ class WorkingFolder:
         """The newest schema of the package's name: the pipeline's, else the package's."""
         schema = self.schemas.get(package.schema_name)
         return schema if schema is not None else package.read_schema()
+
+
+def _carried_state(package: LoadPackage) -> bool:
+    """Whether the package carried the pipeline state; a damaged one (its ``package.json``
+    unreadable) may have."""
+    if package.damage is not None:
+        return True
+    return bool(package.meta.get("carries_state", True))

@@ -101,6 +101,7 @@ def test_a_set_aside_package_that_carried_no_state_leaves_one_state_row() -> Non
         assert conn.execute(sql).fetchall() == [(1,)]
     assert loaded_ids() == [1, 3]
 
+
 def test_a_damaged_package_copy_is_named_with_its_repair_not_the_intact_input() -> None:
     import loadstone as dlt
 
