@@ -37,6 +37,11 @@ PATHS: dict[str, list[str]] = {
     "loadstone.common.logger": ["info", "warning", "error", "debug", "exception", "LOGGER"],
     "loadstone.common.utils": ["uniq_id", "uniq_id_base64", "digest128", "digest256"],
     "loadstone.common.libs.pydantic": ["DltConfig"],
+    "loadstone.common.libs.pyarrow": ["pyarrow"],
+    "loadstone.common.libs.pandas": ["pandas"],
+    "loadstone.common.configuration.exceptions": ["ConfigFieldMissingException"],
+    "loadstone.pipeline": ["Pipeline"],
+    "loadstone.pipeline.pipeline": ["Pipeline"],
     "loadstone.common.storages.fsspec_filesystem": ["FileItemDict", "FileItem"],
     "loadstone.sources.helpers.transform": [
         "take_first", "skip_first", "pivot", "add_row_hash_to_table",
@@ -61,7 +66,7 @@ PATHS: dict[str, list[str]] = {
     ],
     "loadstone.common.pipeline": [
         "ExtractInfo", "LoadInfo", "LoadPackageInfo", "NormalizeInfo", "StepInfo",
-        "SupportsPipeline",
+        "SupportsPipeline", "get_dlt_pipelines_dir",
     ],
     "loadstone.common.destination": [
         "Destination", "DestinationCapabilitiesContext", "TLoaderFileFormat",
@@ -117,6 +122,11 @@ def test_the_names_are_loadstones_own_objects() -> None:
 
     assert common_pendulum is pendulum
     assert (DltResource, DltSource) == (Resource, Source)
+    from loadstone.pipeline import Pipeline
+    from loadstone.pipeline.pipeline import Pipeline as module_pipeline
+
+    assert Pipeline is module_pipeline is loadstone.Pipeline
+    assert callable(loadstone.pipeline) and not isinstance(loadstone.pipeline, type(loadstone))
     assert incremental is loadstone.sources.Incremental
     assert loadstone.TCredentials is CredentialsConfiguration
     assert Schema is loadstone.Schema

@@ -11,6 +11,7 @@ from __future__ import annotations
 from loadstone.current import RunningPipeline as SupportsPipeline
 from loadstone.runtime.load_info import LoadInfo, LoadPackageInfo, StepInfo
 from loadstone.runtime.step_infos import ExtractInfo, NormalizeInfo
+from loadstone.runtime.working_folder import default_pipelines_dir
 
 __all__ = [
     "ExtractInfo",
@@ -19,4 +20,11 @@ __all__ = [
     "NormalizeInfo",
     "StepInfo",
     "SupportsPipeline",
+    "get_dlt_pipelines_dir",
 ]
+
+
+def get_dlt_pipelines_dir() -> str:
+    """Where pipelines keep their working folders unless given ``pipelines_dir``
+    (``$LOADSTONE_HOME/pipelines``; dlt's is under ``~/.dlt``)."""
+    return str(default_pipelines_dir())

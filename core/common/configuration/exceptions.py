@@ -1,0 +1,7 @@
+"""``loadstone.common.configuration.exceptions``: dlt's path to the errors of configuration."""
+
+from __future__ import annotations
+
+from loadstone.exceptions import ConfigFieldMissingException, ConfigValueError
+
+__all__ = ["ConfigFieldMissingException", "ConfigValueError"]
