@@ -129,6 +129,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
     "SourceExhausted": ("loadstone.exceptions", "SourceExhausted"),
+    "ResourceNotCallable": ("loadstone.exceptions", "ResourceNotCallable"),
     "IncrementalCursorInvalidCoercion": (
         "loadstone.exceptions",
         "IncrementalCursorInvalidCoercion",
@@ -309,6 +310,7 @@ if TYPE_CHECKING:
         ResourceExtractionError,
         ResourceNameMissing,
         ResourceNameNotAvailable,
+        ResourceNotCallable,
         ResourcesNotFoundError,
         RESTClientError,
         SchemaContractError,

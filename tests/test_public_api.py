@@ -100,6 +100,7 @@ PINNED: dict[str, tuple[str, str | None]] = {
     ),
     "ResourcesNotFoundError": ("loadstone.exceptions", "ResourcesNotFoundError"),
     "SourceExhausted": ("loadstone.exceptions", "SourceExhausted"),
+    "ResourceNotCallable": ("loadstone.exceptions", "ResourceNotCallable"),
     "IncrementalCursorInvalidCoercion": (
         "loadstone.exceptions",
         "IncrementalCursorInvalidCoercion",

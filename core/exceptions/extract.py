@@ -182,6 +182,19 @@ class ResourcesNotFoundError(ResourceError):
         )
 
 
+class ResourceNotCallable(ResourceError, TypeError):
+    """A resource called (or ``bind``-ed) whose arguments are already bound, or that holds
+    data rather than a function. A ``TypeError`` too, the class dlt 1.31 raises for it."""
+
+    def __init__(self, resource_name: str) -> None:
+        self.resource_name = resource_name
+        super().__init__(
+            f"resource {resource_name!r} is not callable: its arguments are already bound or it "
+            "holds data, not a function (a decorated resource can be called only once; call "
+            "the decorated function again for another copy)"
+        )
+
+
 class SourceExhausted(ExtractError):
     """A run was given a source (or resources) whose data is a generator already started:
     a generator runs once, so the run would load nothing and a ``replace`` would empty its

@@ -14,7 +14,11 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from loadstone.exceptions import DataItemRequiredForDynamicTableHints, ResourceError
+from loadstone.exceptions import (
+    DataItemRequiredForDynamicTableHints,
+    ResourceError,
+    ResourceNotCallable,
+)
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
 from loadstone.extract.mark import TableNameMeta, stored_hints_of, unwrap
@@ -374,7 +378,7 @@ class Resource(ResourceSteps):
     def __call__(self, *args: TDataItem, **kwargs: TDataItem) -> Resource:
         """Bind arguments of a decorated function: a new resource, same hints and steps."""
         if not callable(self._data) or (self._args_bound and not self._from_function):
-            raise ResourceError(f"resource {self.name!r} is not a function and cannot be called")
+            raise ResourceNotCallable(self.name)
         bound = self._clone()
         if callable(self.name):  # dlt: name=lambda args: ... names the resource by its arguments
             bound.name = self.name(

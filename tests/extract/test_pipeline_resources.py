@@ -59,8 +59,23 @@ def test_a_called_resource_cannot_be_called_again() -> None:
     def users():
         yield {"id": 1}
 
-    with pytest.raises(ResourceError, match="cannot be called"):
+    with pytest.raises(ResourceError, match="is not callable"):
         users()()
+
+
+def test_calling_a_bound_resource_is_a_type_error_as_in_dlt() -> None:
+    """dlt 1.31 raises ``TypeError`` for a resource called twice, a bound one ``bind``-ed
+    again, or one made of data (differential program p654)."""
+
+    @resource
+    def numbers(n: int = 3):
+        yield from range(n)
+
+    for call in (lambda: numbers()(), lambda: numbers.bind(2).bind(3)):
+        with pytest.raises(TypeError, match="'numbers' is not callable"):
+            call()
+    with pytest.raises(TypeError):
+        resource([1, 2], name="listed")()
 
 
 def test_resource_from_data_needs_a_name() -> None:
