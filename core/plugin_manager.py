@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import importlib.util
 import sys
 import warnings
 from collections.abc import Iterable
@@ -142,6 +143,13 @@ def _import_module_path(kind: str, module_name: str) -> ModuleType:
         raise PluginImportError(kind, module_name, error) from error
 
 
+def _is_top_level_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def load_plugin(kind: str, name: str) -> object:
     """Return the plugin object (a module) named ``name``: module path or entry-point name."""
     if kind not in GROUPS:
@@ -149,6 +157,9 @@ def load_plugin(kind: str, name: str) -> object:
     if "." in name:
         return _import_module_path(kind, name)
     entry_point = _entry_point(kind, name)
+    if entry_point is None and kind != "destinations" and _is_top_level_module(name):
+        # dlt's custom naming convention beside the script: ``naming = "my_naming"``
+        return _import_module_path(kind, name)
     if entry_point is None:
         if kind == "destinations":
             raise UnknownDestination(name, plugin_names(kind))

@@ -40,6 +40,12 @@ PATHS: dict[str, list[str]] = {
     "loadstone.common.libs.pyarrow": ["pyarrow"],
     "loadstone.common.libs.pandas": ["pandas"],
     "loadstone.common.configuration.exceptions": ["ConfigFieldMissingException"],
+    "loadstone.common.normalizers.naming": ["NamingConvention"],
+    "loadstone.common.normalizers.naming.snake_case": ["NamingConvention"],
+    "loadstone.common.normalizers.naming.sql_cs_v1": ["NamingConvention"],
+    "loadstone.common.normalizers.naming.sql_ci_v1": ["NamingConvention"],
+    "loadstone.common.normalizers.naming.direct": ["NamingConvention"],
+    "loadstone.common.normalizers.naming.duck_case": ["NamingConvention"],
     "loadstone.pipeline": ["Pipeline"],
     "loadstone.pipeline.pipeline": ["Pipeline"],
     "loadstone.common.storages.fsspec_filesystem": ["FileItemDict", "FileItem"],
@@ -214,3 +220,37 @@ def test_a_bad_connection_string_is_refused_without_repeating_it() -> None:
     with pytest.raises(InvalidConnectionString) as refused:
         ConnectionStringCredentials("postgresql//loader:hunter2@host/db")
     assert "hunter2" not in str(refused.value)
+
+
+#: a custom convention as dlt's docs write one, in a module beside the script
+DLT_STYLE_NAMING = """
+from dlt.common.normalizers.naming.snake_case import NamingConvention as SnakeCaseNamingConvention
+
+
+class NamingConvention(SnakeCaseNamingConvention):
+    def normalize_identifier(self, identifier: str) -> str:
+        return super().normalize_identifier(identifier).replace("user", "usr")
+"""
+
+
+def test_a_dlt_naming_convention_beside_the_script_ports_by_its_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Named by its top-level module (``SCHEMA__NAMING=my_naming``, as in dlt 1.31: p755)."""
+    (tmp_path / "my_naming.py").write_text(port(DLT_STYLE_NAMING), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("SCHEMA__NAMING", "my_naming")
+    pipeline = loadstone.pipeline(
+        "custom_naming",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "n.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "p"),
+    )
+    pipeline.run([{"UserId": 1, "Kids": [{"userAge": 3}]}], table_name="People")
+    with duckdb.connect(str(tmp_path / "n.duckdb"), read_only=True) as conn:
+        columns = conn.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = 'd' AND NOT starts_with(column_name, '_dlt') "
+            "AND NOT starts_with(table_name, '_dlt') ORDER BY 1, 2"
+        ).fetchall()
+    assert columns == [("people", "usr_id"), ("people__kids", "usr_age")]

@@ -1,0 +1,1 @@
+"""``loadstone.common.normalizers``: dlt's path to its naming conventions (``.naming``)."""

@@ -1,0 +1,10 @@
+"""``loadstone.common.normalizers.naming.snake_case``: the ``snake_case`` convention's class, as dlt's
+``from dlt.common.normalizers.naming.snake_case import NamingConvention`` (to subclass it)."""
+
+from __future__ import annotations
+
+from loadstone.plugin_manager import naming_convention_class
+
+NamingConvention = naming_convention_class("snake_case")
+
+__all__ = ["NamingConvention"]
