@@ -73,6 +73,8 @@ class PipelineStepFailed(LoadstoneError):
         self.cause = cause
         self.exception = cause
         self.step_info = step_info
+        #: the pipeline that failed (dlt's; set where the step ran)
+        self.pipeline: Any = None
         where = f" package {load_id}" if load_id else ""
         advice = (
             f". The package is kept: `loadstone pipeline {pipeline_name} load` finishes it once "

@@ -27,9 +27,11 @@ _R = TypeVar("_R")
 class StepBoundary:
     """Runs steps of one pipeline, remembering the package each one works on."""
 
-    def __init__(self, pipeline_name: str, recorder: StepRecorder) -> None:
+    def __init__(self, pipeline_name: str, recorder: StepRecorder, pipeline: object = None) -> None:
         self.pipeline_name = pipeline_name
         self.recorder = recorder
+        #: the pipeline object a failure names (dlt's ``PipelineStepFailed.pipeline``)
+        self.pipeline = pipeline
         #: the package the running step works on (named by ``PipelineStepFailed``)
         self.active_load_id: str | None = None
 
@@ -42,6 +44,7 @@ class StepBoundary:
             raise
         except Exception as exc:
             failed = PipelineStepFailed.wrap(self.pipeline_name, name, self.active_load_id, exc)
+            failed.pipeline = self.pipeline
             # chained to what it reports: dlt's NormalizeJobFailed before a contract's error
             raise failed from failed.exception
 

@@ -129,7 +129,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         self.lock_timeout = lock_timeout
         #: applied to every run that does not pass its own ``refresh=``, as in dlt
         self.refresh = check_refresh(refresh)
-        self.boundary = StepBoundary(pipeline_name, self.recorder)
+        self.boundary = StepBoundary(pipeline_name, self.recorder, self)
         self.folder = WorkingFolder(
             self._pipelines_path,
             pipeline_name,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import attrs
 
-from loadstone.exceptions import StorageError
+from loadstone.exceptions import PipelineStepFailed, StorageError
 from loadstone.normalizers.contract import ChunkRun, EngineChoice
 from loadstone.runtime.load_info import JsonDict, LoadInfo, ProgressEvent, StepInfo
 from loadstone.runtime.step_infos import StepOutcome
@@ -200,6 +200,8 @@ class StepRecorder:
         trace["normalize"] = self._where_normalize_ran()
         trace["finished_at"] = time.time()
         self.last_trace = PipelineTrace(trace, infos=self.infos)
+        if isinstance(error, PipelineStepFailed) and error.step_info is None:
+            error.step_info = _failed_step_info(self.last_trace, error.step)
         if path.parent.exists():
             # the run's own outcome (its error above all) matters more than its trace
             with contextlib.suppress(StorageError):
@@ -211,3 +213,13 @@ class StepRecorder:
         if self._chunks is not None:
             where["chunks"] = list(self._chunks)
         return where or None
+
+
+def _failed_step_info(trace: PipelineTrace, step: str) -> object:
+    """dlt's ``PipelineStepFailed.step_info``: the info of the step that failed, as far as
+    it got (its extract's packages, its normalize's counts, its load's packages)."""
+    if step == "extract":
+        return trace.last_extract_info
+    if step == "normalize":
+        return trace.last_normalize_info
+    return trace.last_load_info if step == "load" else None

@@ -372,3 +372,23 @@ def test_a_packages_schema_update_is_dlts_tables_by_name(pipeline: dlt.Pipeline)
     assert [column["name"] for column in table["columns"]] == ["z"]  # dlt's asdict() too
     third = pipeline.run([{"id": 3}], table_name="t").load_packages[0]
     assert third.schema_update == {}
+
+
+def test_a_failed_step_names_its_pipeline_and_info_as_dlt(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31 (differential program p620): ``PipelineStepFailed.step_info`` is the failed
+    step's info (``ExtractInfo``, ``NormalizeInfo``) and ``.pipeline`` the pipeline."""
+
+    @dlt.resource
+    def bad() -> Any:
+        yield {"a": 1}
+        raise ValueError("boom")
+
+    with pytest.raises(dlt.PipelineStepFailed) as failed:
+        pipeline.run(bad())
+    assert failed.value.step == "extract" and failed.value.pipeline is pipeline
+    assert type(failed.value.step_info).__name__ == "ExtractInfo"
+    pipeline.run([{"id": 1}], table_name="t", columns={"id": {"nullable": False}})
+    with pytest.raises(dlt.PipelineStepFailed) as failed:
+        pipeline.run([{"id": None}], table_name="t")
+    assert failed.value.step == "normalize" and failed.value.pipeline is pipeline
+    assert type(failed.value.step_info).__name__ == "NormalizeInfo"
