@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -30,8 +31,9 @@ class StepBoundary:
     def __init__(self, pipeline_name: str, recorder: StepRecorder, pipeline: object = None) -> None:
         self.pipeline_name = pipeline_name
         self.recorder = recorder
-        #: the pipeline object a failure names (dlt's ``PipelineStepFailed.pipeline``)
-        self.pipeline = pipeline
+        # the pipeline object a failure names (dlt's ``PipelineStepFailed.pipeline``), held
+        # weakly: the pipeline holds this boundary
+        self._pipeline = weakref.ref(pipeline) if pipeline is not None else None
         #: the package the running step works on (named by ``PipelineStepFailed``)
         self.active_load_id: str | None = None
 
@@ -44,7 +46,7 @@ class StepBoundary:
             raise
         except Exception as exc:
             failed = PipelineStepFailed.wrap(self.pipeline_name, name, self.active_load_id, exc)
-            failed.pipeline = self.pipeline
+            failed.pipeline = self._pipeline() if self._pipeline is not None else None
             # chained to what it reports: dlt's NormalizeJobFailed before a contract's error
             raise failed from failed.exception
 
