@@ -46,6 +46,7 @@ from loadstone.normalizers.contract import (
     arrow_type,
 )
 from loadstone.plugins.normalizers.relational.folders import safe_folder
+from loadstone.plugins.normalizers.relational.known_columns import hints_on_known_columns
 from loadstone.plugins.normalizers.relational.row_keys import (
     LOAD_ID,
     ROW_ID,
@@ -54,7 +55,6 @@ from loadstone.plugins.normalizers.relational.row_keys import (
 )
 from loadstone.plugins.normalizers.relational.schema_updates import (
     RootPlan,
-    hints_on_known_columns,
     system_column,
     with_root_hints,
 )

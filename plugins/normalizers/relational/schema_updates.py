@@ -32,6 +32,7 @@ from loadstone.plugins.normalizers.relational.facts import (
     Decisions,
     Position,
 )
+from loadstone.plugins.normalizers.relational.known_columns import hints_on_known_columns
 from loadstone.plugins.normalizers.relational.nested_hints import (
     NestedTablePlan,
     nested_keys,
@@ -521,22 +522,6 @@ def apply_facts(
         if added:
             new_columns[name] = tuple(column.name for column in added)
     return new_tables, new_columns
-
-
-def hints_on_known_columns(
-    hinted: Mapping[str, Column], known: Mapping[str, Column]
-) -> list[Column]:
-    """What code says of columns the table already holds typed (``incremental``, ``unique``,
-    ``nullable``...), for rows and Arrow tables alike: those hints apply, the types stay."""
-    return [_retyped(c, known[n]) for n, c in hinted.items() if n in known and known[n].is_complete]
-
-
-def _retyped(hinted: Column, known: Column) -> Column:
-    """A hint on a column the table has: its data type stays, and a typed decimal keeps its
-    precision and scale (the destination's column holds them: see ``known_decimals``)."""
-    if known.data_type == "decimal":
-        return attrs.evolve(hinted, data_type=None, precision=known.precision, scale=known.scale)
-    return attrs.evolve(hinted, data_type=None)
 
 
 def _drop_untyped(schema: Schema, table_name: str, names: Sequence[str]) -> None:
