@@ -15,6 +15,7 @@ import copy
 import datetime as _dt
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -99,7 +100,8 @@ def new_state(pipeline_name: str) -> PipelineState:
         "default_schema_name": None,
         "schema_names": [],
         # no "sources" until a source keeps state, as dlt's (``state.get("sources")`` is None)
-        "_local": {"first_run": True},
+        # dlt's local values: ``get_local_state_val("initial_cwd")`` is where it was made
+        "_local": {"first_run": True, "initial_cwd": os.path.abspath(os.getcwd())},
     }
 
 

@@ -64,6 +64,13 @@ def test_local_state_values_are_read_and_set_as_dlt_does() -> None:
         pipe.get_local_state_val("nope")
 
 
+def test_local_state_keeps_the_folder_the_pipeline_was_made_in() -> None:
+    """dlt 1.31's ``initial_cwd`` (differential program p622): read by programs that find
+    their files again from a later working directory."""
+    pipe = dlt.pipeline("local_cwd", destination="duckdb")
+    assert pipe.get_local_state_val("initial_cwd") == os.path.abspath(os.getcwd())
+
+
 def test_the_pipeline_made_last_is_the_active_one() -> None:
     first = dlt.pipeline("active_a", destination="duckdb")
     assert first.is_active
