@@ -49,11 +49,14 @@ class ResourceSteps:
         raise NotImplementedError  # the resource's
 
     def _run_steps(self, cursor: PageStep | None) -> list[PageStep]:
-        """One run's steps, made fresh, with the cursor's step where dlt's pipe runs it."""
-        steps = [make() for make in self._steps]
+        """One run's steps, made fresh, with the cursor's step where dlt's pipe runs it and
+        the limits last: dlt 1.31 counts what leaves the pipe, so a limit counts the items a
+        filter or the cursor let through (``add_limit(3)`` on an incremental resource loads
+        the next 3 new rows each run, not the first 3 rows it yields, then nothing)."""
+        made = [(is_limit(make), make()) for make in self._steps]
         if cursor is not None:
-            steps.insert(len(steps) if self._cursor_at is None else self._cursor_at, cursor)
-        return steps
+            made.insert(len(made) if self._cursor_at is None else self._cursor_at, (False, cursor))
+        return [step for _, step in made if not _] + [step for _, step in made if _]
 
     def add_step(
         self, step: Callable[[TDataItem], TDataItem], insert_at: int | None = None
