@@ -301,6 +301,8 @@ def extract_data_info(data: object) -> list[dict[str, str]]:
         and all(isinstance(item, (Source, Resource)) for item in data)
     ):
         return [entry for item in data for entry in extract_data_info(item)]
+    if isinstance(data, (list, tuple)) and data:  # dlt names the kind of the first item
+        return [{"name": "", "data_type": type(data[0]).__name__}]
     return [{"name": "", "data_type": type(data).__name__}]
 
 

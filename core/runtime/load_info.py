@@ -308,6 +308,11 @@ class LoadInfo:
         return ""
 
     @property
+    def environment(self) -> str | None:
+        """dlt's deployment environment of the run: none is set here (dlt's ``None``)."""
+        return None
+
+    @property
     def staging_name(self) -> str | None:
         """loadstone loads without a staging destination (dlt's ``None`` then)."""
         return None

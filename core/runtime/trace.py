@@ -202,6 +202,15 @@ class PipelineTrace(dict[str, Any]):
         step = self._step("load")
         return step.load_info if step is not None else None
 
+    #: dlt 1.31's trace engine version (``trace.engine_version``)
+    engine_version = 2
+
+    @property
+    def resolved_config_values(self) -> list[Any]:
+        """dlt's configuration values the run resolved: loadstone's trace keeps none (a run
+        of dlt with nothing configured shows the same empty list)."""
+        return []
+
     @property
     def pipeline_name(self) -> str | None:
         name = self.get("pipeline_name")

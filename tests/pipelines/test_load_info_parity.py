@@ -392,3 +392,21 @@ def test_a_failed_step_names_its_pipeline_and_info_as_dlt(pipeline: dlt.Pipeline
         pipeline.run([{"id": None}], table_name="t")
     assert failed.value.step == "normalize" and failed.value.pipeline is pipeline
     assert type(failed.value.step_info).__name__ == "NormalizeInfo"
+
+
+def test_extract_data_info_names_the_kind_of_a_lists_first_item(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31 (differential program p629): a list of dicts is ``dict`` data, of ints
+    ``int``; an empty list stays ``list``."""
+    kinds = [
+        pipeline.extract(data, table_name="t").extract_data_info[0]["data_type"]
+        for data in ([{"a": 1}], [1, 2], ({"a": 1},), [], [[{"a": 1}]])
+    ]
+    assert kinds == ["dict", "int", "dict", "list", "list"]
+
+
+def test_trace_and_info_members_read_as_dlts(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31 (differential program p628): members a program reads beside the counts."""
+    info = pipeline.run([{"a": 1}], table_name="t")
+    assert info.environment is None
+    trace = pipeline.last_trace
+    assert trace.engine_version == 2 and trace.resolved_config_values == []
