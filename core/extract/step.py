@@ -96,12 +96,15 @@ def fingerprint(pipeline_name: str, path: object) -> InputFingerprint:
     return InputFingerprint.of_object(str(path), size, etag)
 
 
-def apply_source_defaults(data: Source) -> None:
-    """A source's nesting and root key settings as defaults of its resources (its contract
-    is the schema's: :func:`_set_schema_contract`)."""
-    defaults: dict[str, object] = {}
+def apply_source_defaults(data: Source, schema: Schema) -> None:
+    """A source's nesting limit goes into ``schema``'s normalizer settings
+    (``normalizers.json.config.max_nesting``), as dlt 1.31 keeps it: the tables of resources
+    without a limit of their own follow it and carry no ``max_nesting`` of their own. Its root
+    key setting becomes a default of its resources (its contract is the schema's:
+    :func:`_schema_contract_given`)."""
     if data.max_table_nesting is not None:
-        defaults["max_nesting"] = data.max_table_nesting
+        schema.update_json_normalizer_config(max_nesting=data.max_table_nesting)
+    defaults: dict[str, object] = {}
     if data.root_key:
         defaults["root_key_propagation"] = True
     for res in data.selected_resources.values():
@@ -176,7 +179,7 @@ class ExtractStep:
         schema_name, package_schema = self._schema_of(data, schema, default_schema)
         check_table_names([table_name], package_schema.naming)
         if isinstance(data, Source):
-            apply_source_defaults(data)
+            apply_source_defaults(data, package_schema)
         state_key = source_name or schema_name
         if refresh is not None:
             source_state = self.folder.state.setdefault("sources", {}).setdefault(state_key, {})
