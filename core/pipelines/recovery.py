@@ -218,11 +218,20 @@ def restore_from_destination(
     True when something was taken (the pipeline then names its dataset again and saves).
     ``schema`` gives the schema to open the client with, only when one is opened.
     """
+    first_sync, folder.synced = not folder.synced, True
     if not target.reachable():  # a DuckDB file not made yet holds nothing: not created here
+        restart = first_sync and _may_start_afresh(folder)
+        if restart:
+            folder.start_afresh()
         folder.had_local_state = True
-        return False
+        return restart
     with target.client(schema()) as client:
         restored = client.get_stored_state(folder.pipeline_name)
+        if restored is None and first_sync and _may_start_afresh(folder):
+            if not _has_tables(client):
+                folder.start_afresh()
+                folder.had_local_state = True
+                return True
         newer = restored is not None and _version(restored) > _version(folder.state)
         if restored is not None and newer:
             had_local = folder.had_local_state
@@ -236,6 +245,22 @@ def restore_from_destination(
         names = list(folder.state.get("schema_names") or [])
         taken = [name for name in names if _take_schema(folder, client, name, newer)]
     return newer or bool(taken)
+
+
+def _may_start_afresh(folder: WorkingFolder) -> bool:
+    """A pipeline object meeting a dataset that does not exist (another dataset name, another
+    database file, a dropped dataset) starts from a fresh state and schemas, as dlt 1.31's
+    does: its cursors load the whole range into the new dataset. Only with a saved local
+    state and no package waiting to load (nothing extracted is ever thrown away)."""
+    return folder.had_local_state and not any(iter_pending(folder.packages_dir))
+
+
+def _has_tables(client: DestinationClient) -> bool:
+    """Whether the dataset holds any table (a destination that cannot tell, a sink, does)."""
+    try:
+        return bool(client.table_names())
+    except LoadstoneError:
+        return True
 
 
 def _version(state: Mapping[str, object]) -> int:

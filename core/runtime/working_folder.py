@@ -110,6 +110,8 @@ class WorkingFolder:
         self.schemas: dict[str, Schema] = {}
         #: False until a local state was found or the destination was asked for one
         self.had_local_state = False
+        #: this pipeline object asked its destination for state at least once
+        self.synced = False
         self._seen_on_disk: tuple[tuple[str, int, int], ...] = ()
 
     def open(self, *, wipe: bool = False, lock_timeout: Callable[[], float] = lambda: 0) -> None:
@@ -289,6 +291,15 @@ class WorkingFolder:
                 self.schemas[data["name"]] = Schema.from_dict(data)
             except (LoadstoneError, ValueError, KeyError, TypeError) as error:
                 raise CorruptFileError(path, one_line(error), _SCHEMA_REPAIR) from None
+
+    def start_afresh(self) -> None:
+        """Forget the state and the schemas, as a pipeline that never ran (the caller saves
+        the state); packages and the trace stay."""
+        self.state = state_module.new_state(self.pipeline_name)
+        self.schemas = {}
+        if self.schemas_dir.is_dir():
+            for path in self.schemas_dir.glob("*.schema.json"):
+                path.unlink()
 
     def register_schema(self, schema: Schema) -> None:
         """Name a schema in the state (before the state is stamped: one version per run)."""
