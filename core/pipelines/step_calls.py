@@ -29,6 +29,7 @@ from loadstone.pipelines.boundary import StepBoundary, step_boundary
 from loadstone.runtime.load_info import LoadInfo, LoadPackageInfo, StepInfo
 from loadstone.runtime.refresh import check_refresh
 from loadstone.runtime.step_infos import ExtractInfo, NormalizeInfo
+from loadstone.runtime.trace import traces_as_data
 from loadstone.schema import Schema
 from loadstone.storage.load_package import EXTRACTED, NORMALIZED, list_packages
 
@@ -133,6 +134,7 @@ class PipelineSteps:
         """``extract`` with its hints already parsed (``run`` parses them itself); its info
         is recorded for the trace before normalize may drop a package that holds nothing."""
         mode = check_refresh(refresh if refresh is not None else self.refresh)
+        data = traces_as_data(data)
         first_run, described = self.first_run, describe(data)
         with self._locked():
             if mode in ("drop_sources", "drop_resources"):  # they reset state: dlt sends it

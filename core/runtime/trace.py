@@ -22,8 +22,9 @@ from loadstone.runtime.load_info import (
     seconds_text,
 )
 from loadstone.runtime.step_infos import ExtractInfo, NormalizeInfo, step_info_from_dict
+from loadstone.runtime.trace_dict import trace_dict
 
-__all__ = ["PipelineTrace", "StepTrace"]
+__all__ = ["PipelineTrace", "StepTrace", "traces_as_data"]
 
 
 @attrs.frozen
@@ -121,8 +122,10 @@ class PipelineTrace(dict[str, Any]):
         return instant(value) if value is not None else None
 
     def asdict(self) -> JsonDict:
-        """The trace as a plain dict (what ``trace.json`` holds)."""
-        return dict(self)
+        """dlt's ``asdict()``: the run and its steps in dlt's shape, what
+        ``pipeline.run([trace], table_name="_trace")`` loads (the dict itself stays what
+        ``trace.json`` holds)."""
+        return trace_dict(self)
 
     def _load_info(self) -> LoadInfo | None:
         """The load info of the traced run or load step, when the trace holds it."""
@@ -242,3 +245,14 @@ class PipelineTrace(dict[str, Any]):
 
     def __str__(self) -> str:
         return self.asstr()
+
+
+def traces_as_data(data: Any) -> Any:
+    """``data`` given to ``extract``/``run`` with each trace in it as dlt's ``asdict()``:
+    ``run([pipeline.last_trace], table_name="_trace")`` loads dlt's trace tables, not the
+    saved JSON (a trace is a dict of it)."""
+    if isinstance(data, PipelineTrace):
+        return data.asdict()
+    if isinstance(data, list | tuple) and any(isinstance(i, PipelineTrace) for i in data):
+        return [i.asdict() if isinstance(i, PipelineTrace) else i for i in data]
+    return data

@@ -8,6 +8,7 @@ test says so (``destination_type`` names loadstone's factory).
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import loadstone as dlt
 from loadstone.runtime.load_info import LoadInfo, PackageInfo, StepInfo
 from loadstone.runtime.trace import PipelineTrace
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pipeline"
 T0 = 1_795_637_398.0
 UTC0 = dt.datetime.fromtimestamp(T0, dt.timezone.utc)
 
@@ -410,3 +412,19 @@ def test_trace_and_info_members_read_as_dlts(pipeline: dlt.Pipeline) -> None:
     assert info.environment is None
     trace = pipeline.last_trace
     assert trace.engine_version == 2 and trace.resolved_config_values == []
+
+
+def test_a_trace_loaded_as_data_makes_dlts_trace_tables(pipeline: dlt.Pipeline) -> None:
+    """dlt's documented ``run([pipeline.last_trace], table_name="_trace")`` (differential
+    program p630): one ``_trace`` row with dlt's columns, a ``_trace__steps`` row per step,
+    nested tables dlt makes too (was: the saved JSON, with tables named after load ids)."""
+    recorded = json.loads((FIXTURES / "trace_as_data_dlt.json").read_text())
+    info = pipeline.run([{"id": 1, "tags": ["a", "b"]}], table_name="t")
+    pipeline.run([info], table_name="_load_info")
+    pipeline.run([pipeline.last_trace], table_name="_trace")
+    tables = [t for t in pipeline.default_schema.data_table_names() if t.startswith("_trace")]
+    assert set(tables) <= set(recorded["tables"])
+    ds = pipeline.dataset()
+    assert ds["_trace"].columns == recorded["columns"]["_trace"]
+    assert [s for (s,) in ds["_trace__steps"].select("step").fetchall()] == recorded["steps"]
+    assert set(ds["_trace__steps"].columns) <= set(recorded["columns"]["_trace__steps"])
