@@ -462,6 +462,19 @@ class SqlClient:
         result = execute_query(client, sql, args, want_arrow=False)
         yield QueryCursor(result, lambda table: arrow_frame(client, table))
 
+    @contextlib.contextmanager
+    def begin_transaction(self) -> Iterator[SqlTransaction]:
+        """dlt's ``with client.begin_transaction():``: the statements of the block commit
+        together when it ends, and none of them when it raises."""
+        transaction = SqlTransaction(self)
+        self.execute_sql("BEGIN TRANSACTION")
+        try:
+            yield transaction
+        except BaseException:
+            transaction.rollback_transaction()
+            raise
+        transaction.commit_transaction()
+
     def make_qualified_table_name(self, table: str) -> str:
         """``"dataset"."table"``: two parts, as dlt (the connection resolves the catalog)."""
         return f"{quote_identifier(self.dataset_name)}.{quote_identifier(table)}"
@@ -492,6 +505,24 @@ class SqlClient:
     def truncate_tables(self, *tables: str) -> None:
         for table in tables:
             self.execute_sql(f"DELETE FROM {self.make_qualified_table_name(table)}")
+
+
+class SqlTransaction:
+    """The transaction ``begin_transaction`` yields: ends once, by commit or rollback."""
+
+    def __init__(self, client: SqlClient) -> None:
+        self._client = client
+        self._open = True
+
+    def commit_transaction(self) -> None:
+        if self._open:
+            self._open = False
+            self._client.execute_sql("COMMIT")
+
+    def rollback_transaction(self) -> None:
+        if self._open:
+            self._open = False
+            self._client.execute_sql("ROLLBACK")
 
 
 def stored_row_counts(dataset: Dataset) -> list[tuple[str, int]]:
