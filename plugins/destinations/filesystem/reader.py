@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
+from loadstone.plugins.destinations.filesystem.read_types import csv_text_columns, typed_select
 from loadstone.plugins.destinations.filesystem.records import LOADS, STATE, VERSION
 from loadstone.plugins.destinations.filesystem.tables import (
     is_system_table,
@@ -87,8 +88,12 @@ class DatasetReader:
                 if load_id is None or load_id in completed
             ]
             if files:
-                text = [c.name for c in plan.columns if c.data_type in ("text", "json")]
-                self._view(name, _scan(plan.file_format, files, text))
+                select = _scan(plan.file_format, files, csv_text_columns(plan.columns))
+                found = {
+                    str(row[0]): str(row[1])
+                    for row in self.connection.execute(f"DESCRIBE {select}").fetchall()
+                }
+                self._view(name, typed_select(select, plan.file_format, plan.columns, found))
         for folder in (LOADS, VERSION, STATE):
             rows = client.records.system_rows(folder)
             if folder == LOADS:

@@ -136,6 +136,46 @@ def test_a_date_token_layout_reads_back(tmp_path: Path) -> None:
     assert pipeline.dataset()["users"].count() == 2 * len(USERS)
 
 
+#: dlt 1.31's dataset over each file format gives these Arrow types (differential program p722)
+DLT_READ_TYPES = {
+    "amt": "decimal128(10, 2)",
+    "naive": "timestamp[us]",
+    "ts": "timestamp[us, tz=UTC]",
+    "bin": "binary",
+}
+
+
+@pytest.mark.parametrize("file_format", ["jsonl", "csv", "parquet"])
+def test_the_dataset_reads_the_schemas_types_from_every_file_format(
+    tmp_path: Path, file_format: str
+) -> None:
+    """JSONL gave a decimal back as text and binary as base64, CSV a decimal as a double,
+    every format a naive timestamp with a zone (differential program p722)."""
+    import datetime as dt
+    from decimal import Decimal
+
+    import loadstone
+
+    pipeline = fs_pipeline(tmp_path, f"typed_{file_format}", str(tmp_path / "bucket"))
+    row = {
+        "amt": Decimal("12.50"),
+        "naive": dt.datetime(2024, 1, 1, 12, 30),
+        "ts": dt.datetime(2024, 1, 1, 12, 30, tzinfo=dt.timezone.utc),
+        "bin": b"\x01\x02",
+    }
+    columns = {
+        "amt": {"data_type": "decimal", "precision": 10, "scale": 2},
+        "naive": {"data_type": "timestamp", "timezone": False},
+    }
+    resource = loadstone.resource([row], name="typed", columns=columns)
+    pipeline.run(resource, loader_file_format=file_format)
+    table = pipeline.dataset()["typed"].arrow()
+    assert {n: str(table.schema.field(n).type) for n in DLT_READ_TYPES} == DLT_READ_TYPES
+    got = table.select(list(row)).to_pylist()[0]
+    assert got["amt"] == Decimal("12.50") and got["bin"] == b"\x01\x02"
+    assert got["naive"] == dt.datetime(2024, 1, 1, 12, 30)
+
+
 def test_an_unknown_placeholder_is_refused_before_loading(tmp_path: Path) -> None:
     pipeline = fs_pipeline(tmp_path, "bad_layout", str(tmp_path / "bucket"), layout="{nope}/{ext}")
     with pytest.raises(Exception, match="nope") as caught:
