@@ -13,7 +13,7 @@ does not normalize names: naming is the normalizer's job, done once, on the sche
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -203,11 +203,14 @@ def extract(
     hints: TableHints | None = None,
     progress: ProgressCallback | None = None,
     discards: Discards | None = None,
+    resource_tables: Mapping[str, Sequence[str]] | None = None,
 ) -> ExtractResult:
     """Write ``data`` into ``package`` (in state ``extracting``); the caller switches state.
 
     ``hints`` are the ``run``/``extract`` hints: they apply to every table of the run, over
-    each resource's own; ``discards`` says which tables' rows are dropped here.
+    each resource's own; ``discards`` says which tables' rows are dropped here;
+    ``resource_tables`` names the root tables the schema holds per resource (see
+    :func:`tables_by_resource`).
     """
     source_name, resources = as_resources(data, table_name)
     started = started_generators(resources)
@@ -217,6 +220,16 @@ def extract(
     run_hints = hints.stored() if hints is not None else {}
     # one table name for several resources: dlt sends them all into that table
     run_key = hints.primary_key if hints is not None else None
-    extract_resources(writer, resources, run_hints, table_name, run_key)
+    extract_resources(writer, resources, run_hints, table_name, run_key, resource_tables)
     tables = writer.close()
     return ExtractResult(package, tables, source_name)
+
+
+def tables_by_resource(schema: Schema) -> dict[str, list[str]]:
+    """The root tables of ``schema`` by the resource that filled them (their ``resource``
+    key): a ``replace`` run of that resource empties those it gives no rows."""
+    found: dict[str, list[str]] = {}
+    for table in schema.data_tables(include_incomplete=True):
+        if table.parent is None and table.resource:
+            found.setdefault(table.resource, []).append(table.name)
+    return found

@@ -38,6 +38,7 @@ from loadstone.extract.resource_hints import StoredHint, StoredHints, merge_hint
 from loadstone.extract.table_variants import Variants, add_variant, variant_hints
 from loadstone.extract.tabular_files import tabular_kind
 from loadstone.extract.writers import PackageWriter
+from loadstone.schema.hints import disposition_of
 from loadstone.storage import package_storage
 from loadstone.typing import TColumnNames, TDataItem, TTableHintTemplate
 
@@ -54,9 +55,12 @@ def extract_resources(
     run_hints: Mapping[str, StoredHint],
     table_name: str | None,
     run_key: TColumnNames | None = None,
+    resource_tables: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """The items of ``resources`` into the package, each resource evaluated once
-    (``run_key``: ``run()``'s primary key as given, which the cursors deduplicate by).
+    (``run_key``: ``run()``'s primary key as given, which the cursors deduplicate by;
+    ``resource_tables``: the root tables the schema already holds per resource name, which a
+    ``replace`` resource empties when this run gives them no rows, as dlt 1.31 does).
 
     Files, tabular files and Spark DataFrames are recorded as they are; the rest run as one
     pipe graph (:mod:`loadstone.extract.pipe_iterator`): a parent feeding transformers is
@@ -79,10 +83,15 @@ def extract_resources(
         [res for res in piped if id(res) not in taps],
         [res for res in piped if id(res) in taps],
     )
+    known = resource_tables or {}
     sinks = {
         id(node): _sink_of(writer, node, run_hints, table_name, taps.get(id(node.resource)))
         for node in graph.selected
     }
+    for node in graph.selected:
+        sink = sinks[id(node)]
+        if isinstance(sink, TableSink):
+            sink.known_tables = tuple(known.get(sink.resource_name, ()))
     iterator = PipeIterator(graph)
     given = RUN_DISPOSITION.set(run_hints.get("write_disposition"))  # cursors bind in the loop
     keyed = RUN_PRIMARY_KEY.set(run_key)
@@ -164,6 +173,8 @@ class TableSink:
         #: the resource, when it has hints that are functions of the item
         self.resource: Resource | None = None
         self.filled: set[str] = set()
+        #: the tables the schema already holds for this resource (emptied under replace)
+        self.known_tables: tuple[str, ...] = ()
         if isinstance(target, str):  # the package lists tables in the resources' order (dlt's)
             writer.add_hints(target, hints)
 
@@ -223,10 +234,18 @@ class TableSink:
             return _resolve_table(table_name, item)
 
     def close(self) -> None:
-        """A table with no items still gets hints, and no file."""
+        """A table with no items still gets hints, and no file. Under ``replace`` so does
+        every table the resource filled before that this run did not name (a dynamic or
+        marked table, an old table name), so the load empties it, as dlt 1.31 does."""
         if isinstance(self.target, str) and self.target not in self.filled:
             self.writer.add_hints(self.target, self.hints)
             self.writer.open_table(self.target)
+        if disposition_of(self.hints)[0] != "replace":
+            return
+        for name in self.known_tables:
+            if name not in self.writer.hints:
+                self.writer.add_hints(name, self._hints_of(name, True))
+                self.writer.open_table(name)
 
 
 class InPlaceSink:

@@ -33,7 +33,7 @@ from loadstone.extract.extract_schema import (
     check_frozen_tables,
     new_table_discards,
 )
-from loadstone.extract.extractor import ExtractResult, input_files_of
+from loadstone.extract.extractor import ExtractResult, input_files_of, tables_by_resource
 from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.resource_hints import TableHints, check_nested_links
 from loadstone.extract.source import Source
@@ -349,6 +349,7 @@ class ExtractStep:
                     hints=hints,
                     progress=on_progress,
                     discards=discards,
+                    resource_tables=tables_by_resource(schema),
                 )
         except BaseException as error:
             _remove(package)
