@@ -36,7 +36,7 @@ from loadstone.normalize.step import NormalizeStep, NormalizeStepContext
 from loadstone.pipelines import overlap, recovery, run_settings
 from loadstone.pipelines.boundary import StepBoundary
 from loadstone.pipelines.packages import PipelinePackages
-from loadstone.pipelines.pipeline_config import pipeline_configuration
+from loadstone.pipelines.pipeline_config import default_pipeline_name, pipeline_configuration
 from loadstone.pipelines.staging import check_staging, destinations_of
 from loadstone.pipelines.state_view import PipelineStateView
 from loadstone.pipelines.step_calls import PipelineSteps, as_schema, record_run_infos
@@ -503,14 +503,19 @@ def pipeline(
     lock_timeout: float | None = None,
     spark: object = None,
 ) -> Pipeline:
-    """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``.
+    """Make (or reopen) the pipeline ``pipeline_name``, like ``dlt.pipeline``; without any
+    argument, the pipeline made last (dlt's active one), if any.
 
     Without a name the pipeline is ``dlt_<script file name>``, as dlt names it, so a ported
     script opens the same folder and database. ``full_refresh`` is dlt's old name of
     ``dev_mode``. A progress *name* (``"log"``, ``"tqdm"``...) selects dlt's display
-    libraries (see :mod:`loadstone.runtime.progress_displays`); a callable gets loadstone's
-    events. ``staging``: see :mod:`loadstone.pipelines.staging` (dlt refuses it for ours too).
+    libraries (:mod:`loadstone.runtime.progress_displays`); a callable gets loadstone's events.
     """
+    given = (pipeline_name, pipelines_dir, pipeline_salt, destination, staging, dataset_name)
+    others = (import_schema_path, export_schema_path, full_refresh, refresh, progress, spark)
+    if not dev_mode and lock_timeout is None and all(v is None for v in (*given, *others)):
+        if (active := current.active()) is not None:
+            return cast(Pipeline, active)
     if pipeline_name is None:
         pipeline_name = default_pipeline_name()
     made = Pipeline(
@@ -530,14 +535,6 @@ def pipeline(
     )
     made.activate()  # dlt's active pipeline: the one made last
     return made
-
-
-def default_pipeline_name() -> str:
-    """``dlt_<script>``: the name dlt gives a pipeline made without one."""
-    import __main__
-
-    script = Path(getattr(__main__, "__file__", "") or "pipeline").stem
-    return f"dlt_{script}"
 
 
 def run(

@@ -8,12 +8,14 @@ with ``pipeline.config.pipeline_salt`` gets the values it got under dlt.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 
 from loadstone import config
 from loadstone.digests import digest256
 
-__all__ = ["PipelineConfiguration", "pipeline_configuration"]
+__all__ = ["PipelineConfiguration", "default_pipeline_name", "pipeline_configuration"]
 
 
 @attrs.frozen
@@ -32,3 +34,11 @@ def pipeline_configuration(pipeline_name: str, pipeline_salt: str | None) -> Pip
     if salt is None:
         salt = digest256(pipeline_name)
     return PipelineConfiguration(pipeline_name=pipeline_name, pipeline_salt=str(salt))
+
+
+def default_pipeline_name() -> str:
+    """``dlt_<script>``: the name dlt gives a pipeline made without one."""
+    import __main__
+
+    script = Path(getattr(__main__, "__file__", "") or "pipeline").stem
+    return f"dlt_{script}"

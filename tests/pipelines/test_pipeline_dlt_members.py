@@ -86,6 +86,17 @@ def test_the_pipeline_made_last_is_the_active_one() -> None:
         first.deactivate()
 
 
+def test_pipeline_called_without_arguments_is_the_active_one() -> None:
+    """dlt 1.31 (p759): ``dlt.pipeline()`` gives the pipeline made last; with any argument,
+    or with none active, it makes one."""
+    made = dlt.pipeline("active_c", destination="duckdb", dataset_name="c_data")
+    assert dlt.pipeline() is made
+    assert dlt.pipeline(destination="duckdb") is not made
+    made.activate()
+    made.deactivate()
+    assert dlt.pipeline() is not made
+
+
 def test_staging_failed_jobs_extracted_files_and_the_destination_client() -> None:
     pipe = dlt.pipeline("extras", destination="duckdb")
     assert pipe.staging is None
