@@ -38,18 +38,33 @@ DEFAULT_DESTINATION = "duckdb"
 def resolve_destination(destination: object) -> Destination:
     """A destination given by name (a plugin's) or as an object; None is the default."""
     from loadstone.exceptions import PipelineConfigError
-    from loadstone.plugin_manager import get_destination
 
     if destination is None:
         destination = DEFAULT_DESTINATION
     if isinstance(destination, str):
-        # the plugin manager checks a destination as far as its name (named by protocol)
-        return cast(Destination, get_destination(destination))
+        return _named_destination(destination)
     if isinstance(destination, Destination):
         return destination
     raise PipelineConfigError(
         f"destination must be a name (e.g. 'duckdb') or a destination object, got {destination!r}"
     )
+
+
+def _named_destination(name: str) -> Destination:
+    """A plugin's destination by name, or dlt's named destination: ``destination="my_pg"``
+    with ``[destination.my_pg] destination_type = "postgres"`` is a postgres destination
+    named ``my_pg`` (its credentials and settings under ``[destination.my_pg]``)."""
+    from loadstone.exceptions import UnknownDestination
+    from loadstone.plugin_manager import get_destination
+
+    try:
+        # the plugin manager checks a destination as far as its name (named by protocol)
+        return cast(Destination, get_destination(name))
+    except UnknownDestination:
+        kind = config.get_str(f"destination.{name}.destination_type", "")
+        if not kind or kind == name:
+            raise
+    return attrs.evolve(cast(Destination, get_destination(kind)), name=name)
 
 
 def normalized_dataset_name(

@@ -652,3 +652,22 @@ def test_create_indexes_makes_unique_columns_unique(tmp_path: Path) -> None:
         ("users", ["_dlt_id"]),
         ("users", ["name"]),
     ]
+
+
+def test_a_named_destination_takes_its_type_and_settings_from_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dlt 1.31's named destinations: destination="my_db" with
+    DESTINATION__MY_DB__DESTINATION_TYPE=duckdb is a DuckDB destination named my_db, its
+    credentials under [destination.my_db] (differential program p724: UnknownDestination)."""
+    db = tmp_path / "named.duckdb"
+    monkeypatch.setenv("DESTINATION__MY_DB__DESTINATION_TYPE", "duckdb")
+    monkeypatch.setenv("DESTINATION__MY_DB__CREDENTIALS", str(db))
+    pipe = loadstone.pipeline("named", destination="my_db", pipelines_dir=str(tmp_path / "p"))
+    pipe.run([{"id": 1}], table_name="t")
+    assert (pipe.destination.destination_name, pipe.destination.destination_type) == (
+        "my_db",
+        "loadstone.destinations.duckdb",
+    )
+    with duckdb.connect(str(db)) as conn:
+        assert conn.sql("SELECT id FROM named_dataset.t").fetchall() == [(1,)]
