@@ -19,6 +19,7 @@ from loadstone.destinations.dataset_loads import (
     DatasetLoads,
     RelationLoads,
 )
+from loadstone.destinations.dataset_text import dataset_text, relation_text
 from loadstone.destinations.query_cursor import QueryCursor
 from loadstone.destinations.query_results import (
     QueryResult,
@@ -244,6 +245,9 @@ class Relation(RelationLoads):
     def __repr__(self) -> str:
         return f"Relation({self.sql!r})"
 
+    def __str__(self) -> str:
+        return relation_text(self)
+
 
 class DatasetOwner(Protocol):
     """What a dataset reads of its pipeline: where, with which schema and naming convention,
@@ -303,6 +307,11 @@ class Dataset(DatasetLoads):
 
     def _new_client(self) -> DestinationClient:
         return open_reading_client(self._pipeline, self.dataset_name)
+
+    def __str__(self) -> str:
+        pipeline = self._pipeline
+        schemas = [self.schema, *self._others]
+        return dataset_text(self, schemas, pipeline.destination, pipeline.pipeline_name)
 
     @contextlib.contextmanager
     def _client(self) -> Iterator[DestinationClient]:
