@@ -326,7 +326,7 @@ def source(
         @functools.wraps(f)
         def factory(*args: TDataItem, **kwargs: TDataItem) -> Source:
             src_schema = schema.clone() if schema is not None else _make_schema(source_name, f)
-            kwargs = inject(f, source_name, args, kwargs)
+            kwargs = inject(f, source_name, args, kwargs, section)
             with schema_context(src_schema, source_name):
                 returned = f(*args, **kwargs)
                 resources = own_resources(_resources_of(returned, source_name), source_name)

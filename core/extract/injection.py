@@ -100,15 +100,21 @@ def candidate_keys(section: str | None, name: str, arg: str) -> list[str]:
 
 
 def inject(
-    func: Callable[..., Any], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    func: Callable[..., Any],
+    name: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    section: str | None = None,
 ) -> dict[str, Any]:
-    """``kwargs`` completed with configured values for placeholder arguments not passed."""
+    """``kwargs`` completed with configured values for placeholder arguments not passed,
+    looked up under ``sources.<section>.<name>``: the decorator's ``section=`` when given
+    (as dlt 1.31 reads it), else the function's module."""
     try:
         signature = inspect.signature(func)
     except (TypeError, ValueError):
         return kwargs
     bound = signature.bind_partial(*args, **kwargs)
-    section = section_of(func)
+    section = section or section_of(func)
     spec = _SPECS.get(func)
     out = dict(kwargs)
     missing: dict[str, list[str]] = {}

@@ -385,7 +385,9 @@ class Resource(ResourceSteps):
                 arguments_by_name(self._data, self._skip_item(args), kwargs, defaults=True)
             )
         bound._call_args = args
-        bound._call_kwargs = inject(self._data, bound.name, self._skip_item(args), kwargs)
+        bound._call_kwargs = inject(
+            self._data, bound.name, self._skip_item(args), kwargs, self.section
+        )
         bound._args_bound = True
         bound._from_function = False
         return bound
@@ -477,7 +479,7 @@ class Resource(ResourceSteps):
         kwargs = self._call_kwargs
         unbound = not self._args_bound or self._from_function
         if unbound:
-            kwargs = inject(data, self.name, args, kwargs)
+            kwargs = inject(data, self.name, args, kwargs, self.section)
         if param is not None:
             kwargs = {**kwargs, param: cursor}
         try:
