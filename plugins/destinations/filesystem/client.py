@@ -252,14 +252,18 @@ class FilesystemClient(ClosesOnExit):
         self, plan: TablePlan, files: Sequence[Path], load_id: str, schema_name: str
     ) -> set[str]:
         ext = file_formats.extension(plan.file_format, self.config.compress)
+        naive = file_formats.naive_columns(plan.columns)
         written: set[str] = set()
         for index, source in enumerate(files):
             relative = self.layout.path(
                 schema_name, plan.name, load_id, file_id(load_id, plan.name, index), ext
             )
             target = f"{self.dataset_path}/{relative}"
-            if plan.file_format == "parquet":
+            if plan.file_format == "parquet" and not file_formats.has_zoned(source, naive):
                 put_file_atomic(self.fs, str(source), target)
+            elif plan.file_format == "parquet":
+                data = file_formats.parquet_without_zone(source, naive)
+                write_bytes_atomic(self.fs, target, data)
             else:
                 write_bytes_atomic(
                     self.fs,
@@ -269,6 +273,7 @@ class FilesystemClient(ClosesOnExit):
                         plan.file_format,
                         self.config.compress,
                         [c.name for c in plan.columns],
+                        naive,
                     ),
                 )
             written.add(relative)

@@ -22,6 +22,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from loadstone.destinations.contract import LoadFileSpec, load_files
+from loadstone.schema import Column
 
 
 def extension(file_format: str, compress: bool) -> str:
@@ -48,21 +49,59 @@ def _batches(source: Path) -> Iterator[pa.RecordBatch]:
     yield from pq.ParquetFile(source).iter_batches(batch_size=10_000)
 
 
-def render(source: Path, file_format: str, compress: bool, columns: Sequence[str] = ()) -> bytes:
+def naive_columns(columns: Sequence[Column]) -> list[str]:
+    """The timestamp columns without time zone (``timezone: false``)."""
+    return [c.name for c in columns if c.data_type == "timestamp" and c.timezone is False]
+
+
+def without_zone(table: pa.Table, naive: Sequence[str]) -> pa.Table:
+    """``table`` with the ``naive`` columns as timestamps without zone: the normalizer
+    writes every timestamp in UTC with its zone; dlt's files hold these as written (naive),
+    and a reader of the files sees them so."""
+    fields = []
+    for field in table.schema:
+        if field.name in naive and pa.types.is_timestamp(field.type) and field.type.tz:
+            field = field.with_type(pa.timestamp(field.type.unit))
+        fields.append(field)
+    schema = pa.schema(fields, metadata=table.schema.metadata)
+    return table if schema.equals(table.schema) else table.cast(schema)
+
+
+def has_zoned(source: Path, naive: Sequence[str]) -> bool:
+    """Whether the Parquet file ``source`` holds one of the ``naive`` columns with a zone."""
+    schema = pq.read_schema(source)
+    return any(pa.types.is_timestamp(f.type) and bool(f.type.tz) for f in schema if f.name in naive)
+
+
+def parquet_without_zone(source: Path, naive: Sequence[str]) -> bytes:
+    """The Parquet file ``source`` rewritten with its ``naive`` columns without zone."""
+    buffer = io.BytesIO()
+    pq.write_table(without_zone(pq.read_table(source), naive), buffer)
+    return buffer.getvalue()
+
+
+def render(
+    source: Path,
+    file_format: str,
+    compress: bool,
+    columns: Sequence[str] = (),
+    naive: Sequence[str] = (),
+) -> bytes:
     """The bytes of ``source`` in ``file_format`` (JSONL / CSV), gzipped when ``compress``.
 
     A CSV file has every column of ``columns`` (the table's, in its order), empty where the
     package had no value for it, as dlt writes them: a later load's file has the header of a
-    table that grew meanwhile.
+    table that grew meanwhile. The ``naive`` columns are written without zone.
     """
     buffer = io.BytesIO()
     if file_format == "jsonl":
         for batch in _batches(source):
+            batch = without_zone(pa.Table.from_batches([batch]), naive)
             for row in batch.to_pylist():
                 buffer.write(orjson.dumps(row, default=_json_default))
                 buffer.write(b"\n")
     elif file_format == "csv":
-        table = _with_columns(pq.read_table(source), columns)
+        table = without_zone(_with_columns(pq.read_table(source), columns), naive)
         table = table.cast(_csv_schema(table.schema))
         pa_csv.write_csv(table, buffer, pa_csv.WriteOptions(quoting_style="needed"))
     else:

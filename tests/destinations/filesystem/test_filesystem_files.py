@@ -7,6 +7,7 @@ checked against them.
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import duckdb
@@ -174,6 +175,40 @@ def test_the_dataset_reads_the_schemas_types_from_every_file_format(
     got = table.select(list(row)).to_pylist()[0]
     assert got["amt"] == Decimal("12.50") and got["bin"] == b"\x01\x02"
     assert got["naive"] == dt.datetime(2024, 1, 1, 12, 30)
+
+
+@pytest.mark.parametrize("file_format", ["jsonl", "csv", "parquet"])
+def test_a_timestamp_without_zone_is_written_without_zone(tmp_path: Path, file_format: str) -> None:
+    """dlt 1.31 writes a timezone: false column as it was given, naive (JSONL
+    '2024-01-01T12:30:00', Parquet timestamp[us]); the normalizer's UTC zone reached the
+    files (differential program p722)."""
+    import datetime as dt
+
+    import loadstone
+
+    monkey_env = {"DATA_WRITER__DISABLE_COMPRESSION": "true"}
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"naive_{file_format}", str(bucket))
+    resource = loadstone.resource(
+        [{"id": 1, "naive": dt.datetime(2024, 1, 1, 12, 30)}],
+        name="events",
+        columns={"naive": {"data_type": "timestamp", "timezone": False}},
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in monkey_env.items():
+            patch.setenv(key, value)
+        pipeline.run(resource, loader_file_format=file_format)
+    (written,) = [f for f in files_of(bucket / DATASET) if f.startswith("events/")]
+    path = bucket / DATASET / written
+    if file_format == "parquet":
+        assert str(pq.read_schema(path).field("naive").type) == "timestamp[us]"
+    else:
+        text = path.read_text(encoding="utf-8")
+        assert re.search(r"2024-01-01.12:30:00(\.0+)?(Z|\+00:00)", text) is None
+        assert "2024-01-01" in text
+    assert pipeline.dataset()["events"].select("naive").fetchall() == [
+        (dt.datetime(2024, 1, 1, 12, 30),)
+    ]
 
 
 def test_an_unknown_placeholder_is_refused_before_loading(tmp_path: Path) -> None:
