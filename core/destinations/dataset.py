@@ -99,7 +99,8 @@ class Relation(RelationLoads):
         rows = self._run().rows
         return rows[0] if rows else None
 
-    def fetchmany(self, size: int) -> list[Row]:
+    def fetchmany(self, size: int = 1) -> list[Row]:
+        """The first ``size`` rows (one by default, DB-API's ``arraysize``, as dlt's)."""
         return self._run().rows[:size]
 
     def fetchscalar(self) -> TDataItem:

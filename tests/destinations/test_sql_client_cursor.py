@@ -83,3 +83,10 @@ def test_json_documents_of_a_row_result_read_as_dlts_compact_text() -> None:
         "[3,2]",
         None,
     ]
+
+
+def test_fetchmany_reads_one_row_when_no_size_is_given(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31's relations and cursors (differential program p649): DB-API's default."""
+    assert len(pipeline.dataset().t.fetchmany()) == 1
+    with pipeline.sql_client() as client, client.execute_query(QUERY) as cursor:
+        assert len(cursor.fetchmany()) == 1 and len(cursor.fetchmany(10)) == 4
