@@ -15,11 +15,13 @@ data lands in the emptied tables.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import attrs
 
+from loadstone.destinations.query_results import execute_query
 from loadstone.exceptions import PipelineConfigError
+from loadstone.schema.system_tables import VERSION_TABLE_NAME
 from loadstone.storage.loaded_inputs import LoadedInputs
 from loadstone.typing import TDataItem
 
@@ -62,15 +64,20 @@ class RefreshPlan:
     truncate_tables: tuple[str, ...] = ()
     #: None resets the whole source state; else the names of the resources whose state goes
     reset_resources: tuple[str, ...] | None = None
+    #: ``(schema name, version hash)`` of the schema the drop leaves behind: its
+    #: ``_dlt_version`` row goes too, so a folder restored from the destination does not
+    #: read back the tables and columns dropped (dlt 1.31 deletes it as well)
+    dropped_version: tuple[str, str] | None = None
 
 
 def plan_refresh(
     mode: str, schema: Schema, resource_names: Sequence[str], table_names: Iterable[str]
 ) -> RefreshPlan:
     """The plan for ``mode`` on ``schema``, given the resources run and their source tables."""
+    dropped = (schema.name, schema.version_hash)
     if mode == "drop_sources":
         names = tuple(table.name for table in schema.data_tables(include_incomplete=True))
-        return RefreshPlan(mode, drop_tables=names, reset_resources=None)
+        return RefreshPlan(mode, drop_tables=names, reset_resources=None, dropped_version=dropped)
     naming = schema.naming_convention()
     roots = []
     for name in table_names:
@@ -82,7 +89,12 @@ def plan_refresh(
         tables.append(root)
         tables.extend(table.name for table in schema.nested_tables(root))
     if mode == "drop_resources":
-        return RefreshPlan(mode, drop_tables=tuple(tables), reset_resources=tuple(resource_names))
+        return RefreshPlan(
+            mode,
+            drop_tables=tuple(tables),
+            reset_resources=tuple(resource_names),
+            dropped_version=dropped if tables else None,
+        )
     return RefreshPlan(mode, truncate_tables=tuple(tables), reset_resources=tuple(resource_names))
 
 
@@ -104,9 +116,20 @@ def reset_state(plan: RefreshPlan, source_state: dict[str, TDataItem]) -> None:
         resources.pop(name, None)
 
 
+@runtime_checkable
+class FileTablesClient(Protocol):
+    """A destination whose tables are files (the filesystem): dropping or emptying a table
+    removes its files, as dlt's refresh does there."""
+
+    def remove_tables(self, names: Sequence[str]) -> None: ...
+
+
 def apply_to_destination(destination: DestinationClient, plan: RefreshPlan) -> None:
     """Drop or empty the planned tables in the destination (those that exist)."""
-    # every loader's client has the table checks; the client contract does not name them
+    if isinstance(destination, FileTablesClient):
+        destination.remove_tables([*plan.drop_tables, *plan.truncate_tables])
+        return
+    # every SQL loader's client has the table checks; the client contract does not name them
     client = cast(DroppingClient, destination)
     if not (plan.drop_tables or plan.truncate_tables) or not client.dataset_exists():
         return
@@ -116,6 +139,10 @@ def apply_to_destination(destination: DestinationClient, plan: RefreshPlan) -> N
     for name in plan.truncate_tables:
         if client.table_exists(name):
             client.query(f"DELETE FROM {client.qualified(name)}")
+    if plan.drop_tables and plan.dropped_version and client.table_exists(VERSION_TABLE_NAME):
+        table = client.qualified(VERSION_TABLE_NAME)
+        sql = f"DELETE FROM {table} WHERE schema_name = %s AND version_hash = %s"
+        execute_query(destination, sql, plan.dropped_version)  # %s as each client takes it
 
 
 def drop_resources(

@@ -352,6 +352,18 @@ class FilesystemClient(ClosesOnExit):
     def use_dataset(self) -> None:
         self.connection.execute(f"SET search_path = '\"{self.dataset_name}\",main'")
 
+    def remove_tables(self, names: Sequence[str]) -> None:
+        """Remove every file of the named tables (a table format's whole folder): a refresh
+        drops or empties them so (``loadstone.runtime.refresh``)."""
+        for name in names:
+            files = [f"{self.dataset_path}/{r}" for r, _ in self.table_files(name)]
+            if files:
+                self.fs.rm(files)
+            folder = f"{self.dataset_path}/{name}"
+            if self.fs.exists(folder):
+                self.fs.rm(folder, recursive=True)
+        self.close()  # the dataset's views are built again without them
+
     def drop_dataset(self) -> None:
         if self.fs.exists(self.dataset_path):
             self.fs.rm(self.dataset_path, recursive=True)

@@ -211,6 +211,18 @@ def test_a_timestamp_without_zone_is_written_without_zone(tmp_path: Path, file_f
     ]
 
 
+@pytest.mark.parametrize("refresh", ["drop_sources", "drop_resources", "drop_data"])
+def test_refresh_removes_the_tables_files(tmp_path: Path, refresh: str) -> None:
+    """refresh= on the filesystem destination failed the extract (AttributeError: the
+    client has no dataset_exists); dlt 1.31 drops the tables' files and loads the new rows
+    alone (differential program p726)."""
+    pipeline = fs_pipeline(tmp_path, f"refresh_{refresh}", str(tmp_path / "bucket"))
+    pipeline.run([{"id": 1, "tags": ["x"]}, {"id": 2, "tags": ["y"]}], table_name="users")
+    pipeline.run([{"id": 3, "tags": ["z"]}], table_name="users", refresh=refresh)
+    assert pipeline.dataset()["users"].select("id").fetchall() == [(3,)]
+    assert pipeline.dataset()["users__tags"].select("value").fetchall() == [("z",)]
+
+
 def test_an_unknown_placeholder_is_refused_before_loading(tmp_path: Path) -> None:
     pipeline = fs_pipeline(tmp_path, "bad_layout", str(tmp_path / "bucket"), layout="{nope}/{ext}")
     with pytest.raises(Exception, match="nope") as caught:
