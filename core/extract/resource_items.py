@@ -200,7 +200,9 @@ class TableSink:
             page = page.data
         for item in page if isinstance(page, list) else (page,):
             if item is None:
-                continue
+                if not isinstance(page, list) or not isinstance(page_target, str):
+                    continue
+                item = {}  # dlt 1.31 loads a None inside a yielded list as a row of nulls
             name = (
                 page_target if isinstance(page_target, str) else self._table_of(item, page_target)
             )
