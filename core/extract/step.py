@@ -13,9 +13,10 @@ recorder -- never the pipeline, so it runs on its own::
 from __future__ import annotations
 
 import contextlib
+import copy
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING
 
 import attrs
@@ -138,6 +139,21 @@ def _schema_contract_given(schema: Schema, data: TDataItems, hints: TableHints) 
         raise
 
 
+@contextlib.contextmanager
+def _sources_state_kept(
+    state: MutableMapping[str, TDataItem], before: Mapping[str, TDataItem]
+) -> Iterator[None]:
+    """A failed extract leaves ``pipeline.state`` as it was (dlt 1.31): what the resources
+    wrote into their state while it ran is dropped, as it never reached the saved file."""
+    try:
+        yield
+    except BaseException:
+        state["sources"] = copy.deepcopy(dict(before))
+        if not before:
+            state.pop("sources")
+        raise
+
+
 def _replaces_a_table(package: LoadPackage) -> bool:
     from loadstone.schema.hints import disposition_of
 
@@ -187,7 +203,10 @@ class ExtractStep:
         package = self._new_package(schema_name)
         self.context.on_package("extract", package.load_id)
         state_before = sources_snapshot(self.folder.state)  # taken back if it never loads
-        with _schema_contract_given(package_schema, data, hints) as contract_before:
+        with (
+            _sources_state_kept(self.folder.state, state_before),
+            _schema_contract_given(package_schema, data, hints) as contract_before,
+        ):
             result = self._write_package(
                 package, data, (table_name, hints, package_schema), state_key, step
             )

@@ -11,7 +11,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import loadstone as dlt
+from loadstone.exceptions import PipelineStepFailed
 
 WHEN = dt.datetime(2024, 5, 1, 12, 30, tzinfo=dt.timezone.utc)
 
@@ -61,3 +64,36 @@ def test_state_restored_from_the_destination_is_typed(tmp_path: Path) -> None:
     again.run(events())  # the restored cursor filters: nothing new
     with again.sql_client() as client:
         assert client.execute_sql("SELECT count(*) FROM events")[0][0] == 2
+
+
+def test_a_failed_extract_leaves_the_state_as_the_last_run_saved_it(tmp_path: Path) -> None:
+    """dlt 1.31 (p764): what a resource wrote into its state before it raised is not in
+    ``pipeline.state`` afterwards; the next run starts from the saved value."""
+    failing = {"on": False}
+
+    @dlt.resource
+    def pages() -> Any:
+        state = dlt.current.resource_state()
+        last = state.get("last_page", 0)
+        for page in (last + 1, last + 2):
+            yield {"page": page}
+            state["last_page"] = page
+        if failing["on"]:
+            raise RuntimeError("the API went away")
+
+    pipe = dlt.pipeline("failed_state", destination="duckdb", pipelines_dir=str(tmp_path))
+    pipe.run(pages())
+    failing["on"] = True
+    with pytest.raises(PipelineStepFailed, match="the API went away"):
+        pipe.run(pages())
+    saved = pipe.state["sources"][pipe.default_schema_name]["resources"]["pages"]
+    assert saved == {"last_page": 2}
+    failing["on"] = False
+    pipe.run(pages())
+    with pipe.sql_client() as client:
+        assert client.execute_sql("SELECT page FROM pages ORDER BY page") == [
+            (1,),
+            (2,),
+            (3,),
+            (4,),
+        ]
