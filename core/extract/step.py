@@ -16,7 +16,7 @@ import contextlib
 import copy
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import TYPE_CHECKING
 
 import attrs
@@ -140,13 +140,13 @@ def _schema_contract_given(schema: Schema, data: TDataItems, hints: TableHints) 
 
 
 @contextlib.contextmanager
-def _sources_state_kept(
-    state: MutableMapping[str, TDataItem], before: Mapping[str, TDataItem]
-) -> Iterator[None]:
-    """A failed extract leaves ``pipeline.state`` as it was (dlt 1.31): what the resources
-    wrote into their state while it ran is dropped, as it never reached the saved file."""
+def _sources_state_kept(state: MutableMapping[str, TDataItem]) -> Iterator[dict[str, TDataItem]]:
+    """The sources' state now (:func:`sources_snapshot`); a failed extract leaves
+    ``pipeline.state`` as it was (dlt 1.31): what the resources wrote into their state while
+    it ran is dropped, as it never reached the saved file."""
+    before = sources_snapshot(state)
     try:
-        yield
+        yield before
     except BaseException:
         state["sources"] = copy.deepcopy(dict(before))
         if not before:
@@ -202,9 +202,9 @@ class ExtractStep:
             self._refresh(refresh, package_schema, data, table_name, source_state)
         package = self._new_package(schema_name)
         self.context.on_package("extract", package.load_id)
-        state_before = sources_snapshot(self.folder.state)  # taken back if it never loads
+        # the state before: taken back if the package never loads, set back if extract fails
         with (
-            _sources_state_kept(self.folder.state, state_before),
+            _sources_state_kept(self.folder.state) as state_before,
             _schema_contract_given(package_schema, data, hints) as contract_before,
         ):
             result = self._write_package(
@@ -214,14 +214,8 @@ class ExtractStep:
             if contract_before is not _NOT_GIVEN:  # set back if the package is set aside
                 package.update(schema_contract_before=contract_before)
             with_state = state_schema is None or state_schema == package_schema.name
-            self._switch_extracted(
-                package,
-                package_schema,
-                result,
-                (state_key, carry_state, with_state),
-                data,
-                state_before,
-            )
+            state_of = (state_key, carry_state, with_state)
+            self._switch_extracted(package, package_schema, result, state_of, data, state_before)
         self.context.recorder.package_done(
             step,
             package.load_id,
