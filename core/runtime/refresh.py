@@ -14,13 +14,14 @@ data lands in the emptied tables.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 import attrs
 
 from loadstone.destinations.query_results import execute_query
-from loadstone.exceptions import PipelineConfigError
+from loadstone.exceptions import DatasetError, PipelineConfigError
 from loadstone.schema.system_tables import VERSION_TABLE_NAME
 from loadstone.storage.loaded_inputs import LoadedInputs
 from loadstone.typing import TDataItem
@@ -142,7 +143,10 @@ def apply_to_destination(destination: DestinationClient, plan: RefreshPlan) -> N
     if plan.drop_tables and plan.dropped_version and client.table_exists(VERSION_TABLE_NAME):
         table = client.qualified(VERSION_TABLE_NAME)
         sql = f"DELETE FROM {table} WHERE schema_name = %s AND version_hash = %s"
-        execute_query(destination, sql, plan.dropped_version)  # %s as each client takes it
+        # bookkeeping only: a catalog that cannot delete rows (Spark's Parquet tables) keeps
+        # the row, and the refresh goes on
+        with contextlib.suppress(DatasetError):
+            execute_query(destination, sql, plan.dropped_version)  # %s as each client takes it
 
 
 def drop_resources(
