@@ -274,6 +274,7 @@ class FilesystemClient(ClosesOnExit):
                         self.config.compress,
                         [c.name for c in plan.columns],
                         naive,
+                        [c.name for c in plan.columns if c.data_type == "json"],
                     ),
                 )
             written.add(relative)

@@ -86,18 +86,24 @@ def render(
     compress: bool,
     columns: Sequence[str] = (),
     naive: Sequence[str] = (),
+    json_columns: Sequence[str] = (),
 ) -> bytes:
     """The bytes of ``source`` in ``file_format`` (JSONL / CSV), gzipped when ``compress``.
 
     A CSV file has every column of ``columns`` (the table's, in its order), empty where the
     package had no value for it, as dlt writes them: a later load's file has the header of a
-    table that grew meanwhile. The ``naive`` columns are written without zone.
+    table that grew meanwhile. The ``naive`` columns are written without zone; in JSONL the
+    ``json_columns`` (JSON text in the Parquet) are written as the JSON values they hold, as
+    dlt writes them (an object, not a string holding one).
     """
     buffer = io.BytesIO()
     if file_format == "jsonl":
         for batch in _batches(source):
             batch = without_zone(pa.Table.from_batches([batch]), naive)
             for row in batch.to_pylist():
+                for name in json_columns:
+                    if isinstance(row.get(name), str):
+                        row[name] = orjson.Fragment(row[name])
                 buffer.write(orjson.dumps(row, default=_json_default))
                 buffer.write(b"\n")
     elif file_format == "csv":

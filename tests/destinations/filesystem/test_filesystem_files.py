@@ -223,6 +223,27 @@ def test_refresh_removes_the_tables_files(tmp_path: Path, refresh: str) -> None:
     assert pipeline.dataset()["users__tags"].select("value").fetchall() == [("z",)]
 
 
+def test_jsonl_files_hold_json_columns_as_json_values(tmp_path: Path) -> None:
+    """dlt 1.31 writes a json column into JSONL as the object or list itself; loadstone wrote
+    a string holding its JSON text (differential program p733). The dataset reads it back as
+    the JSON text, as dlt's does."""
+    import loadstone
+
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, "json_values", str(bucket))
+    rows = [{"id": 1, "meta": {"a": {"b": [1, 2]}}}, {"id": 2, "meta": None}]
+    pipeline.run(
+        loadstone.resource(rows, name="docs", max_table_nesting=0), loader_file_format="jsonl"
+    )
+    (written,) = [f for f in files_of(bucket / DATASET) if f.startswith("docs/")]
+    values = {r["id"]: r["meta"] for r in read_file_rows(bucket / DATASET / written)}
+    assert values == {1: {"a": {"b": [1, 2]}}, 2: None}
+    assert sorted(pipeline.dataset()["docs"].select("id", "meta").fetchall()) == [
+        (1, '{"a":{"b":[1,2]}}'),
+        (2, None),
+    ]
+
+
 def test_an_unknown_placeholder_is_refused_before_loading(tmp_path: Path) -> None:
     pipeline = fs_pipeline(tmp_path, "bad_layout", str(tmp_path / "bucket"), layout="{nope}/{ext}")
     with pytest.raises(Exception, match="nope") as caught:
