@@ -56,7 +56,9 @@ class SchemaEvolution(SchemaState):
 
     # ------------------------------------------------------------------ tables
     @overload
-    def update_table(self, partial: Table) -> Table: ...
+    def update_table(
+        self, partial: Table, normalize_identifiers: bool = True, merge_compound_props: bool = True
+    ) -> Table: ...
     @overload
     def update_table(
         self,
@@ -75,25 +77,27 @@ class SchemaEvolution(SchemaState):
         A nested table's parent must already be in the schema (it is created first, both by
         the normalizer and when hints arrive from code). A dict (dlt's partial table) has its
         names normalized by the schema's naming convention and comes back normalized, as
-        dlt's ``update_table`` returns it (``merge_compound_props`` is accepted for dlt's
-        signature: keys are merged as dlt's default does).
+        dlt's ``update_table`` returns it. Keys (``primary_key``, ``merge_key``) are merged
+        as dlt's default does; ``merge_compound_props=False`` replaces a key ``partial``
+        sets, as dlt applies a resource's hints.
         """
+        replace_keys = not merge_compound_props
         if not isinstance(partial, Table):
             table = Table.from_dict(partial)
             if normalize_identifiers:
                 table = _normalized_table(table, self.naming)
-            self._merge_table(table)
+            self._merge_table(table, replace_keys)
             return table.to_dict()
-        return self._merge_table(partial)
+        return self._merge_table(partial, replace_keys)
 
-    def _merge_table(self, partial: Table) -> Table:
+    def _merge_table(self, partial: Table, replace_keys: bool = False) -> Table:
         if partial.parent is not None and partial.parent not in self._tables:
             raise InvalidSchemaError(
                 f"parent table {partial.parent!r} is not in schema {self._name!r}",
                 table=partial.name,
             )
         existing = self._tables.get(partial.name)
-        merged = partial if existing is None else existing.merge(partial)
+        merged = partial if existing is None else existing.merge(partial, replace_keys=replace_keys)
         self._tables[partial.name] = merged
         return merged
 

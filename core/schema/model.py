@@ -230,6 +230,24 @@ class Column(StoredFormView):
             raise InvalidSchemaError(ex.message, column=column_name) from None
 
 
+#: the column hints that make a table's key together: a partial table naming one replaces it
+COMPOUND_KEYS = ("primary_key", "merge_key")
+
+
+def _keys_replaced(columns: dict[str, Column], given: Mapping[str, Column]) -> dict[str, Column]:
+    """``columns`` with each key of :data:`COMPOUND_KEYS` that ``given`` sets on some column
+    taken off the columns ``given`` does not set it on (dlt drops the hint)."""
+    for key in COMPOUND_KEYS:
+        named = {name for name, column in given.items() if getattr(column, key)}
+        if not named:
+            continue
+        for name, column in columns.items():
+            if getattr(column, key) and name not in named:
+                dropped: dict[str, Any] = {key: None}
+                columns[name] = attrs.evolve(column, **dropped)
+    return columns
+
+
 def _ordered(values: dict[str, object], key_order: tuple[str, ...]) -> dict[str, object]:
     """``values`` with keys in ``key_order`` first (as read from a file), then the rest:
     a document read and written back keeps its key order (dlt's or a user's)."""
@@ -323,13 +341,17 @@ class Table(StoredFormView):
         hints = {**self.normalizer_hints, key: value}
         return attrs.evolve(self, extra={**self.extra, "x-normalizer": hints})
 
-    def merge(self, partial: Table) -> Table:
+    def merge(self, partial: Table, *, replace_keys: bool = False) -> Table:
         """This table updated with ``partial``: new columns appended, known ones merged,
-        every table hint ``partial`` sets replaces the current one."""
+        every table hint ``partial`` sets replaces the current one. ``replace_keys`` (dlt's
+        ``merge_compound_props=False``): a key ``partial`` sets on some column
+        (``primary_key``, ``merge_key``) is taken off the columns it does not set it on."""
         columns = dict(self.columns)
         for name, column in partial.columns.items():
             existing = columns.get(name)
             columns[name] = column if existing is None else existing.merge(column)
+        if replace_keys:
+            columns = _keys_replaced(columns, partial.columns)
         changes: dict[str, Any] = {"columns": columns}
         for key in _TABLE_KEYS[2:]:
             value = getattr(partial, key)

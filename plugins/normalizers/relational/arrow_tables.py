@@ -258,7 +258,7 @@ def _evolve(
         if name not in known and name not in {c.name for c in added}:
             added.append(system_column(name))
     retyped = hints_on_known_columns(plan.columns, known)
-    schema.update_table(Table(root, columns=[*retyped, *added]))
+    schema.update_table(Table(root, columns=[*retyped, *added]), merge_compound_props=False)
     return file_columns, [c.name for c in added]
 
 

@@ -518,7 +518,7 @@ def apply_facts(
             if column not in known or not known[column].is_complete
         ]
         _drop_untyped(schema, name, [column.name for column in added])
-        schema.update_table(Table(name, columns=[*retyped, *added]))
+        schema.update_table(Table(name, columns=[*retyped, *added]), merge_compound_props=False)
         if added:
             new_columns[name] = tuple(column.name for column in added)
     return new_tables, new_columns
