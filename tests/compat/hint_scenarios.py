@@ -61,3 +61,25 @@ def resource_key_of_renamed_tables(ctx: Context) -> Any:
         pipe.run(data(), **kwargs)
         out[name] = _resource_keys(pipe)
     return out
+
+
+@scenario
+def scalars_into_a_json_column_go_to_variants(ctx: Context) -> Any:
+    """A ``json`` column holds documents (dicts, lists); a string, number, bool or date
+    arriving at it goes to a variant column of its own type (``blob__v_text`` ...), as into
+    any column that cannot hold it."""
+    dlt = ctx.dlt
+    pipe = ctx.pipeline("json_scalars")
+    rows = [
+        {"id": 1, "blob": {"a": 1}},
+        {"id": 2, "blob": "text"},
+        {"id": 3, "blob": 5},
+        {"id": 4, "blob": 1.5},
+        {"id": 5, "blob": True},
+        {"id": 6, "blob": [1, 2]},
+        {"id": 7, "blob": None},
+    ]
+    pipe.run(
+        dlt.resource(rows, name="docs", columns={"blob": {"data_type": "json"}}),
+    )
+    return ctx.tables(pipe)

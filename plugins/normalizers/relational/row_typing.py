@@ -205,7 +205,7 @@ class RowTyper:
         n: int,
     ) -> bool | None:
         """Coercions, JSON text, wide integers and variant columns (None: discard the row)."""
-        if t == "json":
+        if t == vt == "json":  # a scalar is no document: coerce refuses it, it goes to a variant
             put(columns, n, col, json_text(value))
             return True
         if t == vt == "wei":
