@@ -154,7 +154,7 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
             if found is None:
                 sql = f"ALTER TABLE {target} ADD COLUMN {quote(col.name)} {expected}"
                 if self.dialect.unique_on_add:
-                    sql += self._constraint(col, staging)
+                    sql += self._constraint(col)
                 self.execute(sql)
                 statements.append(sql)
             elif not self.dialect.types_compatible(found[1], expected):
@@ -172,16 +172,16 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
             ddl = f"{quote(col.name)} {self.dialect.column_type(col, table)}"
             if col.nullable is False:
                 ddl += " NOT NULL"
-            parts.append(ddl + self._constraint(col, staging))
+            parts.append(ddl + self._constraint(col))
         sql = f"CREATE TABLE {self.qualified(table, staging)} ({', '.join(parts)})"
         self.execute(sql)
         return sql
 
-    def _constraint(self, col: Column, staging: bool) -> str:
+    def _constraint(self, col: Column) -> str:
         """`` UNIQUE`` for a column hinted unique when the client creates indexes, as dlt
-        1.31 does on PostgreSQL (its default) and on DuckDB (when asked). Staging tables get
-        none (dlt's do): a merge's staged rows may repeat a key, which the merge keeps once."""
-        return " UNIQUE" if self.create_indexes and col.unique and not staging else ""
+        1.31 does on PostgreSQL (its default) and on DuckDB (when asked); a merge stages its
+        rows without them (``merge.py``)."""
+        return " UNIQUE" if self.create_indexes and col.unique else ""
 
     def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
         """The dataset brought to the schema (tables from ``model``; ``version`` is the

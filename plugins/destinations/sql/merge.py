@@ -43,6 +43,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+import attrs
+
 from loadstone.destinations.contract import load_id_timestamp
 from loadstone.exceptions import LoadFailed, LoadRefused
 from loadstone.plugins.destinations.sql.dialect import quote, timestamp_literal
@@ -248,7 +250,7 @@ class _Loader(Generic[SourceT]):
                 self.root,
                 f"merge strategy {strategy!r} is not supported here (supported: {', '.join(supported)})",
             )
-        self._stage()
+        self._stage(keyed=False)
         if self.root not in self.staged:
             # only nested rows arrived (no root rows): nothing to match, keep them
             self._append_staged(self.chain[1:])
@@ -262,8 +264,13 @@ class _Loader(Generic[SourceT]):
         else:
             self._delete_insert()
 
-    def _stage(self) -> None:
-        """Copy the package's files of this chain into ``<dataset>_staging`` tables."""
+    def _stage(self, keyed: bool = True) -> None:
+        """Copy the package's files of this chain into ``<dataset>_staging`` tables.
+
+        ``keyed=False`` (a merge) makes them without the UNIQUE constraints of columns hinted
+        unique: a merge's staged rows may repeat a key, which it keeps once. A replace's
+        staging tables have them, as the final tables (``staging-optimized`` moves them in).
+        """
         self.client.ensure_dataset(staging=True)
         for table in self.chain:
             if not self._has_data(table):
@@ -271,7 +278,10 @@ class _Loader(Generic[SourceT]):
             staging = self.client.qualified(table, staging=True)
             self._exec(table, f"DROP TABLE IF EXISTS {staging}")
             self.current[0] = table
-            self.client.ensure_table(table, self.model.typed_columns(table), staging=True)
+            columns = self.model.typed_columns(table)
+            if not keyed:
+                columns = [attrs.evolve(c, unique=None) for c in columns]
+            self.client.ensure_table(table, columns, staging=True)
             self._insert_files(table, staging, ordered=True)
             self.staged[table] = staging
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from postgres_support import drop_datasets, pipeline, rows, unique_dataset
 
+import loadstone
 from loadstone.exceptions import LoadstoneError
 
 
@@ -93,3 +94,35 @@ def test_an_unknown_replace_strategy_names_the_key_and_the_choices(
     monkeypatch.setenv("DESTINATION__REPLACE_STRATEGY", "swap")
     with pytest.raises(LoadstoneError, match=r"replace_strategy.*insert-from-staging"):
         pipeline(postgres_url, dataset, tmp_path).run(_users((1, "a")), table_name="users")
+
+
+def test_a_staging_optimized_replace_keeps_the_unique_constraints(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The staging table moved into the dataset carries the UNIQUE constraints of columns
+    hinted unique, as dlt 1.31's (differential program p737; a merge's staging tables have
+    none: its staged rows may repeat a key)."""
+    dataset = unique_dataset()
+    try:
+        destination = loadstone.destinations.postgres(
+            credentials=postgres_url, replace_strategy="staging-optimized"
+        )
+        pipe = loadstone.pipeline(
+            "so_idx", destination=destination, dataset_name=dataset, pipelines_dir=str(tmp_path)
+        )
+        snap = loadstone.resource(
+            [{"id": 1, "email": "a"}],
+            name="snap",
+            write_disposition="replace",
+            columns={"email": {"unique": True}},
+        )
+        pipe.run(snap)
+        pipe.run(snap)
+        indexes = rows(
+            postgres_url,
+            f"SELECT indexname FROM pg_indexes WHERE schemaname = '{dataset}' "
+            "AND tablename = 'snap' ORDER BY 1",
+        )
+        assert indexes == [("snap__dlt_id_key",), ("snap_email_key",)]
+    finally:
+        drop_datasets(postgres_url, dataset, f"{dataset}_staging")
