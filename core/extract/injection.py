@@ -18,6 +18,7 @@ tried, raised when the function is called, before any data is read.
 from __future__ import annotations
 
 import inspect
+import json
 import sys
 import typing
 import weakref
@@ -119,6 +120,7 @@ def inject(
     out = dict(kwargs)
     missing: dict[str, list[str]] = {}
     specs = _spec_parameters(func)
+    documents = _document_parameters(func)
     for param in signature.parameters.values():
         spec_class = specs.get(param.name)
         if param.name in bound.arguments:
@@ -128,12 +130,14 @@ def inject(
         if not is_placeholder(param.default):
             if _configurable_default(param):  # dlt configures every argument with a default
                 keys = candidate_keys(section, name, param.name)
-                found = config.resolve(*keys, default=_NOTHING)
+                found = _as_document(
+                    config.resolve(*keys, default=_NOTHING), documents.get(param.name)
+                )
                 if found is not _NOTHING and _fits(found, param.default):
                     out[param.name] = _as_declared(found, param.default)
             continue
         keys = candidate_keys(section, name, param.name)
-        value = config.resolve(*keys, default=_NOTHING)
+        value = _as_document(config.resolve(*keys, default=_NOTHING), documents.get(param.name))
         if value is _NOTHING and spec_class is not None:
             value = _spec_fields(spec_class, section, name, param.name)
         if value is _NOTHING and spec is not None:
@@ -190,6 +194,32 @@ def _spec_parameters(func: Callable[..., Any]) -> dict[str, type[BaseConfigurati
                 found[name] = candidate
                 break
     return found
+
+
+def _document_parameters(func: Callable[..., Any]) -> dict[str, type]:
+    """The arguments annotated as a dict or a list (``dict``, ``Dict[str, int]``, ``list``),
+    whose configured JSON text dlt reads as the document (``SOURCES__X__IDS='[1, 2]'``)."""
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:  # an annotation that does not evaluate: no document is read from it
+        return {}
+    found: dict[str, type] = {}
+    for name, hint in hints.items():
+        kind = typing.get_origin(hint) or hint
+        if kind in (dict, list):
+            found[name] = kind
+    return found
+
+
+def _as_document(value: object, kind: type | None) -> object:
+    """JSON text configured for a dict or list argument, as the document it holds."""
+    if kind is None or not isinstance(value, str):
+        return value
+    try:
+        document = json.loads(value)
+    except ValueError:
+        return value
+    return document if isinstance(document, kind) else value
 
 
 def as_spec(spec_class: type[BaseConfiguration], value: object) -> object:

@@ -33,3 +33,23 @@ def test_configuration_replaces_defaults_and_code_wins(monkeypatch: pytest.Monke
     assert list(shop(page_size=3)) == [{"page_size": 3, "region": "123", "schema": None}]
     monkeypatch.setenv(f"SOURCES__{__name__.rsplit('.', 1)[-1].upper()}__STANDALONE__LIMIT", "5")
     assert list(standalone()) == [{"limit": 5}] and list(standalone(limit=1)) == [{"limit": 1}]
+
+
+@dlt.resource
+def documents(
+    tags: dict[str, str] = dlt.config.value,
+    ids: list[int] = dlt.config.value,
+    extra: dict = {},  # noqa: B006 -- a default configuration replaces, never mutated
+) -> Any:
+    yield {"tags": tags, "ids": ids, "extra": extra, "note": "x"}
+
+
+def test_json_text_configured_for_a_dict_or_list_argument_is_the_document(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As dlt 1.31 reads it (p768): an environment variable holds JSON, not TOML."""
+    monkeypatch.setenv("SOURCES__DOCUMENTS__TAGS", '{"team": "data"}')
+    monkeypatch.setenv("SOURCES__DOCUMENTS__IDS", "[4, 5]")
+    monkeypatch.setenv("SOURCES__DOCUMENTS__EXTRA", '{"k": [1]}')
+    [row] = list(documents())
+    assert row == {"tags": {"team": "data"}, "ids": [4, 5], "extra": {"k": [1]}, "note": "x"}
