@@ -51,8 +51,9 @@ class PipelineStateView:
 
     @property
     def schema_names(self) -> list[str]:
-        """Names of the pipeline's schemas, the default first (dlt's ``schema_names``)."""
-        return list(self.state.get("schema_names") or [])
+        """Names of the pipeline's schemas in name order (dlt's ``schema_names``; the
+        default one is ``default_schema_name``)."""
+        return sorted(self.state.get("schema_names") or [])
 
     @property
     def default_schema_name(self) -> str | None:

@@ -306,8 +306,8 @@ class WorkingFolder:
         name = schema.name
         self.schemas[name] = schema
         names = list(self.state.get("schema_names") or [])
-        if name not in names:
-            self.state["schema_names"] = [*names, name]
+        if name not in names:  # in name order, as dlt 1.31 keeps them
+            self.state["schema_names"] = sorted([*names, name])
         if not self.state.get("default_schema_name"):
             self.state["default_schema_name"] = name
 

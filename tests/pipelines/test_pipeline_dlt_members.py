@@ -128,3 +128,14 @@ def test_an_extracted_packages_jobs_are_its_tables() -> None:
     [load_id] = pipe.list_extracted_load_packages()
     jobs = pipe.get_load_package_info(load_id).jobs["new_jobs"]
     assert sorted(j.job_file_info.table_name for j in jobs) == ["_dlt_pipeline_state", "r1", "r2"]
+
+
+def test_schema_names_are_in_name_order_as_dlts() -> None:
+    """dlt 1.31 (differential program p613): ``schema_names`` and the state's list are in
+    name order, whichever schema loaded first (the default one stays the first)."""
+    pipe = dlt.pipeline("zeta", destination="duckdb")
+    pipe.run([{"a": 1}], table_name="t")
+    pipe.run([{"a": 1}], table_name="u", schema=dlt.Schema("mid"))
+    pipe.run([{"a": 1}], table_name="v", schema=dlt.Schema("alpha"))
+    assert pipe.schema_names == pipe.state["schema_names"] == ["alpha", "mid", "zeta"]
+    assert pipe.default_schema_name == "zeta"
