@@ -49,3 +49,24 @@ def test_an_append_run_leaves_the_other_tables() -> None:
     appended.apply_hints(write_disposition="append")
     pipe.run(appended)
     assert [_count(pipe, "r_a"), _count(pipe, "r_b")] == [2, 1]
+
+
+def test_a_table_records_the_last_resource_that_wrote_it() -> None:
+    """dlt 1.31 (probe w12, differential program p672): the ``resource`` of a shared table
+    follows its writers, ``a``, ``b``, ``a``, then ``shared`` for a list run; the schema's
+    version moves with it (was: the first writer's name kept)."""
+
+    @dlt.resource(table_name="shared")
+    def a() -> Iterator[Any]:
+        yield {"x": 1}
+
+    @dlt.resource(table_name="shared", write_disposition="append")
+    def b() -> Iterator[Any]:
+        yield {"x": 2}
+
+    pipe = dlt.pipeline("last_writer", destination="duckdb", dataset_name="d")
+    writers = []
+    for data in (a(), b(), a(), [{"x": 3}]):
+        pipe.run(data, table_name="shared")
+        writers.append(pipe.default_schema.tables["shared"]["resource"])
+    assert writers == ["a", "b", "a", "shared"]

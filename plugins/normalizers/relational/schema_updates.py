@@ -399,9 +399,7 @@ def with_root_hints(table: Table, plan: RootPlan) -> Table:
         schema_contract=(
             table.schema_contract if plan.schema_contract is None else plan.schema_contract
         ),
-        resource=(
-            (plan.resource or plan.spec.source_name) if table.resource is None else table.resource
-        ),
+        resource=plan.resource or table.resource or plan.spec.source_name,  # the last writer's
     )
 
 
