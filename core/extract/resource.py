@@ -14,11 +14,8 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from loadstone.exceptions import (
-    DataItemRequiredForDynamicTableHints,
-    ResourceError,
-    ResourceNotCallable,
-)
+import loadstone.exceptions as errors
+from loadstone.exceptions import DataItemRequiredForDynamicTableHints, ResourceError
 from loadstone.extract.incremental import Incremental, as_incremental
 from loadstone.extract.injection import inject, section_of
 from loadstone.extract.mark import TableNameMeta, stored_hints_of, unwrap
@@ -378,16 +375,15 @@ class Resource(ResourceSteps):
     def __call__(self, *args: TDataItem, **kwargs: TDataItem) -> Resource:
         """Bind arguments of a decorated function: a new resource, same hints and steps."""
         if not callable(self._data) or (self._args_bound and not self._from_function):
-            raise ResourceNotCallable(self.name)
+            raise errors.ResourceNotCallable(self.name)
         bound = self._clone()
         if callable(self.name):  # dlt: name=lambda args: ... names the resource by its arguments
             bound.name = self.name(
                 arguments_by_name(self._data, self._skip_item(args), kwargs, defaults=True)
             )
         bound._call_args = args
-        bound._call_kwargs = inject(
-            self._data, bound.name, self._skip_item(args), kwargs, self.section
-        )
+        given = self._skip_item(args)
+        bound._call_kwargs = inject(self._data, bound.name, given, kwargs, self.section)
         bound._args_bound = True
         bound._from_function = False
         return bound
@@ -396,11 +392,8 @@ class Resource(ResourceSteps):
         """Bind arguments in place and return the resource itself (dlt's ``bind``; calling
         the resource binds them on a copy)."""
         bound = self(*args, **kwargs)
-        self.name, self._call_args, self._call_kwargs = (
-            bound.name,
-            bound._call_args,
-            bound._call_kwargs,
-        )
+        self.name = bound.name
+        self._call_args, self._call_kwargs = bound._call_args, bound._call_kwargs
         self._args_bound, self._from_function = True, False
         return self
 
