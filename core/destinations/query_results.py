@@ -76,7 +76,20 @@ def _arrow_value(value: TDataItem) -> TDataItem:
 #: (with numpy's) was most of the CPU of ``loadstone pipeline NAME show`` (~0.3 s)
 _PLAIN_TYPES = frozenset(
     {"VARCHAR", "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "BOOLEAN", "DOUBLE", '"NULL"'}
+    | {"HUGEINT", "UHUGEINT", "UBIGINT", "UINTEGER", "USMALLINT", "UTINYINT"}
 )
+
+#: DuckDB's 128-bit integers (``sum`` of a BIGINT column is one), which Arrow carries as
+#: ``decimal128(38, 0)``: their row values are ``int`` again, as dlt 1.31's rows give them
+_WIDE_INTEGERS = frozenset({"HUGEINT", "UHUGEINT"})
+
+
+def _column_values(column: pa.ChunkedArray, duckdb_type: object) -> list[object]:
+    """An Arrow column's row values, 128-bit integers as ``int`` (not ``Decimal``)."""
+    values = column.to_pylist()
+    if str(duckdb_type) in _WIDE_INTEGERS:
+        return [None if value is None else int(value) for value in values]
+    return list(values)
 
 
 class _PlainRelation(Protocol):
@@ -157,7 +170,10 @@ def execute_query(
             types = list(getattr(relation, "types", None) or []) or None
             if want_arrow:
                 return QueryResult(list(table.column_names), [], table, types)
-            columns = [column.to_pylist() for column in table.columns]
+            kinds = (
+                types if types and len(types) == table.num_columns else [None] * table.num_columns
+            )
+            columns = [_column_values(c, k) for c, k in zip(table.columns, kinds, strict=True)]
             rows = list(zip(*columns, strict=True))
             return QueryResult(list(table.column_names), rows, table, types)
         if isinstance(client, ColumnsQuery):
