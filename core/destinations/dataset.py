@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, cast
 
 from loadstone.destinations.contract import Row
 from loadstone.destinations.dataset_loads import (
@@ -19,15 +19,15 @@ from loadstone.destinations.dataset_loads import (
     DatasetLoads,
     RelationLoads,
 )
+from loadstone.destinations.dataset_owner import DatasetOwner, open_reading_client
 from loadstone.destinations.dataset_text import dataset_text, relation_text
-from loadstone.destinations.query_cursor import QueryCursor
 from loadstone.destinations.query_results import (
     QueryResult,
-    arrow_frame,
     execute_frame,
     execute_query,
     quote_identifier,
 )
+from loadstone.destinations.sql_client import SqlClient
 from loadstone.exceptions import (
     DatasetError,
     TableAttributeNotInDataset,
@@ -39,8 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped,unused-ignore]  # pandas ships no stubs
     import pyarrow as pa
 
-    from loadstone.destinations.contract import Destination, DestinationClient
-    from loadstone.naming import NamingConvention
+    from loadstone.destinations.contract import DestinationClient
     from loadstone.schema import Schema
 
 
@@ -250,25 +249,6 @@ class Relation(RelationLoads):
         return relation_text(self)
 
 
-class DatasetOwner(Protocol):
-    """What a dataset reads of its pipeline: where, with which schema and naming convention,
-    under which name. :class:`loadstone.pipelines.pipeline.Pipeline` is one; named by
-    protocol, as the destinations lie below the pipeline (``loadstone.dataset()`` passes a
-    small stand-in)."""
-
-    @property
-    def destination(self) -> Destination: ...
-
-    @property
-    def default_schema(self) -> Schema: ...
-
-    @property
-    def pipeline_name(self) -> str: ...
-
-    @property
-    def naming(self) -> NamingConvention | None: ...
-
-
 class SchemaOwner:
     """A dataset's owner read with another of its pipeline's schemas (dlt's
     ``pipeline.dataset(schema=...)``): the same destination and pipeline name, that schema
@@ -279,19 +259,6 @@ class SchemaOwner:
         self.default_schema = schema
         self.pipeline_name = owner.pipeline_name
         self.naming = owner.destination.naming_for(schema)
-
-
-def open_reading_client(pipeline: DatasetOwner, dataset_name: str) -> DestinationClient:
-    """A client of the pipeline's destination for reading ``dataset_name``: unqualified table
-    names in SQL resolve in the dataset, as in dlt, where the client can."""
-    client: DestinationClient = pipeline.destination.client(
-        pipeline.default_schema,
-        dataset_name,
-        pipeline_name=pipeline.pipeline_name,
-        naming=pipeline.naming,  # the convention the pipeline loaded with, resolved once
-    )
-    client.use_dataset()
-    return client
 
 
 class Dataset(DatasetLoads):
@@ -436,103 +403,6 @@ class Dataset(DatasetLoads):
         if known is not None:
             return list(known.columns)
         return self.table(table).columns
-
-
-class SqlClient:
-    """dlt's ``pipeline.sql_client()``: a context manager that runs SQL on the dataset."""
-
-    def __init__(self, pipeline: DatasetOwner, dataset_name: str) -> None:
-        self._pipeline = pipeline
-        self.dataset_name = dataset_name
-        self._client: DestinationClient | None = None
-
-    def __enter__(self) -> SqlClient:
-        self.open_connection()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close_connection()
-
-    def open_connection(self) -> DestinationClient:
-        if self._client is None:
-            self._client = open_reading_client(self._pipeline, self.dataset_name)
-        return self._client
-
-    def close_connection(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
-    def execute_sql(self, sql: str, *args: object) -> list[Row]:
-        return execute_query(self.open_connection(), sql, args).rows
-
-    @contextlib.contextmanager
-    def execute_query(self, sql: str, *args: object) -> Iterator[QueryCursor]:
-        client = self.open_connection()
-        result = execute_query(client, sql, args, want_arrow=False)
-        yield QueryCursor(result, lambda table: arrow_frame(client, table))
-
-    @contextlib.contextmanager
-    def begin_transaction(self) -> Iterator[SqlTransaction]:
-        """dlt's ``with client.begin_transaction():``: the statements of the block commit
-        together when it ends, and none of them when it raises."""
-        transaction = SqlTransaction(self)
-        self.execute_sql("BEGIN TRANSACTION")
-        try:
-            yield transaction
-        except BaseException:
-            transaction.rollback_transaction()
-            raise
-        transaction.commit_transaction()
-
-    def make_qualified_table_name(self, table: str) -> str:
-        """``"dataset"."table"``: two parts, as dlt (the connection resolves the catalog)."""
-        return f"{quote_identifier(self.dataset_name)}.{quote_identifier(table)}"
-
-    @property
-    def native_connection(self) -> Any:  # the driver's own connection: users call its API
-        return self.open_connection().connection
-
-    def fully_qualified_dataset_name(self) -> str:
-        return quote_identifier(self.dataset_name)
-
-    def has_dataset(self) -> bool:
-        """Whether the destination has the dataset (its schema), as dlt's."""
-        sql = "SELECT count(*) FROM information_schema.schemata WHERE schema_name = %s"
-        return bool(self.execute_sql(sql, self.dataset_name)[0][0])
-
-    def create_dataset(self) -> None:
-        self.open_connection().initialize_storage()
-
-    def drop_dataset(self) -> None:
-        """Drop the dataset with every table in it (the pipeline's state there too)."""
-        self.open_connection().drop_dataset()
-
-    def drop_tables(self, *tables: str) -> None:
-        for table in tables:
-            self.execute_sql(f"DROP TABLE IF EXISTS {self.make_qualified_table_name(table)}")
-
-    def truncate_tables(self, *tables: str) -> None:
-        for table in tables:
-            self.execute_sql(f"DELETE FROM {self.make_qualified_table_name(table)}")
-
-
-class SqlTransaction:
-    """The transaction ``begin_transaction`` yields: ends once, by commit or rollback."""
-
-    def __init__(self, client: SqlClient) -> None:
-        self._client = client
-        self._open = True
-
-    def commit_transaction(self) -> None:
-        if self._open:
-            self._open = False
-            self._client.execute_sql("COMMIT")
-
-    def rollback_transaction(self) -> None:
-        if self._open:
-            self._open = False
-            self._client.execute_sql("ROLLBACK")
 
 
 def stored_row_counts(dataset: Dataset) -> list[tuple[str, int]]:

@@ -12,17 +12,20 @@ them here leaves the pipeline module to the steps and the run.
 from __future__ import annotations
 
 import contextlib
+import datetime as _dt
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from loadstone.destinations.contract import encode_state
 from loadstone.exceptions import PackageNotFound
 from loadstone.load.step import package_info
 from loadstone.pipelines import recovery
 from loadstone.runtime.load_info import LoadJobInfo, LoadPackageInfo
 from loadstone.runtime.refresh import drop_resources
 from loadstone.runtime.trace import PipelineTrace
+from loadstone.storage import state as state_module
 from loadstone.storage.json_files import read_json_object
 from loadstone.storage.load_package import (
     EXTRACTED,
@@ -140,6 +143,15 @@ class PipelinePackages:
                 if package.state == EXTRACTED:  # its jobs are its extracted tables, as dlt's
                     info.row_counts = _extracted_rows(package)
                 return info
+        raise PackageNotFound(f"Package with `load_id={load_id}` could not be found")
+
+    def get_load_package_state(self, load_id: str) -> dict[str, Any]:
+        """dlt's ``get_load_package_state``: the package's own state document (its creation
+        time, versions, and the pipeline state row it carries to ``_dlt_pipeline_state``
+        when the run changed the state); an unknown load id raises PackageNotFound."""
+        for package in self.list_packages():
+            if package.root.name == load_id and package.damage is None:
+                return _package_state(package)
         raise PackageNotFound(f"Package with `load_id={load_id}` could not be found")
 
     def list_failed_jobs_in_package(self, load_id: str) -> list[LoadJobInfo]:
@@ -276,3 +288,31 @@ def _extracted_rows(package: LoadPackage) -> dict[str, int]:
     for file in package.extracted_files():
         rows[file.table_name] = rows.get(file.table_name, 0) + int(file.items or 0)
     return rows
+
+
+def _package_state(package: LoadPackage) -> dict[str, Any]:
+    """A package's state as dlt 1.31 shapes it; ``load_metrics`` is empty, as loadstone
+    keeps no per-job metrics (its packages load whole)."""
+    meta = package.meta
+    created_at = _dt.datetime.fromtimestamp(float(meta.get("created_at") or 0), _dt.timezone.utc)
+    document: dict[str, Any] = {
+        "created_at": created_at,
+        "load_metrics": {},
+        "_state_version": 1,
+        "_state_engine_version": 1,
+    }
+    carried = meta.get("pipeline_state")
+    if isinstance(carried, dict) and carried and meta.get("carries_state", True):
+        document["pipeline_state"] = {
+            "version": int(carried.get("_state_version", 1)),
+            "engine_version": state_module.STATE_ENGINE_VERSION,
+            "pipeline_name": carried.get("pipeline_name", package.pipeline_hint),
+            "state": encode_state(state_module.shareable(state_module.to_live(carried))),
+            "created_at": created_at,
+            "version_hash": carried.get("_version_hash"),
+            "_dlt_load_id": package.load_id,
+        }
+    document["_version_hash"] = state_module.state_hash(
+        {k: v for k, v in document.items() if k != "created_at"}
+    )
+    return document

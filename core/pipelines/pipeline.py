@@ -69,7 +69,8 @@ from loadstone.typing import (
 )
 
 if TYPE_CHECKING:
-    from loadstone.destinations.dataset import Dataset, SqlClient
+    from loadstone.destinations.dataset import Dataset
+    from loadstone.destinations.sql_client import SqlClient
     from loadstone.naming import NamingConvention
 
 DEFAULT_NORMALIZER = run_settings.DEFAULT_NORMALIZER
@@ -476,7 +477,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
 
     def sql_client(self) -> SqlClient:
         """A SQL client on the pipeline's dataset (context manager, like dlt's)."""
-        from loadstone.destinations.dataset import SqlClient
+        from loadstone.destinations.sql_client import SqlClient
 
         return SqlClient(self, self.destination_dataset_name)
 
