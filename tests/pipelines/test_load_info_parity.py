@@ -277,18 +277,20 @@ def test_trace_steps_have_dlts_times_and_infos(pipeline: dlt.Pipeline) -> None:
     assert [s.step_exception for s in steps] == [None] * 4
 
 
+@dlt.resource(name="bad")
+def _bad() -> Any:
+    """A resource that fails after its first row."""
+    yield {"a": 1}
+    raise ValueError("boom")
+
+
 def test_a_failed_runs_trace_holds_the_errors_text_as_step_exception(
     pipeline: dlt.Pipeline,
 ) -> None:
     """dlt 1.31: the failed step and the run step carry ``str(exception)`` (no class name)."""
 
-    @dlt.resource
-    def bad() -> Any:
-        yield {"a": 1}
-        raise ValueError("boom")
-
     with pytest.raises(dlt.PipelineStepFailed) as failed:
-        pipeline.run(bad())
+        pipeline.run(_bad())
     steps = pipeline.last_trace.steps
     assert [s.step for s in steps] == ["extract", "run"]
     assert [s.step_exception for s in steps] == [str(failed.value)] * 2
@@ -380,13 +382,8 @@ def test_a_failed_step_names_its_pipeline_and_info_as_dlt(pipeline: dlt.Pipeline
     """dlt 1.31 (differential program p620): ``PipelineStepFailed.step_info`` is the failed
     step's info (``ExtractInfo``, ``NormalizeInfo``) and ``.pipeline`` the pipeline."""
 
-    @dlt.resource
-    def bad() -> Any:
-        yield {"a": 1}
-        raise ValueError("boom")
-
     with pytest.raises(dlt.PipelineStepFailed) as failed:
-        pipeline.run(bad())
+        pipeline.run(_bad())
     assert failed.value.step == "extract" and failed.value.pipeline is pipeline
     assert type(failed.value.step_info).__name__ == "ExtractInfo"
     pipeline.run([{"id": 1}], table_name="t", columns={"id": {"nullable": False}})
