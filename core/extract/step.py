@@ -198,7 +198,7 @@ class ExtractStep:
             apply_source_defaults(data, package_schema)
         state_key = source_name or schema_name
         if refresh is not None:
-            source_state = self.folder.state.setdefault("sources", {}).setdefault(state_key, {})
+            source_state = self._refreshed_state(schema_name, state_key)
             self._refresh(refresh, package_schema, data, table_name, source_state)
         package = self._new_package(schema_name)
         self.context.on_package("extract", package.load_id)
@@ -379,6 +379,16 @@ class ExtractStep:
         if not source_state and not existed:
             sources_state.pop(state_key, None)
         return result
+
+    def _refreshed_state(self, schema_name: str, state_key: str) -> SourceState:
+        """The source state a refresh resets, as dlt 1.31 keeps it: a refresh of a schema
+        the pipeline knows leaves a (maybe empty) ``sources`` entry, and no entry for a
+        source that has no state (``{}``, not ``{'<source>': {}}``)."""
+        if schema_name not in self.folder.schemas:
+            return {}
+        self.folder.keep_sources_entry = True  # saved with the state from now on, as dlt's
+        sources: dict[str, SourceState] = self.folder.state.setdefault("sources", {})
+        return sources.get(state_key, {})
 
     def _refresh(
         self,

@@ -109,8 +109,14 @@ def resource_tables(schema: Schema, resource_name: str) -> list[Table]:
 
 
 def reset_state(plan: RefreshPlan, source_state: dict[str, TDataItem]) -> None:
+    """Reset the state the plan names: the resources' (their entries leave ``resources``),
+    or for a whole source all of it but an emptied ``resources`` entry, as dlt 1.31 leaves
+    it (``{'resources': {}}``; a source state without one becomes ``{}``)."""
     if plan.reset_resources is None:
+        had_resources = "resources" in source_state
         source_state.clear()
+        if had_resources:
+            source_state["resources"] = {}
         return
     resources = source_state.get("resources") or {}
     for name in plan.reset_resources:

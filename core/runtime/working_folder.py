@@ -110,6 +110,9 @@ class WorkingFolder:
         self.schemas: dict[str, Schema] = {}
         #: False until a local state was found or the destination was asked for one
         self.had_local_state = False
+        #: an empty ``sources`` entry stays in the state (it was saved so, or a refresh made
+        #: it, as dlt 1.31 keeps it); else it is left out until a source keeps state
+        self.keep_sources_entry = False
         #: this pipeline object asked its destination for state at least once
         self.synced = False
         self._seen_on_disk: tuple[tuple[str, int, int], ...] = ()
@@ -126,6 +129,7 @@ class WorkingFolder:
         loaded = state_module.load_local(self.root)
         self.had_local_state = loaded is not None
         self.state = loaded or state_module.new_state(self.pipeline_name)
+        self.keep_sources_entry = "sources" in self.state
         self._load_schemas()
         self._seen_on_disk = self._disk_signature()
 
@@ -173,6 +177,7 @@ class WorkingFolder:
         on_disk = state_module.load_local(self.root)
         if on_disk is not None:
             self.state = on_disk
+            self.keep_sources_entry = "sources" in on_disk
             self.had_local_state = True
         self._load_schemas()
 
@@ -209,7 +214,7 @@ class WorkingFolder:
         renamed = destination.name != destination.kind
         self.state["destination_name"] = destination.name if renamed else None
         self.state["dataset_name"] = target.given_dataset_name
-        if not self.state.get("sources"):
+        if not self.state.get("sources") and not self.keep_sources_entry:
             self.state.pop("sources", None)
         state_module.bump_version(self.state)
 
@@ -278,6 +283,7 @@ class WorkingFolder:
             ):
                 local = self.state.get("_local", {})
                 self.state = dict(carried)
+                self.keep_sources_entry = "sources" in carried
                 self.state["_local"] = {**carried.get("_local", {}), **local}
                 state_module.save_local(self.root, self.state)
 
@@ -296,6 +302,7 @@ class WorkingFolder:
         """Forget the state and the schemas, as a pipeline that never ran (the caller saves
         the state); packages and the trace stay."""
         self.state = state_module.new_state(self.pipeline_name)
+        self.keep_sources_entry = False
         self.schemas = {}
         if self.schemas_dir.is_dir():
             for path in self.schemas_dir.glob("*.schema.json"):
