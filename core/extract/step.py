@@ -412,6 +412,8 @@ class ExtractStep:
         LoadedInputs(self.folder.root).forget_tables((*plan.drop_tables, *plan.truncate_tables))
         schema.drop_tables(plan.drop_tables)
         reset_state(plan, source_state)
+        if plan.drop_tables:  # dlt sends the state with a refresh that dropped tables
+            self.folder.local_state().pop("_last_extracted_hash", None)
 
 
 def check_table_names(names: Iterable[str | None], naming: NamingConvention) -> None:

@@ -137,8 +137,6 @@ class PipelineSteps:
         data = traces_as_data(data)
         first_run, described = self.first_run, describe(data)
         with self._locked():
-            if mode in ("drop_sources", "drop_resources"):  # they reset state: dlt sends it
-                self.folder.local_state().pop("_last_extracted_hash", None)
             self._extract_groups(data, table_name, hints, schema, mode)
             info = extract_info(self, first_run, described)
         self.recorder.record_step_info(info)

@@ -72,3 +72,30 @@ def test_a_first_run_refresh_adds_no_sources(tmp_path: Path, mode: TRefreshMode)
     p = _pipeline(tmp_path, "first")
     p.run([{"q": 1}], table_name="plain", refresh=mode)
     assert p.state.get("sources") == DLT["first_run_with_refresh"][mode]
+
+
+@dlt.resource
+def one() -> Any:
+    yield [{"a": 1}]
+
+
+@dlt.resource
+def two() -> Any:
+    yield [{"b": 1}]
+
+
+def test_the_state_goes_with_a_refresh_that_dropped_tables(tmp_path: Path) -> None:
+    p = _pipeline(tmp_path, "rows")
+    p.run(one())
+    runs = [
+        lambda: p.run(two(), refresh="drop_resources"),
+        lambda: p.run(two(), refresh="drop_resources"),
+        lambda: p.run([{"z": 1}], table_name="newtab", refresh="drop_resources"),
+        lambda: p.run([{"z": 2}], table_name="newtab", refresh="drop_resources"),
+        lambda: p.run(one(), refresh="drop_data"),
+    ]
+    for run, (what, versions) in zip(runs, DLT["state_rows_by_refresh"], strict=True):
+        run()
+        with p.sql_client() as client:
+            rows = client.execute_sql("SELECT version FROM _dlt_pipeline_state ORDER BY 1")
+        assert [v for (v,) in rows] == versions, what
