@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import base64
 import copy
-import datetime as _dt
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping
-from decimal import Decimal
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loadstone.storage.json_files import read_json_object, write_json_atomic
+from loadstone.storage.typed_marks import marked, unmarked
 from loadstone.typing import TDataItem
 
 if TYPE_CHECKING:
@@ -34,41 +33,16 @@ PipelineState = dict[str, TDataItem]
 STATE_FILE = "state.json"
 
 
-#: dlt's marks for values JSON has no type for, as the state is stored (a private-use
-#: character, then the value's text): a state either tool wrote restores the other's values.
-#: (mark, type) in the order a value is tested: a datetime is also a date.
-_MARKED_KINDS: tuple[tuple[str, type], ...] = (
-    ("\uf027", _dt.datetime),
-    ("\uf028", _dt.date),
-    ("\uf029", _dt.time),
-    ("\uf026", Decimal),
-)
-_UNMARK: dict[str, Callable[[str], TDataItem]] = {
-    "\uf026": Decimal,
-    "\uf027": _dt.datetime.fromisoformat,
-    "\uf028": _dt.date.fromisoformat,
-    "\uf029": _dt.time.fromisoformat,
-}
-
-
 def stored_value(value: TDataItem) -> TDataItem:
-    """One value as the stored state holds it: a datetime, date, time or decimal as dlt's
-    marked text, anything else as it is."""
-    for mark, kind in _MARKED_KINDS:
-        if isinstance(value, kind):
-            return mark + (value.isoformat() if hasattr(value, "isoformat") else str(value))
-    return value
+    """One value as the stored state holds it: a datetime, date, time, decimal or bytes as
+    dlt's marked text (:mod:`loadstone.storage.typed_marks`), anything else as it is."""
+    return marked(value)
 
 
 def live_value(value: TDataItem) -> TDataItem:
     """One value read back from a stored state: dlt's marked text as the value it stands
     for (what ``pipeline.state`` shows, as dlt's does), anything else as it is."""
-    if isinstance(value, str) and value[:1] in _UNMARK:
-        try:
-            return _UNMARK[value[0]](value[1:])
-        except (ValueError, ArithmeticError):
-            return value
-    return value
+    return unmarked(value)
 
 
 def to_stored(state: TDataItem) -> TDataItem:

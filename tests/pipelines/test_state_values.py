@@ -97,3 +97,24 @@ def test_a_failed_extract_leaves_the_state_as_the_last_run_saved_it(tmp_path: Pa
             (3,),
             (4,),
         ]
+
+
+def test_a_time_and_bytes_in_state_are_stored_with_dlts_marks_and_come_back(
+    tmp_path: Path,
+) -> None:
+    """dlt 1.31 marks a time ``\\uf02d`` and bytes ``\\uf02b`` + base64 in ``state.json``; bytes
+    were stored as their printed text (``"b'xy'"``) and came back a string."""
+
+    @dlt.resource
+    def kept() -> Any:
+        dlt.current.resource_state().update(at=dt.time(1, 2, 3), raw=b"xy")
+        yield {"id": 1}
+
+    pipe = dlt.pipeline("marked_state", destination="duckdb", pipelines_dir=str(tmp_path))
+    pipe.run(kept())
+    stored = json.loads((tmp_path / "marked_state" / "state.json").read_text())
+    resource = stored["sources"][pipe.default_schema_name]["resources"]["kept"]
+    assert resource == {"at": "\uf02d01:02:03", "raw": "\uf02beHk="}
+    attached = dlt.attach("marked_state", pipelines_dir=str(tmp_path))
+    restored = attached.state["sources"][attached.default_schema_name]["resources"]["kept"]
+    assert restored == {"at": dt.time(1, 2, 3), "raw": b"xy"}

@@ -5,16 +5,14 @@ dlt 1.31 then calls the function once per file of a table, with the file's path 
 to a bucket, bulk-loading into a database. The file holds the rows as written, ``_dlt_*``
 columns included, named as dlt names its files (``<table>.<file id>.0.<format>``: code that
 takes the table from the name works). With ``"parquet"`` it is the package's own Parquet file
-(linked under that name). With dlt's default
-``"typed-jsonl"`` it is a gzipped file of JSON lines, each line a JSON list of rows whose typed
-values carry dlt's marker character before their text (see :data:`TYPE_MARKERS`), null values
-left out, a ``json`` column's value as JSON: the shape dlt writes, so code that reads dlt's
-files reads these.
+(linked under that name). With dlt's default ``"typed-jsonl"`` it is a gzipped file of JSON
+lines, each line a JSON list of rows whose typed values carry dlt's marker character before
+their text (:mod:`loadstone.storage.typed_marks`), null values left out, a ``json`` column's
+value as JSON: the shape dlt writes, so code that reads dlt's files reads these.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import decimal
 import gzip
@@ -28,32 +26,21 @@ import orjson
 import pyarrow.parquet as pq
 
 from loadstone.plugins.destinations.sink import batches
+from loadstone.storage.typed_marks import marked
 
-#: dlt's typed-JSON markers: a character of Unicode's private use area before the value's text
-TYPE_MARKERS: dict[type, str] = {
-    decimal.Decimal: "\uf026",
-    _dt.datetime: "\uf027",
-    _dt.date: "\uf028",
-    bytes: "\uf02b",
-    _dt.time: "\uf02d",
-}
 #: rows per line of a typed-jsonl file (one list per line, as dlt's writer buffers them)
 ROWS_PER_LINE = 5000
 
 
-def _typed(value: Any) -> str:
-    """A value JSON has no type for, as marker + text (datetimes in UTC, as dlt writes them)."""
+def _typed(value: Any) -> Any:
+    """A value JSON has no type for as dlt's marked text (:mod:`loadstone.storage.typed_marks`),
+    datetimes in UTC and decimals without their column's padding, as dlt writes them."""
     if isinstance(value, _dt.datetime):
         aware = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        return TYPE_MARKERS[_dt.datetime] + aware.astimezone(_dt.timezone.utc).isoformat()
-    if isinstance(value, decimal.Decimal):
-        return TYPE_MARKERS[decimal.Decimal] + _decimal_text(value)
-    for kind in (_dt.date, _dt.time):
-        if isinstance(value, kind):
-            return TYPE_MARKERS[kind] + value.isoformat()
-    if isinstance(value, bytes):
-        return TYPE_MARKERS[bytes] + base64.b64encode(value).decode("ascii")
-    raise TypeError(f"{type(value).__name__} has no typed-JSON form")
+        value = aware.astimezone(_dt.timezone.utc)
+    elif isinstance(value, decimal.Decimal):
+        value = decimal.Decimal(_decimal_text(value))
+    return marked(value)
 
 
 def _decimal_text(value: decimal.Decimal) -> str:
@@ -71,9 +58,7 @@ def _encode(value: Any) -> Any:
         return {k: _encode(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_encode(v) for v in value]
-    if isinstance(value, (decimal.Decimal, _dt.date, _dt.time, bytes)):
-        return _typed(value)
-    return value
+    return _typed(value)
 
 
 def _job_name(table: str, source: Path, extension: str) -> str:
