@@ -119,8 +119,8 @@ def inject(
     spec = _SPECS.get(func)
     out = dict(kwargs)
     missing: dict[str, list[str]] = {}
-    specs = _spec_parameters(func)
-    documents = _document_parameters(func)
+    hints = _type_hints(func)  # evaluated once: both readers walk them
+    specs, documents = _spec_parameters(hints), _document_parameters(hints)
     for param in signature.parameters.values():
         spec_class = specs.get(param.name)
         if param.name in bound.arguments:
@@ -180,13 +180,17 @@ def _as_declared(value: object, default: object) -> object:
     return value
 
 
-def _spec_parameters(func: Callable[..., Any]) -> dict[str, type[BaseConfiguration]]:
+def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """The function's evaluated annotations; none when one does not evaluate."""
+    try:
+        return typing.get_type_hints(func)
+    except Exception:  # an annotation that does not evaluate: nothing is read from them
+        return {}
+
+
+def _spec_parameters(hints: dict[str, Any]) -> dict[str, type[BaseConfiguration]]:
     """The arguments annotated with a configuration spec (alone, or first in a union), as
     dlt hands them a spec (``credentials: ConnectionStringCredentials = secrets.value``)."""
-    try:
-        hints = typing.get_type_hints(func)
-    except Exception:  # an annotation that does not evaluate: no spec is read from it
-        return {}
     found: dict[str, type[BaseConfiguration]] = {}
     for name, hint in hints.items():
         for candidate in (hint, *typing.get_args(hint)):
@@ -196,13 +200,9 @@ def _spec_parameters(func: Callable[..., Any]) -> dict[str, type[BaseConfigurati
     return found
 
 
-def _document_parameters(func: Callable[..., Any]) -> dict[str, type]:
+def _document_parameters(hints: dict[str, Any]) -> dict[str, type]:
     """The arguments annotated as a dict or a list (``dict``, ``Dict[str, int]``, ``list``),
     whose configured JSON text dlt reads as the document (``SOURCES__X__IDS='[1, 2]'``)."""
-    try:
-        hints = typing.get_type_hints(func)
-    except Exception:  # an annotation that does not evaluate: no document is read from it
-        return {}
     found: dict[str, type] = {}
     for name, hint in hints.items():
         kind = typing.get_origin(hint) or hint

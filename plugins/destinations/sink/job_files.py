@@ -58,7 +58,9 @@ def _encode(value: Any) -> Any:
         return {k: _encode(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_encode(v) for v in value]
-    return _typed(value)
+    if isinstance(value, (decimal.Decimal, _dt.date, _dt.time, bytes)):
+        return _typed(value)
+    return value
 
 
 def _job_name(table: str, source: Path, extension: str) -> str:
