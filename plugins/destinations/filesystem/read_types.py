@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from loadstone.destinations.query_results import quote_identifier as _quote
 from loadstone.schema import Column
 
 #: the DuckDB type of a schema type whose text is enough to cast (decimal, binary and
@@ -86,7 +87,3 @@ def _cast(name: str, guessed: str, target: str, file_format: str) -> str:
     if target == "VARCHAR" and guessed != "VARCHAR" and file_format == "jsonl":
         return f"CAST(to_json({column}) AS VARCHAR)"  # a JSON object or list, as its JSON text
     return f"CAST({column} AS {target})"
-
-
-def _quote(ident: str) -> str:
-    return '"' + ident.replace('"', '""') + '"'

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import pyarrow as pa
 
+from loadstone.destinations.query_results import quote_identifier as _quote
 from loadstone.plugins.destinations.filesystem.read_types import csv_text_columns, typed_select
 from loadstone.plugins.destinations.filesystem.records import LOADS, STATE, VERSION
 from loadstone.plugins.destinations.filesystem.tables import (
@@ -30,10 +31,6 @@ if TYPE_CHECKING:
     from loadstone.plugins.destinations.filesystem.client_view import (
         ClientView as FilesystemClient,
     )
-
-
-def _quote(ident: str) -> str:
-    return '"' + ident.replace('"', '""') + '"'
 
 
 def _literal(text: str) -> str:
