@@ -48,7 +48,8 @@ class _Handler(BaseHTTPRequestHandler):
 def serving() -> Iterator[str]:
     """A loopback server's base URL for the duration of the block."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for the next one (0.5 s by default)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"

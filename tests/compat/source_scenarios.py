@@ -181,7 +181,8 @@ def _owners_api() -> Iterator[tuple[str, list[str]]]:
     seen: list[str] = []
     handler = type("Handler", (_OwnersHandler,), {"seen": seen})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # a short poll: shutdown() waits for the next one (0.5 s by default)
+    threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/", seen
     finally:

@@ -54,7 +54,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 @pytest.fixture(name="server")
 def server_fixture(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Server]:
     server = _Server(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for the next one (0.5 s by default, at every test)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
     thread.start()
     yield server
     server.shutdown()
