@@ -12,6 +12,7 @@ table schema passed beside them.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -76,9 +77,18 @@ def as_rows(batch: pa.RecordBatch, json_columns: frozenset[str]) -> list[dict[st
                 continue
             if key in json_columns and isinstance(value, str):
                 value = json.loads(value)
+            elif isinstance(value, _dt.datetime) and value.tzinfo is not None:
+                value = _in_utc(value)
             item[key] = value
         rows.append(item)
     return rows
+
+
+def _in_utc(value: _dt.datetime) -> _dt.datetime:
+    """A stored timestamp as dlt's rows give it: in ``datetime.timezone.utc`` (pyarrow reads
+    the files' "UTC" as ``zoneinfo.ZoneInfo("UTC")``, which prints and compares by identity
+    differently)."""
+    return value.astimezone(_dt.timezone.utc)
 
 
 def table_schema(
