@@ -9,8 +9,9 @@ Recorded from dlt 1.31 as a black box (``tests/fixtures/arrow/dlt_arrow_types.js
 * ``decimal128(p, s)`` keeps precision and scale;
 * ``date32/64`` ``date``; ``time32/64`` ``time``;
 * timestamps are ``timestamp``, with or without a zone (no ``timezone`` hint: dlt loads a
-  naive timestamp as UTC); the precision is recorded for seconds (0) and milliseconds (3),
-  not for micro- or nanoseconds;
+  naive timestamp as UTC);
+* a time's or timestamp's precision is recorded for seconds (0) and milliseconds (3), not
+  for micro- or nanoseconds;
 * structs, lists and maps are ``json``;
 * a ``null``-typed column has no type: it is not created (as a column of only nulls).
 """
@@ -24,8 +25,8 @@ from loadstone.schema.model import Column
 if TYPE_CHECKING:
     import pyarrow as pa
 
-#: timestamp unit -> the precision dlt records (None: the default, not recorded)
-_TIMESTAMP_PRECISION = {"s": 0, "ms": 3, "us": None, "ns": None}
+#: a time's or timestamp's unit -> the precision dlt records (None: the default, not recorded)
+_UNIT_PRECISION = {"s": 0, "ms": 3, "us": None, "ns": None}
 
 
 def column_from_arrow(name: str, arrow_type: pa.DataType) -> Column | None:
@@ -65,9 +66,10 @@ def column_from_arrow(name: str, arrow_type: pa.DataType) -> Column | None:
     if t.is_date(arrow_type):
         return Column(name, data_type="date", nullable=True)
     if t.is_time(arrow_type):
-        return Column(name, data_type="time", nullable=True)
+        precision = _UNIT_PRECISION[arrow_type.unit]
+        return Column(name, data_type="time", nullable=True, precision=precision)
     if t.is_timestamp(arrow_type):
-        precision = _TIMESTAMP_PRECISION[arrow_type.unit]
+        precision = _UNIT_PRECISION[arrow_type.unit]
         return Column(name, data_type="timestamp", nullable=True, precision=precision)
     if t.is_nested(arrow_type):
         return Column(name, data_type="json", nullable=True)

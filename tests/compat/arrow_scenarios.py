@@ -107,6 +107,23 @@ def arrow_every_type(ctx: Context) -> Any:
 
 
 @scenario
+def arrow_time_units(ctx: Context) -> Any:
+    """Times of each Arrow unit: dlt records seconds and milliseconds as a precision."""
+    pipe = ctx.pipeline("arrow_time_units")
+    at = [dt.time(1, 2, 3), None]
+    table = pa.table(
+        {
+            "in_s": pa.array(at, pa.time32("s")),
+            "in_ms": pa.array(at, pa.time32("ms")),
+            "in_us": pa.array(at, pa.time64("us")),
+            "in_ns": pa.array(at, pa.time64("ns")),
+        }
+    )
+    pipe.run(table, table_name="times")
+    return _described(ctx, pipe, "times")
+
+
+@scenario
 def arrow_record_batch_generator(ctx: Context) -> Any:
     def batches() -> Iterator[pa.RecordBatch]:
         for start in (0, 10, 20):
