@@ -9,6 +9,7 @@ no form for is refused by type (:class:`ItemError`), never written as its printe
 from __future__ import annotations
 
 import datetime as _dt
+import enum
 import json
 import uuid
 from collections.abc import Mapping
@@ -50,6 +51,8 @@ def _default(value: TDataItem) -> TDataItem:
         return dict(value)
     if isinstance(value, uuid.UUID):
         return str(value)
+    if isinstance(value, enum.Enum):  # as orjson writes it, for the stdlib path too
+        return value.value
     if isinstance(value, _dt.timedelta):  # pandas' Timedelta has an ISO text: still a text
         raise ItemError(refusal(value))
     if hasattr(value, "isoformat"):

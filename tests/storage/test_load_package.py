@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import enum
 import gzip
 import json
 from pathlib import Path
@@ -15,7 +17,7 @@ from loadstone.exceptions import LoadPackageError
 from loadstone.extract.decorators import resource
 from loadstone.extract.extractor import extract
 from loadstone.extract.file_inputs import extract_file
-from loadstone.extract.item_json import encode_item
+from loadstone.extract.item_json import ItemError, encode_item
 from loadstone.extract.writers import PackageWriter
 from loadstone.schema import Column, Schema, Table
 from loadstone.storage.load_package import (
@@ -234,6 +236,19 @@ def test_big_integers_and_typed_values_keep_every_digit_and_their_type() -> None
         "big": 1,
         "stamp": "2024-01-01T12:00:00+00:00",
     }
+
+
+class _Color(enum.Enum):
+    RED = "red"
+
+
+def test_an_enum_is_its_value_on_both_encoders() -> None:
+    """orjson writes an Enum as its value; so must the stdlib path a big integer takes, and a
+    refused value is named, not the Enum beside it."""
+    assert orjson.loads(encode_item({"c": _Color.RED, "big": 1})) == {"c": "red", "big": 1}
+    assert json.loads(encode_item({"c": _Color.RED, "big": 2**70})) == {"c": "red", "big": 2**70}
+    with pytest.raises(ItemError, match=r"datetime\.timedelta"):
+        encode_item({"c": _Color.RED, "took": dt.timedelta(seconds=3)})
 
 
 json_values = st.recursive(
