@@ -85,6 +85,10 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "CoercionError": ("loadstone.exceptions", "CoercionError"),
     "ConfigFieldMissingException": ("loadstone.exceptions", "ConfigFieldMissingException"),
     "ConfigFileError": ("loadstone.exceptions", "ConfigFileError"),
+    "ConfigValueCannotBeCoercedException": (
+        "loadstone.exceptions",
+        "ConfigValueCannotBeCoercedException",
+    ),
     "ConfigValueError": ("loadstone.exceptions", "ConfigValueError"),
     "ContractViolation": ("loadstone.exceptions", "ContractViolation"),
     "CorruptFileError": ("loadstone.exceptions", "CorruptFileError"),
@@ -233,6 +237,7 @@ if TYPE_CHECKING:
         CoercionError,
         ConfigFieldMissingException,
         ConfigFileError,
+        ConfigValueCannotBeCoercedException,
         ConfigValueError,
         ContractViolation,
         CorruptFileError,

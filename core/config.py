@@ -28,12 +28,14 @@ read on every lookup.
 
 Environment values are parsed as TOML literals when they are one (``true``, ``42``, ``1.5``,
 ``[1, 2]``, ``"quoted"``), otherwise they are taken as plain strings (``sql_ci_v1``,
-``local[2]``). TOML dates and times are kept as the string the user wrote.
+``local[2]``). TOML dates and times are kept as the string the user wrote. (dlt's accessor
+below reads them as dlt does: :mod:`loadstone.config_values`.)
 
 ``loadstone.config`` is also dlt's accessor: ``config["sources.x.y"]`` reads a key (a missing
 one raises ``ConfigFieldMissingException``, a ``KeyError``), ``config["a.b"] = 1`` sets one for
 the rest of the process (read below the environment, above every file, as dlt does) and
-``"a.b" in config`` tests one; ``loadstone.secrets`` reads and writes the same values.
+``"a.b" in config`` tests one; ``loadstone.secrets`` reads and writes the same values (but
+no ``config.toml``).
 
 Long because: the resolver, its typed accessors, Spark's option names and dlt's accessor
 (item access, values set in code) share one provider chain, read in one place.
@@ -54,7 +56,13 @@ from typing import Annotated, Any, ClassVar, Final, NewType
 
 import attrs
 
-from loadstone.exceptions import ConfigFieldMissingException, ConfigFileError, ConfigValueError
+from loadstone.config_values import auto_cast, coerce
+from loadstone.exceptions import (
+    ConfigFieldMissingException,
+    ConfigFileError,
+    ConfigValueCannotBeCoercedException,
+    ConfigValueError,
+)
 from loadstone.spark_option_names import CAMEL_CASE_BY_LOWER
 
 if sys.version_info >= (3, 11):
@@ -420,18 +428,46 @@ def get(
     *,
     explicit: object = None,
     expected_type: object = None,
+    secret: bool = False,
 ) -> Any:
-    """Look up one dotted key path, or several candidate dotted paths tried in order.
+    """dlt's ``config.get(key)``: the value of one dotted key path (or the first of several
+    candidates) as configured, an environment value as its text, else ``default``.
 
-    ``get("schema.naming")``; ``get(["sources.github.schema.naming", "schema.naming"])``.
-    Same precedence as :func:`resolve`. A type as the second argument is dlt's
-    ``config.get(key, expected_type)``: it is no default, a missing key gives ``None``.
+    A type as the second argument (or ``expected_type``) is dlt's: the value coerced to it
+    (:mod:`loadstone.config_values`; ``ConfigValueCannotBeCoercedException`` when it cannot),
+    a missing key gives ``None``. ``secret``: ``dlt.secrets``, which reads no ``config.toml``.
+    Loadstone's own settings read through :func:`resolve` and the typed accessors below.
     """
     if isinstance(default, type):
-        default = None
-    del expected_type  # dlt's hint of the value's type; values are returned as configured
-    candidates = [key_path] if isinstance(key_path, str) else list(key_path)
-    return resolve(*candidates, explicit=explicit, default=default)
+        expected_type, default = default, None
+    value = explicit if explicit is not None else _as_configured(key_path, secret)
+    if value is MISSING or value is None:
+        return default
+    if expected_type is None:
+        return value
+    try:
+        return coerce(value, expected_type)
+    except ValueError:
+        raise ConfigValueCannotBeCoercedException(
+            _first_key(key_path), value, expected_type
+        ) from None
+
+
+def _as_configured(key_path: str | Sequence[str], secret: bool) -> object:
+    """The first value of the candidates as its provider holds it (text from the
+    environment); only ``secrets.toml`` of the folders when ``secret``."""
+    paths = [_segments(c) for c in ([key_path] if isinstance(key_path, str) else key_path)]
+    for provider in providers():
+        for path in paths:
+            if isinstance(provider, EnvironProvider):
+                value: object = os.environ.get(env_name(path), MISSING)
+            elif secret and isinstance(provider, TomlFolderProvider):
+                value = _dig(read_toml_file(provider.folder / SECRETS_FILE), path)
+            else:
+                value = provider.find(path)[0]
+            if value is not MISSING:
+                return value
+    return MISSING
 
 
 def resolve_naming(
@@ -727,13 +763,14 @@ def clear_assigned() -> None:
 # --- dlt's item access: ``loadstone.config["sources.x.y"]`` -------------------------------------
 
 
-def item(key_path: str) -> Any:
-    """The value at ``key_path``; ``ConfigFieldMissingException`` (a ``KeyError``) when no
-    provider has it or it is ``None``, as dlt's ``config[key]`` raises."""
-    found = get(key_path)
+def item(key_path: str, *, secret: bool = False) -> Any:
+    """The value at ``key_path`` as dlt's ``config[key]`` gives it (text cast by
+    :func:`loadstone.config_values.auto_cast`); ``ConfigFieldMissingException`` (a
+    ``KeyError``) when no provider has it or it is ``None``, as dlt's ``config[key]`` raises."""
+    found = get(key_path, secret=secret)
     if found is None:
         raise ConfigFieldMissingException(f"config[{key_path!r}]", {key_path: [key_path]})
-    return found
+    return auto_cast(found)
 
 
 class _ConfigModule(types.ModuleType):

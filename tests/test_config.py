@@ -203,7 +203,7 @@ def test_env_values_are_toml_literals_when_they_are_one(raw: str, value: object)
 
 def test_env_value_types_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NORMALIZE__WORKERS", "4")
-    assert config.get("normalize.workers") == 4
+    assert config.resolve("normalize.workers") == 4
 
 
 @given(st.integers())

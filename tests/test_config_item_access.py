@@ -16,7 +16,7 @@ import pytest
 
 import loadstone as dlt
 from loadstone import config
-from loadstone.exceptions import ConfigFieldMissingException
+from loadstone.exceptions import ConfigFieldMissingException, ConfigValueCannotBeCoercedException
 
 
 @pytest.fixture(autouse=True)
@@ -38,15 +38,95 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 @pytest.mark.parametrize("accessor", [dlt.config, dlt.secrets], ids=["config", "secrets"])
 def test_item_read_contains_and_get(accessor: object) -> None:
-    # dlt 1.31: 'envval'; 3; {'z': 3}; True True False; .get -> 'envval' / None
+    # dlt 1.31: 'envval'; True False; .get -> 'envval' / None
     assert accessor["sources.x.y"] == "envval"
-    assert accessor["sources.f.z"] == 3
-    assert accessor["sources.f"] == {"z": 3}
     assert "sources.x.y" in accessor
-    assert "sources.f" in accessor
     assert "sources.x.nope" not in accessor
     assert accessor.get("sources.x.y") == "envval"
     assert accessor.get("sources.x.nope") is None
+
+
+def test_config_reads_config_toml_and_secrets_do_not() -> None:
+    # dlt 1.31: config: 3; {'z': 3}; True; secrets: ConfigFieldMissingException, None, False
+    assert dlt.config["sources.f.z"] == 3
+    assert dlt.config["sources.f"] == {"z": 3}
+    assert "sources.f" in dlt.config
+    with pytest.raises(ConfigFieldMissingException):
+        dlt.secrets["sources.f.z"]
+    assert dlt.secrets.get("sources.f.z") is None
+    assert "sources.f" not in dlt.secrets
+
+
+# dlt 1.31's answers for an environment value: config.get(key) is the text as set,
+# config[key] casts it, config.get(key, type) coerces it
+ENV_READS = [
+    ("7", "7", 7),
+    ("True", "True", True),
+    ("[1, 2, 3]", "[1, 2, 3]", [1, 2, 3]),
+    ('{"a": 1, "b": [2]}', '{"a": 1, "b": [2]}', {"a": 1, "b": [2]}),
+    ("{a = 1}", "{a = 1}", "{a = 1}"),
+    ("2.5", "2.5", 2.5),
+    ('"quoted"', '"quoted"', '"quoted"'),
+    ("2024-01-02", "2024-01-02", "2024-01-02"),
+    ("0x10", "0x10", 16),
+    ("01", "01", 1),
+    ("1e3", "1e3", 1000.0),
+    ("null", "null", "null"),
+    ("yes", "yes", "yes"),
+]
+
+
+@pytest.mark.parametrize(("raw", "got", "cast"), ENV_READS)
+def test_environment_values_as_dlts_accessors_give_them(
+    monkeypatch: pytest.MonkeyPatch, raw: str, got: object, cast: object
+) -> None:
+    monkeypatch.setenv("SOURCES__X__V", raw)
+    assert dlt.config.get("sources.x.v") == got
+    assert dlt.secrets.get("sources.x.v") == got
+    assert dlt.config["sources.x.v"] == cast
+    assert dlt.secrets["sources.x.v"] == cast
+
+
+# (configured text, type) -> dlt 1.31's config.get(key, type); None: it cannot be coerced
+TYPED_READS = [
+    ("7", int, 7),
+    ("0x10", int, 16),
+    ("5.0", int, None),
+    ("True", int, None),
+    ("0x10", float, 16.0),
+    ("1e3", float, 1000.0),
+    ("yes", bool, True),
+    ("f", bool, False),
+    ("on", bool, None),
+    ("[1, 2]", list, [1, 2]),
+    ("{}", list, None),
+    ("{a = 1}", dict, None),
+    ('"quoted"', str, '"quoted"'),
+]
+
+
+@pytest.mark.parametrize(("raw", "hint", "expected"), TYPED_READS)
+def test_get_with_a_type_coerces_as_dlt(
+    monkeypatch: pytest.MonkeyPatch, raw: str, hint: type, expected: object
+) -> None:
+    monkeypatch.setenv("SOURCES__X__V", raw)
+    if expected is None:
+        with pytest.raises(ConfigValueCannotBeCoercedException, match=r"field `sources\.x\.v`"):
+            dlt.config.get("sources.x.v", hint)
+    else:
+        assert dlt.config.get("sources.x.v", hint) == expected
+
+
+def test_get_with_a_type_coerces_file_values_as_dlt() -> None:
+    # dlt 1.31 for [sources.f] z = 3 and a list: '3', 3.0, True; '[1,"a"]'; a list for dict
+    (Path.cwd() / ".dlt" / "config.toml").write_text(
+        '[sources.f]\nz = 3\nl = [1, "a"]\n', encoding="utf-8"
+    )
+    assert dlt.config.get("sources.f.z", str) == "3"
+    assert dlt.config.get("sources.f.z", float) == 3.0
+    assert dlt.config.get("sources.f.z", bool) is True
+    assert dlt.config.get("sources.f.l", str) == '[1,"a"]'
+    assert dlt.config.get("sources.f.l", dict) == [1, "a"]
 
 
 def test_a_type_as_second_argument_of_get_is_dlts_expected_type() -> None:

@@ -56,6 +56,10 @@ PINNED: dict[str, tuple[str, str | None]] = {
     "CoercionError": ("loadstone.exceptions", "CoercionError"),
     "ConfigFieldMissingException": ("loadstone.exceptions", "ConfigFieldMissingException"),
     "ConfigFileError": ("loadstone.exceptions", "ConfigFileError"),
+    "ConfigValueCannotBeCoercedException": (
+        "loadstone.exceptions",
+        "ConfigValueCannotBeCoercedException",
+    ),
     "ConfigValueError": ("loadstone.exceptions", "ConfigValueError"),
     "ContractViolation": ("loadstone.exceptions", "ContractViolation"),
     "CorruptFileError": ("loadstone.exceptions", "CorruptFileError"),

@@ -19,6 +19,7 @@ from loadstone.exceptions.base import (
 from loadstone.exceptions.configuration import (
     ConfigFieldMissingException,
     ConfigFileError,
+    ConfigValueCannotBeCoercedException,
     ConfigValueError,
     CurrentSourceNotAvailable,
     CurrentSourceSchemaNotAvailable,
@@ -154,6 +155,7 @@ __all__ = [
     "CoercionError",
     "ConfigFieldMissingException",
     "ConfigFileError",
+    "ConfigValueCannotBeCoercedException",
     "ConfigValueError",
     "ContractViolation",
     "CorruptFileError",

@@ -41,6 +41,23 @@ class ConfigValueError(LoadstoneError, ValueError):
         return (type(self), (self.key, self.value, self.origin, self.expected))
 
 
+class ConfigValueCannotBeCoercedException(ConfigValueError):
+    """``config.get(key, int)`` (or another type) of a value that does not read as that
+    type (dlt's name and message)."""
+
+    def __init__(self, field_name: str, field_value: Any, hint: object) -> None:
+        self.field_name = field_name
+        self.field_value = field_value
+        self.hint = hint
+        self.key, self.value, self.origin, self.expected = field_name, field_value, "", str(hint)
+        LoadstoneError.__init__(
+            self, f"Configured value for field `{field_name}` cannot be coerced into type `{hint}`"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.field_name, self.field_value, self.hint))
+
+
 class InvalidConnectionString(LoadstoneError, ValueError):
     """A connection string that is not ``driver://username:password@host:port/database``
     (dlt's name, raised by ``ConnectionStringCredentials``); the value is not repeated, as it

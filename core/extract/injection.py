@@ -33,23 +33,24 @@ from loadstone.exceptions import ConfigFieldMissingException
 
 class _Secrets:
     """``loadstone.secrets``: ``.value`` marks an argument; ``secrets["a.b"]`` reads a value,
-    ``secrets["a.b"] = v`` sets one, ``"a.b" in secrets`` tests one (dlt's accessor: the same
-    providers as ``loadstone.config``, so a value set through either is seen by both)."""
+    ``secrets["a.b"] = v`` sets one, ``"a.b" in secrets`` tests one (dlt's accessor: the
+    providers of ``loadstone.config`` but the ``config.toml`` files, so a value set through
+    either is seen by both)."""
 
     value: Any = config.value  # Any: it stands in for an argument of any declared type
 
     def __getitem__(self, key: str) -> Any:
-        return config.item(key)
+        return config.item(key, secret=True)
 
     def __setitem__(self, key: str, new_value: object) -> None:
         config.assign(key, new_value)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and config.get(key) is not None
+        return isinstance(key, str) and config.get(key, secret=True) is not None
 
     def get(self, key: str, default: object = None, *, expected_type: object = None) -> Any:
         """The value at ``key`` or ``default`` (a type there is dlt's ``expected_type``)."""
-        return config.get(key, default, expected_type=expected_type)
+        return config.get(key, default, expected_type=expected_type, secret=True)
 
     def __repr__(self) -> str:
         return "loadstone.secrets"

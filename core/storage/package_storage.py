@@ -48,7 +48,7 @@ CREDENTIALS_SECTION = ("packages",)
 
 
 def _configured_url() -> str | None:
-    url = config.get(STORAGE_URL_KEY, None)
+    url = config.resolve(STORAGE_URL_KEY, default=None)
     return str(url) if url else None
 
 

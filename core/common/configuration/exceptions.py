@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
-from loadstone.exceptions import ConfigFieldMissingException, ConfigValueError
+from loadstone.exceptions import (
+    ConfigFieldMissingException,
+    ConfigValueCannotBeCoercedException,
+    ConfigValueError,
+)
 
-__all__ = ["ConfigFieldMissingException", "ConfigValueError"]
+__all__ = [
+    "ConfigFieldMissingException",
+    "ConfigValueCannotBeCoercedException",
+    "ConfigValueError",
+]

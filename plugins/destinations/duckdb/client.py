@@ -83,7 +83,7 @@ def _configured_credentials(name: str) -> str | None:
     another name also reads DuckDB's own key. A table of credentials names its ``database``
     (dlt's ``[destination.duckdb.credentials] database = "x.duckdb"``)."""
     keys = [f"destination.{name}.credentials", "destination.duckdb.credentials"]
-    found = config.get(keys)
+    found = config.resolve(*keys)
     if isinstance(found, Mapping):
         return config.get_str([f"{k}.database" for k in keys], "") or None
     return config.get_str(keys, "") or None

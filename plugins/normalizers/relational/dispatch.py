@@ -244,5 +244,5 @@ class ChunkDispatch:
 
 def _fault_setting() -> str | None:
     """``normalize.fault`` (tests only): faults injected into Spark tasks."""
-    value = loadstone_config.get("normalize.fault", None)
+    value = loadstone_config.resolve("normalize.fault", default=None)
     return None if value is None else str(value)

@@ -121,4 +121,4 @@ def spark_min_bytes(lazy_spark_bytes: int) -> int:
 
 def executor_wait_seconds() -> float:
     """``normalize.executor_wait_seconds``: how long a cluster run waits for executors."""
-    return float(loadstone_config.get("normalize.executor_wait_seconds", 120))
+    return float(loadstone_config.resolve("normalize.executor_wait_seconds", default=120))
