@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -118,6 +119,19 @@ def test_every_dlt_path_imports_with_the_names_programs_take_from_it(module: str
     imported = importlib.import_module(module)
     missing = [name for name in PATHS[module] if not hasattr(imported, name)]
     assert missing == []
+
+
+def test_the_common_pendulum_counts_in_utc_on_a_machine_of_another_zone() -> None:
+    """dlt 1.31's ``pendulum.now()`` is in UTC once dlt is imported, with TZ=Europe/Berlin too."""
+    program = "from loadstone.common import pendulum; print(pendulum.now().timezone_name)"
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        env={**os.environ, "TZ": "Europe/Berlin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "UTC"
 
 
 def test_the_names_are_loadstones_own_objects() -> None:

@@ -6,7 +6,9 @@ objects under dlt's names (``docs/migrating.md``, "Import paths", lists them and
 name is an alias of a loadstone class of another name):
 
 ``pendulum``
-    the pendulum library itself, as ``from dlt.common import pendulum`` gives it
+    the pendulum library itself, as ``from dlt.common import pendulum`` gives it; as in dlt
+    1.31, its local timezone is UTC from then on (``pendulum.now()``, ``pendulum.today()``),
+    whatever the machine's zone, so that a day a source counts from is a UTC day
 ``json``, ``logger``, ``utils``
     dlt's JSON functions (orjson, dlt's encoding of values), logging to the ``loadstone``
     logger, ids and digests
@@ -26,5 +28,7 @@ from __future__ import annotations
 import pendulum
 
 from loadstone.common import json, logger
+
+pendulum.set_local_timezone(pendulum.UTC)
 
 __all__ = ["json", "logger", "pendulum"]
