@@ -84,11 +84,12 @@ def bump_version(
     """The next ``(version, previous_hashes)`` after a change from ``previous_hash``.
 
     Nothing changes when the hash is the same; otherwise the version grows by one and the
-    former hash goes first in the bounded history.
+    former hash goes first in the bounded history, unless the history holds it already (a
+    schema back at an earlier content): then it keeps its place, as in dlt 1.31.
     """
     if previous_hash == new_hash:
         return version, list(previous_hashes)
     history = list(previous_hashes)
-    if previous_hash is not None:
-        history = [previous_hash, *(h for h in history if h != previous_hash)]
+    if previous_hash is not None and previous_hash not in history:
+        history = [previous_hash, *history]
     return version + 1, history[:MAX_PREVIOUS_HASHES]

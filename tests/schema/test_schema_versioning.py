@@ -105,6 +105,23 @@ def test_previous_hashes_are_newest_first_and_bounded() -> None:
     assert stored["previous_hashes"] == list(reversed(hashes[:-1]))[:MAX_PREVIOUS_HASHES]
 
 
+def test_a_hash_seen_before_keeps_its_place_in_previous_hashes() -> None:
+    # dlt 1.31, a schema going back and forth between two contents (H2 -> H0 -> H2 -> H0):
+    # previous_hashes ['H2'], ['H0', 'H2'], ['H0', 'H2']: a hash already there is not moved
+    schema = Schema("s")
+    first = schema.to_dict()["version_hash"]
+    schema.update_table(Table("t", columns=[Column("a", data_type="bigint")]))
+    second = schema.to_dict()["version_hash"]
+    schema.drop_tables(["t"])
+    assert schema.to_dict()["previous_hashes"] == [second, first]
+    schema.update_table(Table("t", columns=[Column("a", data_type="bigint")]))
+    assert schema.to_dict()["previous_hashes"] == [second, first]
+    schema.drop_tables(["t"])
+    stored = schema.to_dict()
+    assert (stored["version_hash"], stored["version"]) == (first, 5)
+    assert stored["previous_hashes"] == [second, first]
+
+
 def test_is_modified_after_a_change_until_saved() -> None:
     schema = Schema("s")
     schema.to_dict()
