@@ -181,6 +181,17 @@ class ClosesOnExit:
 #: a table's entry in a :class:`LoadRequest`: files or folders (see :func:`load_files`)
 LoadFileSpec = Sequence[str | Path] | str | Path
 
+#: the name of a normalized Parquet file made from Arrow items (tables, record batches,
+#: frames) starts so; files made from rows (dicts) do not. dlt 1.31 writes a file's text
+#: formats by where its rows came from (CSV from rows with Python's ``csv`` module, from
+#: Arrow with pyarrow's), so a loader writing them asks :func:`from_arrow`.
+ARROW_FILE_PREFIX = "arrow-"
+
+
+def from_arrow(path: str | os.PathLike[str]) -> bool:
+    """Whether a normalized load file was made from Arrow items (see :data:`ARROW_FILE_PREFIX`)."""
+    return Path(path).name.startswith(ARROW_FILE_PREFIX)
+
 
 def load_files(spec: Sequence[str | os.PathLike[str]] | str | os.PathLike[str]) -> list[Path]:
     """The Parquet files a load request's table entry names, in order.

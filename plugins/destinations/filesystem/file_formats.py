@@ -10,6 +10,7 @@ decimals as exact text, binary as base64.
 from __future__ import annotations
 
 import base64
+import csv
 import decimal
 import gzip
 import io
@@ -21,7 +22,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from loadstone.destinations.contract import LoadFileSpec, load_files
+from loadstone.destinations.contract import LoadFileSpec, from_arrow, load_files
 from loadstone.schema import Column
 
 
@@ -95,25 +96,64 @@ def render(
     table that grew meanwhile. The ``naive`` columns are written without zone; in JSONL the
     ``json_columns`` (JSON text in the Parquet) are written as the JSON values they hold, as
     dlt writes them (an object, not a string holding one).
+
+    dlt 1.31 writes a file made from rows (dicts) otherwise than one made from Arrow items
+    (:func:`~loadstone.destinations.contract.from_arrow`): its JSONL lines leave out the
+    keys whose value is null, its CSV is Python's ``csv`` module's (``True``/``False``,
+    floats as Python prints them, ``2.0`` and not ``2``, every text quoted, null as ``""``).
     """
-    buffer = io.BytesIO()
+    rows = not from_arrow(source)
     if file_format == "jsonl":
-        for batch in _batches(source):
-            batch = without_zone(pa.Table.from_batches([batch]), naive)
-            for row in batch.to_pylist():
-                for name in json_columns:
-                    if isinstance(row.get(name), str):
-                        row[name] = orjson.Fragment(row[name])
-                buffer.write(orjson.dumps(row, default=_json_default))
-                buffer.write(b"\n")
+        data = _jsonl(source, naive, json_columns, rows)
     elif file_format == "csv":
         table = without_zone(_with_columns(pq.read_table(source), columns), naive)
-        table = table.cast(_csv_schema(table.schema))
-        pa_csv.write_csv(table, buffer, pa_csv.WriteOptions(quoting_style="needed"))
+        data = _rows_csv(table) if rows else _arrow_csv(table)
     else:
         raise ValueError(f"render() writes jsonl or csv, not {file_format}")
-    data = buffer.getvalue()
     return gzip.compress(data, mtime=0) if compress else data
+
+
+def _jsonl(source: Path, naive: Sequence[str], json_columns: Sequence[str], rows: bool) -> bytes:
+    """JSON lines of ``source``; without null values where it was made from rows."""
+    buffer = io.BytesIO()
+    for batch in _batches(source):
+        batch = without_zone(pa.Table.from_batches([batch]), naive)
+        for row in batch.to_pylist():
+            if rows:
+                row = {name: value for name, value in row.items() if value is not None}
+            for name in json_columns:
+                if isinstance(row.get(name), str):
+                    row[name] = orjson.Fragment(row[name])
+            buffer.write(orjson.dumps(row, default=_json_default))
+            buffer.write(b"\n")
+    return buffer.getvalue()
+
+
+def _arrow_csv(table: pa.Table) -> bytes:
+    """CSV as pyarrow writes it (dlt's writer of Arrow items)."""
+    buffer = io.BytesIO()
+    pa_csv.write_csv(
+        table.cast(_csv_schema(table.schema)), buffer, pa_csv.WriteOptions(quoting_style="needed")
+    )
+    return buffer.getvalue()
+
+
+def _rows_csv(table: pa.Table) -> bytes:
+    """CSV as Python's ``csv`` module writes rows (dlt's writer of rows): numbers and
+    booleans bare, every other value quoted as its ``str``, binary as its UTF-8 text."""
+    text = io.StringIO()
+    writer = csv.writer(text, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
+    writer.writerow(table.column_names)
+    for batch in table.to_batches(max_chunksize=10_000):
+        for row in batch.to_pylist():
+            writer.writerow(_csv_value(value) for value in row.values())
+    return text.getvalue().encode("utf-8")
+
+
+def _csv_value(value: object) -> object:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8")
+    return value
 
 
 def _with_columns(table: pa.Table, columns: Sequence[str]) -> pa.Table:

@@ -36,6 +36,7 @@ import attrs
 import orjson
 
 from loadstone import config as loadstone_config
+from loadstone.destinations.contract import ARROW_FILE_PREFIX
 from loadstone.exceptions import ArrowDataError, ValueDoesNotFit
 from loadstone.extract.arrow_items import iter_batches, parts, read_schema
 from loadstone.normalizers.contract import (
@@ -157,7 +158,11 @@ def normalize_arrow(
             if columns is None:
                 continue  # a contract discards the table's rows
             for index, part in enumerate(parts(file.path, PART_ROWS)):
-                target = out_dir / safe_folder(root) / f"arrow-{number:05d}-{index:04d}.parquet"
+                target = (
+                    out_dir
+                    / safe_folder(root)
+                    / f"{ARROW_FILE_PREFIX}{number:05d}-{index:04d}.parquet"
+                )
                 jobs.append(_Job(file, part, columns, plan, target))
         for job, written in zip(jobs, _run_jobs(jobs, schema, load_id, settings), strict=True):
             root = job.plan.spec.root

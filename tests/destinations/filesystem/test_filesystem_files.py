@@ -236,8 +236,10 @@ def test_jsonl_files_hold_json_columns_as_json_values(tmp_path: Path) -> None:
         loadstone.resource(rows, name="docs", max_table_nesting=0), loader_file_format="jsonl"
     )
     (written,) = [f for f in files_of(bucket / DATASET) if f.startswith("docs/")]
-    values = {r["id"]: r["meta"] for r in read_file_rows(bucket / DATASET / written)}
-    assert values == {1: {"a": {"b": [1, 2]}}, 2: None}
+    values = {
+        r["id"]: r.get("meta", "left out") for r in read_file_rows(bucket / DATASET / written)
+    }
+    assert values == {1: {"a": {"b": [1, 2]}}, 2: "left out"}  # dlt leaves a null out
     assert sorted(pipeline.dataset()["docs"].select("id", "meta").fetchall()) == [
         (1, '{"a":{"b":[1,2]}}'),
         (2, None),
@@ -307,4 +309,42 @@ def test_dlts_data_writer_key_turns_compression_off_and_a_later_csv_has_every_co
     assert [f.suffix for f in files] == [".csv", ".csv"]  # not .csv.gz
     headers = [f.read_text().splitlines()[0] for f in files]
     assert headers[1] == '"a","b","_dlt_load_id","_dlt_id","c"'  # b is in the later file too
-    assert files[1].read_text().splitlines()[1].startswith("2,,")  # empty where no value
+    # dlt 1.31's CSV of rows: a value missing is written as "" (Python's csv module)
+    assert files[1].read_text().splitlines()[1].startswith('2,"",')
+
+
+def test_text_files_of_rows_and_of_arrow_tables_are_written_as_dlt_writes_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dlt 1.31 writes a CSV of rows with Python's csv module (True/False, 2.0, text quoted)
+    and leaves a row's null values out of its JSONL line; a CSV of an Arrow table is
+    pyarrow's (true/false, 2). loadstone wrote every file as pyarrow does, so pandas read a
+    float column of whole numbers back as int64 (differential programs p1100, p1107, p1109)."""
+    import pyarrow as pa
+
+    monkeypatch.setenv("DATA_WRITER__DISABLE_COMPRESSION", "true")
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, "text_rows", str(bucket))
+    rows = [{"id": 1, "ok": True, "f": 2.0, "s": "a,b"}, {"id": 2, "ok": False, "f": 0.5}]
+    pipeline.run(rows, table_name="r", loader_file_format="csv")
+    pipeline.run(pa.Table.from_pylist(rows), table_name="a", loader_file_format="csv")
+    pipeline.run(rows, table_name="j", loader_file_format="jsonl")
+
+    def lines(table: str) -> list[str]:
+        (path,) = (bucket / DATASET / table).iterdir()
+        return path.read_text().splitlines()[1:]
+
+    # dlt 1.31's outcome (the rows' load id and row id cut off; Arrow tables have none)
+    assert [line.rsplit(',"', 2)[0] for line in lines("r")] == [
+        '1,True,2.0,"a,b"',
+        '2,False,0.5,""',
+    ]
+    assert lines("a") == ['1,true,2,"a,b"', "2,false,0.5,"]
+    (jsonl,) = (bucket / DATASET / "j").iterdir()
+    assert [sorted(r) for r in read_file_rows(jsonl)][1] == [
+        "_dlt_id",
+        "_dlt_load_id",
+        "f",
+        "id",
+        "ok",
+    ]
