@@ -34,8 +34,9 @@ class QueryCursor:
         self._frame = frame
         self._at = 0  # the next row to hand out
         types = result.types or [None] * len(result.columns)
-        #: DB-API's seven items per column: name, type code, then five unknowns
-        self.description = [(c, t, None, None, None, None, None) for c, t in zip(result.columns, types, strict=True)]  # fmt: skip
+        #: DB-API's seven items per column: name, type code, then five unknowns; None for a
+        #: statement without a result, as the driver says
+        self.description = [(c, t, None, None, None, None, None) for c, t in zip(result.columns, types, strict=True)] if result.has_result else None  # fmt: skip
 
     def _take(self, size: int | None) -> list[Row]:
         rows = self._result.rows

@@ -22,5 +22,7 @@ class ColumnsQuery(Protocol):
     """A client whose query results carry their column names (``pipeline.dataset()`` and
     ``sql_client()`` read them from here when the client has no DuckDB-style connection)."""
 
-    def query_columns(self, sql: str, *params: object) -> tuple[list[str], list[Row]]:
-        """Run SQL and return the result's column names and all its rows."""
+    def query_columns(self, sql: str, *params: object) -> tuple[list[str] | None, list[Row]]:
+        """Run SQL and return the result's column names and all its rows; the names are
+        None for a statement without a result (an UPDATE, a DDL: dlt's ``execute_sql``
+        answers None there)."""

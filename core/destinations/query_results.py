@@ -42,12 +42,15 @@ class QueryResult:
         rows: list[Row],
         arrow: pa.Table | None = None,
         types: list[object] | None = None,
+        has_result: bool = True,
     ):
         self.columns = columns
         self.rows = rows
         self._arrow = arrow
         #: the database's type of each column, when it says (DB-API's type codes)
         self.types = types
+        #: False for a statement the database says gave no result (no cursor description)
+        self.has_result = has_result
 
     def to_arrow(self) -> pa.Table:
         if self._arrow is not None:
@@ -177,7 +180,8 @@ def execute_query(
             rows = list(zip(*columns, strict=True))
             return QueryResult(list(table.column_names), rows, table, types)
         if isinstance(client, ColumnsQuery):
-            return QueryResult(*client.query_columns(sql, *params))
+            names, found = client.query_columns(sql, *params)
+            return QueryResult(names or [], found, has_result=names is not None)
         rows = client.query(sql, *params)
         return QueryResult([], rows)
     except LoadstoneError:

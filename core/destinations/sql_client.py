@@ -40,6 +40,7 @@ class SqlClient:
         self._pipeline = pipeline
         self.dataset_name = dataset_name
         self._client: DestinationClient | None = None
+        self._in_transaction = False
 
     def __enter__(self) -> SqlClient:
         self.open_connection()
@@ -58,19 +59,26 @@ class SqlClient:
             self._client.close()
             self._client = None
 
-    def execute_sql(self, sql: str, *args: object) -> list[Row]:
+    def execute_sql(self, sql: str, *args: object) -> list[Row] | None:
+        """The statement's rows; None where the database says it gave no result (an
+        UPDATE or a DDL on PostgreSQL: dlt 1.31 answers None there, DuckDB answers rows)."""
+        result = execute_query(self.open_connection(), sql, args)
+        return result.rows if result.has_result else None
+
+    def _rows(self, sql: str, *args: object) -> list[Row]:
+        """The rows of a query that gives some (the client's own SELECTs)."""
         return execute_query(self.open_connection(), sql, args).rows
 
-    def execute_many(self, statements: Sequence[str], *args: object) -> list[list[Row]]:
+    def execute_many(self, statements: Sequence[str], *args: object) -> list[list[Row] | None]:
         """dlt's ``execute_many``: the statements run in order, in batches of up to
         :data:`BATCH_CHARS` of SQL; each batch answers with its last statement's rows
-        (``[]`` for one without a result), so a short list gives one answer, as dlt's. The
+        (as ``execute_sql`` answers it), so a short list gives one answer, as dlt's. The
         arguments fill the ``%s`` placeholders of all statements in order, as they would
         the one SQL text dlt sends per batch."""
-        answers: list[list[Row]] = []
+        answers: list[list[Row] | None] = []
         remaining = list(args)  # one list of arguments for all, in placeholder order
         for batch in _batches(statements):
-            rows: list[Row] = []
+            rows: list[Row] | None = []
             for statement in batch:
                 taken = _placeholder_count(statement)
                 rows = self.execute_sql(statement, *remaining[:taken])
@@ -109,17 +117,47 @@ class SqlClient:
         yield QueryCursor(result, lambda table: arrow_frame(client, table))
 
     @contextlib.contextmanager
-    def begin_transaction(self) -> Iterator[SqlTransaction]:
-        """dlt's ``with client.begin_transaction():``: the statements of the block commit
-        together when it ends, and none of them when it raises."""
-        transaction = SqlTransaction(self)
+    def begin_transaction(self) -> Iterator[SqlClient]:
+        """dlt's ``with client.begin_transaction() as tx:``: the statements of the block
+        commit together when it ends, and none of them when it raises. ``tx`` is the client
+        itself, as in dlt 1.31 (``tx.execute_sql``, ``tx.rollback_transaction()``)."""
         self.execute_sql("BEGIN TRANSACTION")
+        self._in_transaction = True
         try:
-            yield transaction
+            yield self
         except BaseException:
-            transaction.rollback_transaction()
+            self.rollback_transaction()
             raise
-        transaction.commit_transaction()
+        self.commit_transaction()
+
+    def commit_transaction(self) -> None:
+        """Commit the open transaction (once: a transaction already ended is left alone)."""
+        if self._in_transaction:
+            self._in_transaction = False
+            self._end_transaction("commit")
+
+    def rollback_transaction(self) -> None:
+        """Roll the open transaction back (once, as :meth:`commit_transaction`)."""
+        if self._in_transaction:
+            self._in_transaction = False
+            self._end_transaction("rollback")
+
+    def _end_transaction(self, how: str) -> None:
+        """By the driver's own ``commit()`` / ``rollback()`` where it has them: they know
+        whether a transaction is still open (the block may have ended it on the driver,
+        ``tx.rollback()``), as dlt's do; else by SQL."""
+        end = getattr(self.native_connection, how, None)
+        if callable(end):
+            end()
+        else:
+            self.execute_sql(how.upper())
+
+    def __getattr__(self, name: str) -> Any:
+        """What the client does not have is the driver connection's (dlt 1.31's client
+        hands ``c.cursor()``, ``c.commit()`` ... to it)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.native_connection, name)
 
     def make_qualified_table_name(self, table: str) -> str:
         """``"dataset"."table"``: two parts, as dlt (the connection resolves the catalog)."""
@@ -135,7 +173,7 @@ class SqlClient:
     def has_dataset(self) -> bool:
         """Whether the destination has the dataset (its schema), as dlt's."""
         sql = "SELECT count(*) FROM information_schema.schemata WHERE schema_name = %s"
-        return bool(self.execute_sql(sql, self.dataset_name)[0][0])
+        return bool(self._rows(sql, self.dataset_name)[0][0])
 
     def create_dataset(self) -> None:
         self.open_connection().initialize_storage()
@@ -151,24 +189,6 @@ class SqlClient:
     def truncate_tables(self, *tables: str) -> None:
         for table in tables:
             self.execute_sql(f"DELETE FROM {self.make_qualified_table_name(table)}")
-
-
-class SqlTransaction:
-    """The transaction ``begin_transaction`` yields: ends once, by commit or rollback."""
-
-    def __init__(self, client: SqlClient) -> None:
-        self._client = client
-        self._open = True
-
-    def commit_transaction(self) -> None:
-        if self._open:
-            self._open = False
-            self._client.execute_sql("COMMIT")
-
-    def rollback_transaction(self) -> None:
-        if self._open:
-            self._open = False
-            self._client.execute_sql("ROLLBACK")
 
 
 def _batches(statements: Sequence[str]) -> Iterator[list[str]]:

@@ -50,3 +50,40 @@ def test_a_transaction_that_raises_leaves_nothing(pipeline: dlt.Pipeline) -> Non
             raise RuntimeError("stop")
         client.execute_sql(INSERT, 4, "c")  # the client works on after the rollback
     assert _ids(pipeline) == [1, 4]
+
+
+def test_the_transaction_is_the_client_and_the_driver_answers_what_it_lacks(
+    pipeline: dlt.Pipeline,
+) -> None:
+    """dlt 1.31's ``begin_transaction()`` yields the client itself (``tx.execute_sql``), and
+    the client hands what it lacks to the driver connection (``tx.rollback()``), after which
+    the block's end commits nothing; loadstone yielded an object with neither (differential
+    program p1116: AttributeError)."""
+    with pipeline.sql_client() as client:
+        with client.begin_transaction() as tx:
+            assert tx is client
+            tx.execute_sql(INSERT, 2, "a")
+            tx.rollback()  # the driver's own
+        with client.begin_transaction() as tx:
+            tx.execute_sql(INSERT, 3, "b")
+            tx.rollback_transaction()
+        assert callable(client.cursor)
+    assert _ids(pipeline) == [1]
+
+
+def test_a_statement_without_a_result_answers_as_dlts(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31 on PostgreSQL: ``execute_sql`` answers None for a statement without a result
+    (an UPDATE, a DDL), ``[]`` for a query without rows, a cursor's ``description`` is None,
+    and several statements answer with the last one's rows; DuckDB answers rows (an
+    UPDATE's count). loadstone answered ``[]``, ``[]`` and the first statement's rows on
+    PostgreSQL (differential program p1105)."""
+    postgres = pipeline.destination.destination_name == "postgres"
+    with pipeline.sql_client() as client:
+        updated = client.execute_sql("UPDATE t SET id = 2")
+        assert updated == (None if postgres else [(1,)])
+        assert client.execute_sql("SELECT id FROM t WHERE id > 100") == []
+        created = client.execute_sql("CREATE TABLE x (a bigint)")
+        assert created == (None if postgres else [])
+        assert client.execute_sql("SELECT 7; SELECT 8") == [(8,)]
+        with client.execute_query("UPDATE t SET id = 3") as cursor:
+            assert (cursor.description is None) is postgres

@@ -243,12 +243,15 @@ class PostgresClient(SqlLoader[TableFiles]):
         """Run ``sql`` and return its rows; placeholders are ``%s`` (psycopg's, as in dlt)."""
         return self.query_columns(sql, *params)[1]
 
-    def query_columns(self, sql: str, *params: object) -> tuple[list[str], list[Row]]:
-        """``query`` with the result's column names (``pipeline.dataset()`` reads them)."""
+    def query_columns(self, sql: str, *params: object) -> tuple[list[str] | None, list[Row]]:
+        """``query`` with the result's column names (``pipeline.dataset()`` reads them);
+        None for a statement without a result."""
         with self._conn.cursor() as cur:
             cur.execute(sql, params or None)
+            while cur.nextset():  # several statements answer with the last one's result,
+                pass  # as psycopg2's cursor (dlt's) does
             if cur.description is None:
-                return [], []
+                return None, []
             return [c.name for c in cur.description], cur.fetchall()
 
     def use_dataset(self) -> None:
