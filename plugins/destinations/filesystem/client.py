@@ -204,14 +204,16 @@ class FilesystemClient(ClosesOnExit):
     ) -> dict[str, Replacement]:
         """What a delete-insert commits to each table of ``plan``'s chain, decided from the
         package and the root table as it is before any of the chain's commits."""
-        from loadstone.plugins.destinations.filesystem.arrow_data import read_table
+        from loadstone.plugins.destinations.filesystem.arrow_data import naive_columns, read_table
 
         assert plan.table_format is not None
         writer = self.table_writer(plan.table_format)
         package = {}
         for table in [plan.root, *model.nested_tables(plan.root)]:
             spec = request.tables.get(table)
-            rows = read_table(file_formats.list_parquet(spec), plan.table_format) if spec else None
+            naive = naive_columns(model.typed_columns(table), None)
+            files = file_formats.list_parquet(spec) if spec else []
+            rows = read_table(files, plan.table_format, naive) if spec else None
             if rows is not None:
                 package[table] = rows
         return replacements(model, plan.root, package, writer.read, request.load_id)

@@ -25,7 +25,7 @@ import decimal
 import json
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 from loadstone.plugins.destinations.filesystem.arrow_data import (
     empty_table,
     format_schema,
+    naive_columns,
     read_table,
 )
 from loadstone.storage.filesystem import FilesystemCredentials, put_file_atomic
@@ -127,17 +128,19 @@ class DeltaWriter:
         if replacement is not None:
             self._replace_rows(plan.name, existing, replacement, properties)
             return
+        stored = None if existing is None else pa.schema(existing.schema().to_arrow())
+        naive = naive_columns(plan.columns, stored)
         if disposition == "merge" and existing is not None and files:
-            self._merge(existing, plan, read_table(files, "delta"), properties)
+            self._merge(existing, plan, read_table(files, "delta", naive), properties)
             return
         mode = "overwrite" if disposition == "replace" else "append"
-        if files and self._commit_files(plan.name, existing, files, mode, properties):
+        if files and self._commit_files(plan.name, existing, files, mode, properties, naive):
             return
-        data = read_table(files, "delta")
+        data = read_table(files, "delta", naive)
         if data is None:
             if disposition != "replace" or existing is None:
                 return  # nothing to append; a replace of an absent table creates nothing
-            data = empty_table(plan.columns)
+            data = empty_table(plan.columns, naive)
         self._write(plan.name, data, mode, properties)
 
     def _write(self, table: str, data: pa.Table, mode: str, properties: Any) -> None:
@@ -213,12 +216,13 @@ class DeltaWriter:
         files: Sequence[Path],
         mode: str,
         properties: Any,
+        naive: Collection[str] = (),
     ) -> bool:
         """Commit ``files`` as they are when the table has (or, new, will have) their columns
         in their types; False when the rows must be rewritten instead."""
         schemas = [pq.read_schema(f) for f in files]
-        if any(format_schema(s, "delta") != _nullable(s) for s in schemas):
-            return False  # a type Delta cannot hold as it is (wei, time)
+        if any(format_schema(s, "delta", naive) != _nullable(s) for s in schemas):
+            return False  # a type Delta cannot hold as it is (wei, time), a naive timestamp
         if existing is None:
             target = _nullable(pa.unify_schemas(schemas, promote_options="default"))
         else:

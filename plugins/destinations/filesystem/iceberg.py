@@ -27,7 +27,7 @@ import contextlib
 import logging
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,7 @@ from loadstone.plugins.destinations.filesystem.arrow_data import (
     empty_table,
     file_schema,
     format_schema,
+    naive_columns,
     read_table,
 )
 from loadstone.storage.filesystem import FilesystemCredentials, is_local, put_file_atomic
@@ -168,13 +169,23 @@ class IcebergWriter:
         if not files and (plan.write_disposition != "replace" or table is None):
             return
         properties = {LOAD_ID_PROPERTY: load_id}
-        schema = file_schema(files, "iceberg") if files else empty_table(plan.columns).schema
+        stored = None if table is None else table.schema().as_arrow()
+        naive = naive_columns(plan.columns, stored)
+        schema = (
+            file_schema(files, "iceberg", naive)
+            if files
+            else empty_table(plan.columns, naive).schema
+        )
         if table is None:
             table = self.catalog.create_table(
                 (self.namespace, plan.name), schema=schema, location=self._location(plan.name)
             )
-        direct = plan.write_disposition == "append" and self._files_fit(table, files)
-        data = None if direct else (read_table(files, "iceberg") or empty_table(plan.columns))
+        direct = plan.write_disposition == "append" and self._files_fit(table, files, naive)
+        data = (
+            None
+            if direct
+            else (read_table(files, "iceberg", naive) or empty_table(plan.columns, naive))
+        )
         with table.transaction() as transaction:
             with transaction.update_schema() as update:
                 update.union_by_name(schema)
@@ -229,7 +240,7 @@ class IcebergWriter:
             if rows is not None and rows.num_rows:
                 transaction.append(rows, snapshot_properties=properties)
 
-    def _files_fit(self, table: Table, files: Sequence[Path]) -> bool:
+    def _files_fit(self, table: Table, files: Sequence[Path], naive: Collection[str]) -> bool:
         """True when every file column is a table column of the same type, or a new column
         the commit adds in the file's type (the format holds every type as it is)."""
         if not files:
@@ -237,7 +248,7 @@ class IcebergWriter:
         current = {f.name: f.type for f in table.schema().as_arrow()}
         for source in files:
             for field in pq.read_schema(source):
-                wanted = format_schema(pa.schema([field]), "iceberg")[0].type
+                wanted = format_schema(pa.schema([field]), "iceberg", naive)[0].type
                 if wanted != field.type:
                     return False
                 if field.name in current and not _same_type(current[field.name], field.type):

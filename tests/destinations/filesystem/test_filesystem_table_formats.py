@@ -195,6 +195,42 @@ def test_replace_overwrites_the_table(tmp_path: Path, table_format: str) -> None
 
 
 @pytest.mark.parametrize("table_format", FORMATS)
+@pytest.mark.parametrize("disposition", ["append", "merge", "replace"])
+def test_a_timestamp_without_zone_is_stored_without_zone(
+    tmp_path: Path, table_format: str, disposition: str
+) -> None:
+    """dlt 1.31 stores a ``timezone: false`` column in Delta and Iceberg tables without zone
+    (``timestamp[us]`` read back by deltalake / pyiceberg, the values as given); loadstone
+    stored them in UTC (differential programs p1103, p1104)."""
+    import datetime as dt
+
+    import loadstone
+
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"naive_{table_format}_{disposition}", str(bucket))
+
+    def load(rows: list[dict[str, Any]]) -> None:
+        resource = loadstone.resource(
+            rows,
+            name="t",
+            primary_key="id",
+            write_disposition=disposition,
+            table_format=table_format,
+            columns={"ts": {"data_type": "timestamp", "timezone": False}},
+        )
+        pipeline.run(resource)
+
+    load([{"id": 1, "ts": dt.datetime(2024, 1, 2, 3, 4, 5)}])
+    load([{"id": 2, "ts": dt.datetime(2024, 6, 1, 12, 0)}])
+    table = read_table(table_format, bucket, "t")
+    assert str(table.schema.field("ts").type) == "timestamp[us]"
+    expected = [(1, dt.datetime(2024, 1, 2, 3, 4, 5)), (2, dt.datetime(2024, 6, 1, 12, 0))]
+    expected = expected[1:] if disposition == "replace" else expected
+    assert _rows(table, "id", "ts") == expected
+    assert sorted(pipeline.dataset()["t"].select("id", "ts").fetchall()) == expected
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
 def test_appended_parquet_files_are_committed_as_they_are(
     tmp_path: Path, table_format: str
 ) -> None:
