@@ -54,7 +54,7 @@ def add_root_tables(
             target.update_table(table)
             added.append(table.name)
     if added and with_state and not target.has_table(target.state_table_name):
-        add_state_table(target)
+        add_state_table(target, normalized=False)
         added.append(target.state_table_name)
     if target is not schema and added:
         schema.replace_schema_content(target, link_to_replaced_schema=True)

@@ -192,14 +192,15 @@ class ExtractStep:
         if is_source_factory(data):
             data = data()
         source_name = data.name if isinstance(data, Source) else None
-        schema_name, package_schema = self._schema_of(data, schema, default_schema)
+        schema_name, package_schema = self._schema_of(data, schema, default_schema, refresh)
         check_table_names([table_name], package_schema.naming)
-        if isinstance(data, Source):
-            apply_source_defaults(data, package_schema)
         state_key = source_name or schema_name
         if refresh is not None:
             source_state = self._refreshed_state(schema_name, state_key)
-            self._refresh(refresh, package_schema, data, table_name, source_state)
+            dropped = self._schema_refreshed(schema_name, package_schema, refresh)
+            self._refresh(refresh, dropped, data, table_name, source_state)
+        if isinstance(data, Source):
+            apply_source_defaults(data, package_schema)
         package = self._new_package(schema_name)
         self.context.on_package("extract", package.load_id)
         # the state before: taken back if the package never loads, set back if extract fails
@@ -241,10 +242,17 @@ class ExtractStep:
             raise
 
     def _schema_of(
-        self, data: TDataItems, schema: Schema | None, default_schema: str | None
+        self,
+        data: TDataItems,
+        schema: Schema | None,
+        default_schema: str | None,
+        refresh: str | None = None,
     ) -> tuple[str, Schema]:
         """The name and schema of the package ``data`` makes: ``schema=``'s, else the
-        source's, else the default schema (``default_schema``, the pipeline's, its name)."""
+        source's, else the default schema (``default_schema``, the pipeline's, its name).
+        ``refresh="drop_sources"`` starts a schema the pipeline has again as on a first run,
+        the dropped schema's hash its only history, as dlt 1.31 restarts it (the run ends
+        at version 2, not at the dropped schema's version + 2)."""
         source = data if isinstance(data, Source) else None
         provided = schema if schema is not None else (source.schema if source else None)
         name = (
@@ -254,7 +262,20 @@ class ExtractStep:
             or self.folder.state.get("default_schema_name")
             or self.folder.pipeline_name
         )
-        return name, self.schema_for_extract(name, provided)
+        stored = self.folder.schemas.get(name)
+        if refresh != "drop_sources" or stored is None:
+            return name, self.schema_for_extract(name, provided)
+        restarted = self.schema_for_extract(name, provided, fresh=True)
+        restarted.previous_hashes = [stored.version_hash]
+        return name, restarted
+
+    def _schema_refreshed(self, name: str, package_schema: Schema, refresh: str) -> Schema:
+        """The schema whose tables a refresh drops or empties: the package's, or for
+        ``drop_sources`` (which restarted the package's) a copy of the one stored."""
+        stored = self.folder.schemas.get(name)
+        if refresh != "drop_sources" or stored is None:
+            return package_schema
+        return stored.copy()
 
     def _switch_extracted(
         self,
@@ -301,9 +322,12 @@ class ExtractStep:
         folder.save_schema(schema)
         folder.save_state(self.context.target)
 
-    def schema_for_extract(self, name: str, provided: Schema | None) -> Schema:
-        """The schema a new package of ``name`` uses: stored, imported or from code."""
-        stored = self.folder.schemas.get(name)
+    def schema_for_extract(
+        self, name: str, provided: Schema | None, *, fresh: bool = False
+    ) -> Schema:
+        """The schema a new package of ``name`` uses: stored, imported or from code
+        (``fresh``: not the stored one)."""
+        stored = None if fresh else self.folder.schemas.get(name)
         imported = self.folder.imported_schema(name)
         if imported is not None:
             stored = with_import(stored, imported)

@@ -65,20 +65,20 @@ class RefreshPlan:
     truncate_tables: tuple[str, ...] = ()
     #: None resets the whole source state; else the names of the resources whose state goes
     reset_resources: tuple[str, ...] | None = None
-    #: ``(schema name, version hash)`` of the schema the drop leaves behind: its
-    #: ``_dlt_version`` row goes too, so a folder restored from the destination does not
-    #: read back the tables and columns dropped (dlt 1.31 deletes it as well)
-    dropped_version: tuple[str, str] | None = None
+    #: the name of the schema whose tables the drop takes: its ``_dlt_version`` rows go too
+    #: (every version of it, as dlt 1.31 deletes them), so a folder restored from the
+    #: destination does not read back the tables and columns dropped
+    dropped_schema: str | None = None
 
 
 def plan_refresh(
     mode: str, schema: Schema, resource_names: Sequence[str], table_names: Iterable[str]
 ) -> RefreshPlan:
     """The plan for ``mode`` on ``schema``, given the resources run and their source tables."""
-    dropped = (schema.name, schema.version_hash)
+    dropped = schema.name
     if mode == "drop_sources":
         names = tuple(table.name for table in schema.data_tables(include_incomplete=True))
-        return RefreshPlan(mode, drop_tables=names, reset_resources=None, dropped_version=dropped)
+        return RefreshPlan(mode, drop_tables=names, reset_resources=None, dropped_schema=dropped)
     naming = schema.naming_convention()
     roots = []
     for name in table_names:
@@ -94,7 +94,7 @@ def plan_refresh(
             mode,
             drop_tables=tuple(tables),
             reset_resources=tuple(resource_names),
-            dropped_version=dropped if tables else None,
+            dropped_schema=dropped if tables else None,
         )
     return RefreshPlan(mode, truncate_tables=tuple(tables), reset_resources=tuple(resource_names))
 
@@ -146,13 +146,13 @@ def apply_to_destination(destination: DestinationClient, plan: RefreshPlan) -> N
     for name in plan.truncate_tables:
         if client.table_exists(name):
             client.query(f"DELETE FROM {client.qualified(name)}")
-    if plan.drop_tables and plan.dropped_version and client.table_exists(VERSION_TABLE_NAME):
+    if plan.drop_tables and plan.dropped_schema and client.table_exists(VERSION_TABLE_NAME):
         table = client.qualified(VERSION_TABLE_NAME)
-        sql = f"DELETE FROM {table} WHERE schema_name = %s AND version_hash = %s"
+        sql = f"DELETE FROM {table} WHERE schema_name = %s"
         # bookkeeping only: a catalog that cannot delete rows (Spark's Parquet tables) keeps
         # the row, and the refresh goes on
         with contextlib.suppress(DatasetError):
-            execute_query(destination, sql, plan.dropped_version)  # %s as each client takes it
+            execute_query(destination, sql, (plan.dropped_schema,))  # %s as each client takes it
 
 
 def drop_resources(

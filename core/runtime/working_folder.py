@@ -70,15 +70,23 @@ def stored_destination(state: Mapping[str, object]) -> tuple[str, str | None] | 
     return stored.removeprefix(DESTINATION_TYPE_PREFIX), name
 
 
-def add_state_table(schema: Schema) -> None:
+def add_state_table(schema: Schema, *, normalized: bool = True) -> None:
     """``_dlt_pipeline_state`` belongs to the schema (and the copy stored in ``_dlt_version``)
-    from the first load on, with ``seen-data``, as dlt records it: every load writes its row."""
+    from the first load on, as dlt records it: its extract declares the table without the
+    row key ``_dlt_id`` and without ``seen-data`` (``normalized=False``); normalize completes
+    it (``_dlt_id`` last, ``seen-data``: every load writes its row)."""
     from loadstone.schema.schema import state_table
 
     name = schema.state_table_name
-    if schema.has_table(name):
-        return
+    known = schema.tables.get(name)
     table = state_table(name)
+    if not normalized:
+        if known is None:
+            columns = [column for key, column in table.columns.items() if key != "_dlt_id"]
+            schema.update_table(attrs.evolve(table, columns=columns))
+        return
+    if known is not None and "_dlt_id" in known.columns and known.seen_data:
+        return
     schema.update_table(
         attrs.evolve(table, extra={**table.extra, "x-normalizer": {"seen-data": True}})
     )

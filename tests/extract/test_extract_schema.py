@@ -33,6 +33,24 @@ def test_each_step_saves_the_schema_dlt_saves(outcome: dict[str, Any], step: str
     assert outcome[step] == RECORDED[step]
 
 
+def test_the_state_table_gets_its_row_key_at_normalize(tmp_path: Path) -> None:
+    """dlt 1.31 (p1211): after extract the state table has no ``_dlt_id`` and no
+    ``seen-data``; normalize adds both, the row key last."""
+    pipeline = loadstone.pipeline(
+        "state_key",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "state_key.duckdb")),
+        pipelines_dir=str(tmp_path),
+    )
+    pipeline.extract([{"id": 1}], table_name="t")
+    state = pipeline.default_schema.tables["_dlt_pipeline_state"]
+    assert list(state["columns"])[-1] == "_dlt_load_id"
+    assert "x-normalizer" not in state
+    pipeline.normalize()
+    state = pipeline.default_schema.tables["_dlt_pipeline_state"]
+    assert list(state["columns"])[-2:] == ["_dlt_load_id", "_dlt_id"]
+    assert state["x-normalizer"] == {"seen-data": True}
+
+
 def test_a_table_declared_at_extract_is_made_new_at_normalize(tmp_path: Path) -> None:
     """Under a frozen column contract a new table still takes its first columns: the table
     the extract saved is made again by normalize, as a table the schema never had."""

@@ -54,3 +54,31 @@ def test_a_restored_folder_reads_the_schema_the_refresh_left(tmp_path: Path) -> 
         "_dlt_load_id",
         "x",
     ]
+
+
+def _history(pipeline: dlt.Pipeline) -> tuple[int, list[str]]:
+    stored = pipeline.default_schema.to_dict()
+    return stored["version"], list(stored["previous_hashes"])
+
+
+def test_drop_sources_starts_the_schema_again(tmp_path: Path) -> None:
+    # dlt 1.31 (p1202): versions 2, 3, then 2 again after drop_sources; its history is a
+    # first run's two saves, then the dropped schema's hash
+    p = _pipeline(tmp_path)
+    p.run(src())
+    p.run(src(extra=True))
+    dropped = p.default_schema.version_hash
+    assert _history(p)[0] == 3
+    p.run(src(), refresh="drop_sources")
+    version, history = _history(p)
+    assert (version, len(history), history[-1]) == (2, 3, dropped)
+
+
+def test_a_drop_takes_every_version_row_of_the_schema(tmp_path: Path) -> None:
+    # dlt 1.31 (p1214): three runs leave three _dlt_version rows, a drop_resources run of
+    # one resource leaves one (the new version's)
+    p = _pipeline(tmp_path)
+    p.run(src())
+    p.run(src(extra=True))
+    p.run(src(extra=True).with_resources("a"), refresh="drop_resources")
+    assert _version_rows(p) == 1
