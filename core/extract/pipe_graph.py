@@ -51,6 +51,8 @@ class PipeNode:
     parent: PipeNode | None = None
     children: list[PipeNode] = attrs.Factory(list)
     tap: bool = False
+    #: the children in the order dlt hands them a page (see :func:`pipe_graph`)
+    forks: list[PipeNode] = attrs.Factory(list)
 
     @property
     def name(self) -> str:
@@ -60,6 +62,9 @@ class PipeNode:
 @attrs.frozen
 class PipeGraph:
     """The nodes of one extract: ``roots`` read data, the rest read their parent's pages.
+
+    ``roots`` are in dlt's read order: each where the last selected resource it feeds is
+    (``[a | t, b, a]`` reads ``b`` first, then ``a``).
 
     ``nodes`` lists every node, selected ones in the order the run gave them, each
     unselected parent before the first of its children.
@@ -102,10 +107,21 @@ def pipe_graph(resources: Sequence[PipeResource], taps: Sequence[PipeResource] =
         order.append(node)
         return node
 
-    for res in (*resources, *taps):
-        node_of(res, True)
-    roots = tuple(node for node in order if node.parent is None)
+    picked = [node_of(res, True) for res in (*resources, *taps)]
+    heads = [_fork_up(node) for node in reversed(picked)]
+    # dlt reads the roots in the order of the last resource each one feeds
+    roots = tuple(reversed(dict.fromkeys(heads)))
     return PipeGraph(roots, tuple(order))
+
+
+def _fork_up(node: PipeNode) -> PipeNode:
+    """Walk from ``node`` to its root, adding each node to its parent's ``forks`` if new;
+    the root. Walked from the last selected resource back, this is dlt's order of forks."""
+    while node.parent is not None:
+        if all(fork is not node for fork in node.parent.forks):
+            node.parent.forks.append(node)
+        node = node.parent
+    return node
 
 
 def mermaid(graph: PipeGraph) -> str:

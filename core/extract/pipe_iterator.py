@@ -82,6 +82,8 @@ class _Run:
     pipe: BoundPipe
     parent: _Run | None
     children: list[_Run] = attrs.Factory(list)
+    #: the children in the order dlt hands them a page
+    forks: list[_Run] = attrs.Factory(list)
     done: bool = False
 
     @property
@@ -91,11 +93,12 @@ class _Run:
 
 @attrs.define(eq=False)
 class _Feed:
-    """Pages to read for one run: a root's data or one transformer call's."""
+    """Pages to read for one run: a root's data or one transformer call's; or (``fork``)
+    one page of ``run`` to hand to each of its children, as dlt queues a page's forks."""
 
     run: _Run
     pages: Iterator[TDataItem] | AsyncIterator[TDataItem]
-    kind: Literal["sync", "thread", "async"]
+    kind: Literal["sync", "thread", "async", "fork"]
     #: the mark of the parent page a transformer call got: its pages without a mark of their
     #: own carry it on (dlt hands a page's meta down the pipe: a table name, hints)
     meta: Meta | None = None
@@ -180,8 +183,11 @@ class PipeIterator:
         try:
             for node in self.graph.nodes:
                 self._bind(node)
+            for run in self._runs.values():
+                run.forks = [self._runs[id(node)] for node in run.node.forks]
             for node in self.graph.roots:
                 yield from self._start(self._runs[id(node)])
+            self._feeds.reverse()  # dlt's order: read from the end of the list backwards
             while self._feeds or self._pending:
                 feeds = self._feeds
                 if len(feeds) == 1 and not self._pending and feeds[0].kind == "sync":
@@ -221,6 +227,7 @@ class PipeIterator:
         this thread (the common case: one resource, or a chain with nothing concurrent)."""
         run, pages = feed.run, feed.pages
         assert isinstance(pages, Iterator)
+        self._turn = 0  # the turn is on it, as dlt's would be
         plain = not (run.pipe.steps or run.children or feed.meta) and run.node.selected
         with AsResource(run.name):  # once, not per page: the caller's writes see it too
             while True:
@@ -234,25 +241,27 @@ class PipeIterator:
 
     def _choose(self) -> _Feed | None:
         """The next feed to read: newest first in ``fifo`` mode (and while more feeds are open
-        than work may be in flight, so memory stays flat), else each in turn."""
+        than work may be in flight, so memory stays flat), else each in turn as dlt takes
+        them: backwards through the list, new feeds joining at its end, so the order of
+        pages (and of a shared table's rows and columns) is dlt's."""
         feeds = self._feeds
         if len(feeds) == 1 and not self._pending:  # the common case: one pipe, no threads
+            self._turn = 0
             return feeds[0]
-        ready = [feed for feed in feeds if not feed.busy]
-        if len(self._pending) >= self.settings.max_parallel_items:
-            ready = [feed for feed in ready if feed.kind == "sync"]
-        if not ready:
-            return None
+        full = len(self._pending) >= self.settings.max_parallel_items
         cap = self.settings.max_parallel_items
-        if self.settings.next_item_mode == "fifo" or len(self._feeds) > cap:
-            return ready[-1]
-        self._turn = (self._turn + 1) % len(ready)
-        return ready[self._turn]
+        if self.settings.next_item_mode == "fifo" or len(feeds) >= cap:
+            self._turn = len(feeds)  # dlt starts from the newest
+        for _ in range(len(feeds)):
+            self._turn = (self._turn - 1) % len(feeds)
+            if _can_read(feeds[self._turn], full):
+                return feeds[self._turn]
+        return None
 
     # -- reading feeds --------------------------------------------------------------------
     def _pull(self, feed: _Feed) -> list[Emitted]:
         run = feed.run
-        if feed.kind == "sync":
+        if feed.kind in _INLINE:
             pages = feed.pages
             assert isinstance(pages, Iterator)
             with AsResource(run.name):
@@ -275,6 +284,9 @@ class PipeIterator:
         if item is _END or feed.closed:
             self._close(feed)
             return []
+        if feed.kind == "fork":
+            child, page = item
+            return [(feed.run.node, page)] if child is None else self._fork(child, page)
         return self._item(feed.run, item, feed.meta)
 
     def _item(self, run: _Run, item: TDataItem, meta: Meta | None = None) -> list[Emitted]:
@@ -307,10 +319,10 @@ class PipeIterator:
                     pages = [out for each in pages for out in step.process(each)]
         out: list[Emitted] = []
         for each in pages:
-            if run.node.selected:
+            if run.children:  # the page and its forks queued, as dlt queues them
+                self._feeds.append(_Feed(run, _forks(run, each), "fork"))
+            elif run.node.selected:
                 out.append((run.node, each))
-            for child in run.children:
-                out.extend(self._fork(child, each))
         if run.pipe.steps and any(step.stopped for step in run.pipe.steps):
             self._stop(run)
         return out
@@ -329,7 +341,11 @@ class PipeIterator:
             return []
         with AsResource(child.name):
             made = child.pipe.call(data)
-        return self._open(child, made, meta)
+        if made is None:
+            return []
+        if inspect.isasyncgen(made) or inspect.iscoroutine(made):
+            return self._open(child, made, meta)
+        return self._item(child, made, meta)  # a returned list is one page, as in dlt
 
     def _start(self, run: _Run) -> list[Emitted]:
         """A root's data, called once (on the pool when it is ``parallelized``)."""
@@ -355,7 +371,7 @@ class PipeIterator:
             pages = iterate_data(data)
             self._feeds.append(_Feed(run, pages, "thread" if threaded else "sync", meta))
         if run.done:  # a limit reached while this call was on its way
-            for feed in [feed for feed in self._feeds if feed.run is run]:
+            for feed in _feeds_of(self._feeds, run):
                 self._close(feed)
         return []
 
@@ -364,7 +380,7 @@ class PipeIterator:
         """No more pages for ``run``: close its feeds (its children finish the calls they
         have); a parent that loads nothing and feeds nothing else stops too."""
         run.done = True
-        for feed in [feed for feed in self._feeds if feed.run is run]:
+        for feed in _feeds_of(self._feeds, run):
             self._close(feed)
         parent = run.parent
         if (
@@ -381,7 +397,10 @@ class PipeIterator:
         if feed.busy:
             return
         if feed in self._feeds:
-            self._feeds.remove(feed)
+            index = self._feeds.index(feed)
+            del self._feeds[index]
+            if index < self._turn:  # the turn stays on the feed it was on
+                self._turn -= 1
         if isinstance(feed.pages, AsyncIterator):
             if hasattr(feed.pages, "aclose"):
                 self._on_loop(feed.run, feed.pages.aclose()).result()
@@ -424,6 +443,30 @@ class PipeIterator:
         self._pending.clear()
         if self._loop is not None:
             self._loop.stop()
+
+
+#: the feeds read on this thread
+_INLINE = ("sync", "fork")
+
+
+def _can_read(feed: _Feed, full: bool) -> bool:
+    """``feed`` may be read now: not waiting for a read in flight, and not sending more work
+    off this thread when ``full``."""
+    return not feed.busy and (not full or feed.kind in _INLINE)
+
+
+def _feeds_of(feeds: list[_Feed], run: _Run) -> list[_Feed]:
+    """The feeds of ``run``'s own data (not the pages it already passed to its children)."""
+    return [feed for feed in feeds if feed.run is run and feed.kind != "fork"]
+
+
+def _forks(run: _Run, page: TDataItem) -> Iterator[tuple[_Run | None, TDataItem]]:
+    """``page`` for each child of ``run`` in dlt's order; a selected ``run``'s own page
+    (``None``) comes after the first of them, where dlt puts it."""
+    for number, child in enumerate(run.forks):
+        yield child, page
+        if number == 0 and run.node.selected:
+            yield None, page
 
 
 def _yields_pages(item: TDataItem) -> bool:

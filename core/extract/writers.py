@@ -116,6 +116,11 @@ def _refused(which: str, table: str, resource: str | None, cause: Exception) -> 
 Discards = Callable[[str, Mapping[str, StoredHint]], bool]
 
 
+def _resource_of(hints: Mapping[str, StoredHint]) -> str | None:
+    resource = hints.get("resource")
+    return resource if isinstance(resource, str) else None
+
+
 class PackageWriter:
     """All tables being written into one package, plus their hints."""
 
@@ -131,6 +136,9 @@ class PackageWriter:
         self._dropped: dict[str, bool] = {}
         self._writers: dict[str, _TableWriter] = {}
         self.hints: dict[str, StoredHints] = {}
+        #: each table's hints per resource, and the resource that wrote its first item
+        self._hints_by: dict[str, dict[str | None, StoredHints]] = {}
+        self._owners: dict[str, str | None] = {}
         self._extra_files: list[ExtractedFile] = []
         self._arrow_writers: dict[str, ArrowTableWriter] = {}
         self._stats: dict[str, list[int]] = {}
@@ -147,7 +155,23 @@ class PackageWriter:
                 f"table {table_name!r} has parent_table_name={hints['parent']!r}: a resource "
                 "cannot fill a nested table; yield the rows inside their parent's items"
             )
-        self.hints[table_name] = merge_hints(self.hints.get(table_name, {}), hints)
+        resource = _resource_of(hints)
+        by_resource = self._hints_by.setdefault(table_name, {})
+        by_resource[resource] = merge_hints(by_resource.get(resource, {}), hints)
+        owner = self._owners.get(table_name, resource)
+        if owner == resource:
+            self.hints[table_name] = merge_hints(self.hints.get(table_name, {}), hints)
+
+    def _own(self, table_name: str, resource: str | None) -> None:
+        """The first resource that writes an item into ``table_name`` gives the table its
+        hints; what other resources say of it in this package is ignored (dlt 1.31 reads a
+        table's hints once per extract, from its first writer)."""
+        if table_name in self._owners or resource is None:
+            return
+        self._owners[table_name] = resource
+        own = self._hints_by.get(table_name, {}).get(resource)
+        if own is not None:
+            self.hints[table_name] = own
 
     def open_table(self, table_name: str) -> None:
         """Start ``table_name`` with no items: it gets its hints, and no file."""
@@ -182,6 +206,7 @@ class PackageWriter:
 
     def write_item(self, table_name: str, item: TDataItem, resource: str | None = None) -> None:
         """One item of ``table_name``: a JSON line, or Arrow data into the table's Parquet."""
+        self._own(table_name, resource)
         if self.drops(table_name):
             return
         if is_arrow_item(item):
@@ -204,6 +229,7 @@ class PackageWriter:
 
     def write_arrow(self, table_name: str, item: TDataItem, resource: str | None = None) -> None:
         """A pyarrow Table/RecordBatch or pandas DataFrame, written columnar (no row loop)."""
+        self._own(table_name, resource)
         if self.drops(table_name):
             return
         try:

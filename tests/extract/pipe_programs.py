@@ -333,6 +333,97 @@ def yielded_generators(dlt: Any, folder: str) -> Outcome:
     }
 
 
+def read_order(dlt: Any, folder: str) -> Outcome:
+    """Several resources and transformers read together: the order dlt reads them in (each
+    in turn, a page's transformer calls queued behind it), what a transformer returning a
+    list hands on, and a table two resources write: its first writer's hints and columns."""
+    calls: list[str] = []
+
+    def numbers(name: str, count: int, disposition: str) -> Any:
+        @dlt.resource(name=name, table_name="events", write_disposition=disposition)
+        def rows() -> Any:
+            for i in range(count):
+                calls.append(f"{name}{i}")
+                yield {"id": i, name: i}
+
+        return rows
+
+    a, b = numbers("a", 3, "replace"), numbers("b", 4, "append")
+
+    @dlt.transformer(data_from=a)
+    def twice(item: Any) -> Any:
+        for j in range(2):
+            calls.append(f"twice{item['id']}.{j}")
+            yield {"parent": item["id"], "j": j}
+
+    @dlt.transformer(data_from=a)
+    def listed(item: Any) -> Any:
+        calls.append(f"listed{item['id']}")
+        return [{"parent": item["id"]}]
+
+    @dlt.transformer(data_from=listed)
+    def seen(page: Any) -> Any:
+        calls.append(f"seen:{type(page).__name__}")
+        yield page
+
+    pipeline = _pipeline(dlt, folder, "order")
+    pipeline.run([twice, b, seen, a])
+    events = pipeline.default_schema.tables["events"]
+    with pipeline.sql_client() as client:
+        columns = client.execute_sql(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'd' "
+            "AND table_name = 'events' ORDER BY ordinal_position"
+        )
+    return {
+        "calls": calls,
+        "events": [events.get("resource"), events.get("write_disposition")],
+        "columns": [row[0] for row in columns],
+        "rows": _rows(pipeline, "events", "id, coalesce(a, b)"),
+    }
+
+
+def shared_table_hints(dlt: Any, folder: str) -> Outcome:
+    """Two resources write one table: the first that writes an item gives its hints (columns,
+    keys, disposition); the other's are ignored, as is a resource's that yields nothing."""
+
+    @dlt.resource(table_name="events", columns={"v": {"data_type": "text"}}, primary_key="id")
+    def first() -> Any:
+        yield {"id": 1, "v": 1}
+
+    @dlt.resource(
+        table_name="events",
+        columns={"w": {"data_type": "double"}, "v": {"data_type": "bigint"}},
+        merge_key="w",
+        write_disposition="replace",
+    )
+    def second() -> Any:
+        yield {"id": 2, "v": 2, "w": 3}
+
+    @dlt.resource(table_name="other", columns={"q": {"data_type": "text"}})
+    def empty() -> Any:
+        yield from ()
+
+    @dlt.resource(table_name="other", columns={"z": {"data_type": "text"}})
+    def filled() -> Any:
+        yield {"z": 5}
+
+    pipeline = _pipeline(dlt, folder, "shared")
+    pipeline.run([first, second, empty, filled])
+    tables = {}
+    for name in ("events", "other"):
+        table = pipeline.default_schema.tables[name]
+        columns = {
+            column: [
+                hints.get("data_type"),
+                bool(hints.get("primary_key")),
+                bool(hints.get("merge_key")),
+            ]
+            for column, hints in table["columns"].items()
+        }
+        tables[name] = [table.get("resource"), table.get("write_disposition"), columns]
+    return {"tables": tables, "events": _rows(pipeline, "events", "id, v")}
+
+
 def _without_keys(tables: dict[str, Any]) -> dict[str, Any]:
     """Rows without the random ``_dlt_id`` and the load id (sorted text of the rest)."""
     return {
@@ -394,4 +485,6 @@ PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
     "steps_and_pipes": steps_and_pipes,
     "marks_through_a_fork": marks_through_a_fork,
     "yielded_generators": yielded_generators,
+    "read_order": read_order,
+    "shared_table_hints": shared_table_hints,
 }
