@@ -8,8 +8,10 @@ or transient).
 
 from __future__ import annotations
 
+import decimal
+import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from loadstone.destinations.contract import Row
 from loadstone.destinations.query_protocols import ColumnsQuery, QueryErrors
@@ -43,6 +45,7 @@ class QueryResult:
         arrow: pa.Table | None = None,
         types: list[object] | None = None,
         has_result: bool = True,
+        arrow_types: list[Any] | None = None,
     ):
         self.columns = columns
         self.rows = rows
@@ -51,16 +54,59 @@ class QueryResult:
         self.types = types
         #: False for a statement the database says gave no result (no cursor description)
         self.has_result = has_result
+        #: the Arrow type of each column the client names (None: the values decide)
+        self._arrow_types = arrow_types
 
     def to_arrow(self) -> pa.Table:
         if self._arrow is not None:
             return self._arrow
         import pyarrow as pa
 
+        kinds = self._arrow_types or [None] * len(self.columns)
         arrays = [
-            pa.array([_arrow_value(row[i]) for row in self.rows]) for i in range(len(self.columns))
+            _arrow_array([_arrow_value(row[i]) for row in self.rows], kinds[i])
+            for i in range(len(self.columns))
         ]
         return pa.Table.from_arrays(arrays, names=self.columns)
+
+
+def _arrow_array(values: list[object], kind: Any) -> pa.Array:
+    """``values`` as an Arrow array of the type the client names; where they do not fit it
+    (a number wider than the type), of the type they show, never cut."""
+    import pyarrow as pa
+
+    if kind is not None:
+        try:
+            if pa.types.is_decimal(kind):
+                values = [_to_shape(v, kind.precision, kind.scale) for v in values]
+            return pa.array(values, type=kind)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, decimal.DecimalException):
+            pass
+    try:
+        return pa.array(values)
+    except pa.ArrowInvalid:  # decimals too wide for their scale: integral ones without it
+        return pa.array([_integral(v) for v in values])
+
+
+def _to_shape(value: object, precision: int, scale: int) -> object:
+    """A ``Decimal`` at ``scale`` digits, checked to fit ``precision`` (pyarrow turns a
+    value with more digits than its type silently into 0); a DecimalException if it does not."""
+    if not isinstance(value, decimal.Decimal):
+        return value
+    context = decimal.Context(
+        prec=len(value.as_tuple().digits) + scale + 1, traps=[decimal.Inexact]
+    )
+    shaped = value.quantize(decimal.Decimal(1).scaleb(-scale), context=context)
+    if len(shaped.as_tuple().digits) > precision:
+        raise decimal.InvalidOperation(f"{value} does not fit decimal({precision}, {scale})")
+    return shaped
+
+
+def _integral(value: object) -> object:
+    """A whole ``Decimal`` without fraction digits (``1.000`` as ``1``), else as it is."""
+    if isinstance(value, decimal.Decimal) and value.is_finite() and value == value.to_integral():
+        return value.quantize(decimal.Decimal(1))
+    return value
 
 
 def _arrow_value(value: TDataItem) -> TDataItem:
@@ -71,6 +117,8 @@ def _arrow_value(value: TDataItem) -> TDataItem:
         import json
 
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, uuid.UUID):
+        return str(value)  # dlt's Arrow holds a UUID as its text
     return value
 
 
@@ -180,8 +228,14 @@ def execute_query(
             rows = list(zip(*columns, strict=True))
             return QueryResult(list(table.column_names), rows, table, types)
         if isinstance(client, ColumnsQuery):
-            names, found = client.query_columns(sql, *params)
-            return QueryResult(names or [], found, has_result=names is not None)
+            answer = client.query_columns(sql, *params)
+            return QueryResult(
+                answer.names or [],
+                answer.rows,
+                types=answer.type_codes,
+                has_result=answer.names is not None,
+                arrow_types=answer.arrow_types,
+            )
         rows = client.query(sql, *params)
         return QueryResult([], rows)
     except LoadstoneError:

@@ -22,7 +22,9 @@ import psycopg
 
 from loadstone import config
 from loadstone.destinations.contract import Destination, LoadFileSpec, Row
+from loadstone.destinations.query_protocols import ColumnsAnswer
 from loadstone.exceptions import PostgresConnectionError
+from loadstone.plugins.destinations.postgres.arrow_types import arrow_type
 from loadstone.plugins.destinations.postgres.copy import (
     copy_statement,
     file_batches,
@@ -241,18 +243,24 @@ class PostgresClient(SqlLoader[TableFiles]):
 
     def query(self, sql: str, *params: object) -> list[Row]:
         """Run ``sql`` and return its rows; placeholders are ``%s`` (psycopg's, as in dlt)."""
-        return self.query_columns(sql, *params)[1]
+        return self.query_columns(sql, *params).rows
 
-    def query_columns(self, sql: str, *params: object) -> tuple[list[str] | None, list[Row]]:
-        """``query`` with the result's column names (``pipeline.dataset()`` reads them);
-        None for a statement without a result."""
+    def query_columns(self, sql: str, *params: object) -> ColumnsAnswer:
+        """``query`` with the result's column names (``pipeline.dataset()`` reads them),
+        type codes and Arrow types; no names for a statement without a result."""
         with self._conn.cursor() as cur:
             cur.execute(sql, params or None)
             while cur.nextset():  # several statements answer with the last one's result,
                 pass  # as psycopg2's cursor (dlt's) does
             if cur.description is None:
-                return None, []
-            return [c.name for c in cur.description], cur.fetchall()
+                return ColumnsAnswer(None, [])
+            described = cur.description
+            return ColumnsAnswer(
+                [c.name for c in described],
+                cur.fetchall(),
+                [c.type_code for c in described],
+                [arrow_type(c.type_code, c.precision, c.scale) for c in described],
+            )
 
     def use_dataset(self) -> None:
         """Resolve unqualified table names in the dataset (dlt's ``sql_client`` does)."""

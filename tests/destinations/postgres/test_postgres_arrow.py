@@ -82,3 +82,48 @@ def test_pandas_merge_then_upsert_keep_one_row_per_key(
         ("c", 300),
         ("d", 4),
     ]
+
+
+def test_the_dataset_reads_columns_in_the_types_dlt_reads_them(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """``pipeline.dataset()`` Arrow from PostgreSQL in dlt 1.31's types (differential
+    programs p1124-p1126): a declared decimal keeps its shape, a bare one is 38,9, a
+    timestamp of precision 3 is in ms, a column of nulls keeps its type; loadstone took the
+    types the values showed (``decimal128(8, 3)``, ``null`` ...). A ``wei`` is read whole:
+    dlt 1.31 reads 2**100 as 0 (pyarrow cuts a decimal wider than its type to 0)."""
+    import datetime as dt
+    from decimal import Decimal
+
+    import loadstone
+
+    row = {
+        "d": Decimal("12345.678"),
+        "dd": Decimal("1.5"),
+        "w": Decimal(2**100),
+        "ts": dt.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=dt.timezone.utc),
+        "n": None,
+        "u": "x",
+    }
+    columns: Any = {
+        "d": {"data_type": "decimal", "precision": 10, "scale": 3},
+        "w": {"data_type": "wei"},
+        "ts": {"data_type": "timestamp", "precision": 3},
+        "n": {"data_type": "bigint"},
+    }
+    p = pipeline(postgres_url, dataset, tmp_path)
+    p.run(loadstone.resource([row], name="t", columns=columns))
+    table = p.dataset()["t"].select("d", "dd", "w", "ts", "n").arrow()
+    # dlt 1.31's types (its wei value aside)
+    assert [str(f.type) for f in table.schema] == [
+        "decimal128(10, 3)",
+        "decimal128(38, 9)",
+        "decimal128(38, 0)",
+        "timestamp[ms, tz=UTC]",
+        "int64",
+    ]
+    assert table.column("w").to_pylist() == [Decimal(2**100)]
+    uuid = p.dataset().query("SELECT gen_random_uuid() AS u, CAST(1 AS numeric(5, 2)) AS c")
+    assert [str(f.type) for f in uuid.arrow().schema] == ["string", "decimal128(5, 2)"]
+    with p.sql_client() as client, client.execute_query("SELECT u, n FROM t") as cursor:
+        assert [d[1] for d in cursor.description] == [1043, 20]  # PostgreSQL's type OIDs
