@@ -196,8 +196,9 @@ class Relation(RelationLoads):
                 f"{function}() needs a relation of one column, this one has {len(columns)}: "
                 f"select one first (rel.select('col').{function}())"
             )
+        # dlt 1.31 names the column as its query builder (sqlglot) names an unnamed one
         return self._wrap(
-            f"SELECT {function}({quote_identifier(columns[0])}) FROM ({self.sql}) AS q"
+            f"SELECT {function}({quote_identifier(columns[0])}) AS _col_0 FROM ({self.sql}) AS q"
         )
 
     def max(self) -> Relation:

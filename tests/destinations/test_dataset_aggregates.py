@@ -49,3 +49,13 @@ def test_row_value_types_are_dlts(dataset: object, query: str) -> None:
 
 def test_a_bigint_sum_is_an_int_of_the_same_value(dataset: object) -> None:
     assert dataset("select sum(id) as s from t").fetchone() == (15,)  # type: ignore[operator]  # callable
+
+
+@pytest.mark.parametrize("function", ["max", "min"])
+def test_an_aggregate_relations_column_is_named_as_dlts(dataset: object, function: str) -> None:
+    """dlt 1.31 names the column of ``rel.select(c).max()`` ``_col_0`` on every destination;
+    loadstone's was the database's own name (``max(id)`` on DuckDB, ``max`` on PostgreSQL;
+    differential program p1127)."""
+    relation = getattr(dataset.t.select("id"), function)()  # type: ignore[attr-defined]  # a dataset's table
+    assert list(relation.df().columns) == ["_col_0"]
+    assert relation.fetchone() == ((5,) if function == "max" else (1,))
