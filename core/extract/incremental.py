@@ -266,6 +266,9 @@ class Incremental:
         self.resource_name = "?"
         self.start_value: TDataItem = initial_value
         self.last_value: TDataItem = initial_value
+        #: the start as the state keeps it (``start_value`` is lagged, as dlt shows it)
+        self._kept_start: TDataItem = initial_value
+        self._shows_lag = False
         self._state: dict[str, TDataItem] | None = None
         self._seen_hashes: frozenset[str] = frozenset()
         #: identities of the items at the last value; an Arrow row's is computed at commit
@@ -335,7 +338,12 @@ class Incremental:
             bound._seen_hashes = frozenset(stored.get("unique_hashes") or ())
             # rows at the start value stay known while the last value does not move on
             bound._new_hashes = list(stored.get("unique_hashes") or ())
-        bound.last_value = bound.start_value
+        bound.last_value = bound._kept_start = bound.start_value
+        if bound._from_state and bound.lag is not None and bound.start_value is not None:
+            # dlt 1.31 shows the lagged start as start_value, and as last_value until the
+            # first page reaches the cursor, which goes on from the value kept in state
+            bound.start_value = bound.last_value = bound._lagged_start()
+            bound._shows_lag = True
         return bound
 
     def commit(self) -> None:
@@ -350,7 +358,7 @@ class Incremental:
             "initial_value": kept.get("initial_value", _jsonable(self.initial_value)),
             "last_value": _jsonable(self.last_value),
             "unique_hashes": list(dict.fromkeys(_resolved(self._new_hashes))),
-            "start_value": _jsonable(self.start_value),
+            "start_value": _jsonable(self._kept_start),
         }
 
     # -- filtering ------------------------------------------------------------------------
@@ -531,6 +539,8 @@ class Incremental:
         whether reading stops): one page of the pipe, as the pipe iterator pushes it."""
         from loadstone.extract.arrow_items import is_arrow_item
 
+        if self._shows_lag:  # the lagged start was shown until a page came
+            self.last_value, self._shows_lag = self._kept_start, False
         inner, rewrap = unwrap(page)
         if is_arrow_item(inner):
             rows, stopped = self._filter_arrow(inner)

@@ -35,3 +35,32 @@ def test_the_incremental_class_takes_a_type_argument_as_dlts_generic_does() -> N
     cursor = alias("ts", initial_value=1)
     assert isinstance(cursor, loadstone.sources.incremental)
     assert cursor.initial_value == 1
+
+
+def test_a_lagged_cursor_shows_its_lagged_start_as_dlt_does(tmp_path: Path) -> None:
+    """With ``lag=15`` and 40 kept in state, dlt 1.31's body sees ``start_value`` and
+    ``last_value`` 25 (the start moved back by the lag); once a page reached the cursor its
+    last value goes on from 40, rows within the lag or not; the state keeps start_value 40
+    (differential programs p1013, p1015, p1016; literals are dlt's outcome)."""
+    data = [{"id": i, "t": i * 10} for i in range(5)]
+    seen: list[tuple[str, Any, Any]] = []
+
+    @loadstone.resource(primary_key="id")
+    def lagged(t: Any = loadstone.sources.incremental("t", lag=15)) -> Any:
+        seen.append(("start", t.start_value, t.last_value))
+        yield from data
+        seen.append(("end", t.start_value, t.last_value))
+
+    pipe = loadstone.pipeline("lag", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    pipe.run(lagged())
+    data[:] = [{"id": 9, "t": 30}, {"id": 10, "t": 20}]
+    pipe.run(lagged())
+    data[:] = [{"id": 11, "t": 5}]
+    pipe.run(lagged())
+    assert seen == [
+        ("start", None, None), ("end", None, 40),
+        ("start", 25, 25), ("end", 25, 40),
+        ("start", 25, 25), ("end", 25, 40),
+    ]  # fmt: skip
+    kept = pipe.state["sources"]["lag"]["resources"]["lagged"]["incremental"]["t"]
+    assert (kept["last_value"], kept["start_value"]) == (40, 40)
