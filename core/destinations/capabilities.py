@@ -48,6 +48,9 @@ class Capabilities:
     #: (dlt stores it in the schema's normalizer config; a custom destination's
     #: ``max_table_nesting=``, 0 by default: nested data stays JSON in its root table)
     max_table_nesting: int | None = None
+    #: an Arrow item's struct, list and map columns (``json`` in the schema) are stored in
+    #: their Arrow types, not as JSON text (dlt 1.31's filesystem: Parquet, Delta, Iceberg)
+    keeps_nested_arrow_types: bool = False
 
     def fold_identifier(self, ident: str, case_sensitive_convention: bool = False) -> str:
         """Return ``ident`` as the destination will store it.

@@ -34,6 +34,7 @@ CAPABILITIES = Capabilities(
     can_be_staging=True,  # the staging destination of dlt's warehouses (staging="filesystem")
     supports_ddl_transactions=False,
     supports_truncate_command=False,
+    keeps_nested_arrow_types=True,
 )
 
 

@@ -130,12 +130,21 @@ def _jsonl(source: Path, naive: Sequence[str], json_columns: Sequence[str], rows
 
 
 def _arrow_csv(table: pa.Table) -> bytes:
-    """CSV as pyarrow writes it (dlt's writer of Arrow items)."""
+    """CSV as pyarrow writes it (dlt's writer of Arrow items); struct, list and map columns
+    (kept so for Parquet) as their JSON text, where dlt's writer refuses them."""
+    for index, field in enumerate(table.schema):
+        if pa.types.is_nested(field.type):
+            texts = [_json_text(v) for v in table.column(index).to_pylist()]
+            table = table.set_column(index, field.name, pa.array(texts, pa.string()))
     buffer = io.BytesIO()
     pa_csv.write_csv(
         table.cast(_csv_schema(table.schema)), buffer, pa_csv.WriteOptions(quoting_style="needed")
     )
     return buffer.getvalue()
+
+
+def _json_text(value: object) -> str | None:
+    return None if value is None else orjson.dumps(value, default=_json_default).decode()
 
 
 def _rows_csv(table: pa.Table) -> bytes:

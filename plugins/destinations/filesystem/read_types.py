@@ -63,12 +63,19 @@ def typed_select(
         guessed, target = found.get(column.name), target_type(column)
         if guessed is None or target is None or _same(guessed, target):
             continue
+        if file_format == "parquet" and _nested(guessed):
+            continue  # an Arrow item's struct or list, kept so in the file: read as it is
         replaced.append(
             f"{_cast(column.name, guessed, target, file_format)} AS {_quote(column.name)}"
         )
     if not replaced:
         return select
     return f"SELECT * REPLACE ({', '.join(replaced)}) FROM ({select})"
+
+
+def _nested(duckdb_type: str) -> bool:
+    """A DuckDB struct, list, array or map type (``STRUCT(a BIGINT)``, ``BIGINT[]``)."""
+    return duckdb_type.startswith(("STRUCT", "MAP", "UNION")) or duckdb_type.endswith("]")
 
 
 def _same(guessed: str, target: str) -> bool:

@@ -88,6 +88,9 @@ class ArrowOutcome:
 class _Settings:
     add_load_id: bool
     add_row_id: bool
+    #: nested Arrow columns of ``json`` columns written as they are (the destination's
+    #: ``keeps_nested_arrow_types``), else as JSON text
+    keep_nested: bool = False
 
     @classmethod
     def configured(cls) -> _Settings:
@@ -143,7 +146,9 @@ def normalize_arrow(
     normalizer like every other).
     """
     with _read_locally(context, files):
-        settings = _Settings.configured()
+        caps = context.capabilities
+        keep_nested = caps is not None and caps.keeps_nested_arrow_types
+        settings = attrs.evolve(_Settings.configured(), keep_nested=keep_nested)
         outputs: dict[str, list[Path]] = {}
         rows: dict[str, int] = {}
         new_tables: list[str] = []
@@ -327,7 +332,8 @@ def _write(job: _Job, table: Table, load_id: str, settings: _Settings) -> int:
     system = _system_columns(table, plan, settings)
     valid_from = plan.spec.valid_from if plan.spec.row_hash else None
     kept = [c for c in columns if c.keep]
-    fields = [pa.field(c.column.name, _output_type(c.column)) for c in kept]
+    nested = _kept_nested(job, kept) if settings.keep_nested else {}
+    fields = [pa.field(c.column.name, nested.get(c.source) or _output_type(c.column)) for c in kept]
     fields += [pa.field(name, pa.string()) for name in system]
     if valid_from is not None and valid_from not in {f.name for f in fields}:
         fields.append(pa.field(valid_from, arrow_type("timestamp")))
@@ -340,7 +346,10 @@ def _write(job: _Job, table: Table, load_id: str, settings: _Settings) -> int:
             batch = _drop_discarded_rows(batch, dropped, plan)
             if batch.num_rows == 0:
                 continue
-            arrays = [_converted(batch.column(c.source), c.column, table.name) for c in kept]
+            arrays = [
+                _converted(batch.column(c.source), c.column, table.name, c.source in nested)
+                for c in kept
+            ]
             arrays += _system_arrays(batch, system, plan, load_id)
             if valid_from is not None and valid_from not in {c.column.name for c in kept}:
                 arrays.append(_load_time_array(load_id, batch.num_rows))
@@ -367,13 +376,33 @@ def _output_type(column: Column) -> pa.DataType:
     return arrow_type(column.data_type, column.precision, column.scale)
 
 
-def _converted(array: pa.Array, column: Column, table: str) -> pa.Array:
-    """``array`` in the column's output type (cast, JSON text, UTC timestamps)."""
+def _kept_nested(job: _Job, kept: Sequence[_FileColumn]) -> dict[str, pa.DataType]:
+    """The input's nested Arrow types of the ``json`` columns written as they are."""
+    import pyarrow as pa
+
+    schema = read_schema(job.file.path)
+    found = {}
+    for column in kept:
+        if column.column.data_type != "json" or column.source not in schema.names:
+            continue
+        field_type = schema.field(column.source).type
+        if pa.types.is_dictionary(field_type):
+            field_type = field_type.value_type
+        if pa.types.is_nested(field_type):
+            found[column.source] = field_type
+    return found
+
+
+def _converted(array: pa.Array, column: Column, table: str, as_is: bool = False) -> pa.Array:
+    """``array`` in the column's output type (cast, JSON text, UTC timestamps); a nested
+    ``json`` column ``as_is`` keeps its Arrow type."""
     import pyarrow as pa
 
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     target = _output_type(column)
+    if as_is:
+        return array
     if column.data_type in ("json", "text") and pa.types.is_nested(array.type):
         return _json_texts(array)
     if pa.types.is_timestamp(array.type) and array.type.tz is None:

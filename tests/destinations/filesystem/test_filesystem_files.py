@@ -348,3 +348,30 @@ def test_text_files_of_rows_and_of_arrow_tables_are_written_as_dlt_writes_each(
         "id",
         "ok",
     ]
+
+
+def test_an_arrow_tables_struct_and_list_columns_stay_nested_in_parquet(tmp_path: Path) -> None:
+    """dlt 1.31 writes an Arrow item's struct and list columns into the filesystem's Parquet
+    as they are (the schema says json) and its dataset reads them back as dicts and lists;
+    loadstone wrote their JSON text (differential programs p1102, p1128)."""
+    import pyarrow as pa
+
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, "nested_arrow", str(bucket))
+    table = pa.table({"id": [1, 2], "st": [{"a": 1, "b": "x"}, None], "li": [[1, 2], []]})
+    pipeline.run(table, table_name="t", loader_file_format="parquet")
+    pipeline.run(table, table_name="c", loader_file_format="csv")
+    (written,) = (bucket / DATASET / "t").iterdir()
+    schema = pq.read_schema(written)
+    assert [str(schema.field(n).type) for n in ("st", "li")] == [
+        "struct<a: int64, b: string>",
+        "list<element: int64>",
+    ]
+    assert sorted(pipeline.dataset()["t"].select("id", "st", "li").fetchall()) == [
+        (1, {"a": 1, "b": "x"}, [1, 2]),
+        (2, None, []),
+    ]
+    # dlt 1.31 cannot write these into CSV; loadstone writes their JSON text
+    (csv_file,) = (bucket / DATASET / "c").iterdir()
+    lines = gzip.decompress(csv_file.read_bytes()).decode().splitlines()
+    assert lines[1] == '1,"{""a"":1,""b"":""x""}","[1,2]"'

@@ -231,6 +231,22 @@ def test_a_timestamp_without_zone_is_stored_without_zone(
 
 
 @pytest.mark.parametrize("table_format", FORMATS)
+def test_an_arrow_tables_struct_and_list_columns_stay_nested(
+    tmp_path: Path, table_format: str
+) -> None:
+    """dlt 1.31 stores an Arrow item's struct and list columns in Delta and Iceberg tables as
+    they are; loadstone stored their JSON text (differential program p1129)."""
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"nested_{table_format}", str(bucket))
+    table = pa.table({"id": [1, 2], "st": [{"a": 1, "b": "x"}, None], "li": [[1, 2], []]})
+    pipeline.run(table, table_name="t", table_format=table_format)
+    read = read_table(table_format, bucket, "t")
+    assert str(read.schema.field("st").type) == "struct<a: int64, b: string>"
+    assert str(read.schema.field("li").type).startswith("list<")
+    assert _rows(read, "id", "li") == [(1, [1, 2]), (2, [])]
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
 def test_appended_parquet_files_are_committed_as_they_are(
     tmp_path: Path, table_format: str
 ) -> None:
