@@ -49,7 +49,13 @@ from loadstone.exceptions import (
 from loadstone.extract.deferred import Deferred
 from loadstone.extract.mark import DataItemWithMeta, Meta, unwrap
 from loadstone.extract.pipe_graph import PipeGraph, PipeNode, PipeResource, pipe_graph
-from loadstone.extract.resource_pipe import BoundPipe, close_pages, flatten, iterate_data
+from loadstone.extract.resource_pipe import (
+    BoundPipe,
+    YieldMap,
+    close_pages,
+    flatten,
+    iterate_data,
+)
 from loadstone.extract.settings import ExtractSettings, extract_settings
 from loadstone.typing import TDataItem
 
@@ -85,6 +91,9 @@ class _Run:
     #: the children in the order dlt hands them a page
     forks: list[_Run] = attrs.Factory(list)
     done: bool = False
+    #: a step stopped the pipe while pages of a yield map were still to come: the pipe
+    #: stops when the next page leaves it, as dlt's does
+    stopping: bool = False
 
     @property
     def name(self) -> str:
@@ -104,6 +113,8 @@ class _Feed:
     meta: Meta | None = None
     busy: bool = False
     closed: bool = False
+    #: the index of the run's step its pages go to first (after a yield map's)
+    start: int = 0
 
 
 class AsResource(current.resource_context):
@@ -287,6 +298,8 @@ class PipeIterator:
         if feed.kind == "fork":
             child, page = item
             return [(feed.run.node, page)] if child is None else self._fork(child, page)
+        if feed.start:
+            return self._process(feed.run, _marked(item, feed.meta), feed.start)
         return self._item(feed.run, item, feed.meta)
 
     def _item(self, run: _Run, item: TDataItem, meta: Meta | None = None) -> list[Emitted]:
@@ -308,24 +321,50 @@ class PipeIterator:
         return []
 
     # -- pages through steps and forks ----------------------------------------------------
-    def _process(self, run: _Run, page: TDataItem) -> list[Emitted]:
-        """``page`` through the run's steps, then to the caller and to every child."""
+    def _process(self, run: _Run, page: TDataItem, start: int = 0) -> list[Emitted]:
+        """``page`` through the run's steps from ``start``, then to the caller and to every
+        child; a yield map's pages become a feed of their own."""
         if run.done:
             return []
         pages = [page]
-        if run.pipe.steps:
+        steps = run.pipe.steps
+        if steps:
             with AsResource(run.name):
-                for step in run.pipe.steps:
-                    pages = [out for each in pages for out in step.process(each)]
+                pages = self._through(run, pages, start)
         out: list[Emitted] = []
         for each in pages:
             if run.children:  # the page and its forks queued, as dlt queues them
                 self._feeds.append(_Feed(run, _forks(run, each), "fork"))
             elif run.node.selected:
                 out.append((run.node, each))
-        if run.pipe.steps and any(step.stopped for step in run.pipe.steps):
-            self._stop(run)
+        if steps and (run.stopping or any(step.stopped for step in steps)):
+            self._stopped(run, left=bool(pages))
         return out
+
+    def _through(self, run: _Run, pages: list[TDataItem], start: int) -> list[TDataItem]:
+        steps = run.pipe.steps
+        for index in range(start, len(steps)):
+            step = steps[index]
+            if isinstance(step, YieldMap):  # dlt reads the map's generator as a new source
+                for each in pages:
+                    data, _ = unwrap(each)
+                    meta = each.meta if isinstance(each, DataItemWithMeta) else None
+                    if data is not None:
+                        pages_of = step.expand(data)
+                        self._feeds.append(_Feed(run, pages_of, "sync", meta, start=index + 1))
+                return []
+            pages = [out for each in pages for out in step.process(each)]
+        return pages
+
+    def _stopped(self, run: _Run, left: bool) -> None:
+        """A step stopped ``run``'s pipe: its data closes now; pages of a yield map still
+        to come close when the next page leaves the pipe (this one, if it did)."""
+        if left or not any(feed.start for feed in _feeds_of(self._feeds, run)):
+            self._stop(run)
+            return
+        run.stopping = True
+        for feed in [feed for feed in _feeds_of(self._feeds, run) if not feed.start]:
+            self._close(feed)
 
     def _fork(self, child: _Run, page: TDataItem) -> list[Emitted]:
         """One page of a parent to transformer ``child``: a new feed of its call's pages."""

@@ -114,6 +114,38 @@ def per_item(func: Callable[[TDataItem], list[TDataItem]]) -> Step:
     return lambda: _PerItem(func)
 
 
+class YieldMap(PageStep):
+    """dlt's ``add_yield_map``: each item of a page replaced by what ``func`` yields for it.
+    The pipe iterator reads :meth:`expand` as a feed of its own, each value a page for the
+    steps after this one (as dlt reads the step's generator as a new source); ``process``
+    gives them at once, as one page."""
+
+    def __init__(self, func: Callable[[TDataItem], TDataItem]) -> None:
+        self.func = func
+
+    def expand(self, data: TDataItem) -> Iterator[TDataItem]:
+        """The pages ``data`` (a page without its mark) becomes, one by one."""
+        for item in data if isinstance(data, list) else (data,):
+            made = self.func(item)
+            if made is None:
+                continue
+            if isinstance(made, Mapping) or is_arrow_item(made):
+                yield made
+            else:
+                yield from made
+
+    def process(self, page: TDataItem) -> list[TDataItem]:
+        data, rewrap = unwrap(page)
+        if data is None:
+            return [page]
+        out = [new for made in self.expand(data) for new in flatten([made])]
+        return [rewrap(out)] if out else []
+
+
+def yield_map_step(func: Callable[[TDataItem], TDataItem]) -> Step:
+    return lambda: YieldMap(func)
+
+
 class _Limit(PageStep):
     """dlt's ``add_limit``: stop after ``max_items`` pages (with ``count_rows``, rows) or
     ``max_time`` seconds from the start of the run."""

@@ -16,12 +16,12 @@ from loadstone.exceptions import CreatePipeException
 from loadstone.extract.resource_pipe import (
     PageStep,
     Step,
-    flatten,
     is_limit,
     limit_step,
     maybe,
     per_item,
     table_filter,
+    yield_map_step,
 )
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class ResourceSteps:
         self, func: Callable[[TDataItem], TDataItem], insert_at: int | None = None
     ) -> Self:
         """Replace each item by the items ``func`` yields for it (0, 1 or many)."""
-        return self._insert_step(per_item(lambda item: list(flatten(func(item)))), insert_at)
+        return self._insert_step(yield_map_step(func), insert_at)
 
     def _insert_step(self, step: Step, insert_at: int | None) -> Self:
         """``insert_at`` is dlt's index in the resource's pipe: 0 is its head (the data, or

@@ -424,6 +424,40 @@ def shared_table_hints(dlt: Any, folder: str) -> Outcome:
     return {"tables": tables, "events": _rows(pipeline, "events", "id, v")}
 
 
+def yield_map_and_limit(dlt: Any, folder: str) -> Outcome:
+    """``add_yield_map``'s items read as a feed of their own, each a page for the steps
+    after it (interleaved with the data, as dlt reads the map's generator as a new source),
+    and ``add_limit`` before or after it: the limit closes the data at once, the map's pages
+    after the next page that leaves the pipe."""
+    calls: list[Any] = []
+
+    @dlt.resource
+    def numbers() -> Any:
+        try:
+            for i in range(6):
+                calls.append(i)
+                yield {"i": i}
+        finally:
+            calls.append("closed")
+
+    def three(item: Any) -> Any:
+        return ({"i": item["i"], "k": k} for k in range(3))
+
+    outcome: dict[str, Any] = {}
+    for name, resource in {
+        "limit_then_map": numbers().add_limit(2).add_yield_map(three),
+        "map_then_limit": numbers().add_yield_map(three).add_limit(4),
+        "map_filter_limit": numbers()
+        .add_yield_map(three)
+        .add_filter(lambda item: item["k"] == 1)
+        .add_limit(2),
+        "rows_then_map": numbers().add_limit(1, count_rows=True).add_yield_map(lambda x: [x, x]),
+    }.items():
+        outcome[name] = [list(resource), list(calls)]
+        calls.clear()
+    return outcome
+
+
 def _without_keys(tables: dict[str, Any]) -> dict[str, Any]:
     """Rows without the random ``_dlt_id`` and the load id (sorted text of the rest)."""
     return {
@@ -487,4 +521,5 @@ PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
     "yielded_generators": yielded_generators,
     "read_order": read_order,
     "shared_table_hints": shared_table_hints,
+    "yield_map_and_limit": yield_map_and_limit,
 }
