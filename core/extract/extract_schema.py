@@ -17,11 +17,11 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from loadstone.exceptions import DataValidationError
+from loadstone.extract.resource_hints import disposition_config
 from loadstone.naming import NamingConvention
 from loadstone.runtime.working_folder import add_state_table
 from loadstone.schema import Schema, Table
 from loadstone.schema.hints import normalize_hints, table_from_hints
-from loadstone.typing import TWriteDispositionConfig
 
 __all__ = ["add_root_tables", "check_frozen_tables", "new_table_discards"]
 
@@ -102,7 +102,7 @@ def _declared(name: str, hints: Mapping[str, Any]) -> Table:
     """The table a package's hints declare before any row (dlt's ``compute_table_schema``:
     declared columns, keys, write disposition, resource), through the schema's one reading
     of hints."""
-    disposition: TWriteDispositionConfig = hints.get("write_disposition") or "append"
+    disposition = disposition_config({"write_disposition": "append", **hints})
     return table_from_hints(
         name,
         columns=hints.get("columns"),

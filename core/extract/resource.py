@@ -273,13 +273,12 @@ class Resource(ResourceSteps):
             table_name = table_name(item)
         routed = isinstance(meta, TableNameMeta) or callable(self._table_name)
         cursor = self._incremental  # a cursor argument shows once bound to a run, as dlt's
-        hints = merge_hints(
-            self._hints, cursor_column_hints(None if cursor is None else cursor.cursor_path)
-        )
+        marked = cursor_column_hints(None if cursor is None else cursor.cursor_path)
+        hints = self._hints
         if item is not None and self._hint_functions:  # dlt's dynamic hints, for this item
             hints = merge_hints(hints, hints_of_item(self._hint_functions, item))
         variant = variant_hints(hints, self._variants, table_name) if routed else None
-        return declared_table(hints if variant is None else variant, table_name, self.name)
+        return declared_table(hints if variant is None else variant, table_name, self.name, marked)
 
     def apply_hints(
         self,

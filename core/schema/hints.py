@@ -141,6 +141,8 @@ def columns_from_hint(
             column = spec if name is None else attrs.evolve(spec, name=name)
         elif isinstance(spec, Mapping):
             column = Column.from_dict(spec, name)  # without a key: the dict's own name
+            if "name" not in spec:  # dlt adds the name after the hints given
+                column = attrs.evolve(column, key_order=(*spec, "name"))
         else:
             raise InvalidSchemaError(f"column hint for {name!r} must be a dict, got {spec!r}")
         if column.data_type is not None:
@@ -158,16 +160,32 @@ def _mark(columns: dict[str, Column], names: Iterable[str], hint: str) -> None:
             if name not in names and column.hint(hint):
                 columns[name] = column.evolve(**{hint: None})
     for name in names:
-        existing = columns.get(name) or Column(name)
-        changes: dict[str, object] = {hint: True}
-        if existing.nullable is None:  # a key holds no null (dlt 1.31's primary and merge keys)
+        # a key holds no null (dlt 1.31's primary and merge keys); the hints in dlt's order:
+        # a key column it makes reads {name, nullable, key}, a declared one gets key, nullable
+        existing = columns.get(name) or Column(name, nullable=False, key_order=("name", "nullable"))
+        changes: dict[str, Any] = {hint: True}
+        if existing.nullable is None:
             changes["nullable"] = False
-        columns[name] = existing.evolve(**changes)
+        order = existing.key_order or tuple(existing.to_dict())
+        changes["key_order"] = (*order, *(key for key in changes if key not in order))
+        columns[name] = attrs.evolve(existing, **changes)
 
 
-def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
+def hints_first(column: Column, hinted: Column) -> Column:
+    """``column`` (a typed column with code's hints merged in) with the keys of those hints
+    first, in their order, as dlt 1.31 types a hinted column: ``{name, nullable,
+    primary_key}`` gets its ``data_type`` last."""
+    if not hinted.key_order:
+        return column
+    order = tuple(hinted.to_dict())
+    rest = (key for key in column.to_dict() if key not in order)
+    return attrs.evolve(column, key_order=(*order, *rest))
+
+
+def scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
     """dlt's scd2 validity columns (named by ``validity_column_names``) and the row version
-    (``_dlt_id`` as a content hash, or the user's ``row_version_column_name``)."""
+    (``_dlt_id`` as a content hash, or the user's ``row_version_column_name``), with their
+    hints in dlt 1.31's order; they replace declared columns of the same names, as dlt's."""
     names = extra.get("x-validity-column-names") or [_SCD2_VALID_FROM, _SCD2_VALID_TO]
     valid_from, valid_to = names[0], names[1]
     version = extra.get("x-row-version-column-name") or _ROW_KEY
@@ -175,7 +193,12 @@ def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
     # scd2 rows are identified by their version (a content hash in _dlt_id, or the user's
     # row_version_column_name): a version, not a key, and never null, as dlt 1.31 stores it
     row_version = Column(
-        version, nullable=False, unique=False, row_key=False, extra={"x-row-version": True}
+        version,
+        nullable=False,
+        unique=False,
+        row_key=False,
+        extra={"x-row-version": True},
+        key_order=("name", "nullable", "x-row-version", "unique", "row_key"),
     )
     return {
         valid_from: Column(
@@ -190,6 +213,18 @@ def _scd2_columns(extra: Mapping[str, Any]) -> dict[str, Column]:
         ),
         version: row_version,
     }
+
+
+def declared_key_order(write_disposition: str | None) -> tuple[str, ...]:
+    """dlt 1.31's order of the keys of a table declared by code hints (its
+    ``compute_table_schema``, and so the table its schema keeps): a merge's strategy and
+    boundary, then its ``write_disposition``, come after the contract, formats and
+    references; any other disposition comes right after ``columns``."""
+    keys = ("schema_contract", "table_format", "file_format", "references")
+    if write_disposition == "merge":
+        merge = ("x-merge-strategy", "x-boundary-timestamp", "write_disposition")
+        return ("columns", *keys, *merge, "name", "resource")
+    return ("columns", "write_disposition", *keys, "name", "resource")
 
 
 def table_from_hints(
@@ -219,9 +254,9 @@ def table_from_hints(
     _mark(cols, _as_list(merge_key), "merge_key")
     if extra.get("x-merge-strategy") == "scd2":
         # after the declared columns, as dlt orders them (tests/fixtures/relational/
-        # scd2_columns_dlt.json); a declared column of the same name wins
-        for name, column in _scd2_columns(extra).items():
-            cols.setdefault(name, column)
+        # scd2_columns_dlt.json); they replace a declared column of the same name in place
+        for name, column in scd2_columns(extra).items():
+            cols[name] = column
     if schema_contract is not None:
         SchemaContract.parse(schema_contract)  # validate early, keep the user's form
     if table_format is not None:
@@ -239,6 +274,7 @@ def table_from_hints(
         description=description,
         resource=resource,
         extra=extra,
+        key_order=declared_key_order(disposition),
     )
 
 

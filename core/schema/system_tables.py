@@ -27,8 +27,15 @@ LOADS_TABLE_NAME: Final = "_dlt_loads"
 STATE_TABLE_NAME: Final = "_dlt_pipeline_state"
 
 
-def _sys(data_type: str, description: str, nullable: bool = False) -> TColumnSchema:
-    return {"data_type": data_type, "nullable": nullable, "description": description}
+def _sys(
+    data_type: str, description: str, nullable: bool = False, precision: int | None = None
+) -> TColumnSchema:
+    """A system column in dlt's key order (a precision comes before the description)."""
+    column: TColumnSchema = {"data_type": data_type, "nullable": nullable}
+    if precision is not None:
+        column["precision"] = precision
+    column["description"] = description
+    return column
 
 
 def version_table(name: str = VERSION_TABLE_NAME) -> Table:
@@ -62,10 +69,7 @@ def loads_table(name: str = LOADS_TABLE_NAME) -> Table:
     return Table.from_dict(
         {
             "columns": {
-                "load_id": {
-                    **_sys("text", "Unique identifier of the load operation"),
-                    "precision": 64,
-                },
+                "load_id": _sys("text", "Unique identifier of the load operation", precision=64),
                 "schema_name": _sys("text", "Name of the schema associated with this load", True),
                 "status": _sys("bigint", "Status of the load operation (0 = success)"),
                 "inserted_at": _sys("timestamp", "Timestamp when the load was completed"),
@@ -94,10 +98,9 @@ def state_table(name: str = STATE_TABLE_NAME) -> Table:
                 "version_hash": _sys(
                     "text", "Hash of the state content, used to detect changes", True
                 ),
-                "_dlt_load_id": {
-                    **_sys("text", "Load identifier linking this row to its load operation"),
-                    "precision": 64,
-                },
+                "_dlt_load_id": _sys(
+                    "text", "Load identifier linking this row to its load operation", precision=64
+                ),
                 "_dlt_id": {
                     "data_type": "text",
                     "nullable": False,
@@ -107,6 +110,7 @@ def state_table(name: str = STATE_TABLE_NAME) -> Table:
             },
             "write_disposition": "append",
             "file_format": "preferred",
+            "name": name,  # after the formats, as dlt orders the state table's keys
             "resource": STATE_TABLE_NAME,
         },
         name,

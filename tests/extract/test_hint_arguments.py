@@ -8,6 +8,7 @@ What dlt loads for the same programs is compared in ``tests/compat/hint_argument
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +221,102 @@ def test_a_dynamic_table_name_needs_an_item_for_the_table_schema() -> None:
     res = dlt.resource([{"k": "a"}], name="t", table_name=lambda item: item["k"])
     with pytest.raises(dlt.DataItemRequiredForDynamicTableHints):
         res.compute_table_schema()
+
+
+_VALID_FROM = {
+    "name": "_dlt_valid_from",
+    "data_type": "timestamp",
+    "nullable": True,
+    "x-valid-from": True,
+}
+_VALID_TO = {
+    "name": "_dlt_valid_to",
+    "data_type": "timestamp",
+    "nullable": True,
+    "x-valid-to": True,
+}
+_ROW_VERSION = {
+    "name": "_dlt_id",
+    "nullable": False,
+    "x-row-version": True,
+    "unique": False,
+    "row_key": False,
+}
+_REFS = [{"columns": ["a"], "referenced_table": "o", "referenced_columns": ["id"]}]
+
+#: hints -> dlt 1.31's compute_table_schema() (p1216-p1219): its keys in its order
+TABLE_SCHEMA_CASES: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    (
+        {"primary_key": "id", "write_disposition": "merge"},
+        {"columns": {"id": {"name": "id", "nullable": False, "primary_key": True}},
+         "write_disposition": "merge"},
+    ),
+    (
+        {"write_disposition": {"disposition": "merge", "strategy": "scd2",
+                               "active_record_timestamp": "9999-12-31",
+                               "boundary_timestamp": "2024-01-01T00:00:00",
+                               "retire_absent_rows": False, "natural_key": "nk"}},
+        {"columns": {"_dlt_valid_from": _VALID_FROM,
+                     "_dlt_valid_to": {**_VALID_TO, "x-active-record-timestamp": "9999-12-31"},
+                     "_dlt_id": _ROW_VERSION},
+         "x-merge-strategy": "scd2", "x-boundary-timestamp": "2024-01-01T00:00:00",
+         "write_disposition": "merge"},
+    ),
+    (
+        {"write_disposition": {"disposition": "merge", "strategy": "scd2"},
+         "columns": {"_dlt_valid_from": {"data_type": "date"}, "q": {"data_type": "text"}}},
+        {"columns": {"_dlt_valid_from": _VALID_FROM, "q": {"data_type": "text", "name": "q"},
+                     "_dlt_valid_to": {**_VALID_TO, "x-active-record-timestamp": None},
+                     "_dlt_id": _ROW_VERSION},
+         "x-merge-strategy": "scd2", "write_disposition": "merge"},
+    ),
+    (
+        {"primary_key": ["a"], "merge_key": ["a", "b"], "write_disposition": "merge"},
+        {"columns": {"a": {"name": "a", "nullable": False, "primary_key": True, "merge_key": True},
+                     "b": {"name": "b", "nullable": False, "merge_key": True}},
+         "write_disposition": "merge"},
+    ),
+    (
+        {"write_disposition": {"disposition": "merge", "strategy": "upsert"}, "primary_key": "id",
+         "references": _REFS, "schema_contract": "freeze", "max_table_nesting": 1,
+         "file_format": "jsonl"},
+        {"columns": {"id": {"name": "id", "nullable": False, "primary_key": True}},
+         "schema_contract": "freeze", "file_format": "jsonl", "references": _REFS,
+         "x-normalizer": {"max_nesting": 1}, "x-merge-strategy": "upsert",
+         "write_disposition": "merge"},
+    ),
+    (
+        {"references": _REFS, "schema_contract": "evolve", "merge_key": "a"},
+        {"columns": {"a": {"name": "a", "nullable": False, "merge_key": True}},
+         "write_disposition": "append", "schema_contract": "evolve", "references": _REFS},
+    ),
+    (
+        {"nested_hints": {"sub": {"columns": {"q": {"data_type": "bigint"}}}}},
+        {"columns": {}, "write_disposition": "append"},
+    ),
+    (
+        {"columns": {"a": {"data_type": "bigint"}}, "primary_key": "a"},
+        {"columns": {"a": {"data_type": "bigint", "name": "a", "primary_key": True,
+                           "nullable": False}},
+         "write_disposition": "append"},
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("hints", "expected"), TABLE_SCHEMA_CASES)
+def test_compute_table_schema_gives_dlts_keys_in_dlts_order(
+    hints: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    table = dlt.resource([{"id": 1}], name="r", **hints).compute_table_schema()
+    expected = {**expected, "name": "r", "resource": "r"}
+    assert json.dumps(table) == json.dumps(expected)
+
+
+def test_a_cursor_marks_its_column_after_the_keys() -> None:
+    # dlt 1.31 (p1216): {'data_type', 'name', 'primary_key', 'nullable', 'incremental'}
+    res = dlt.resource(
+        [{"a": 1}], name="r", primary_key="a", columns={"a": {"data_type": "bigint"}}
+    )
+    res.apply_hints(incremental=dlt.sources.incremental("a"))
+    column = res.compute_table_schema()["columns"]["a"]
+    assert list(column) == ["data_type", "name", "primary_key", "nullable", "incremental"]

@@ -24,6 +24,7 @@ from loadstone.normalizers.contract import NormalizeContext
 from loadstone.plugins.normalizers.relational import RelationalNormalizer
 from loadstone.schema import Schema
 from loadstone.schema.settings import compile_preferred
+from loadstone.schema.system_tables import state_table
 
 FIXTURES = locations.FIXTURES
 FIXTURE = FIXTURES / "schemas" / "preferred_types_order_dlt.json"
@@ -64,6 +65,39 @@ def test_scd2_columns_follow_the_declared_columns_as_in_dlt(tmp_path: Path) -> N
     assert list(columns) == list(observed["columns"])
     for name, expected in observed["columns"].items():
         assert columns[name] == expected, name
+
+
+def test_hinted_tables_and_columns_keep_dlts_key_order(tmp_path: Path) -> None:
+    """dlt 1.31 (p1212, p1220): a key column reads {name, nullable, primary_key} and its
+    type comes last; a merge table's strategy comes before its write disposition."""
+    package = StandInPackage(tmp_path)
+    package.add_jsonl("dim", [{"id": 1, "v": "a"}])
+    package.table_hints = {
+        "dim": make_hints(
+            primary_key="id", write_disposition={"disposition": "merge", "strategy": "scd2"}
+        )
+    }
+    context = NormalizeContext(spark=None, naming=snake_case())
+    result = RelationalNormalizer().normalize(package, schema_of(), context)
+    table = schema_tables(result)["dim"]
+    assert [k for k in table if k != "columns"] == [
+        "x-merge-strategy", "write_disposition", "name", "resource", "x-normalizer"
+    ]  # fmt: skip
+    assert list(table["columns"]["id"]) == ["name", "nullable", "primary_key", "data_type"]
+    assert list(table["columns"]["_dlt_id"]) == [
+        "name", "nullable", "x-row-version", "unique", "row_key", "data_type"
+    ]  # fmt: skip
+
+
+def test_system_columns_keep_dlts_key_order() -> None:
+    # dlt 1.31 (p1211): a precision comes before the description; the state table's name
+    # after its formats
+    tables = Schema("s").tables
+    load_id = ["name", "data_type", "nullable", "precision", "description"]
+    assert list(tables["_dlt_loads"]["columns"]["load_id"]) == load_id
+    state = state_table()
+    assert list(state.to_dict())[1:5] == ["write_disposition", "file_format", "name", "resource"]
+    assert list(state.columns["_dlt_load_id"].to_dict()) == load_id
 
 
 def test_the_normalizer_evolves_a_copy_and_leaves_the_given_schema_alone(tmp_path: Path) -> None:

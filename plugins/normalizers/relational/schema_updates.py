@@ -53,7 +53,13 @@ from loadstone.schema import Column, Schema, Table
 from loadstone.schema.collisions import find_identifier_collisions
 from loadstone.schema.contracts import SchemaContract
 from loadstone.schema.decimals import DecimalShape, shape_of
-from loadstone.schema.hints import disposition_of, normalize_hints, table_from_hints
+from loadstone.schema.hints import (
+    declared_key_order,
+    disposition_of,
+    hints_first,
+    normalize_hints,
+    table_from_hints,
+)
 from loadstone.schema.settings import SchemaSettings, hints_for_column
 from loadstone.schema.stored import TTableSchema
 from loadstone.typing import TSchemaContract
@@ -444,9 +450,6 @@ def _by_table(decisions: Decisions) -> dict[str, list[tuple[str, ColumnDecision]
     return grouped
 
 
-#: the key order of a root table dlt makes from a resource's hints
-_HINTED_ROOT_KEYS: Final = ("columns", "write_disposition", "name", "resource")
-
 #: dlt's link columns of nested rows: in a root table a user key of that name is user data
 _NESTED_ONLY: Final = (PARENT_ID, LIST_IDX)
 
@@ -457,11 +460,13 @@ def _new_column(
     is_root = schema.tables[table].parent is None
     if name in _SYSTEM_TYPES and not (is_root and name in _NESTED_ONLY):
         column = system_column(name)
-        return column if hinted is None else column.merge(hinted)
+        return column if hinted is None else hints_first(column.merge(hinted), hinted)
     column = schema.new_column(table, name, decision.data_type, variant=decision.variant)
     if name in _NESTED_ONLY:  # typed by the user's values, not null by dlt's default hints
         column = attrs.evolve(column, nullable=False)
-    return column if hinted is None else column.merge(attrs.evolve(hinted, data_type=None))
+    if hinted is None:
+        return column
+    return hints_first(column.merge(attrs.evolve(hinted, data_type=None)), hinted)
 
 
 def apply_facts(
@@ -493,7 +498,11 @@ def apply_facts(
         if name not in schema.tables:
             # every hinted column, typed or not (dlt keeps one no data fills as incomplete);
             # a root made from code hints writes its keys as dlt's hint table does
-            keys = _HINTED_ROOT_KEYS if plan is not None else nested_keys(nested_plans.get(name))
+            keys = (
+                declared_key_order(plan.disposition[0] if plan.disposition else None)
+                if plan is not None
+                else nested_keys(nested_plans.get(name))
+            )
             parent = summary.parents[name]
             schema.update_table(
                 Table(name, parent=parent, columns=[*hinted.values()], key_order=keys)
