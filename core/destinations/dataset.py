@@ -25,6 +25,7 @@ from loadstone.destinations.query_results import (
     QueryResult,
     execute_frame,
     execute_query,
+    frame_chunk_rows,
     quote_identifier,
 )
 from loadstone.destinations.sql_client import SqlClient
@@ -120,20 +121,33 @@ class Relation(RelationLoads):
             yield table.slice(start, chunk_size)
 
     def iter_df(self, chunk_size: int) -> Iterator[pd.DataFrame]:
-        frame = self.df()
-        for start in range(0, len(frame), chunk_size):
-            yield frame.iloc[start : start + chunk_size].reset_index(drop=True)
+        """The result as pandas frames of ``chunk_size`` rows (DuckDB: of one vector, 2048
+        rows, as dlt 1.31's)."""
+        frame, rows = self._frame()
+        step = rows or chunk_size
+        for start in range(0, len(frame), step):
+            yield frame.iloc[start : start + step].reset_index(drop=True)
 
-    def arrow(self) -> pa.Table:
-        """The result as a ``pyarrow.Table``."""
-        return self._run(want_arrow=True).to_arrow()
+    def arrow(self, chunk_size: int | None = None) -> pa.Table:
+        """The result as a ``pyarrow.Table`` (its first ``chunk_size`` rows, when given)."""
+        table = self._run(want_arrow=True).to_arrow()
+        return table if chunk_size is None else table.slice(0, chunk_size)
 
-    def df(self) -> pd.DataFrame:
+    def df(self, chunk_size: int | None = None) -> pd.DataFrame:
         """The result as a pandas DataFrame (needs pandas): DuckDB's own on DuckDB, as dlt's
-        (its column types), else made from Arrow."""
+        (its column types), else made from Arrow; its first chunk when ``chunk_size`` is
+        given (as :meth:`iter_df` counts it)."""
+        frame, rows = self._frame()
+        if chunk_size is None:
+            return frame
+        return frame.iloc[: rows or chunk_size].reset_index(drop=True)
+
+    def _frame(self) -> tuple[pd.DataFrame, int | None]:
+        """The whole result as a frame, and the rows of its chunks (None: as asked)."""
         with self._dataset._client() as client:
             frame = execute_frame(client, self.sql, self._params)
-        return frame if frame is not None else self.arrow().to_pandas()
+            rows = frame_chunk_rows(client)
+        return (frame if frame is not None else self.arrow().to_pandas()), rows
 
     @property
     def columns(self) -> list[str]:

@@ -29,9 +29,13 @@ FrameMaker = Callable[["pa.Table"], "pd.DataFrame | None"]
 class QueryCursor:
     """A DB-API style cursor over one result: every fetch continues where the last stopped."""
 
-    def __init__(self, result: QueryResult, frame: FrameMaker | None = None) -> None:
+    def __init__(
+        self, result: QueryResult, frame: FrameMaker | None = None, frame_rows: int | None = None
+    ) -> None:
         self._result = result
         self._frame = frame
+        #: the rows of a frame's chunk whatever its size says (a DuckDB vector, as dlt's)
+        self._frame_rows = frame_rows
         self._at = 0  # the next row to hand out
         types = result.types or [None] * len(result.columns)
         #: DB-API's seven items per column: name, type code, then five unknowns; None for a
@@ -66,9 +70,14 @@ class QueryCursor:
         """The rows not read yet (or the next ``chunk_size`` of them) as Arrow."""
         return self._take_arrow(chunk_size)
 
-    def df(self, chunk_size: int | None = None) -> pd.DataFrame:
-        """The rows not read yet (or the next ``chunk_size`` of them) as a pandas frame."""
-        return self._to_frame(self._take_arrow(chunk_size))
+    def df(self, chunk_size: int | None = None) -> pd.DataFrame | None:
+        """The rows not read yet (or the next ``chunk_size`` of them; on DuckDB the next
+        vector) as a pandas frame."""
+        rows = None if chunk_size is None else (self._frame_rows or chunk_size)
+        taken = self._take_arrow(rows)
+        if chunk_size is not None and not taken.num_rows:
+            return None  # a chunk past the end, as dlt's cursor answers it
+        return self._to_frame(taken)
 
     def _to_frame(self, table: pa.Table) -> pd.DataFrame:
         frame = self._frame(table) if self._frame is not None else None
@@ -83,5 +92,5 @@ class QueryCursor:
             yield chunk
 
     def iter_df(self, chunk_size: int) -> Iterator[pd.DataFrame]:
-        for chunk in self.iter_arrow(chunk_size):
+        for chunk in self.iter_arrow(self._frame_rows or chunk_size):
             yield self._to_frame(chunk)

@@ -264,6 +264,17 @@ def execute_frame(
         raise _QUERY_ERRORS[kind](f"query failed: {exc}\n  sql: {sql}") from exc
 
 
+#: rows of one DuckDB vector: dlt 1.31 reads DuckDB's pandas frames one vector at a time
+#: (DuckDB's ``fetch_df_chunk``), whatever ``chunk_size`` says
+DUCKDB_VECTOR_ROWS = 2048
+
+
+def frame_chunk_rows(client: DestinationClient) -> int | None:
+    """The rows of every chunk of a frame (``df(chunk_size=)``, ``iter_df``): a DuckDB
+    vector on a DuckDB-style client, as dlt 1.31's; None where ``chunk_size`` rows are."""
+    return DUCKDB_VECTOR_ROWS if getattr(client.connection, "from_arrow", None) else None
+
+
 def arrow_frame(client: DestinationClient, table: pa.Table) -> pd.DataFrame | None:
     """An Arrow result as DuckDB's own pandas frame (None on a client that is not
     DuckDB-style), the types ``execute_frame`` gives, without running the query again."""

@@ -18,6 +18,7 @@ from loadstone.destinations.query_cursor import QueryCursor
 from loadstone.destinations.query_results import (
     arrow_frame,
     execute_query,
+    frame_chunk_rows,
     quote_identifier,
     replace_placeholders,
 )
@@ -114,7 +115,9 @@ class SqlClient:
     def execute_query(self, sql: str, *args: object) -> Iterator[QueryCursor]:
         client = self.open_connection()
         result = execute_query(client, sql, args, want_arrow=False)
-        yield QueryCursor(result, lambda table: arrow_frame(client, table))
+        yield QueryCursor(
+            result, lambda table: arrow_frame(client, table), frame_chunk_rows(client)
+        )
 
     @contextlib.contextmanager
     def begin_transaction(self) -> Iterator[SqlClient]:

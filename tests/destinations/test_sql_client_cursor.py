@@ -67,7 +67,8 @@ def test_a_cursor_reads_in_chunks_from_where_it_stopped(pipeline: dlt.Pipeline) 
     with pipeline.sql_client() as client:
         with client.execute_query(QUERY) as cursor:
             assert cursor.fetchone() is not None
-            assert [len(frame) for frame in cursor.iter_df(chunk_size=3)] == [3, 1]
+            # dlt 1.31 on DuckDB: frames of one vector (2048 rows), whatever chunk_size says
+            assert [len(frame) for frame in cursor.iter_df(chunk_size=3)] == [4]
         with client.execute_query(QUERY) as cursor:
             assert [t.num_rows for t in cursor.iter_arrow(chunk_size=2)] == [2, 2, 1]
             assert cursor.fetchall() == []
@@ -90,3 +91,22 @@ def test_fetchmany_reads_one_row_when_no_size_is_given(pipeline: dlt.Pipeline) -
     assert len(pipeline.dataset().t.fetchmany()) == 1
     with pipeline.sql_client() as client, client.execute_query(QUERY) as cursor:
         assert len(cursor.fetchmany()) == 1 and len(cursor.fetchmany(10)) == 4
+
+
+def test_frames_come_in_duckdb_vectors_as_dlts(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31 reads DuckDB's frames a vector (2048 rows) at a time, whatever
+    ``chunk_size`` says, and a chunk past the end is None; loadstone cut them at
+    ``chunk_size`` rows, and ``Relation.df(chunk_size=)`` was refused (TypeError;
+    differential program p1133)."""
+    big = "SELECT range AS id FROM range(5000)"
+    with pipeline.sql_client() as client:
+        with client.execute_query(big) as cursor:
+            assert [len(frame) for frame in cursor.iter_df(chunk_size=1)] == [2048, 2048, 904]
+        with client.execute_query(QUERY) as cursor:
+            first = cursor.df(chunk_size=2)
+            assert first is not None and len(first) == 5
+            assert cursor.df(chunk_size=2) is None
+    relation = pipeline.dataset()(big)  # type: ignore[operator]  # a dataset is callable
+    assert [len(frame) for frame in relation.iter_df(chunk_size=1000)] == [2048, 2048, 904]
+    assert len(relation.df(chunk_size=10)) == 2048
+    assert relation.arrow(chunk_size=10).num_rows == 10
