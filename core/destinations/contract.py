@@ -522,6 +522,13 @@ class Destination:
         where = self._loader_hook("stored_at")
         return None if where is None else cast("StoredAt | None", where(self, pipeline_name))
 
+    def shown_location(self) -> str | None:
+        """Where the data is as dlt's load info shows it, when the loader says so without
+        connecting (its optional classmethod ``shown_location(destination)``: a bucket's
+        URL); None when it does not say."""
+        hook = self._loader_hook("shown_location")
+        return None if hook is None else cast("str | None", hook(self))
+
     def check_settings(self) -> None:
         """Parse the settings the loader reads (its optional classmethod
         ``check_settings(destination)``), so a bad one fails before any work, not when the

@@ -72,6 +72,9 @@ def _where(destination: Destination, pipeline_name: str) -> str:
     if stored is not None:
         location = stored.location
         return location if "://" in location else f"{destination.kind}:///{location}"
+    shown = destination.shown_location()
+    if shown is not None:
+        return shown
     credentials = destination.config.get("credentials")
     if not isinstance(credentials, str):
         return ""

@@ -179,6 +179,9 @@ class DestinationTarget:
         stored = self.destination.stored_at(self.pipeline_name)
         if stored is not None:
             return stored.location
+        shown = self.destination.shown_location()
+        if shown is not None:
+            return shown
         credentials = self.destination.config.get("credentials")
         if isinstance(credentials, (str, Path)):
             return without_password(str(credentials))

@@ -28,7 +28,7 @@ from loadstone.destinations.contract import (
     SchemaVersionRow,
     StateDict,
 )
-from loadstone.exceptions import DestinationError, LoadFailed
+from loadstone.exceptions import DestinationError, FilesystemConfigError, LoadFailed
 from loadstone.plugins.destinations.filesystem import file_formats
 from loadstone.plugins.destinations.filesystem.client_view import TableWriter
 from loadstone.plugins.destinations.filesystem.configuration import (
@@ -91,6 +91,19 @@ class FilesystemClient(ClosesOnExit):
         self.layout = Layout(self.config.layout, self.config.extra_placeholders)
         self._reader: DatasetReader | None = None
         self._table_writers: dict[str, TableWriter] = {}
+
+    @classmethod
+    def shown_location(cls, destination: Destination) -> str | None:
+        """The bucket as dlt 1.31's load info shows it: a local folder as its absolute
+        ``file://`` URL (``file:///home/me/lake``), a bucket's URL as given; None without
+        a bucket."""
+        try:
+            url = resolve_configuration(destination).bucket_url
+        except FilesystemConfigError:
+            return None
+        if "://" in url:
+            return url
+        return Path(url).expanduser().absolute().as_uri()
 
     # --- names and places --------------------------------------------------------------
 

@@ -375,3 +375,21 @@ def test_an_arrow_tables_struct_and_list_columns_stay_nested_in_parquet(tmp_path
     (csv_file,) = (bucket / DATASET / "c").iterdir()
     lines = gzip.decompress(csv_file.read_bytes()).decode().splitlines()
     assert lines[1] == '1,"{""a"":1,""b"":""x""}","[1,2]"'
+
+
+@pytest.mark.parametrize("given", ["relative", "file_url"])
+def test_load_info_and_the_dataset_show_the_bucket_as_dlt_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    """dlt 1.31 shows a local bucket as its absolute file:// URL in the load info ("The
+    filesystem destination used file:///.../lake location to store data") and in the
+    dataset's text; loadstone showed the path as given, and nothing for a bucket_url=
+    keyword (differential program p1135)."""
+    monkeypatch.chdir(tmp_path)
+    url = "lake" if given == "relative" else (tmp_path / "lake").as_uri()
+    pipeline = fs_pipeline(tmp_path, f"shown_{given}", url)
+    info = pipeline.run([{"id": 1}], table_name="t")
+    expected = (tmp_path / "lake").as_uri()
+    assert info.destination_displayable_credentials == expected
+    assert f"The filesystem destination used {expected} location to store data" in str(info)
+    assert f"at `filesystem[{expected}]`" in str(pipeline.dataset())
