@@ -181,10 +181,8 @@ class ClosesOnExit:
 #: a table's entry in a :class:`LoadRequest`: files or folders (see :func:`load_files`)
 LoadFileSpec = Sequence[str | Path] | str | Path
 
-#: the name of a normalized Parquet file made from Arrow items (tables, record batches,
-#: frames) starts so; files made from rows (dicts) do not. dlt 1.31 writes a file's text
-#: formats by where its rows came from (CSV from rows with Python's ``csv`` module, from
-#: Arrow with pyarrow's), so a loader writing them asks :func:`from_arrow`.
+#: the name of a normalized Parquet file made from Arrow items starts so, not one made from
+#: rows: dlt 1.31 writes text formats by where rows came from (:func:`from_arrow`)
 ARROW_FILE_PREFIX = "arrow-"
 
 
@@ -523,9 +521,8 @@ class Destination:
         return None if where is None else cast("StoredAt | None", where(self, pipeline_name))
 
     def shown_location(self) -> str | None:
-        """Where the data is as dlt's load info shows it, when the loader says so without
-        connecting (its optional classmethod ``shown_location(destination)``: a bucket's
-        URL); None when it does not say."""
+        """Where the data is as dlt's load info shows it (the loader's optional classmethod
+        ``shown_location(destination)``: a bucket's URL); None when it does not say."""
         hook = self._loader_hook("shown_location")
         return None if hook is None else cast("str | None", hook(self))
 
