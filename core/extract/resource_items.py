@@ -175,8 +175,6 @@ class TableSink:
         self.filled: set[str] = set()
         #: the tables the schema already holds for this resource (emptied under replace)
         self.known_tables: tuple[str, ...] = ()
-        if isinstance(target, str):  # the package lists tables in the resources' order (dlt's)
-            writer.add_hints(target, hints)
 
     def write(self, page: TDataItem) -> None:
         page_target: TTableHintTemplate[str] = self.target
@@ -198,6 +196,8 @@ class TableSink:
                 if isinstance(meta, HintsMeta) and "name" in meta.hints:
                     self.target = page_target
             page = page.data
+        if isinstance(page, list) and not page and isinstance(page_target, str):  # names it too
+            self.writer.add_hints(page_target, self._hints_of(page_target, routed))
         for item in page if isinstance(page, list) else (page,):
             if item is None:
                 if not isinstance(page, list) or not isinstance(page_target, str):

@@ -458,6 +458,37 @@ def yield_map_and_limit(dlt: Any, folder: str) -> Outcome:
     return outcome
 
 
+def table_order(dlt: Any, folder: str) -> Outcome:
+    """The schema lists a run's tables in the order they got their first page (a page of
+    transformer ``lines`` comes before its parent ``orders``' own page, as dlt forks it; an
+    empty page names its table too)."""
+
+    @dlt.resource
+    def users() -> Any:
+        yield [{"id": 1}, {"id": 2}]
+
+    @dlt.transformer(data_from=users)
+    def orders(page: Any) -> Any:
+        yield [{"oid": user["id"] * 10} for user in page]
+
+    @dlt.transformer(data_from=orders)
+    def lines(page: Any) -> Any:
+        yield [{"oid": order["oid"], "line": 1} for order in page]
+
+    @dlt.resource
+    def late() -> Any:
+        yield []
+        yield {"x": 1}
+
+    @dlt.resource
+    def early() -> Any:
+        yield {"y": 1}
+
+    pipeline = _pipeline(dlt, folder, "table_order")
+    pipeline.run([users, orders, lines, late, early])
+    return {"tables": list(pipeline.default_schema.tables)}
+
+
 def _without_keys(tables: dict[str, Any]) -> dict[str, Any]:
     """Rows without the random ``_dlt_id`` and the load id (sorted text of the rest)."""
     return {
@@ -522,4 +553,5 @@ PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
     "read_order": read_order,
     "shared_table_hints": shared_table_hints,
     "yield_map_and_limit": yield_map_and_limit,
+    "table_order": table_order,
 }

@@ -1,6 +1,6 @@
 """The tables and columns a first run adds, in dlt 1.31's order (the Schema probes of
 ``tests/schema/test_schema_object_dlt.py`` compare the whole schema with dlt's recording):
-roots as the resources were given, the state table, then nested tables; a column declared
+roots in the order they got their first page, the state table, then nested tables; a column declared
 without a type that no row fills stays in the schema as an incomplete column, and creates
 nothing at the destination."""
 
