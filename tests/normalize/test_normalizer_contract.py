@@ -210,6 +210,28 @@ def test_discard_row_drops_rows_with_new_columns(tmp_path: Path) -> None:
     assert [r["a"] for r in read_table(second, "t")] == [3]
 
 
+@pytest.mark.parametrize(
+    ("contract", "columns"),
+    [  # dlt 1.31 (p1224): the discarded row's other changes its contract allows stay
+        ({"columns": "discard_row"}, ["a", "s", "s__v_text"]),
+        ({"data_type": "discard_row"}, ["a", "s", "b", "c"]),
+    ],
+)
+def test_a_discarded_row_still_makes_the_changes_its_contract_allows(
+    tmp_path: Path, contract: dict[str, str], columns: list[str]
+) -> None:
+    first = _normalize(tmp_path, [{"a": 1, "s": 1}])
+    second = _normalize(
+        tmp_path,
+        [{"a": 2, "b": 2, "s": "text", "c": 3}, {"a": 3}],
+        schema=first.schema,
+        hints={"schema_contract": contract},
+    )
+    assert [r["a"] for r in read_table(second, "t")] == [3]
+    table = schema_tables(second)["t"]["columns"]
+    assert [c for c in table if not c.startswith("_dlt")] == columns
+
+
 def test_long_identifiers_are_shortened_to_the_naming_limit(tmp_path: Path) -> None:
     result = _normalize(tmp_path, [{"k" * 80: {"inner" * 10: 1}}], naming=snake_case(max_length=30))
     assert all(len(c) <= 30 for c in schema_tables(result)["t"]["columns"])

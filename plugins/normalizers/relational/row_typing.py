@@ -116,6 +116,9 @@ class RowTyper:
         cursor = self._cursor
         seq = cursor.seq
         native = self._native
+        # a row a contract discards is still read to its end: the changes its other values
+        # make where the contract lets them (a new column, a variant) stay, as in dlt 1.31
+        kept = True
         if native is not None:
             fill = native.fill
             step = fill(raw, exact, columns, n, 0, seq)
@@ -126,8 +129,7 @@ class RowTyper:
                     placed = self.place_other(table, col, value, spec, types, columns, n)
                 except TaskFailure as failure:
                     raise failure.with_row(raw, col) from None
-                if not placed:
-                    return self._discard(columns, n)
+                kept = kept and placed
                 step = fill(raw, exact, columns, n, pos, seq)
             seq = step  # type: ignore[assignment]  # the loop above ends on an int (no cast: hot path)
         else:
@@ -144,8 +146,10 @@ class RowTyper:
                     placed = self.place_other(table, col, value, spec, types, columns, n)
                 except TaskFailure as failure:
                     raise failure.with_row(raw, col) from None
-                if not placed:
-                    return self._discard(columns, n)
+                kept = kept and placed
+        if not kept:
+            cursor.seq = seq
+            return self._discard(columns, n)
         cursor.seq = seq
         n += 1
         buffer.rows = n
