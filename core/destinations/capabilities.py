@@ -51,6 +51,13 @@ class Capabilities:
     #: an Arrow item's struct, list and map columns (``json`` in the schema) are stored in
     #: their Arrow types, not as JSON text (dlt 1.31's filesystem: Parquet, Delta, Iceberg)
     keeps_nested_arrow_types: bool = False
+    #: ``merge`` needs a table format; a plain table takes it as ``append`` and its nested
+    #: tables get no ``_dlt_root_id`` (dlt 1.31's filesystem)
+    merge_needs_table_format: bool = False
+
+    def merges(self, table_format: object) -> bool:
+        """Whether a merge into a table of ``table_format`` (None: plain) loads as a merge."""
+        return bool(table_format) or not self.merge_needs_table_format
 
     def fold_identifier(self, ident: str, case_sensitive_convention: bool = False) -> str:
         """Return ``ident`` as the destination will store it.

@@ -35,6 +35,7 @@ CAPABILITIES = Capabilities(
     supports_ddl_transactions=False,
     supports_truncate_command=False,
     keeps_nested_arrow_types=True,
+    merge_needs_table_format=True,
 )
 
 

@@ -176,7 +176,13 @@ class RelationalNormalizer:
         # in extract order (the package's hints keep it): dlt adds a run's roots in that order
         sources = dict.fromkeys([*(s for s in hints_by_source if s in filled), *filled])
         plans = {
-            source: plan_root(schema, source, hints_by_source.get(source) or {}, context.naming)
+            source: plan_root(
+                schema,
+                source,
+                hints_by_source.get(source) or {},
+                context.naming,
+                context.capabilities,
+            )
             for source in sources
         }
         config = self._engine_config(schema, context, plans, existing_before, package, out_dir)

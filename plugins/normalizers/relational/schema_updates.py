@@ -21,6 +21,7 @@ from typing import Any, Final, TypeAlias
 
 import attrs
 
+from loadstone.destinations.capabilities import Capabilities
 from loadstone.exceptions import IdentifierCollisionError
 from loadstone.extract.resource_hints import table_keys_of
 from loadstone.naming import NamingConvention
@@ -66,6 +67,7 @@ from loadstone.typing import TSchemaContract
 
 #: one source table's hints as code gives them (dlt's hint dict: ``columns``, ``x-*`` keys
 #: and values written by users, read key by key below)
+_Caps: TypeAlias = "Capabilities | None"
 TableHints: TypeAlias = Mapping[str, Any]
 
 #: Data types of the relational normalizer's system columns; their hints are the relational
@@ -284,7 +286,7 @@ def _contract(schema: Schema, hints: TableHints, existing: Table | None) -> Sche
 
 
 def plan_root(
-    schema: Schema, source_name: str, hints: TableHints, naming: NamingConvention
+    schema: Schema, source_name: str, hints: TableHints, naming: NamingConvention, caps: _Caps
 ) -> RootPlan:
     """The plan of one source table: its root name, spec and hints (propagation recorded)."""
     use_break_path = schema.use_break_path_on_normalize
@@ -298,7 +300,9 @@ def plan_root(
     disposition, strategy = _run_disposition(hints, existing)
     scd2 = {**_stored_scd2(existing), **_scd2_options(hints, naming)} if strategy == "scd2" else {}
     columns = _hinted_columns(root, hints, disposition, strategy, naming, use_break_path, scd2)
-    propagate = _propagates_root_key(schema, root, hints, disposition, strategy)
+    fmt = hints.get("table_format") or (existing.extra.get("table_format") if existing else None)
+    merges = caps is None or caps.merges(fmt)  # else it loads as append
+    propagate = _propagates_root_key(schema, root, hints, disposition if merges else "-", strategy)
     nested = plan_nested(root, hints, naming, use_break_path)
     max_nesting = _max_nesting(schema, hints, existing)
     primary_key = tuple(c for c, col in columns.items() if col.primary_key)

@@ -90,12 +90,23 @@ def test_append_adds_files_and_replace_keeps_only_the_last_load(tmp_path: Path) 
 
 
 def test_merge_without_a_table_format_appends_as_dlt_does(tmp_path: Path) -> None:
+    """dlt 1.31 appends, and gives the nested tables no _dlt_root_id, which loadstone's had
+    (differential programs p1113, p1114); a Delta table's have it, as dlt's."""
     pipeline = fs_pipeline(tmp_path, "merge_files", str(tmp_path / "bucket"))
     for name in ("a", "b"):
         pipeline.run(
-            [{"id": 1, "name": name}], table_name="t", write_disposition="merge", primary_key="id"
+            [{"id": 1, "name": name, "tags": [name]}],
+            table_name="t",
+            write_disposition="merge",
+            primary_key="id",
         )
-    assert rows_per_table(tmp_path / "bucket" / DATASET) == {"t": 2}
+    assert rows_per_table(tmp_path / "bucket" / DATASET) == {"t": 2, "t__tags": 2}
+    assert "_dlt_root_id" not in pipeline.default_schema.tables["t__tags"]["columns"]
+    rows = [{"id": 1, "tags": ["x"]}]
+    pipeline.run(
+        rows, table_name="d", write_disposition="merge", primary_key="id", table_format="delta"
+    )
+    assert "_dlt_root_id" in pipeline.default_schema.tables["d__tags"]["columns"]
 
 
 def test_layout_placeholders_place_the_files(tmp_path: Path) -> None:
