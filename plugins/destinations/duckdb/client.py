@@ -169,6 +169,19 @@ class DuckDBClient(SqlLoader[ParquetSource]):
         return StoredAt(str(Path(path).absolute()), exists=Path(path).exists())
 
     @classmethod
+    def shown_location(cls, destination: Destination) -> str | None:
+        """A connection given as credentials, as dlt 1.31 shows it: its database file's
+        ``duckdb:///`` URL, ``duckdb:///%3Aexternal%3A`` for one in memory; None for other
+        credentials (:meth:`stored_at` says those)."""
+        connection = destination.config.get("credentials")
+        if not isinstance(connection, duckdb.DuckDBPyConnection):
+            return None
+        sql = "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        found = connection.cursor().execute(sql).fetchone()
+        path = found[0] if found else None
+        return f"duckdb:///{path}" if path else "duckdb:///%3Aexternal%3A"
+
+    @classmethod
     def check_settings(cls, destination: Destination) -> None:
         """Parse what :meth:`__init__` reads (row group size, memory limit, lock timeout),
         so a bad value fails before any work."""

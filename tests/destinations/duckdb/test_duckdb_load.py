@@ -144,6 +144,25 @@ def test_an_open_connection_can_be_passed_and_is_not_closed(tmp_path: Path) -> N
     assert conn.sql('SELECT count(*) FROM "own"."mydata"."users"').fetchall() == [(1,)]
 
 
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_a_passed_connection_is_shown_where_it_keeps_the_data(
+    tmp_path: Path, in_memory: bool
+) -> None:
+    """dlt 1.31's load info and dataset text show a passed connection's database file (and
+    ``duckdb:///%3Aexternal%3A`` for one in memory); loadstone showed nothing and its load
+    info lacked the "used ... location" line (differential program p1136)."""
+    conn = duckdb.connect() if in_memory else duckdb.connect(str(tmp_path / "own.duckdb"))
+    pipeline = loadstone.pipeline(
+        "shown", destination=loadstone.destinations.duckdb(conn), dataset_name="d",
+        pipelines_dir=str(tmp_path / "pl"),
+    )  # fmt: skip
+    info = pipeline.run([{"id": 1}], table_name="t")
+    shown = "duckdb:///%3Aexternal%3A" if in_memory else f"duckdb:///{tmp_path / 'own.duckdb'}"
+    assert info.destination_displayable_credentials == shown
+    assert f"The duckdb destination used {shown} location to store data" in str(info)
+    assert f"at `duckdb[{shown}]`" in str(pipeline.dataset())
+
+
 def test_dataset_named_like_the_pipeline_and_catalog_works(tmp_path: Path) -> None:
     with duckdb_destination(tmp_path / "shop.duckdb").client(
         stored_schema(USERS), "shop"
