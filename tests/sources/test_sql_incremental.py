@@ -43,3 +43,23 @@ def test_a_row_without_cursor_value_fails_the_run_by_default(
         run_case(
             loadstone, sql_table, postgres_url, "inc_raise", "timestamptz_missing_raise", tmp_path
         )
+
+
+@pytest.mark.parametrize("table", ["keyed", "unkeyed"])
+def test_a_given_primary_key_hashes_rows_as_the_reflected_one(table: str, tmp_path: Path) -> None:
+    """``sql_table(primary_key="id")`` deduplicates its cursor's rows by the key as a list, as
+    dlt 1.31 does (with or without a reflected key): the state keeps dlt's hash of the row at
+    the last value, 'y/yGik6NApHV' (was 'Tp44cKMYfAuJ', the hash of a plain resource's "id";
+    differential programs p1029, p1031)."""
+    import sqlite3
+
+    db = tmp_path / "src.db"
+    with sqlite3.connect(db) as con:
+        key = " primary key" if table == "keyed" else ""
+        con.execute(f"create table {table} (id integer{key}, upd integer, v text)")
+        con.executemany(f"insert into {table} values (?,?,?)", [(2, 60, "changed"), (1, 10, "a")])
+    pipe = loadstone.pipeline("hashes", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    cursor = loadstone.sources.incremental("upd")
+    pipe.run(sql_table(f"sqlite:///{db}", table=table, incremental=cursor, primary_key="id"))
+    kept = pipe.state["sources"]["hashes"]["resources"][table]["incremental"]["upd"]
+    assert kept["unique_hashes"] == ["y/yGik6NApHV"]

@@ -285,6 +285,8 @@ class _TableReader:
             # dlt's: the reflected key is the resource's (as a list), which its incremental
             # deduplicates rows by
             hints = {**hints, "primary_key": [c.name for c in table.primary_key.columns]}
+        elif isinstance(given := hints.get("primary_key"), str):  # a given key too: its hashes
+            hints = {**hints, "primary_key": [given]}
         made: Resource = resource(table_rows, name=name, columns=columns, references=refs, **hints)
         made.section = "sql_database"
         return made
