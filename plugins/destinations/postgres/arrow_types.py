@@ -33,7 +33,6 @@ _FIXED: Mapping[int, pa.DataType] = {
     1042: pa.string(),  # character(n)
     1043: pa.string(),  # character varying
     1082: pa.date32(),  # date
-    1083: pa.time64("us"),  # time
     2950: pa.string(),  # uuid
     3802: pa.string(),  # jsonb
 }
@@ -56,8 +55,15 @@ def _numeric(precision: int | None, scale: int | None) -> pa.DataType:
     return pa.decimal128(precision, scale or 0)
 
 
+def _time(precision: int | None) -> pa.DataType:
+    """A time of day's Arrow type by its fractional digits, as a timestamp's unit."""
+    unit = _unit(precision)
+    return pa.time64(unit) if unit == "us" else pa.time32(unit)
+
+
 _MODIFIED: Mapping[int, Callable[[int | None, int | None], pa.DataType]] = {
     1700: _numeric,
+    1083: lambda precision, _: _time(precision),
     1114: lambda precision, _: pa.timestamp(_unit(precision)),
     1184: lambda precision, _: pa.timestamp(_unit(precision), tz="UTC"),
 }

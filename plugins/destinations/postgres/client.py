@@ -19,6 +19,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import psycopg
+from psycopg.abc import Buffer
+from psycopg.types.string import ByteaLoader
 
 from loadstone import config
 from loadstone.destinations.contract import Destination, LoadFileSpec, Row
@@ -63,7 +65,16 @@ def connect(credentials: PostgresCredentials) -> psycopg.Connection[Row]:
     except psycopg.Error as error:
         raise PostgresConnectionError(credentials, str(error).strip().splitlines()[0]) from error
     conn.execute("SET TIME ZONE 'UTC'")
+    conn.adapters.register_loader("bytea", _MemoryViewLoader)
     return conn
+
+
+class _MemoryViewLoader(ByteaLoader):
+    """``bytea`` read as ``memoryview``, as dlt 1.31's driver (psycopg2) gives it: a row of
+    ``sql_client().execute_sql`` or ``dataset().fetchall()`` holds one (``.tobytes()``)."""
+
+    def load(self, data: Buffer) -> memoryview:  # type: ignore[override]  # psycopg2's type
+        return memoryview(super().load(bytes(data)))
 
 
 class PostgresClient(SqlLoader[TableFiles]):

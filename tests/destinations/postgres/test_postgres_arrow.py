@@ -127,3 +127,25 @@ def test_the_dataset_reads_columns_in_the_types_dlt_reads_them(
     assert [str(f.type) for f in uuid.arrow().schema] == ["string", "decimal128(5, 2)"]
     with p.sql_client() as client, client.execute_query("SELECT u, n FROM t") as cursor:
         assert [d[1] for d in cursor.description] == [1043, 20]  # PostgreSQL's type OIDs
+
+
+def test_bytea_reads_as_memoryview_and_a_time_keeps_its_unit(
+    postgres_url: str, dataset: str, tmp_path: Path
+) -> None:
+    """dlt 1.31's rows from PostgreSQL hold bytea as memoryview (psycopg2's) and its Arrow
+    has a time of precision 3 as time32[ms]; loadstone gave bytes and time64[us]
+    (differential program p1138)."""
+    import datetime as dt
+
+    import loadstone
+
+    columns: Any = {"tm": {"data_type": "time", "precision": 3}}
+    p = pipeline(postgres_url, dataset, tmp_path)
+    rows_ = [{"b": b"\x00x", "tm": dt.time(1, 2, 3, 456789)}]
+    p.run(loadstone.resource(rows_, name="t", columns=columns))
+    with p.sql_client() as client:
+        ((value,),) = client.execute_sql("SELECT b FROM t")
+    assert isinstance(value, memoryview) and value.tobytes() == b"\x00x"
+    table = p.dataset()["t"].select("b", "tm").arrow()
+    assert [str(f.type) for f in table.schema] == ["binary", "time32[ms]"]
+    assert table.to_pylist() == [{"b": b"\x00x", "tm": dt.time(1, 2, 3, 457000)}]
