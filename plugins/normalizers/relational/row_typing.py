@@ -147,10 +147,9 @@ class RowTyper:
                 except TaskFailure as failure:
                     raise failure.with_row(raw, col) from None
                 kept = kept and placed
-        if not kept:
-            cursor.seq = seq
-            return self._discard(columns, n)
         cursor.seq = seq
+        if not kept:
+            return self._discard(columns, n)
         n += 1
         buffer.rows = n
         if n >= self._flush_rows:
