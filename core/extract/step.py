@@ -17,7 +17,7 @@ import copy
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -39,7 +39,7 @@ from loadstone.extract.extractor import extract as extract_data
 from loadstone.extract.resource_hints import TableHints, check_nested_links
 from loadstone.extract.source import Source
 from loadstone.runtime.refresh import apply_to_destination, plan_refresh, reset_state
-from loadstone.schema import Schema
+from loadstone.schema import Schema, Table
 from loadstone.storage import package_storage
 from loadstone.storage.load_package import EXTRACTED, InputFingerprint, LoadPackage
 from loadstone.storage.loaded_inputs import LoadedInputs
@@ -468,10 +468,11 @@ def _publish_extracted(package: LoadPackage) -> None:
 
 def with_import(stored: Schema | None, imported: Schema) -> Schema:
     """The schema a run starts from, given the user's ``import_schema_path`` file: the file
-    itself while the pipeline has no tables; once it has, the tables and columns the file
-    adds whenever it changed since it was last taken, as dlt takes an edited import file
-    again. A column the pipeline already has keeps its type (the destination holds it; a
-    resource's hints still apply on top, as in dlt)."""
+    itself while the pipeline has no tables; once it has, what the file says whenever it
+    changed since it was last taken, as dlt takes an edited import file again: the tables
+    and columns it adds, and the hints it gives (a table's description, a column's key). A
+    column the pipeline already has keeps its type and nullability (the destination holds
+    it; a resource's hints still apply on top, as in dlt)."""
     if stored is None or not stored.data_tables(include_incomplete=True):
         taken = imported
     elif stored.imported_version_hash == imported.version_hash:
@@ -481,8 +482,23 @@ def with_import(stored: Schema | None, imported: Schema) -> Schema:
         for table in imported.tables.values():  # a parent comes before its nested tables
             known = taken.tables.get(table.name)
             if known is not None:
-                new = {n: c for n, c in table.columns.items() if n not in known.columns}
-                table = attrs.evolve(known, columns={**known.columns, **new})
+                table = known.merge(_untyped_for(table, known))
             taken.update_table(table)
     taken.imported_version_hash = imported.version_hash
     return taken
+
+
+#: the hints of a column its table at the destination fixes (not taken from an edited file)
+_STORAGE_HINTS: dict[str, Any] = {
+    key: None for key in ("data_type", "nullable", "precision", "scale", "timezone")
+}
+
+
+def _untyped_for(table: Table, known: Table) -> Table:
+    """``table`` of an import file with the storage hints of the columns ``known`` has taken
+    off: those stay as the destination holds them."""
+    columns = {
+        name: attrs.evolve(column, **_STORAGE_HINTS) if name in known.columns else column
+        for name, column in table.columns.items()
+    }
+    return attrs.evolve(table, columns=columns)

@@ -364,7 +364,7 @@ class WorkingFolder:
             if not seed.has_table(name):
                 disposition = disposition_of(hints)[0] or "append"
                 seed.update_table(Table(name, write_disposition=disposition, resource=source_name))
-        add_state_table(seed)
+        add_state_table(seed, normalized=False)  # the schema as the extract saved it (dlt's)
         folder.mkdir(parents=True, exist_ok=True)
         export_schema(seed, folder)
 

@@ -253,12 +253,19 @@ def test_an_import_schema_edited_after_the_first_run_is_taken_again(tmp_path: Pa
     pipe = dlt.pipeline("imp", destination="duckdb", dataset_name="d", import_schema_path=folder)
     pipe.run(products(2))
     edited = yaml.safe_load((folder / "imp.schema.yaml").read_text())
+    # dlt 1.31 (p1233): the file is the schema the first extract saved
+    assert edited["version"] == 1
+    assert "_dlt_id" not in edited["tables"]["_dlt_pipeline_state"]["columns"]
+    edited["tables"]["products"]["description"] = "edited"
     columns = edited["tables"]["products"].setdefault("columns", {})
-    columns.update(note={"data_type": "text"}, price={"data_type": "double"})
+    columns.update(note={"data_type": "text"}, price={"data_type": "double", "description": "p"})
     (folder / "imp.schema.yaml").write_text(yaml.safe_dump(edited))
     pipe.run(products(3))
-    table = pipe.default_schema.tables["products"]["columns"]
+    products_table = pipe.default_schema.tables["products"]
+    table = products_table["columns"]
     assert table["note"]["data_type"] == "text" and table["price"]["data_type"] == "decimal"
+    # dlt 1.31 (p1234): the descriptions the edit gives are taken
+    assert (products_table["description"], table["price"]["description"]) == ("edited", "p")
     with duckdb.connect("imp.duckdb", read_only=True) as conn:
         assert conn.execute("SELECT count(*), count(note) FROM d.products").fetchone() == (5, 0)
     version = pipe.default_schema.version
