@@ -30,6 +30,7 @@ import orjson
 
 from loadstone.digests import digest128
 from loadstone.exceptions import (
+    ConfigValueError,
     IncrementalCursorInvalidCoercion,
     IncrementalCursorPathHasValueNone,
     IncrementalCursorPathMissing,
@@ -324,6 +325,14 @@ class Incremental:
             )
             bound.initial_value = bound.start_value
             stored = None
+        elif self.end_value is not None and self.initial_value is None:
+            # dlt 1.31 refuses it when the cursor binds (ConfigurationValueError)
+            raise ConfigValueError(
+                "incremental end_value",
+                self.end_value,
+                f"cursor {self.cursor_path!r} of resource {resource_name!r}",
+                "given with an initial_value (a range needs its start)",
+            )
         elif self.end_value is None:
             bound._state = resource_state
             if stored is None:  # dlt's: the body of the first run reads its cursor's state

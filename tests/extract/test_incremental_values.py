@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 import loadstone
 
@@ -64,3 +65,18 @@ def test_a_lagged_cursor_shows_its_lagged_start_as_dlt_does(tmp_path: Path) -> N
     ]  # fmt: skip
     kept = pipe.state["sources"]["lag"]["resources"]["lagged"]["incremental"]["t"]
     assert (kept["last_value"], kept["start_value"]) == (40, 40)
+
+
+def test_an_end_value_without_an_initial_value_is_refused_when_the_cursor_binds() -> None:
+    """dlt 1.31 raises ConfigurationValueError (a ValueError) when such a cursor binds, at
+    ``list(resource)`` or extract; the cursor itself is made (differential program p1032)."""
+    cursor = loadstone.sources.incremental("n", end_value=30)
+    assert cursor.end_value == 30
+
+    @loadstone.resource
+    def frames(c: Any = cursor) -> Any:
+        yield [{"n": 5}]
+
+    with pytest.raises(ValueError, match="initial_value") as raised:
+        list(frames())
+    assert isinstance(raised.value, loadstone.exceptions.ConfigValueError)
