@@ -165,19 +165,17 @@ class DeltaWriter:
             self._write(plan.name, data, "append", properties)
             return
         predicate = " AND ".join(f"t.{_quote(k)} = s.{_quote(k)}" for k in keys)
-        (
-            table.merge(
-                data,
-                predicate,
-                source_alias="s",
-                target_alias="t",
-                merge_schema=True,
-                commit_properties=properties,
-            )
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute()
+        merger = table.merge(
+            data,
+            predicate,
+            source_alias="s",
+            target_alias="t",
+            merge_schema=True,
+            commit_properties=properties,
         )
+        if plan.merge_strategy != "insert-only":  # insert-only leaves the keys it has alone
+            merger = merger.when_matched_update_all()
+        merger.when_not_matched_insert_all().execute()
 
     def _replace_rows(
         self,

@@ -208,7 +208,12 @@ class IcebergWriter:
         if not keys:  # a merge without a key appends, as in dlt
             transaction.append(data, snapshot_properties=properties)
         else:
-            transaction.upsert(data, join_cols=keys, snapshot_properties=properties)
+            transaction.upsert(
+                data,
+                join_cols=keys,
+                when_matched_update_all=plan.merge_strategy != "insert-only",
+                snapshot_properties=properties,
+            )
 
     def _replace_rows(
         self,

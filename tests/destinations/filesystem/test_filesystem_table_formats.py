@@ -247,6 +247,33 @@ def test_an_arrow_tables_struct_and_list_columns_stay_nested(
 
 
 @pytest.mark.parametrize("table_format", FORMATS)
+def test_insert_only_keeps_the_rows_of_keys_the_table_has(
+    tmp_path: Path, table_format: str
+) -> None:
+    """dlt 1.31's insert-only merge on Delta and Iceberg adds rows of new keys and leaves the
+    stored ones (and their nested rows) as they are; loadstone updated them as an upsert
+    does (differential program p1142)."""
+    import loadstone
+
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"io_{table_format}", str(bucket))
+    disposition: Any = {"disposition": "merge", "strategy": "insert-only"}
+
+    def load(rows: list[dict[str, Any]]) -> None:
+        resource = loadstone.resource(
+            rows, name="t", primary_key="id", write_disposition=disposition
+        )
+        pipeline.run(resource, table_format=table_format)
+
+    load([{"id": 1, "v": "a", "items": [1, 2]}, {"id": 2, "v": "b", "items": [3]}])
+    load([{"id": 1, "v": "a2", "items": [9]}, {"id": 3, "v": "c", "items": []}])
+    # dlt 1.31's outcome
+    assert _rows(read_table(table_format, bucket, "t"), "id", "v") == [(1, "a"), (2, "b"), (3, "c")]
+    items = read_table(table_format, bucket, "t__items")
+    assert _rows(items, "value", "_dlt_list_idx") == [(1, 0), (2, 1), (3, 0)]
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
 def test_appended_parquet_files_are_committed_as_they_are(
     tmp_path: Path, table_format: str
 ) -> None:
