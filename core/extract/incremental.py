@@ -393,6 +393,12 @@ class Incremental:
             ) from exc
 
     @property
+    def kept_start_value(self) -> TDataItem:
+        """The start as the state keeps it, before any ``lag`` (``start_value`` shows it
+        lagged): in the form the cursor's values have (an ISO timestamp stays text)."""
+        return self._kept_start
+
+    @property
     def lagged_start_value(self) -> TDataItem:
         """Where a read of new rows starts: the start value, moved back by ``lag`` (what a
         source pushes into its query, as ``sql_table`` does)."""

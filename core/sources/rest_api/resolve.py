@@ -159,7 +159,7 @@ def lagged_start(cursor: Incremental) -> TDataItem:
     """The cursor's start moved back by its ``lag`` (what dlt sends, in a start param and in
     ``{incremental.start_value}``); an ISO timestamp stays text written as the cursor's own
     (``2024-02-04T00:00:00Z``, not a datetime's ``str``)."""
-    lagged, start = cursor.lagged_start_value, cursor.start_value
+    lagged, start = cursor.lagged_start_value, cursor.kept_start_value
     if isinstance(start, str) and isinstance(lagged, datetime):
         text = lagged.isoformat()
         if start.endswith("Z") and text.endswith("+00:00"):
