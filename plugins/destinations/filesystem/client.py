@@ -46,6 +46,7 @@ from loadstone.plugins.destinations.filesystem.layout import Layout
 from loadstone.plugins.destinations.filesystem.records import DatasetRecords
 from loadstone.plugins.destinations.filesystem.tables import (
     TablePlan,
+    hard_delete_refusal,
     is_system_table,
     plan_table,
     table_model,
@@ -158,6 +159,9 @@ class FilesystemClient(ClosesOnExit):
         for plan in self._plans(model, request.tables):
             spec = request.tables.get(plan.name) or []
             files = file_formats.list_parquet(spec) if spec else []
+            refused = hard_delete_refusal(plan, model.nested_tables(plan.name))
+            if refused is not None:
+                raise LoadFailed(request.load_id, plan.name, refused)
             try:
                 if plan.table_format and is_delete_insert(model, plan.root):
                     if plan.root not in decided:  # the chain's first table: root as it was

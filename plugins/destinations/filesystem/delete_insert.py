@@ -84,15 +84,16 @@ def replacements(
         return {}
     pk, mk = model.primary_key(root), model.merge_key(root)
     kept = _dedup(incoming, pk, model.dedup_sort(root)) if pk else incoming
+    alive = _alive(kept, model.hard_delete(root))
     row_key = model.row_key(root)
     if row_key is None or row_key not in kept.column_names:
         # a root alone (Arrow data, loaded without _dlt_id as dlt does): match by its keys
         groups = [tuple(k) for k in (pk, mk) if k]
-        return {root: Replacement(tuple(_match(g, kept) for g in groups), kept)}
+        return {root: Replacement(tuple(_match(g, kept) for g in groups), alive)}
     current = read(root, sorted({*pk, *mk, row_key}))
     doomed = _doomed_ids(current, kept, [pk, mk], row_key)
-    kept_ids = _distinct(kept.column(row_key))
-    out = {root: Replacement((_ids(row_key, doomed, kept_ids),), kept)}
+    kept_ids = _distinct(alive.column(row_key))
+    out = {root: Replacement((_ids(row_key, doomed, kept_ids),), alive)}
     for table in model.nested_tables(root):
         out[table] = _nested(model, table, package, doomed, kept_ids, read, load_id)
     return out
@@ -157,6 +158,18 @@ def _doomed_ids(
         wanted = wanted.cast(pa.schema([current.schema.field(k) for k in keys]))
         found.append(current.join(wanted, keys, join_type="left semi").column(row_key))
     return _distinct(*found)
+
+
+def _alive(rows: pa.Table, hard_delete: tuple[str, bool] | None) -> pa.Table:
+    """The rows not marked deleted by the ``hard_delete`` column (a bool true, another type
+    not null): their keys still remove the stored rows, as on the SQL destinations, but
+    they are not inserted."""
+    if hard_delete is None or hard_delete[0] not in rows.column_names:
+        return rows
+    column = rows.column(hard_delete[0])
+    if hard_delete[1]:
+        return rows.filter(pc.invert(pc.fill_null(column, False)))
+    return rows.filter(pc.is_null(column))
 
 
 def _dedup(rows: pa.Table, keys: list[str], sort: list[tuple[str, str]]) -> pa.Table:

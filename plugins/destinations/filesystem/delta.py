@@ -173,9 +173,13 @@ class DeltaWriter:
             merge_schema=True,
             commit_properties=properties,
         )
+        deleted = _deleted(plan.hard_delete) if plan.is_root else None
+        kept = None if deleted is None else f"NOT coalesce({deleted}, false)"
+        if deleted is not None:  # dlt's hard_delete: a matched row marked deleted goes
+            merger = merger.when_matched_delete(predicate=deleted)
         if plan.merge_strategy != "insert-only":  # insert-only leaves the keys it has alone
-            merger = merger.when_matched_update_all()
-        merger.when_not_matched_insert_all().execute()
+            merger = merger.when_matched_update_all(predicate=kept)
+        merger.when_not_matched_insert_all(predicate=kept).execute()
 
     def _replace_rows(
         self,
@@ -260,6 +264,15 @@ class DeltaWriter:
             True,
             json.dumps({"numRecords": rows}),
         )
+
+
+def _deleted(hard_delete: tuple[str, bool] | None) -> str | None:
+    """The merge condition of a package row marked deleted (a bool column true, any other
+    column not null), or None without a ``hard_delete`` column."""
+    if hard_delete is None:
+        return None
+    column, is_bool = hard_delete
+    return f"s.{_quote(column)} = true" if is_bool else f"s.{_quote(column)} IS NOT NULL"
 
 
 def _predicate(matches: Sequence[KeyMatch]) -> str | None:

@@ -8,6 +8,8 @@ module adds what only files have: a file format and a table format per root.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 
 from loadstone.destinations.contract import SYSTEM_TABLES
@@ -30,6 +32,8 @@ class TablePlan:
     file_format: str
     table_format: str | None
     columns: tuple[Column, ...]
+    #: the root's ``hard_delete`` column and whether it is a bool (else non-NULL deletes)
+    hard_delete: tuple[str, bool] | None = None
 
     @property
     def is_root(self) -> bool:
@@ -69,6 +73,22 @@ def plan_table(
         file_format=str(file_format),
         table_format=_table_format(model.root_hint(name, "table_format"), default_table_format),
         columns=tuple(model.typed_columns(name)),
+        hard_delete=model.hard_delete(root),
+    )
+
+
+def hard_delete_refusal(plan: TablePlan, nested: Sequence[str]) -> str | None:
+    """Why a plan is refused, as dlt 1.31 refuses it: ``hard_delete`` on an upsert into a
+    Delta root with nested tables (their rows could not follow a deleted parent)."""
+    upsert = plan.merge_strategy == "upsert" and plan.write_disposition == "merge"
+    if plan.table_format != "delta" or not (plan.hard_delete and plan.is_root and upsert):
+        return None
+    if not nested:
+        return None
+    return (
+        f"the hard_delete hint with the upsert merge strategy on Delta table {plan.name!r}, "
+        "which has nested tables, is not supported (as in dlt): remove the hint or the "
+        "nested data"
     )
 
 

@@ -273,6 +273,57 @@ def test_insert_only_keeps_the_rows_of_keys_the_table_has(
     assert _rows(items, "value", "_dlt_list_idx") == [(1, 0), (2, 1), (3, 0)]
 
 
+@pytest.mark.parametrize(
+    ("table_format", "strategy"),
+    [("delta", "upsert"), ("delta", "delete-insert"), ("iceberg", "delete-insert")],
+)
+def test_hard_delete_removes_the_marked_keys(
+    tmp_path: Path, table_format: str, strategy: str
+) -> None:
+    """A row whose hard_delete column is true removes its key and is not stored: dlt 1.31's
+    Delta upsert does so (loadstone ignored the hint, keeping id 1 as (1, 'a2', True) and
+    adding id 4), and loadstone's delete-insert on both formats does as DuckDB's does
+    (differential programs p1144, p1145)."""
+    import loadstone
+
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"hd_{table_format}_{strategy}", str(bucket))
+    disposition: Any = {"disposition": "merge", "strategy": strategy}
+    columns: Any = {"del": {"hard_delete": True}}
+
+    def load(rows: list[dict[str, Any]]) -> None:
+        resource = loadstone.resource(
+            rows, name="t", primary_key="id", write_disposition=disposition, columns=columns
+        )
+        pipeline.run(resource, table_format=table_format)
+
+    load([{"id": 1, "v": "a", "del": False}, {"id": 2, "v": "b", "del": False}])
+    load(
+        [
+            {"id": 1, "v": "a2", "del": True},
+            {"id": 3, "v": "c", "del": False},
+            {"id": 4, "del": True},
+        ]
+    )
+    assert _rows(read_table(table_format, bucket, "t"), "id", "v") == [(2, "b"), (3, "c")]
+
+
+def test_hard_delete_on_a_delta_upsert_with_nested_tables_is_refused(tmp_path: Path) -> None:
+    """dlt 1.31 refuses it (the nested rows could not follow a deleted parent)."""
+    import loadstone
+
+    pipeline = fs_pipeline(tmp_path, "hd_nested", str(tmp_path / "bucket"))
+    resource = loadstone.resource(
+        [{"id": 1, "del": False, "items": [1]}],
+        name="t",
+        primary_key="id",
+        write_disposition={"disposition": "merge", "strategy": "upsert"},
+        columns={"del": {"hard_delete": True}},
+    )
+    with pytest.raises(Exception, match="hard_delete"):
+        pipeline.run(resource, table_format="delta")
+
+
 @pytest.mark.parametrize("table_format", FORMATS)
 def test_appended_parquet_files_are_committed_as_they_are(
     tmp_path: Path, table_format: str
