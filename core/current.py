@@ -258,6 +258,17 @@ def extract_context(
         _source.reset(tokens[2])
 
 
+@contextlib.contextmanager
+def source_state_context(state: StateDict) -> Iterator[None]:
+    """``source_state()`` is ``state`` inside: a resource iterated outside a run reads a
+    copy of what the active pipeline saved for its source, as dlt's does."""
+    token = _state.set(state)
+    try:
+        yield
+    finally:
+        _state.reset(token)
+
+
 class resource_context:  # lower case: used as a function (``with resource_context(name):``)
     """Name the resource whose generator runs (``resource_name()``, ``resource_state()``).
 

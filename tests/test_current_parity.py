@@ -148,3 +148,45 @@ def test_in_a_source_body_the_state_is_a_copy_of_the_saved_one(tmp_path: Path) -
             return dlt.resource([1], name="r")
 
         asks_for_a_resource_state()
+
+
+def test_a_resource_iterated_outside_a_run_reads_a_copy_of_its_saved_state(
+    tmp_path: Path,
+) -> None:
+    """``list(resource)`` with an active pipeline: ``resource_state()`` reads what the pipeline
+    saved for the resource's source (a standalone resource: the pipeline's own entry; a
+    source of another name: nothing), and nothing it writes is kept. dlt 1.31 printed
+    [{'c': 5}], [{'c': 2}], [{'c': 2}], [{'c': 1}] (differential programs p1047, p1050;
+    here it raised SourceSectionNotAvailable)."""
+
+    @dlt.resource
+    def r():  # type: ignore[no-untyped-def]
+        st = current.resource_state()
+        st["calls"] = st.get("calls", 0) + 1
+        yield {"c": st["calls"]}
+
+    @dlt.source
+    def src():  # type: ignore[no-untyped-def]
+        return r
+
+    @dlt.source(name="named")
+    def other():  # type: ignore[no-untyped-def]
+        return r
+
+    duck = dlt.destinations.duckdb(str(tmp_path / "pst.duckdb"))
+    pipe = dlt.pipeline("pst", destination=duck, pipelines_dir=str(tmp_path / "p"))
+    for _ in range(4):
+        pipe.run(r())
+    pipe.run(src())
+    saved = pipe.state["sources"]
+    assert [list(r()), list(src().r), list(src()), list(other())] == [
+        [{"c": 5}], [{"c": 2}], [{"c": 2}], [{"c": 1}]
+    ]  # fmt: skip
+    assert (
+        pipe.state["sources"]
+        == saved
+        == {
+            "pst": {"resources": {"r": {"calls": 4}}},
+            "src": {"resources": {"r": {"calls": 1}}},
+        }
+    )

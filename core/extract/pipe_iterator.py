@@ -42,6 +42,7 @@ from loadstone.exceptions import (
     LoadstoneError,
     PaginatorError,
     ParentFieldMissing,
+    PipelineStateNotAvailable,
     ResourceExtractionError,
     RESTClientError,
     SqlDatabaseError,
@@ -56,6 +57,7 @@ from loadstone.extract.resource_pipe import (
     flatten,
     iterate_data,
 )
+from loadstone.extract.saved_state import saved_source_state
 from loadstone.extract.settings import ExtractSettings, extract_settings
 from loadstone.typing import TDataItem
 
@@ -526,7 +528,7 @@ def pages_of(resource: PipeResource) -> Iterator[TDataItem]:
     """What ``resource`` yields, page by page, its parents run once to feed it
     (``resource.pages()``); its cursor keeps what it saw once the pages are all read."""
     iterator = PipeIterator(pipe_graph([resource]))
-    with contextlib.closing(iter(iterator)) as pages:
+    with _saved_state_of([resource]), contextlib.closing(iter(iterator)) as pages:
         for _, page in pages:
             yield page
     iterator.commit()
@@ -535,8 +537,21 @@ def pages_of(resource: PipeResource) -> Iterator[TDataItem]:
 def items_of(resources: Sequence[PipeResource]) -> Iterator[TDataItem]:
     """The items of ``resources`` evaluated together, each parent once (``list(source)``)."""
     iterator = PipeIterator(pipe_graph(resources))
-    with contextlib.closing(iter(iterator)) as pages:
+    with _saved_state_of(resources), contextlib.closing(iter(iterator)) as pages:
         for _, page in pages:
             data, _ = unwrap(page)
             yield from flatten([data])
     iterator.commit()
+
+
+def _saved_state_of(resources: Sequence[PipeResource]) -> contextlib.AbstractContextManager[None]:
+    """Outside a run, ``current.source_state()`` / ``resource_state()`` in the resources'
+    code read a copy of what the active pipeline saved for their source (a standalone
+    resource's: the pipeline's own), as dlt's do; nothing they write is kept."""
+    if current.running() is not None or not resources:
+        return contextlib.nullcontext()
+    try:
+        state = saved_source_state(getattr(resources[0], "source_name", None))
+    except PipelineStateNotAvailable:
+        return contextlib.nullcontext()
+    return current.source_state_context(state)
