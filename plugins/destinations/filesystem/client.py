@@ -46,8 +46,8 @@ from loadstone.plugins.destinations.filesystem.layout import Layout
 from loadstone.plugins.destinations.filesystem.records import DatasetRecords
 from loadstone.plugins.destinations.filesystem.tables import (
     TablePlan,
-    hard_delete_refusal,
     is_system_table,
+    plan_refusal,
     plan_table,
     table_model,
 )
@@ -159,7 +159,7 @@ class FilesystemClient(ClosesOnExit):
         for plan in self._plans(model, request.tables):
             spec = request.tables.get(plan.name) or []
             files = file_formats.list_parquet(spec) if spec else []
-            refused = hard_delete_refusal(plan, model.nested_tables(plan.name))
+            refused = plan_refusal(plan, model.nested_tables(plan.name))
             if refused is not None:
                 raise LoadFailed(request.load_id, plan.name, refused)
             try:

@@ -58,19 +58,27 @@ def typed_select(
 ) -> str:
     """``select`` with every column whose guessed type (``found``: name -> DuckDB type) is
     not the schema's cast to it; unchanged when all match."""
-    replaced = []
+    replaced, missing = [], []
     for column in columns:
         guessed, target = found.get(column.name), target_type(column)
-        if guessed is None or target is None or _same(guessed, target):
+        if guessed is None:  # in the schema, in no file (an scd2 table's _dlt_valid_to)
+            missing.append(f"CAST(NULL AS {target or 'VARCHAR'}) AS {_quote(column.name)}")
+            continue
+        if target is None or _same(guessed, target):
             continue
         if file_format == "parquet" and _nested(guessed):
             continue  # an Arrow item's struct or list, kept so in the file: read as it is
         replaced.append(
             f"{_cast(column.name, guessed, target, file_format)} AS {_quote(column.name)}"
         )
-    if not replaced:
-        return select
-    return f"SELECT * REPLACE ({', '.join(replaced)}) FROM ({select})"
+    if replaced:
+        select = f"SELECT * REPLACE ({', '.join(replaced)}) FROM ({select})"
+    if missing:  # the schema's order, as dlt's views select the schema's columns
+        named = {c.name for c in columns}
+        order = [_quote(c.name) for c in columns] + [_quote(n) for n in found if n not in named]
+        listed = ", ".join(order)
+        select = f"SELECT {listed} FROM (SELECT *, {', '.join(missing)} FROM ({select}))"
+    return select
 
 
 def _nested(duckdb_type: str) -> bool:

@@ -18,6 +18,9 @@ from loadstone.schema import Column, Schema
 
 #: upsert is the filesystem destination's one merge strategy in the spec's profile
 DEFAULT_STRATEGY = "upsert"
+#: the merge strategies of Delta and Iceberg tables: dlt 1.31's (it refuses scd2 there) and
+#: loadstone's own delete-insert (docs/migrating.md)
+TABLE_FORMAT_STRATEGIES = ("upsert", "insert-only", "delete-insert")
 
 
 @attrs.frozen
@@ -77,10 +80,17 @@ def plan_table(
     )
 
 
-def hard_delete_refusal(plan: TablePlan, nested: Sequence[str]) -> str | None:
-    """Why a plan is refused, as dlt 1.31 refuses it: ``hard_delete`` on an upsert into a
-    Delta root with nested tables (their rows could not follow a deleted parent)."""
-    upsert = plan.merge_strategy == "upsert" and plan.write_disposition == "merge"
+def plan_refusal(plan: TablePlan, nested: Sequence[str]) -> str | None:
+    """Why a plan is refused, as dlt 1.31 refuses it: a merge strategy a table format does
+    not run (``scd2``), ``hard_delete`` on an upsert into a Delta root with nested tables
+    (their rows could not follow a deleted parent)."""
+    merge = plan.write_disposition == "merge"
+    if merge and plan.table_format and plan.merge_strategy not in TABLE_FORMAT_STRATEGIES:
+        return (
+            f"merge strategy {plan.merge_strategy!r} is not supported for {plan.table_format} "
+            f"table {plan.name!r} (supported: {', '.join(TABLE_FORMAT_STRATEGIES)})"
+        )
+    upsert = plan.merge_strategy == "upsert" and merge
     if plan.table_format != "delta" or not (plan.hard_delete and plan.is_root and upsert):
         return None
     if not nested:

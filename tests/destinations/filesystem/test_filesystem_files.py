@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import re
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow.parquet as pq
@@ -404,3 +405,17 @@ def test_load_info_and_the_dataset_show_the_bucket_as_dlt_does(
     assert info.destination_displayable_credentials == expected
     assert f"The filesystem destination used {expected} location to store data" in str(info)
     assert f"at `filesystem[{expected}]`" in str(pipeline.dataset())
+
+
+def test_an_scd2_table_of_plain_files_reads_its_validity_columns(tmp_path: Path) -> None:
+    """dlt 1.31 appends an scd2 table's rows to plain files and its dataset has the schema's
+    columns, _dlt_valid_to (null) included, in the schema's order; loadstone's view lacked
+    the column no file holds (differential program p1148)."""
+    import loadstone
+
+    pipeline = fs_pipeline(tmp_path, "scd2_files", str(tmp_path / "bucket"))
+    disposition: Any = {"disposition": "merge", "strategy": "scd2"}
+    pipeline.run(loadstone.resource([{"id": 1}], name="t", write_disposition=disposition))
+    relation = pipeline.dataset()["t"]
+    assert relation.columns == ["_dlt_valid_from", "_dlt_valid_to", "id", "_dlt_load_id", "_dlt_id"]
+    assert relation.select("id", "_dlt_valid_to").fetchall() == [(1, None)]

@@ -308,6 +308,19 @@ def test_hard_delete_removes_the_marked_keys(
     assert _rows(read_table(table_format, bucket, "t"), "id", "v") == [(2, "b"), (3, "c")]
 
 
+@pytest.mark.parametrize("table_format", FORMATS)
+def test_scd2_is_refused_on_a_table_format(tmp_path: Path, table_format: str) -> None:
+    """dlt 1.31 refuses the scd2 strategy on Delta and Iceberg tables; loadstone loaded it as
+    an upsert of row hashes without _dlt_valid_to (differential program p1148)."""
+    import loadstone
+
+    pipeline = fs_pipeline(tmp_path, f"scd2_{table_format}", str(tmp_path / "bucket"))
+    disposition: Any = {"disposition": "merge", "strategy": "scd2"}
+    resource = loadstone.resource([{"id": 1}], name="t", write_disposition=disposition)
+    with pytest.raises(Exception, match="scd2"):
+        pipeline.run(resource, table_format=table_format)
+
+
 def test_hard_delete_on_a_delta_upsert_with_nested_tables_is_refused(tmp_path: Path) -> None:
     """dlt 1.31 refuses it (the nested rows could not follow a deleted parent)."""
     import loadstone
