@@ -275,3 +275,29 @@ def test_any_records_and_split_give_the_python_engines_files(
     flush_rows: int,
 ) -> None:
     _both(monkeypatch, records, chunk_bytes=chunk_bytes, flush_rows=flush_rows)
+
+
+#: dlt 1.31's tables (and their data columns) per max_table_nesting (p1236): the lists of a
+#: row's objects give rows one level below the row, a list in a list two
+NESTING_CASES = [
+    ({"a": {"l": [{"x": [{"y": 1}]}]}}, 1, {"items": ["a__l"]}),
+    ({"a": {"l": [{"x": [{"y": 1}]}]}}, 2, {"items": [], "items__a__l": [], "items__a__l__x": ["y"]}),
+    ({"top": [[1, 2], [3]]}, 2, {"items": [], "items__top": ["list"]}),
+    ({"top": [[1, 2], [3]]}, 3, {"items": [], "items__top": [], "items__top__list": ["value"]}),
+    ({"top": [[[1]]]}, 3, {"items": [], "items__top": [], "items__top__list": ["list"]}),
+    ({"l": [[{"q": 1}]]}, 2, {"items": [], "items__l": ["list"]}),
+    ({"l": [{"x": {"y": {"z": 1}}}]}, 2, {"items": [], "items__l": ["x__y"]}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("record", "nesting", "tables"), NESTING_CASES)
+def test_max_table_nesting_counts_levels_as_dlt(
+    monkeypatch: pytest.MonkeyPatch, record: dict[str, Any], nesting: int, tables: dict[str, Any]
+) -> None:
+    native = _both(monkeypatch, [record], hints={"max_nesting": nesting})
+    found = {
+        name: [c for c in table["columns"] if not c.startswith("_dlt")]
+        for name, table in native["schema"].items()
+        if not name.startswith("_dlt")
+    }
+    assert found == tables

@@ -426,6 +426,9 @@ class Core {
     uint64_t row_serial = 0;
     uint64_t object_visit = 0;
     int root_table = -1;
+    /* the nesting level of the row being flattened: its lists' rows are one level down,
+     * however deep in the row's objects they were (dlt's count, RowFlattener's) */
+    int row_level = 0;
     Ref root_key; /* hooks.root_key, fetched on the first root row */
 
     element parse_line(const char *start, size_t length, const char *end_of_buffer);
@@ -535,6 +538,7 @@ void Core::item(object data) {
     int64_t row = tables[table].rows;
     std::vector<Pending> pending;
     int64_t width = 0;
+    row_level = 0;
     flatten(data, ROOT_NODE, 0, table, row, pending, width);
     place_text(table, column_named(table, "_dlt_load_id"), row, o.load_id_utf8);
     std::string row_id = random_key();
@@ -890,7 +894,7 @@ void Core::flatten(object data, int prefix, int depth, int table, int64_t row,
             if (type == element_type::OBJECT) {
                 deferred.emplace_back(value.get_object().value_unsafe(), node);
             } else {
-                pending.push_back(Pending{node, value.get_array().value_unsafe(), depth + 1});
+                pending.push_back(Pending{node, value.get_array().value_unsafe(), row_level + 1});
             }
             continue;
         }
@@ -988,14 +992,16 @@ void Core::process_list(array items, int parent_table, int node, int depth,
         int64_t width = 0;
         element_type type = value.type();
         if (type == element_type::OBJECT) {
+            row_level = depth;
             flatten(value.get_object().value_unsafe(), ROOT_NODE, depth, table, row, pending,
                     width);
         } else if (type == element_type::ARRAY) {
-            if (depth >= o.max_nesting ||
+            /* a row {"list": element} one level down, as dlt wraps it */
+            if (depth + 1 >= o.max_nesting ||
                 tables[table].columns[column_named(table, "list")].kind == K_JSON) {
                 fall_back("a list at max_nesting or into a json column");
             }
-            pending.push_back(Pending{LIST_NODE, value.get_array().value_unsafe(), depth + 1});
+            pending.push_back(Pending{LIST_NODE, value.get_array().value_unsafe(), depth + 2});
         } else {
             place(table, column_named(table, "value"), row, value);
         }

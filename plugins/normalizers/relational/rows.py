@@ -30,13 +30,17 @@ from loadstone.typing import TDataItem
 
 def last_per_path(pending: Pending) -> Pending:
     """One list per nested table path: when keys of one object normalize to the same name
-    (``"a b"`` and ``"a_b"``) and hold lists, the last key's list is kept, as dlt keeps it."""
-    if len(pending) < 2:
-        return pending
-    last = {parts: index for index, (parts, _seq, _depth) in enumerate(pending)}
-    if len(last) == len(pending):
-        return pending
-    return [entry for index, entry in enumerate(pending) if last[entry[0]] == index]
+    (``"a b"`` and ``"a_b"``) and hold lists, the last key's list is kept, as dlt keeps it.
+
+    Each comes with the nesting level of its table's rows as dlt 1.31 counts it: the level
+    of the row that holds the list + 1, however deep in that row's objects the list was (a
+    list met at depth ``d`` under ``parts`` was at row level ``d + 1 - len(parts)``); the
+    objects of a row only count towards ``max_table_nesting`` within the row."""
+    if len(pending) >= 2:
+        last = {parts: index for index, (parts, _seq, _depth) in enumerate(pending)}
+        if len(last) != len(pending):
+            pending = [entry for index, entry in enumerate(pending) if last[entry[0]] == index]
+    return [(parts, seq, depth + 1 - len(parts)) for parts, seq, depth in pending]
 
 
 class TablesMet:
@@ -245,12 +249,12 @@ class RowFlattener:
             te = type(element)
             if te is dict:
                 self.flatten(element, (), depth, raw, table, spec, pending)
-            elif te is list:
+            elif te is list:  # a row {"list": element} one level down, as dlt wraps it
                 table_types = self._types.get(table)
-                if depth < max_nesting and (
+                if depth + 1 < max_nesting and (
                     table_types is None or table_types.get("list") != "json"
                 ):
-                    pending.append((("list",), element, depth + 1))
+                    pending.append((("list",), element, depth + 2))
                 else:
                     raw["list"] = element
             else:
