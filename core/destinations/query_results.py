@@ -198,14 +198,20 @@ def qmark_params(sql: str) -> str:
 
 
 def execute_query(
-    client: DestinationClient, sql: str, params: Sequence[object] = (), want_arrow: bool = False
+    client: DestinationClient,
+    sql: str,
+    params: Sequence[object] = (),
+    want_arrow: bool = False,
+    typed: bool = True,
 ) -> QueryResult:
     """Run ``sql`` on a destination client.
 
     A DuckDB-style connection answers in Arrow, and rows are made from the Arrow columns:
     time zone aware timestamps then come back as ``datetime`` with ``zoneinfo`` (DuckDB's
     own row fetch needs ``pytz``); a result of plain columns only (:data:`_PLAIN_TYPES`)
-    is fetched as rows directly. Other clients answer through ``client.query``.
+    is fetched as rows directly. Other clients answer through ``client.query``; ``typed``:
+    their Arrow in the column types the client names (a dataset's), else in the types the
+    values show (a cursor's, as dlt 1.31's).
     """
     run_sql = getattr(client.connection, "sql", None)
     try:
@@ -234,7 +240,7 @@ def execute_query(
                 answer.rows,
                 types=answer.type_codes,
                 has_result=answer.names is not None,
-                arrow_types=answer.arrow_types,
+                arrow_types=answer.arrow_types if typed else None,
             )
         rows = client.query(sql, *params)
         return QueryResult([], rows)

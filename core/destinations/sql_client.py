@@ -114,7 +114,8 @@ class SqlClient:
     @contextlib.contextmanager
     def execute_query(self, sql: str, *args: object) -> Iterator[QueryCursor]:
         client = self.open_connection()
-        result = execute_query(client, sql, args, want_arrow=False)
+        # dlt 1.31's cursor gives Arrow the types its values show (its datasets the columns')
+        result = execute_query(client, sql, args, want_arrow=False, typed=False)
         yield QueryCursor(
             result, lambda table: arrow_frame(client, table), frame_chunk_rows(client)
         )

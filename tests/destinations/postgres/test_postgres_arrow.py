@@ -127,6 +127,12 @@ def test_the_dataset_reads_columns_in_the_types_dlt_reads_them(
     assert [str(f.type) for f in uuid.arrow().schema] == ["string", "decimal128(5, 2)"]
     with p.sql_client() as client, client.execute_query("SELECT u, n FROM t") as cursor:
         assert [d[1] for d in cursor.description] == [1043, 20]  # PostgreSQL's type OIDs
+    # a cursor's Arrow has the types its values show, as dlt 1.31's (p1153)
+    with p.sql_client() as client, client.execute_query("SELECT d, dd FROM t") as cursor:
+        assert [str(f.type) for f in cursor.arrow().schema] == [
+            "decimal128(8, 3)",
+            "decimal128(10, 9)",
+        ]
 
 
 def test_bytea_reads_as_memoryview_and_a_time_keeps_its_unit(
