@@ -10,10 +10,12 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from loadstone.exceptions import ExtractError
 from loadstone.extract.file_inputs import count_lines
+from loadstone.extract.resource_hints import StoredHint, StoredHints
+from loadstone.extract.typed_json import MARK
 from loadstone.extract.writers import PackageWriter
 from loadstone.storage.load_package import ExtractedFile
 from loadstone.typing import TDataItem
@@ -26,48 +28,119 @@ if TYPE_CHECKING:
     from loadstone.storage.package_storage import RemoteData
 
 
+#: the marks of :mod:`loadstone.extract.typed_json`, as Spark writes them in front of a value
+_DECIMAL_MARK: Final = MARK + "d"
+_DATE_MARK: Final = MARK + "D"
+_BINARY_MARK: Final = MARK + "b"
+
+
 def is_spark_dataframe(value: TDataItem) -> bool:
     """A PySpark DataFrame (told by its class: pyspark is imported only when used)."""
     cls = type(value)
     return cls.__module__.startswith("pyspark.") and cls.__name__ == "DataFrame"
 
 
-def _finite_only(df: DataFrame) -> DataFrame:
-    """``df`` with NaN and infinities as null, at every depth (structs, arrays, maps).
+def _json_ready(df: DataFrame) -> DataFrame:
+    """``df`` as Spark's JSON writer must see it to keep every value's meaning, at every
+    depth (structs, arrays, maps).
 
-    Python objects store them as null (as dlt 1.31 does), and a file holding them is not
-    valid JSON; Spark's JSON writer would write them as the strings "NaN"/"Infinity".
+    * NaN and infinities become null: Python objects store them as null (as dlt 1.31 does),
+      and Spark would write them as the strings "NaN"/"Infinity".
+    * Decimals, dates and binaries become the marked strings extract writes for Python's
+      ``Decimal``, ``date`` and ``bytes`` (:mod:`loadstone.extract.typed_json`): as JSON they
+      would be a float (digits lost), a date's text and base64 text, typed ``double`` and
+      ``text``.
     """
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    def finite(column: Column, data_type: DataType) -> Column:
+    def ready(column: Column, data_type: DataType) -> Column:
         if isinstance(data_type, (T.DoubleType, T.FloatType)):
             bad = F.isnan(column) | column.isin(float("inf"), float("-inf"))
             return F.when(bad, F.lit(None)).otherwise(column)
+        if isinstance(data_type, T.DecimalType):
+            return F.concat(F.lit(_DECIMAL_MARK), column.cast("string"))
+        if isinstance(data_type, T.DateType):
+            return F.concat(F.lit(_DATE_MARK), F.date_format(column, "yyyy-MM-dd"))
+        if isinstance(data_type, T.BinaryType):
+            return F.concat(F.lit(_BINARY_MARK), F.base64(column))
         if isinstance(data_type, T.StructType):
-            fields = [finite(column[f.name], f.dataType).alias(f.name) for f in data_type.fields]
+            fields = [ready(column[f.name], f.dataType).alias(f.name) for f in data_type.fields]
             return F.when(column.isNull(), F.lit(None)).otherwise(F.struct(*fields))
         if isinstance(data_type, T.ArrayType):
-            return F.transform(column, lambda x: finite(x, data_type.elementType))
+            return F.transform(column, lambda x: ready(x, data_type.elementType))
         if isinstance(data_type, T.MapType):
-            return F.transform_values(column, lambda _k, v: finite(v, data_type.valueType))
+            return F.transform_values(column, lambda _k, v: ready(v, data_type.valueType))
         return column
 
-    def has_floats(data_type: DataType) -> bool:
-        return any(isinstance(t, (T.DoubleType, T.FloatType)) for t in _types_in(data_type))
+    def changes(data_type: DataType) -> bool:
+        return any(_rewritten(t) for t in _types_in(data_type))
 
     fields = df.schema.fields
-    if not any(has_floats(f.dataType) for f in fields):
+    if not any(changes(f.dataType) for f in fields):
         return df
     return df.select(
         *[
-            finite(F.col(f"`{f.name}`"), f.dataType).alias(f.name)
-            if has_floats(f.dataType)
+            ready(F.col(f"`{f.name}`"), f.dataType).alias(f.name)
+            if changes(f.dataType)
             else F.col(f"`{f.name}`")
             for f in fields
         ]
     )
+
+
+def dataframe_hints(df: DataFrame) -> StoredHints:
+    """The column hints a DataFrame's own types give its table, in the DataFrame's order: a
+    decimal keeps its precision and scale (``decimal(38,18)`` loads as one, not as the
+    default ``decimal(38,9)`` of a Python ``Decimal``), a date is a ``date``, a binary
+    ``binary``, a string ``text`` (even when it reads like a timestamp). Struct fields are
+    the root table's columns (``address__zip``); a list's elements go to a nested table and a
+    map's keys become columns, typed from their values, as for Python items."""
+    columns: dict[str, StoredHint] = {}
+
+    def visit(path: str, data_type: DataType) -> None:
+        from pyspark.sql import types as T
+
+        if isinstance(data_type, T.StructType):
+            for field in data_type.fields:
+                visit(f"{path}__{field.name}" if path else field.name, field.dataType)
+            return
+        column = _column_of(data_type)
+        if column is not None:
+            columns[path] = {"name": path, **column}
+
+    visit("", df.schema)
+    return {"columns": columns} if columns else {}
+
+
+def _column_of(data_type: DataType) -> StoredHint | None:
+    """The column hints of a Spark type that is one column; None for lists, maps and types
+    typed from their values."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, T.DecimalType):
+        return {"data_type": "decimal", "precision": data_type.precision, "scale": data_type.scale}
+    kinds: list[tuple[type, str]] = [
+        (T.BooleanType, "bool"),
+        (T.IntegralType, "bigint"),
+        (T.FractionalType, "double"),
+        (T.StringType, "text"),
+        (T.DateType, "date"),
+        (T.BinaryType, "binary"),
+        (T.TimestampType, "timestamp"),
+    ]
+    for kind, name in kinds:
+        if isinstance(data_type, kind):
+            return {"data_type": name}
+    return None
+
+
+def _rewritten(data_type: DataType) -> bool:
+    """A type :func:`_json_ready` rewrites: floats, decimals, dates and binaries."""
+    from pyspark.sql import types as T
+
+    kinds = (T.DoubleType, T.FloatType, T.DecimalType, T.DateType, T.BinaryType)
+    return isinstance(data_type, kinds)
 
 
 def _types_in(data_type: DataType) -> list[DataType]:
@@ -112,7 +185,7 @@ def extract_dataframe(writer: PackageWriter, df: DataFrame, table_name: str) -> 
         writer.add_files(files)
         return
     (
-        _finite_only(df)
+        _json_ready(df)
         .write.mode("overwrite")
         .option("timestampFormat", SPARK_TIMESTAMP_FORMAT)
         .option("ignoreNullFields", "false")
@@ -155,7 +228,7 @@ def _dataframe_to_store(
     from pyspark.sql import functions as F
 
     options = {"timestampFormat": SPARK_TIMESTAMP_FORMAT, "ignoreNullFields": "false"}
-    lines = _finite_only(df).select(F.to_json(F.struct("*"), options).alias("line"))
+    lines = _json_ready(df).select(F.to_json(F.struct("*"), options).alias("line"))
     run = uuid.uuid4().hex[:8]
     reports = lines.mapInArrow(
         _partition_writer(remote, str(target), run), "path string, items long, size long"

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from loadstone.extract.dataframes import extract_dataframe, is_spark_dataframe
+from loadstone.extract.dataframes import dataframe_hints, extract_dataframe, is_spark_dataframe
 from loadstone.extract.file_inputs import (
     extract_file,
     extract_tabular,
@@ -115,7 +115,7 @@ def _extract_as_files(
     data = res.data
     hints = merge_hints(res.compute_table_hints(), run_hints)
     if is_spark_dataframe(data):
-        writer.add_hints(target, hints)
+        writer.add_hints(target, merge_hints(dataframe_hints(data), hints))
         extract_dataframe(writer, data, target)
     elif tabular_kind(data) is not None:
         writer.add_hints(target, hints)

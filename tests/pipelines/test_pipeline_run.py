@@ -61,6 +61,50 @@ def test_spark_dataframe_is_written_by_spark_and_loaded(spark: Any) -> None:
     assert info.row_counts["people"] == 2
 
 
+def test_a_dataframes_types_are_its_tables_types_and_keep_every_digit(spark: Any) -> None:
+    """Decimals keep precision, scale and digits, dates and binaries their type, strings
+    stay text, in the DataFrame's column order; a list's decimals are typed by value."""
+    import datetime as dt
+    from decimal import Decimal
+
+    schema = (
+        "id long, amount decimal(38,18), paid struct<on:date, `Ref Code`:string>, "
+        "stamp_text string, blob binary, score double, parts array<decimal(20,4)>"
+    )
+    amount = Decimal("12345678901234567890.123456789012345678")
+    data = [(1, amount, (dt.date(2024, 2, 29), "2024-01-01T00:00:00Z"), "2024-01-01T00:00:00Z")]
+    df = spark.createDataFrame(
+        [(*data[0], bytearray(b"\x00\xff"), float("nan"), [Decimal("2.5")])], schema
+    )
+    pipe = dlt.pipeline("typed_frames", destination="duckdb", dataset_name="d")
+    pipe.run(df, table_name="payments")
+    columns = pipe.default_schema.get_table("payments")["columns"]
+    assert [
+        (name, c.get("data_type"), c.get("precision"), c.get("scale"))
+        for name, c in columns.items()
+    ][:7] == [
+        ("id", "bigint", None, None),
+        ("amount", "decimal", 38, 18),
+        ("paid__on", "date", None, None),
+        ("paid__ref_code", "text", None, None),
+        ("stamp_text", "text", None, None),
+        ("blob", "binary", None, None),
+        ("score", "double", None, None),
+    ]
+    sql = "SELECT amount, paid__on, paid__ref_code, stamp_text, blob, score FROM d.payments"
+    assert rows("typed_frames.duckdb", sql) == [
+        (
+            amount,
+            dt.date(2024, 2, 29),
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00Z",
+            b"\x00\xff",
+            None,
+        )
+    ]
+    assert rows("typed_frames.duckdb", "SELECT value FROM d.payments__parts") == [(Decimal("2.5"),)]
+
+
 def test_source_loads_only_selected_resources() -> None:
     @dlt.source
     def shop():
