@@ -108,6 +108,15 @@ def database_path(credentials: object) -> str | None:
     return None if path == ":memory:" else str(Path(path).expanduser())
 
 
+def error_kind(error: Exception) -> str:
+    """As dlt 1.31 tells DuckDB's errors apart: a missing table or view, a statement that
+    does not parse (transient, as dlt counts it), or any other (terminal); the filesystem's
+    dataset, DuckDB over the files, tells them so too."""
+    if isinstance(error, duckdb.CatalogException) and "does not exist" in str(error):
+        return "undefined_relation"
+    return "transient" if isinstance(error, duckdb.ParserException) else "terminal"
+
+
 def connect(
     credentials: object, row_group_size: int | None = None
 ) -> tuple[duckdb.DuckDBPyConnection, bool]:
@@ -471,11 +480,7 @@ class DuckDBClient(SqlLoader[ParquetSource]):
         }
 
     def query_error_kind(self, error: Exception) -> str:
-        """As dlt 1.31 tells DuckDB's errors apart: a missing table or view, a statement
-        that does not parse (transient, as dlt counts it), or any other (terminal)."""
-        if isinstance(error, duckdb.CatalogException) and "does not exist" in str(error):
-            return "undefined_relation"
-        return "transient" if isinstance(error, duckdb.ParserException) else "terminal"
+        return error_kind(error)
 
     def query(self, sql: str, *params: object) -> list[Row]:
         """Run ``sql`` (``?`` placeholders) and return all rows as tuples.

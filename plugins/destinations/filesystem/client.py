@@ -362,6 +362,12 @@ class FilesystemClient(ClosesOnExit):
             for t in self.table_names()
         }
 
+    def query_error_kind(self, error: Exception) -> str:
+        """DuckDB's errors over the files, told apart as the DuckDB destination's are."""
+        from loadstone.plugins.destinations.duckdb.client import error_kind
+
+        return error_kind(error)
+
     def query(self, sql: str, *params: object) -> list[Row]:
         table = self.connection.sql(sql, params=list(params) or None)
         if table is None:

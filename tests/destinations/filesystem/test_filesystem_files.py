@@ -419,3 +419,15 @@ def test_an_scd2_table_of_plain_files_reads_its_validity_columns(tmp_path: Path)
     relation = pipeline.dataset()["t"]
     assert relation.columns == ["_dlt_valid_from", "_dlt_valid_to", "id", "_dlt_load_id", "_dlt_id"]
     assert relation.select("id", "_dlt_valid_to").fetchall() == [(1, None)]
+
+
+def test_a_missing_table_is_an_undefined_relation_as_on_duckdb(tmp_path: Path) -> None:
+    """dlt 1.31's filesystem sql_client raises DatabaseUndefinedRelation for a table that
+    is not there, as its DuckDB does; loadstone raised DatabaseTerminalError (differential
+    program p1155)."""
+    from loadstone.destinations.exceptions import DatabaseUndefinedRelation
+
+    pipeline = fs_pipeline(tmp_path, "undefined", str(tmp_path / "bucket"))
+    pipeline.run([{"id": 1}], table_name="t")
+    with pipeline.sql_client() as client, pytest.raises(DatabaseUndefinedRelation):
+        client.execute_sql("SELECT * FROM nope")
