@@ -263,7 +263,7 @@ class PipeIterator:
             return feeds[0]
         full = len(self._pending) >= self.settings.max_parallel_items
         cap = self.settings.max_parallel_items
-        if self.settings.next_item_mode == "fifo" or len(feeds) >= cap:
+        if self.settings.next_item_mode == "fifo" or len(feeds) - _roots(feeds) >= cap:
             self._turn = len(feeds)  # dlt starts from the newest
         for _ in range(len(feeds)):
             self._turn = (self._turn - 1) % len(feeds)
@@ -488,6 +488,14 @@ class PipeIterator:
 
 #: the feeds read on this thread
 _INLINE = ("sync", "fork")
+
+
+def _roots(feeds: list[_Feed]) -> int:
+    """How many of ``feeds`` are the data of a root resource: past ``max_parallel_items``
+    others dlt reads the newest first."""
+    return sum(
+        1 for feed in feeds if feed.run.parent is None and feed.kind != "fork" and not feed.start
+    )
 
 
 def _can_read(feed: _Feed, full: bool) -> bool:
