@@ -489,6 +489,38 @@ def table_order(dlt: Any, folder: str) -> Outcome:
     return {"tables": list(pipeline.default_schema.tables)}
 
 
+def wide_fan_out(dlt: Any, folder: str) -> Outcome:
+    """Four resources, one feeding a chain of transformers that opens more than
+    ``max_parallel_items`` generators at once: past that many feeds besides the roots' own,
+    dlt reads the newest first. The order every generator body ran in."""
+    calls: list[str] = []
+
+    def numbers(name: str, count: int) -> Any:
+        @dlt.resource(name=name)
+        def rows() -> Any:
+            for i in range(count):
+                calls.append(f"{name}{i}")
+                yield {"id": i}
+
+        return rows
+
+    def fan(name: str, count: int) -> Any:
+        @dlt.transformer(name=name)
+        def items(item: Any) -> Any:
+            for j in range(count):
+                calls.append(f"{name}{item['id']}.{j}")
+                yield {"id": item["id"]}
+
+        return items
+
+    root = numbers("a", 5)
+    first = root | fan("t", 4)
+    second = first | fan("u", 3)
+    pipeline = _pipeline(dlt, folder, "fan_out")
+    pipeline.extract([numbers("b", 6), second, numbers("c", 2), first, numbers("d", 3)])
+    return {"calls": calls}
+
+
 def _without_keys(tables: dict[str, Any]) -> dict[str, Any]:
     """Rows without the random ``_dlt_id`` and the load id (sorted text of the rest)."""
     return {
@@ -554,4 +586,5 @@ PROGRAMS: dict[str, Callable[[Any, str], Outcome]] = {
     "shared_table_hints": shared_table_hints,
     "yield_map_and_limit": yield_map_and_limit,
     "table_order": table_order,
+    "wide_fan_out": wide_fan_out,
 }
