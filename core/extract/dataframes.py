@@ -128,6 +128,7 @@ def _column_of(data_type: DataType) -> StoredHint | None:
         (T.DateType, "date"),
         (T.BinaryType, "binary"),
         (T.TimestampType, "timestamp"),
+        (T.TimestampNTZType, "timestamp"),  # written as UTC, as a naive datetime loads
     ]
     for kind, name in kinds:
         if isinstance(data_type, kind):
