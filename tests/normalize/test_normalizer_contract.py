@@ -232,6 +232,20 @@ def test_a_discarded_row_still_makes_the_changes_its_contract_allows(
     assert [c for c in table if not c.startswith("_dlt")] == columns
 
 
+def test_a_known_table_takes_the_hinted_columns_no_data_fills(tmp_path: Path) -> None:
+    # dlt 1.31 (p1239): ['id', '_dlt_load_id', '_dlt_id', 'extra', 'untyped'], extra a bool
+    first = _normalize(tmp_path, [{"id": 1}])
+    second = _normalize(
+        tmp_path,
+        [{"id": 2}],
+        schema=first.schema,
+        hints={"columns": {"extra": {"data_type": "bool"}, "untyped": {"nullable": True}}},
+    )
+    columns = schema_tables(second)["t"]["columns"]
+    assert list(columns) == ["id", "_dlt_load_id", "_dlt_id", "extra", "untyped"]
+    assert columns["extra"]["data_type"] == "bool" and "data_type" not in columns["untyped"]
+
+
 def test_long_identifiers_are_shortened_to_the_naming_limit(tmp_path: Path) -> None:
     result = _normalize(tmp_path, [{"k" * 80: {"inner" * 10: 1}}], naming=snake_case(max_length=30))
     assert all(len(c) <= 30 for c in schema_tables(result)["t"]["columns"])

@@ -33,7 +33,11 @@ from loadstone.plugins.normalizers.relational.facts import (
     Decisions,
     Position,
 )
-from loadstone.plugins.normalizers.relational.known_columns import hints_on_known_columns
+from loadstone.plugins.normalizers.relational.known_columns import (
+    drop_untyped,
+    hints_on_known_columns,
+    with_hinted_columns,
+)
 from loadstone.plugins.normalizers.relational.nested_hints import (
     NestedTablePlan,
     nested_keys,
@@ -519,7 +523,7 @@ def apply_facts(
             schema.replace_table(schema.tables[name].with_normalizer_hint("seen-data", True))
         if name in nested_plans:
             schema.replace_table(with_nested_hints(schema.tables[name], *nested_plans[name]))
-        known = schema.tables[name].columns
+        known = with_hinted_columns(schema, name, hinted)
         retyped = hints_on_known_columns(hinted, known)
         # a column the schema declares without a type (``update_table``) is new to the data:
         # typed now, it moves after the typed columns, in data order (as dlt 1.31)
@@ -528,20 +532,11 @@ def apply_facts(
             for column, decision in grouped.get(name, [])
             if column not in known or not known[column].is_complete
         ]
-        _drop_untyped(schema, name, [column.name for column in added])
+        drop_untyped(schema, name, [column.name for column in added])
         schema.update_table(Table(name, columns=[*retyped, *added]), merge_compound_props=False)
         if added:
             new_columns[name] = tuple(column.name for column in added)
     return new_tables, new_columns
-
-
-def _drop_untyped(schema: Schema, table_name: str, names: Sequence[str]) -> None:
-    """Take the untyped declarations of ``names`` out of the table (they come back typed)."""
-    table = schema.tables[table_name]
-    untyped = {n for n in names if n in table.columns and not table.columns[n].is_complete}
-    if untyped:
-        kept = {n: c for n, c in table.columns.items() if n not in untyped}
-        schema.replace_table(attrs.evolve(table, columns=kept))
 
 
 #: first position of a table asked for by materialize_table_schema() that got no data: last
