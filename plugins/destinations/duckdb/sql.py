@@ -33,7 +33,8 @@ def _int_type(bits: int | None) -> str:
     return "HUGEINT"
 
 
-def _timestamp_type(precision: int | None, timezone: bool) -> str:
+def timestamp_type(precision: int | None, timezone: bool) -> str:
+    """DuckDB's timestamp type of a column: one with time zone, a naive one by precision."""
     if timezone:
         # DuckDB has one time-zone-aware timestamp type (microseconds).
         return "TIMESTAMP WITH TIME ZONE"
@@ -73,7 +74,7 @@ def duckdb_type(column: Column, table: str = "?") -> str:
     if data_type == "bigint":
         return _int_type(precision)
     if data_type == "timestamp":
-        return _timestamp_type(precision, column.timezone is not False)
+        return timestamp_type(precision, column.timezone is not False)
     if data_type == "date":
         return "DATE"
     if data_type == "time":

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from loadstone.destinations.query_results import quote_identifier as _quote
+from loadstone.plugins.destinations.duckdb.sql import timestamp_type
 from loadstone.schema import Column
 
 #: the DuckDB type of a schema type whose text is enough to cast (decimal, binary and
@@ -40,8 +41,8 @@ def target_type(column: Column) -> str | None:
         )
     if kind == "wei":
         return "DECIMAL(38,0)"
-    if kind == "timestamp":
-        return "TIMESTAMP" if column.timezone is False else "TIMESTAMP WITH TIME ZONE"
+    if kind == "timestamp":  # a naive one by its precision (TIMESTAMP_S rounds), as dlt's
+        return timestamp_type(column.precision, column.timezone is not False)
     if kind == "binary":
         return "BLOB"
     return _SIMPLE.get(kind or "")

@@ -431,3 +431,21 @@ def test_a_missing_table_is_an_undefined_relation_as_on_duckdb(tmp_path: Path) -
     pipeline.run([{"id": 1}], table_name="t")
     with pipeline.sql_client() as client, pytest.raises(DatabaseUndefinedRelation):
         client.execute_sql("SELECT * FROM nope")
+
+
+@pytest.mark.parametrize("file_format", ["parquet", "jsonl"])
+def test_a_naive_timestamp_reads_back_at_its_precision(tmp_path: Path, file_format: str) -> None:
+    """dlt 1.31's filesystem dataset reads a timezone: false timestamp of precision 0 as
+    DuckDB's TIMESTAMP_S (12:00:00.9 rounds to 12:00:01), as its DuckDB destination stores
+    it; loadstone's read the microseconds (differential program p1157)."""
+    import datetime as dt
+
+    import loadstone
+
+    pipeline = fs_pipeline(tmp_path, f"precision_{file_format}", str(tmp_path / "bucket"))
+    columns: Any = {"n0": {"data_type": "timestamp", "timezone": False, "precision": 0}}
+    rows = [{"n0": dt.datetime(2024, 1, 1, 12, 0, 0, 900000)}]
+    pipeline.run(
+        loadstone.resource(rows, name="t", columns=columns), loader_file_format=file_format
+    )
+    assert pipeline.dataset()["t"].select("n0").fetchall() == [(dt.datetime(2024, 1, 1, 12, 0, 1),)]
