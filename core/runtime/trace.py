@@ -24,12 +24,13 @@ from loadstone.runtime.load_info import (
 from loadstone.runtime.step_infos import ExtractInfo, NormalizeInfo, step_info_from_dict
 from loadstone.runtime.trace_dict import trace_dict
 
-__all__ = ["PipelineTrace", "StepTrace", "traces_as_data"]
+__all__ = ["PipelineStepTrace", "PipelineTrace", "StepTrace", "traces_as_data"]
 
 
 @attrs.frozen
-class StepTrace:
-    """One step of a traced run, read from the trace (dlt's ``last_normalize_info`` ...)."""
+class PipelineStepTrace:
+    """One step of a traced run, read from the trace (dlt's ``last_normalize_info`` ...);
+    named as dlt's class (``StepTrace`` is the same)."""
 
     step: str
     row_counts: dict[str, int]
@@ -52,7 +53,7 @@ class StepTrace:
         return self.load_ids
 
     @property
-    def step_info(self) -> StepTrace | LoadInfo | ExtractInfo | NormalizeInfo:
+    def step_info(self) -> PipelineStepTrace | LoadInfo | ExtractInfo | NormalizeInfo:
         """dlt's ``step_info``: the load info of a load or run step, the extract or
         normalize info of those steps (else the step itself: it has dlt's ``row_counts`` and
         ``loads_ids``)."""
@@ -80,6 +81,9 @@ class StepTrace:
     def __str__(self) -> str:
         return self.asstr()
 
+
+#: the former name of :class:`PipelineStepTrace`
+StepTrace = PipelineStepTrace
 
 #: the state dlt names for a package after each step that does not load it
 _PACKAGE_STATE_AFTER = {"extract": "EXTRACTED", "normalize": "NORMALIZED"}
@@ -131,14 +135,14 @@ class PipelineTrace(dict[str, Any]):
         """The load info of the traced run or load step, when the trace holds it."""
         return LoadInfo.from_dict(self) if self.get("destination_name") else None
 
-    def _step(self, name: str) -> StepTrace | None:
+    def _step(self, name: str) -> PipelineStepTrace | None:
         steps = self.get("steps") or {}
         step = steps.get(name)
         if not step:
             return None
         info = self._step_info(name) if name in ("extract", "normalize") else None
         failed = self._error_message() if name == list(steps)[-1] else None  # the run ended in it
-        return StepTrace(
+        return PipelineStepTrace(
             step=name,
             row_counts=dict(step.get("row_counts") or {}),
             load_ids=list(step.get("load_ids") or []),
@@ -152,7 +156,7 @@ class PipelineTrace(dict[str, Any]):
         )
 
     @property
-    def steps(self) -> list[StepTrace]:
+    def steps(self) -> list[PipelineStepTrace]:
         """The steps in the order they ran; a trace of ``run()`` ends with a ``run`` step,
         as dlt's does (the extract, normalize and load steps of ``run`` come first)."""
         found = [self._step(name) for name in (self.get("steps") or {})]
@@ -161,7 +165,7 @@ class PipelineTrace(dict[str, Any]):
             started, finished = self.started_at, self.finished_at
             elapsed = (finished - started).total_seconds() if started and finished else 0.0
             steps.append(
-                StepTrace(
+                PipelineStepTrace(
                     step="run",
                     row_counts={},
                     load_ids=list(self.get("loads_ids") or []),
@@ -174,7 +178,7 @@ class PipelineTrace(dict[str, Any]):
             )
         return steps
 
-    def last_pipeline_step_trace(self, step_name: str) -> StepTrace | None:
+    def last_pipeline_step_trace(self, step_name: str) -> PipelineStepTrace | None:
         """The last step named ``step_name`` (``extract``, ``normalize``, ``load``, ``run``)."""
         named = [step for step in self.steps if step.step == step_name]
         return named[-1] if named else None

@@ -174,6 +174,7 @@ def test_trace_of_run_ends_with_a_run_step_holding_the_load_info() -> None:
     trace["kind"] = "run"
     steps = trace.steps
     assert [s.step for s in steps] == ["extract", "normalize", "load", "run"]
+    assert {type(s).__name__ for s in steps} == {"PipelineStepTrace"}  # dlt 1.31's (p1242)
     assert steps[-1].elapsed == pytest.approx(0.38)
     assert str(steps[-1]).startswith("Step run COMPLETED in 0.38 seconds.\nPipeline p7 load step")
     assert str(trace).startswith(
