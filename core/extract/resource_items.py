@@ -211,6 +211,12 @@ class TableSink:
             elif name not in self.filled:
                 self.writer.add_hints(name, self._hints_of(name, routed))
                 self.filled.add(name)
+            if is_spark_dataframe(item):  # written by Spark, as a DataFrame given to run()
+                self.writer.add_hints(
+                    name, merge_hints(dataframe_hints(item), self.writer.hints[name])
+                )
+                extract_dataframe(self.writer, item, name)
+                continue
             self.writer.write_item(name, item, self.resource_name)
 
     def _add_hints_of_item(self, name: str, routed: bool, item: TDataItem, res: Resource) -> None:

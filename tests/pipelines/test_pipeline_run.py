@@ -105,6 +105,26 @@ def test_a_dataframes_types_are_its_tables_types_and_keep_every_digit(spark: Any
     assert rows("typed_frames.duckdb", "SELECT value FROM d.payments__parts") == [(Decimal("2.5"),)]
 
 
+def test_a_resource_may_yield_dataframes_and_merge_them(spark: Any) -> None:
+    @dlt.resource(primary_key="id", write_disposition="merge")
+    def people(*frames: Any) -> Any:
+        yield from frames
+
+    schema = "id long, name string, tags array<int>"
+    pipe = dlt.pipeline("yielded_frames", destination="duckdb", dataset_name="d")
+    first = spark.createDataFrame([(1, "a", [1, 2]), (2, "b", [3])], schema)
+    pipe.run(people(first, spark.createDataFrame([(5, "e", [])], schema)))
+    pipe.run(people(spark.createDataFrame([(1, "a2", []), (3, "c", [4])], schema)))
+    assert rows("yielded_frames.duckdb", "SELECT id, name FROM d.people ORDER BY id") == [
+        (1, "a2"),
+        (2, "b"),
+        (3, "c"),
+        (5, "e"),
+    ]
+    tags = rows("yielded_frames.duckdb", "SELECT value FROM d.people__tags ORDER BY value")
+    assert tags == [(3,), (4,)]
+
+
 def test_source_loads_only_selected_resources() -> None:
     @dlt.source
     def shop():
