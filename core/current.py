@@ -259,6 +259,17 @@ def extract_context(
 
 
 @contextlib.contextmanager
+def source_context(source: ExtractedSource) -> Iterator[None]:
+    """``source()`` / ``source_schema()`` answer ``source`` inside: the source dlt makes of
+    the resources a run was given alone, named after the run's schema."""
+    token = _source.set(source)
+    try:
+        yield
+    finally:
+        _source.reset(token)
+
+
+@contextlib.contextmanager
 def source_state_context(state: StateDict) -> Iterator[None]:
     """``source_state()`` is ``state`` inside: a resource iterated outside a run reads a
     copy of what the active pipeline saved for its source, as dlt's does."""

@@ -190,3 +190,32 @@ def test_a_resource_iterated_outside_a_run_reads_a_copy_of_its_saved_state(
             "src": {"resources": {"r": {"calls": 1}}},
         }
     )
+
+
+def test_resources_run_without_a_source_see_one_named_after_the_schema(tmp_path: Path) -> None:
+    """A resource given to run() alone: ``current.source()`` is the source dlt 1.31 makes of
+    the run's resources, named after the run's schema, its schema ``source_schema()``
+    (differential programs p1057, p1058; here both raised)."""
+    seen: list[tuple[str, str, bool, list[str]]] = []
+
+    @dlt.resource
+    def peek():  # type: ignore[no-untyped-def]
+        source = current.source()
+        schema = current.source_schema()
+        seen.append((source.name, schema.name, schema is source.schema, sorted(source.resources)))
+        yield {"x": 1}
+
+    @dlt.resource
+    def other():  # type: ignore[no-untyped-def]
+        yield {"o": 1}
+
+    duck = dlt.destinations.duckdb(str(tmp_path / "peek.duckdb"))
+    pipe = dlt.pipeline("peeks", destination=duck, pipelines_dir=str(tmp_path / "p"))
+    pipe.run(peek())
+    pipe.run([peek(), other()])
+    pipe.run(peek(), schema=dlt.Schema("custom"))
+    assert seen == [
+        ("peeks", "peeks", True, ["peek"]),
+        ("peeks", "peeks", True, ["other", "peek"]),
+        ("custom", "custom", True, ["peek"]),
+    ]

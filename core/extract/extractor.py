@@ -13,12 +13,15 @@ does not normalize names: naming is the normalizer's job, done once, on the sche
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
 
+from loadstone import current
 from loadstone.exceptions import (
+    CurrentSourceNotAvailable,
     ExtractError,
     InvalidResourceData,
     ResourceNameMissing,
@@ -204,13 +207,15 @@ def extract(
     progress: ProgressCallback | None = None,
     discards: Discards | None = None,
     resource_tables: Mapping[str, Sequence[str]] | None = None,
+    schema: Schema | None = None,
 ) -> ExtractResult:
     """Write ``data`` into ``package`` (in state ``extracting``); the caller switches state.
 
     ``hints`` are the ``run``/``extract`` hints: they apply to every table of the run, over
     each resource's own; ``discards`` says which tables' rows are dropped here;
     ``resource_tables`` names the root tables the schema holds per resource (see
-    :func:`tables_by_resource`).
+    :func:`tables_by_resource`); ``schema`` is the run's, which resources given without a
+    source see as their source's (``current.source_schema()``).
     """
     source_name, resources = as_resources(data, table_name)
     started = started_generators(resources)
@@ -220,9 +225,39 @@ def extract(
     run_hints = hints.stored() if hints is not None else {}
     # one table name for several resources: dlt sends them all into that table
     run_key = hints.primary_key if hints is not None else None
-    extract_resources(writer, resources, run_hints, table_name, run_key, resource_tables)
+    with _as_source(schema, resources):
+        extract_resources(writer, resources, run_hints, table_name, run_key, resource_tables)
     tables = writer.close()
     return ExtractResult(package, tables, source_name)
+
+
+@attrs.frozen
+class RunSource:
+    """The source dlt makes of the resources a run is given without one: named after the
+    run's schema, holding those resources (what ``current.source()`` answers in them)."""
+
+    name: str
+    schema: Schema
+    resources: dict[str, Resource]
+
+    @property
+    def selected_resources(self) -> dict[str, Resource]:
+        return {name: res for name, res in self.resources.items() if res.selected}
+
+
+def _as_source(
+    schema: Schema | None, resources: Sequence[Resource]
+) -> contextlib.AbstractContextManager[None]:
+    """Inside: ``current.source()`` is a :class:`RunSource` of ``resources`` when the run
+    extracts no source of its own."""
+    if schema is None:
+        return contextlib.nullcontext()
+    try:
+        current.source()
+        return contextlib.nullcontext()  # a source's own extract
+    except CurrentSourceNotAvailable:
+        by_name = {res.name: res for res in resources}
+        return current.source_context(RunSource(schema.name, schema, by_name))
 
 
 def tables_by_resource(schema: Schema) -> dict[str, list[str]]:

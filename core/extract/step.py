@@ -387,6 +387,7 @@ class ExtractStep:
                     progress=on_progress,
                     discards=discards,
                     resource_tables=tables_by_resource(schema),
+                    schema=schema,
                 )
         except BaseException as error:
             _remove(package)
