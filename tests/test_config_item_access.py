@@ -207,3 +207,21 @@ def test_secret_value_types_are_dlts() -> None:
     assert dlt.TSecretValue("abc") == "abc"
     assert dlt.TSecretStrValue("abc") == "abc"
     assert hasattr(dlt.TSecretValue, "__metadata__")
+
+
+def test_a_missing_field_names_dlts_fields_and_spec() -> None:
+    # dlt 1.31 (p1246, p1205): fields ['token'], spec_name 'NeedsRConfiguration'; item access
+    # reads 'BaseConfiguration'
+    @dlt.resource
+    def needs_r(token: str = dlt.secrets.value) -> object:
+        yield {"t": token}
+
+    with pytest.raises(ConfigFieldMissingException) as raised:
+        list(needs_r())
+    assert (raised.value.fields, raised.value.spec_name) == (["token"], "NeedsRConfiguration")
+    with pytest.raises(ConfigFieldMissingException) as raised:
+        dlt.config["sources.x.nope"]
+    assert (raised.value.fields, raised.value.spec_name) == (
+        ["sources.x.nope"],
+        "BaseConfiguration",
+    )

@@ -101,14 +101,31 @@ class ConfigFieldMissingException(LoadstoneError, KeyError):
 
     __str__ = Exception.__str__  # the message, not KeyError's quoted repr
 
-    def __init__(self, function: str, missing: Mapping[str, list[str]]) -> None:
+    def __init__(
+        self, function: str, missing: Mapping[str, list[str]], spec_name: str | None = None
+    ) -> None:
         self.function = function
         self.missing = dict(missing)
+        #: dlt's members: the missing fields, and the configuration they belong to (a
+        #: function ``get_data`` -> ``GetDataConfiguration``; item access ``BaseConfiguration``)
+        self.fields = list(missing)
+        self.spec_name = spec_name or _spec_name(function)
         tried = "; ".join(f"{arg}: {', '.join(keys)}" for arg, keys in missing.items())
         super().__init__(
             f"{function}: missing configuration for {', '.join(missing)}; looked up {tried} "
             f"(environment variables: keys upper-cased, '.' -> '__')"
         )
+
+
+def _spec_name(function: str) -> str:
+    """dlt's name of the configuration a function's arguments make (``needs_r()`` ->
+    ``NeedsRConfiguration``); item access reads ``BaseConfiguration``."""
+    if function.startswith("config["):
+        return "BaseConfiguration"
+    if function.endswith("()"):
+        parts = function[:-2].split("_")
+        return "".join(part[:1].upper() + part[1:] for part in parts) + "Configuration"
+    return function
 
 
 class UnknownPluginError(LoadstoneError, LookupError):

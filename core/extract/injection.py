@@ -149,7 +149,8 @@ def inject(
         else:
             out[param.name] = value if spec_class is None else as_spec(spec_class, value)
     if missing:
-        raise ConfigFieldMissingException(f"{name}()", missing)
+        spec_name = ConfigFieldMissingException(f"{func.__name__}()", {}).spec_name
+        raise ConfigFieldMissingException(f"{name}()", missing, spec_name)
     return out
 
 
