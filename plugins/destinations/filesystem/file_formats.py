@@ -119,8 +119,10 @@ def _jsonl(source: Path, naive: Sequence[str], json_columns: Sequence[str], rows
     for batch in _batches(source):
         batch = without_zone(pa.Table.from_batches([batch]), naive)
         for row in batch.to_pylist():
-            if rows:
-                row = {name: value for name, value in row.items() if value is not None}
+            if rows:  # dlt's row: its own keys first, then the _dlt_ ones, nulls left out
+                kept = [(name, value) for name, value in row.items() if value is not None]
+                ordered = sorted(kept, key=lambda item: item[0].startswith("_dlt_"))
+                row = dict(ordered)
             for name in json_columns:
                 if isinstance(row.get(name), str):
                     row[name] = orjson.Fragment(row[name])

@@ -360,6 +360,10 @@ def test_text_files_of_rows_and_of_arrow_tables_are_written_as_dlt_writes_each(
         "id",
         "ok",
     ]
+    # a later load's line: the row's own keys, then the _dlt_ ones, as dlt's (p1111)
+    pipeline.run([{"id": 3, "z": 1}], table_name="j", loader_file_format="jsonl")
+    (later,) = [f for f in (bucket / DATASET / "j").iterdir() if f != jsonl]
+    assert list(read_file_rows(later)[0]) == ["id", "z", "_dlt_load_id", "_dlt_id"]
 
 
 def test_an_arrow_tables_struct_and_list_columns_stay_nested_in_parquet(tmp_path: Path) -> None:
