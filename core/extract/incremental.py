@@ -36,7 +36,7 @@ from loadstone.exceptions import (
     IncrementalCursorPathMissing,
 )
 from loadstone.extract.external_schedule import scheduled_interval
-from loadstone.storage.state import live_value
+from loadstone.storage.state import live_value, stored_value
 from loadstone.typing import TDataItem
 
 ON_CURSOR_VALUE_MISSING = ("raise", "include", "exclude")
@@ -108,8 +108,13 @@ def state_value(value: TDataItem) -> TDataItem:
 def _jsonable(value: TDataItem) -> TDataItem:
     """A cursor value as the state keeps it: typed (a datetime stays a datetime, as in dlt's
     ``pipeline.state``; the stored state marks it, :mod:`loadstone.storage.state`), a UUID as
-    its text (as dlt keeps it)."""
-    return str(value) if isinstance(value, uuid.UUID) else value
+    its text (as dlt keeps it). A date or datetime is kept as the stored state reads back (a
+    pendulum value as the standard type, its zone as an offset), as dlt's state holds it."""
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, _dt.date):
+        return live_value(stored_value(value))
+    return value
 
 
 def item_hash(item: TDataItem, primary_key: str | Sequence[str] | None) -> str:

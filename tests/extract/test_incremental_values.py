@@ -80,3 +80,30 @@ def test_an_end_value_without_an_initial_value_is_refused_when_the_cursor_binds(
     with pytest.raises(ValueError, match="initial_value") as raised:
         list(frames())
     assert isinstance(raised.value, loadstone.exceptions.ConfigValueError)
+
+
+def test_pendulum_cursor_values_are_kept_as_the_state_reads_them_back(tmp_path: Path) -> None:
+    """dlt 1.31's ``pipeline.state`` holds a pendulum cursor value as the standard type its
+    stored state reads back: a zone as a fixed offset, a pendulum date as a date
+    (differential program p1008: the state printed pendulum's DateTime with its zone)."""
+    import pendulum
+
+    @loadstone.resource
+    def berlin(c: Any = loadstone.sources.incremental("c")) -> Any:
+        yield [
+            {"c": pendulum.datetime(2024, 3, 1)},
+            {"c": pendulum.datetime(2024, 3, 2, tz="Europe/Berlin")},
+        ]
+
+    @loadstone.resource
+    def days(c: Any = loadstone.sources.incremental("c")) -> Any:
+        yield [{"c": pendulum.date(2024, 3, 1)}]
+
+    pipe = loadstone.pipeline("pz", destination="duckdb", pipelines_dir=str(tmp_path / "p"))
+    pipe.extract([berlin(), days()])
+    kept = pipe.state["sources"]["pz"]["resources"]
+    hour = dt.timezone(dt.timedelta(hours=1))
+    assert repr(kept["berlin"]["incremental"]["c"]["last_value"]) == repr(
+        dt.datetime(2024, 3, 2, tzinfo=hour)
+    )
+    assert repr(kept["days"]["incremental"]["c"]["last_value"]) == repr(dt.date(2024, 3, 1))
