@@ -28,7 +28,8 @@ from typing import Any
 
 from loadstone import config
 from loadstone.config_specs import BaseConfiguration
-from loadstone.exceptions import ConfigFieldMissingException
+from loadstone.config_values import coerce
+from loadstone.exceptions import ConfigFieldMissingException, ConfigValueCannotBeCoercedException
 
 
 class _Secrets:
@@ -120,8 +121,9 @@ def inject(
     spec = _SPECS.get(func)
     out = dict(kwargs)
     missing: dict[str, list[str]] = {}
-    hints = _type_hints(func)  # evaluated once: both readers walk them
+    hints = _type_hints(func)  # evaluated once: the readers walk them
     specs, documents = _spec_parameters(hints), _document_parameters(hints)
+    plain = _plain_parameters(hints)
     for param in signature.parameters.values():
         spec_class = specs.get(param.name)
         if param.name in bound.arguments:
@@ -138,7 +140,7 @@ def inject(
                     out[param.name] = _as_declared(found, param.default)
             continue
         keys = candidate_keys(section, name, param.name)
-        value = _as_document(config.resolve(*keys, default=_NOTHING), documents.get(param.name))
+        value = _configured(keys, plain.get(param.name))
         if value is _NOTHING and spec_class is not None:
             value = _spec_fields(spec_class, section, name, param.name)
         if value is _NOTHING and spec is not None:
@@ -211,6 +213,38 @@ def _document_parameters(hints: dict[str, Any]) -> dict[str, type]:
         if kind in (dict, list):
             found[name] = kind
     return found
+
+
+def _plain_parameters(hints: dict[str, Any]) -> dict[str, type]:
+    """The arguments annotated with a plain type (``int``, ``Optional[str]``, ``List[int]``,
+    ``Dict[str, int]`` ...): dlt coerces a configured value to it."""
+    found: dict[str, type] = {}
+    for name, hint in hints.items():
+        for candidate in (hint, *typing.get_args(hint)):
+            kind = typing.get_origin(candidate) or candidate
+            if kind in _PLAIN_TYPES:
+                found[name] = kind
+                break
+    return found
+
+
+_PLAIN_TYPES = (str, int, float, bool, list, dict)
+
+
+def _configured(keys: list[str], kind: type | None) -> object:
+    """The value configured at the first of ``keys`` for a ``config.value`` /
+    ``secrets.value`` argument, as dlt 1.31 injects it: as configured (an environment value
+    is its text) when the argument has no plain type, else coerced to that type
+    (``ConfigValueCannotBeCoercedException`` when it does not read as one)."""
+    found = config.get(keys)
+    if found is None:
+        return _NOTHING
+    if kind is None:
+        return found
+    try:
+        return coerce(found, kind)
+    except ValueError:
+        raise ConfigValueCannotBeCoercedException(keys[0], found, kind) from None
 
 
 def _as_document(value: object, kind: type | None) -> object:

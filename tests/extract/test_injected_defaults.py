@@ -53,3 +53,31 @@ def test_json_text_configured_for_a_dict_or_list_argument_is_the_document(
     monkeypatch.setenv("SOURCES__DOCUMENTS__EXTRA", '{"k": [1]}')
     [row] = list(documents())
     assert row == {"tags": {"team": "data"}, "ids": [4, 5], "extra": {"k": [1]}, "note": "x"}
+
+
+def test_configured_values_are_coerced_to_the_arguments_type(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # dlt 1.31 (p1248): a TOML "6" for an int is 6, '"quoted"' for a str keeps its quotes,
+    # an argument without a type gets the environment's text
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".dlt").mkdir()
+    (tmp_path / ".dlt" / "config.toml").write_text('[sources.typed]\nnum = "6"\n')
+    monkeypatch.setenv("SOURCES__TYPED__TEXT", '"quoted"')
+    monkeypatch.setenv("SOURCES__TYPED__ANY", "42")
+    monkeypatch.setenv("SOURCES__TYPED__BAD", "abc")
+
+    @dlt.source(name="typed")
+    def typed(
+        num: int = dlt.config.value, text: str = dlt.config.value, any=dlt.config.value
+    ) -> Any:
+        return dlt.resource([{"num": num, "text": text, "any": any}], name="r")
+
+    assert list(typed()) == [{"num": 6, "text": '"quoted"', "any": "42"}]
+
+    @dlt.source(name="typed")
+    def bad(bad: int = dlt.config.value) -> Any:
+        return dlt.resource([{"bad": bad}], name="r")
+
+    with pytest.raises(dlt.ConfigValueCannotBeCoercedException):
+        bad()
