@@ -75,11 +75,16 @@ class SqlClient:
         :data:`BATCH_CHARS` of SQL; each batch answers with its last statement's rows
         (as ``execute_sql`` answers it), so a short list gives one answer, as dlt's. The
         arguments fill the ``%s`` placeholders of all statements in order, as they would
-        the one SQL text dlt sends per batch."""
+        the one SQL text dlt sends per batch. A batch without placeholders runs as that one
+        text, so the database answers as it answers dlt (DuckDB: the last statement that
+        has rows, ``SELECT 7; UPDATE ...`` answers 7)."""
         answers: list[list[Row] | None] = []
         remaining = list(args)  # one list of arguments for all, in placeholder order
         for batch in _batches(statements):
             rows: list[Row] | None = []
+            if not any(_placeholder_count(s) for s in batch):
+                answers.append(self.execute_sql(";\n".join(s.rstrip().rstrip(";") for s in batch)))
+                continue
             for statement in batch:
                 taken = _placeholder_count(statement)
                 rows = self.execute_sql(statement, *remaining[:taken])

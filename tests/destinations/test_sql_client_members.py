@@ -82,3 +82,12 @@ def test_a_package_state_carries_the_pipeline_state_row_of_a_state_change(
 def test_an_unknown_package_has_no_state(pipeline: dlt.Pipeline) -> None:
     with pytest.raises(PackageNotFound):
         pipeline.get_load_package_state("123.456")
+
+
+def test_execute_many_answers_as_duckdb_answers_the_batchs_text(pipeline: dlt.Pipeline) -> None:
+    """dlt 1.31 sends a batch as one SQL text, and DuckDB answers with the last statement
+    that has rows: ``SELECT 7`` then an UPDATE answers [(7,)], where loadstone answered the
+    UPDATE's count (differential program p1116)."""
+    with pipeline.sql_client() as c:
+        assert c.execute_many(["SELECT 7", "UPDATE d.t SET a = a + 1"]) == [[(7,)]]
+        assert c.execute_sql("SELECT a FROM d.t") == [(2,)]  # the UPDATE ran
