@@ -187,7 +187,12 @@ class WorkingFolder:
             self.state = on_disk
             self.keep_sources_entry = "sources" in on_disk
             self.had_local_state = True
+        edited = {name: schema for name, schema in self.schemas.items() if schema.is_modified}
         self._load_schemas()
+        for name, schema in edited.items():  # changed in code since its save (dlt keeps that)
+            saved = self.schemas.get(name)
+            if saved is not None and saved.version_hash == schema.stored_version_hash:
+                self.schemas[name] = schema
 
     def _disk_signature(self) -> tuple[tuple[str, int, int], ...]:
         """(name, mtime, size) of the state and schema files: changes when anyone saves them."""

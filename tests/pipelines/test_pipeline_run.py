@@ -596,3 +596,18 @@ def test_a_failed_extract_leaves_no_state_of_the_source_it_added() -> None:
     assert (
         pipe.state["sources"]["shop"]["resources"]["orders"]["incremental"]["n"]["last_value"] == 2
     )
+
+
+def test_a_schema_changed_in_code_between_runs_is_kept() -> None:
+    # dlt 1.31 (p1250): a description given through pipeline.default_schema.update_table
+    # after a run is in the schema after the next run, and in an attached pipeline's
+    pipe = dlt.pipeline("edited", destination="duckdb", dataset_name="d")
+    pipe.run([{"id": 1, "name": "a"}], table_name="t")
+    pipe.default_schema.update_table(
+        {"name": "t", "columns": {"name": {"name": "name", "description": "given"}}}
+    )
+    pipe.run([{"id": 2, "name": "b"}], table_name="t")
+    assert pipe.default_schema.tables["t"]["columns"]["name"]["description"] == "given"
+    assert (
+        dlt.attach("edited").default_schema.tables["t"]["columns"]["name"]["description"] == "given"
+    )
