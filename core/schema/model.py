@@ -127,6 +127,10 @@ class StoredFormView:
     def __bool__(self) -> bool:  # never empty: skips building the dict in ``if table:``
         return True
 
+    def __repr__(self) -> str:
+        """The stored form, as printing dlt's dict shows it (``print(schema.tables["t"])``)."""
+        return repr(dict(self.to_dict()))
+
 
 @attrs.frozen(kw_only=True, repr=False)
 class Column(StoredFormView):
@@ -268,7 +272,7 @@ def _columns_dict(value: Mapping[str, Column] | Iterable[Column] | None) -> dict
     return {column.name: column for column in value}
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, repr=False)
 class Table(StoredFormView):
     """One table: ordered columns plus table hints.
 

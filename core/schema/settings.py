@@ -111,7 +111,7 @@ def _check_detections(instance: object, attribute: object, value: Sequence[str])
     check_detections(value)
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, repr=False)
 class SchemaSettings(StoredFormView):
     """The ``settings`` section of a stored schema (read like dlt's dict: ``["default_hints"]``).
 

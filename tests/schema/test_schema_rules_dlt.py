@@ -137,3 +137,11 @@ def test_the_first_matching_rule_in_written_order_wins(rules: dict[str, str], co
     schema = Schema("s")
     schema.update_preferred_types(rules)
     assert schema.infer_column("t", column, 1.5).data_type == (expected or "double")
+
+
+def test_tables_and_settings_print_as_dlts_dicts() -> None:
+    # dlt 1.31 (p1252, p1220): print(schema.tables["t"]) / print(schema.settings) show dicts
+    schema = Schema("s")
+    schema.update_table({"name": "t", "columns": {"a": {"name": "a", "data_type": "text"}}})
+    assert repr(schema.tables["t"]) == repr(dict(schema.tables["t"].to_dict()))
+    assert repr(schema.settings).startswith("{'detections': ['iso_timestamp']")
