@@ -40,7 +40,9 @@ PATHS: dict[str, list[str]] = {
     "loadstone.common.libs.pydantic": ["DltConfig"],
     "loadstone.common.libs.pyarrow": ["pyarrow"],
     "loadstone.common.libs.pandas": ["pandas"],
-    "loadstone.common.configuration.exceptions": ["ConfigFieldMissingException"],
+    "loadstone.common.configuration.exceptions": [
+        "ConfigFieldMissingException", "ConfigValueCannotBeCoercedException",
+    ],
     "loadstone.common.normalizers.naming": ["NamingConvention"],
     "loadstone.common.normalizers.naming.snake_case": ["NamingConvention"],
     "loadstone.common.normalizers.naming.sql_cs_v1": ["NamingConvention"],
@@ -106,7 +108,18 @@ PATHS: dict[str, list[str]] = {
     ],
     "loadstone.pipeline.exceptions": [
         "PipelineStepFailed", "CannotRestorePipelineException", "PipelineNotActive", "LoadInfo",
+        "InvalidPipelineName", "PipelineConfigMissing",
     ],
+    "loadstone.common.schema.exceptions": [
+        "DataValidationError", "SchemaException", "CannotCoerceColumnException",
+        "CannotCoerceNullException", "UnboundColumnException", "TableNotFound",
+        "SchemaIdentifierNormalizationCollision", "TablePropertiesConflictException",
+    ],
+    "loadstone.common.schema.utils": [
+        "new_table", "new_column", "get_columns_names_with_prop", "has_table_seen_data",
+        "get_first_column_name_with_prop", "get_nested_tables", "get_root_table",
+    ],
+    "loadstone.normalize.exceptions": ["NormalizeJobFailed", "NormalizeException"],
     "loadstone.destinations.exceptions": [
         "DestinationException", "DestinationTerminalException",
     ],
@@ -268,3 +281,18 @@ def test_a_dlt_naming_convention_beside_the_script_ports_by_its_imports(
             "AND NOT starts_with(table_name, '_dlt') ORDER BY 1, 2"
         ).fetchall()
     assert columns == [("people", "usr_id"), ("people__kids", "usr_age")]
+
+
+def test_new_table_and_new_column_make_dlts_dicts() -> None:
+    # dlt 1.31 (p1258): the dicts and their key order
+    from loadstone.common.schema.utils import new_column, new_table
+
+    assert json.dumps(new_table("t", columns=[new_column("a", "bigint")])) == json.dumps(
+        {"name": "t", "columns": {"a": {"name": "a", "nullable": True, "data_type": "bigint"}},
+         "write_disposition": "append", "resource": "t"}
+    )  # fmt: skip
+    assert json.dumps(new_table("t", resource="r", file_format="parquet")) == json.dumps(
+        {"name": "t", "columns": {}, "file_format": "parquet", "resource": "r",
+         "write_disposition": "append"}
+    )  # fmt: skip
+    assert new_table("c", parent_table_name="t") == {"name": "c", "columns": {}, "parent": "t"}

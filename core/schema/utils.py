@@ -36,6 +36,8 @@ __all__ = [
     "is_complete_column",
     "is_nested_table",
     "is_nullable_column",
+    "new_column",
+    "new_table",
 ]
 
 #: a table as dlt's dict or as loadstone's frozen view of one
@@ -209,3 +211,53 @@ def get_validity_column_names(table: AnyTable) -> list[str | None]:
 
 def _first_hinted(columns: Iterable[AnyColumn], hint: str) -> str | None:
     return next((str(_get(c, "name")) for c in columns if _get(c, hint)), None)
+
+
+def new_column(
+    column_name: str,
+    data_type: str | None = None,
+    nullable: bool = True,
+    precision: int | None = None,
+    scale: int | None = None,
+) -> TColumnSchema:
+    """dlt's column dict of a name and type (keys in dlt's order: name, nullable, type)."""
+    column: dict[str, object] = {"name": column_name, "nullable": nullable}
+    if data_type is not None:
+        column["data_type"] = data_type
+    if precision is not None:
+        column["precision"] = precision
+    if scale is not None:
+        column["scale"] = scale
+    return column  # type: ignore[return-value]  # the keys of a column
+
+
+def new_table(
+    table_name: str,
+    parent_table_name: str | None = None,
+    write_disposition: str | None = None,
+    columns: Iterable[Mapping[str, object]] | None = None,
+    resource: str | None = None,
+    schema_contract: object = None,
+    table_format: str | None = None,
+    file_format: str | None = None,
+) -> TTableSchema:
+    """dlt's table dict (``new_table``): a root table gets ``append`` and its own name as
+    resource unless given; a nested one names its ``parent``."""
+    table: dict[str, object] = {
+        "name": table_name,
+        "columns": {str(c["name"]): dict(c) for c in columns or ()},
+    }
+    for key, value in (
+        ("parent", parent_table_name),
+        ("write_disposition", write_disposition),
+        ("schema_contract", schema_contract),
+        ("table_format", table_format),
+        ("file_format", file_format),
+        ("resource", resource),
+    ):
+        if value is not None:
+            table[key] = value
+    if not parent_table_name:  # dlt's defaults of a root table, after what was given
+        table.setdefault("write_disposition", "append")
+        table.setdefault("resource", table_name)
+    return table  # type: ignore[return-value]  # the keys of a table
