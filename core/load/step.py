@@ -171,7 +171,7 @@ class LoadStep:
             raise PipelineStepFailed(name, "load", package.load_id, exc) from exc
         except Exception as exc:
             raise PipelineStepFailed(name, "load", package.load_id, exc) from exc
-        complete_package(self.folder, package, skipped=entry.skipped, keep=keep)
+        complete_package(self.folder, package, skipped=entry.skipped, keep=keep, first_run=first)
         entry.completed_at = _dt.datetime.now(tz=_dt.timezone.utc).timestamp()
         meta = package.meta
         self.context.recorder.package_done(

@@ -139,7 +139,12 @@ class PipelinePackages:
         an unknown load id raises :class:`PackageNotFound`."""
         for package in self.list_packages():
             if package.root.name == load_id and package.damage is None:
-                info = package_info(package, package.read_schema(), state=package.state)
+                first_run = bool(
+                    package.meta.get("first_run")
+                )  # its load created the system tables
+                info = package_info(
+                    package, package.read_schema(), state=package.state, first_run=first_run
+                )
                 if package.state == EXTRACTED:  # its jobs are its extracted tables, as dlt's
                     info.row_counts = _extracted_rows(package)
                 return info

@@ -81,12 +81,19 @@ def forget_schema_changes(folder: WorkingFolder, package: LoadPackage) -> None:
 
 
 def complete_package(
-    folder: WorkingFolder, package: LoadPackage, *, skipped: bool, keep: bool
+    folder: WorkingFolder,
+    package: LoadPackage,
+    *,
+    skipped: bool,
+    keep: bool,
+    first_run: bool = False,
 ) -> None:
     """After the destination's commit: remember the package's file inputs, then switch
-    it to loaded (a kill between the two leaves it pending: see ``loaded_inputs``)."""
+    it to loaded (a kill between the two leaves it pending: see ``loaded_inputs``).
+    ``first_run``: the package was the pipeline's first load (its schema update holds the
+    system tables, as ``get_load_package_info`` shows it later)."""
     LoadedInputs(folder.root).record(package)
-    package.set_state(LOADED, loaded_at=time.time(), skipped=skipped)
+    package.set_state(LOADED, loaded_at=time.time(), skipped=skipped, first_run=first_run)
     state_changes.forget(package.load_id)  # loaded: its state changes stay for good
     if not keep:
         package.delete_data()

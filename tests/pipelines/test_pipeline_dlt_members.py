@@ -30,6 +30,10 @@ def test_has_data_and_the_completed_packages_follow_the_steps() -> None:
     info = pipe.get_load_package_info(load_id)
     assert (info.state, info.load_id) == ("loaded", load_id)
     assert dlt.attach("members").has_data is True
+    # the first load created the system tables: dlt 1.31 lists them in its schema update
+    assert sorted(info.schema_update) == ["_dlt_loads", "_dlt_pipeline_state", "_dlt_version", "t"]
+    second = pipe.run([{"id": 2, "v": "x"}], table_name="t").loads_ids[0]
+    assert sorted(pipe.get_load_package_info(second).schema_update) == ["t"]
 
 
 def test_an_unknown_load_id_is_not_found() -> None:
