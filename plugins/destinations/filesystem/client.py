@@ -294,6 +294,7 @@ class FilesystemClient(ClosesOnExit):
                         [c.name for c in plan.columns],
                         naive,
                         [c.name for c in plan.columns if c.data_type == "json"],
+                        self.config.csv_format,
                     ),
                 )
             written.add(relative)

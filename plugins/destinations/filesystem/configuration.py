@@ -28,6 +28,31 @@ TABLE_FORMATS = ("delta", "iceberg")
 DEFAULT_ICEBERG_CATALOG: Mapping[str, str] = {"type": "sql", "uri": "sqlite:///:memory:"}
 
 
+#: dlt's ``quoting`` values of its CSV writer
+CSV_QUOTING = ("quote_all", "quote_needed", "quote_none")
+
+
+@attrs.frozen
+class CsvFormat:
+    """dlt's CSV settings (``[normalize.data_writer]`` or ``[data_writer]``: ``delimiter``,
+    ``include_header``, ``quoting``), read by the writer and by the dataset's reader."""
+
+    delimiter: str = ","
+    include_header: bool = True
+    quoting: str = "quote_needed"
+
+
+def _csv_format() -> CsvFormat:
+    def keys(key: str) -> list[str]:
+        return [f"normalize.data_writer.{key}", f"data_writer.{key}"]
+
+    return CsvFormat(
+        delimiter=config.get_str(keys("delimiter"), ","),
+        include_header=config.get_bool(keys("include_header"), True),
+        quoting=config.get_choice(keys("quoting"), CSV_QUOTING, "quote_needed"),
+    )
+
+
 @attrs.frozen
 class FilesystemConfiguration:
     """Where and how the destination writes; see the module docstring for the sources."""
@@ -40,6 +65,7 @@ class FilesystemConfiguration:
     table_format: str | None = None
     #: gzip JSONL and CSV files (dlt's default); Parquet is compressed inside
     compress: bool = True
+    csv_format: CsvFormat = attrs.field(factory=CsvFormat)
     iceberg_catalog_name: str = "default"
     iceberg_catalog: Mapping[str, Any] = attrs.field(factory=lambda: dict(DEFAULT_ICEBERG_CATALOG))
 
@@ -101,6 +127,7 @@ def resolve_configuration(destination: Destination) -> FilesystemConfiguration:
             "normalize.data_writer.disable_compression",
             "data_writer.disable_compression",
         ),
+        csv_format=_csv_format(),
         iceberg_catalog_name=str(_setting(destination, "iceberg_catalog_name", default="default")),
         iceberg_catalog=dict(
             _setting(destination, "iceberg_catalog", default=None) or DEFAULT_ICEBERG_CATALOG

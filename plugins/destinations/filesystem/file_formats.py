@@ -16,6 +16,7 @@ import gzip
 import io
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pyarrow as pa
@@ -23,6 +24,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from loadstone.destinations.contract import LoadFileSpec, from_arrow, load_files
+from loadstone.plugins.destinations.filesystem.configuration import CsvFormat
 from loadstone.schema import Column
 
 
@@ -88,6 +90,7 @@ def render(
     columns: Sequence[str] = (),
     naive: Sequence[str] = (),
     json_columns: Sequence[str] = (),
+    csv_format: CsvFormat | None = None,
 ) -> bytes:
     """The bytes of ``source`` in ``file_format`` (JSONL / CSV), gzipped when ``compress``.
 
@@ -101,13 +104,15 @@ def render(
     (:func:`~loadstone.destinations.contract.from_arrow`): its JSONL lines leave out the
     keys whose value is null, its CSV is Python's ``csv`` module's (``True``/``False``,
     floats as Python prints them, ``2.0`` and not ``2``, every text quoted, null as ``""``).
+    ``csv_format``: dlt's delimiter, header and quoting settings.
     """
     rows = not from_arrow(source)
     if file_format == "jsonl":
         data = _jsonl(source, naive, json_columns, rows)
     elif file_format == "csv":
         table = without_zone(_with_columns(pq.read_table(source), columns), naive)
-        data = _rows_csv(table) if rows else _arrow_csv(table)
+        shape = csv_format or CsvFormat()
+        data = _rows_csv(table, shape) if rows else _arrow_csv(table, shape)
     else:
         raise ValueError(f"render() writes jsonl or csv, not {file_format}")
     return gzip.compress(data, mtime=0) if compress else data
@@ -131,7 +136,11 @@ def _jsonl(source: Path, naive: Sequence[str], json_columns: Sequence[str], rows
     return buffer.getvalue()
 
 
-def _arrow_csv(table: pa.Table) -> bytes:
+_ROWS_QUOTING: dict[str, Any] = {"quote_all": csv.QUOTE_ALL, "quote_none": csv.QUOTE_NONE}
+_ARROW_QUOTING = {"quote_all": "all_valid", "quote_none": "none"}
+
+
+def _arrow_csv(table: pa.Table, shape: CsvFormat) -> bytes:
     """CSV as pyarrow writes it (dlt's writer of Arrow items); struct, list and map columns
     (kept so for Parquet) as their JSON text, where dlt's writer refuses them."""
     for index, field in enumerate(table.schema):
@@ -139,9 +148,15 @@ def _arrow_csv(table: pa.Table) -> bytes:
             texts = [_json_text(v) for v in table.column(index).to_pylist()]
             table = table.set_column(index, field.name, pa.array(texts, pa.string()))
     buffer = io.BytesIO()
-    pa_csv.write_csv(
-        table.cast(_csv_schema(table.schema)), buffer, pa_csv.WriteOptions(quoting_style="needed")
+    bare_header = shape.include_header and shape.quoting == "quote_none"
+    if bare_header:  # pyarrow quotes a header in every style; dlt's has none here
+        buffer.write((shape.delimiter.join(table.column_names) + "\n").encode())
+    options = pa_csv.WriteOptions(
+        include_header=shape.include_header and not bare_header,
+        delimiter=shape.delimiter,
+        quoting_style=_ARROW_QUOTING.get(shape.quoting, "needed"),
     )
+    pa_csv.write_csv(table.cast(_csv_schema(table.schema)), buffer, options)
     return buffer.getvalue()
 
 
@@ -149,12 +164,14 @@ def _json_text(value: object) -> str | None:
     return None if value is None else orjson.dumps(value, default=_json_default).decode()
 
 
-def _rows_csv(table: pa.Table) -> bytes:
+def _rows_csv(table: pa.Table, shape: CsvFormat) -> bytes:
     """CSV as Python's ``csv`` module writes rows (dlt's writer of rows): numbers and
     booleans bare, every other value quoted as its ``str``, binary as its UTF-8 text."""
     text = io.StringIO()
-    writer = csv.writer(text, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-    writer.writerow(table.column_names)
+    quoting = _ROWS_QUOTING.get(shape.quoting, csv.QUOTE_NONNUMERIC)
+    writer = csv.writer(text, quoting=quoting, delimiter=shape.delimiter, lineterminator="\n")
+    if shape.include_header:
+        writer.writerow(table.column_names)
     for batch in table.to_batches(max_chunksize=10_000):
         for row in batch.to_pylist():
             writer.writerow(_csv_value(value) for value in row.values())

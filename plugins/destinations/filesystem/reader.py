@@ -85,7 +85,10 @@ class DatasetReader:
                 if load_id is None or load_id in completed
             ]
             if files:
-                select = _scan(plan.file_format, files, csv_text_columns(plan.columns))
+                text_columns = csv_text_columns(plan.columns)
+                shape = client.config.csv_format
+                names = None if shape.include_header else [c.name for c in plan.columns]
+                select = _scan(plan.file_format, files, text_columns, shape.delimiter, names)
                 found = {
                     str(row[0]): str(row[1])
                     for row in self.connection.execute(f"DESCRIBE {select}").fetchall()
@@ -123,8 +126,15 @@ class DatasetReader:
             self._arrow_view(name, table)
 
 
-def _scan(file_format: str, files: list[str], text_columns: list[str]) -> str:
-    """The SELECT over ``files``; CSV text columns are read as text, not guessed."""
+def _scan(
+    file_format: str,
+    files: list[str],
+    text_columns: list[str],
+    delimiter: str = ",",
+    names: list[str] | None = None,
+) -> str:
+    """The SELECT over ``files``; CSV text columns are read as text, not guessed, with the
+    configured delimiter; a CSV without header is read with the table's column ``names``."""
     listed = "[" + ", ".join(_literal(f) for f in files) + "]"
     if file_format == "parquet":
         return f"SELECT * FROM read_parquet({listed}, union_by_name = true)"
@@ -134,4 +144,9 @@ def _scan(file_format: str, files: list[str], text_columns: list[str]) -> str:
         )
     types = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in text_columns)
     typed = f", types = {{{types}}}" if types else ""
-    return f"SELECT * FROM read_csv({listed}, union_by_name = true, header = true{typed})"
+    shape = f", delim = {_literal(delimiter)}"
+    if names is not None:
+        listed_names = ", ".join(_literal(n) for n in names)
+        shape += f", header = false, names = [{listed_names}]"
+        return f"SELECT * FROM read_csv({listed}{shape}{typed})"
+    return f"SELECT * FROM read_csv({listed}, union_by_name = true, header = true{shape}{typed})"

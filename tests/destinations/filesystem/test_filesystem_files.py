@@ -453,3 +453,40 @@ def test_a_naive_timestamp_reads_back_at_its_precision(tmp_path: Path, file_form
         loadstone.resource(rows, name="t", columns=columns), loader_file_format=file_format
     )
     assert pipeline.dataset()["t"].select("n0").fetchall() == [(dt.datetime(2024, 1, 1, 12, 0, 1),)]
+
+
+# dlt 1.31's CSV lines (rows' load id and row id columns cut off) under its quoting settings
+CSV_QUOTING = {
+    "quote_all": (['"id","s","f"', '"1","a","2.0"', '"2","","1.5"'], ['"id","s"', '"1","a"']),
+    "quote_none": (["id,s,f", "1,a,2.0", "2,,1.5"], ["id,s", "1,a"]),
+}
+
+
+@pytest.mark.parametrize("quoting", sorted(CSV_QUOTING))
+def test_dlts_csv_settings_shape_the_files_and_the_dataset_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, quoting: str
+) -> None:
+    """dlt 1.31's [normalize.data_writer] quoting, delimiter and include_header shape its
+    CSV files of rows and of Arrow tables; loadstone ignored them (differential program
+    p1175)."""
+    import pyarrow as pa
+
+    monkeypatch.setenv("DATA_WRITER__DISABLE_COMPRESSION", "true")
+    monkeypatch.setenv("NORMALIZE__DATA_WRITER__QUOTING", quoting)
+    bucket = tmp_path / "bucket"
+    pipeline = fs_pipeline(tmp_path, f"csv_{quoting}", str(bucket), loader_file_format="csv")
+    pipeline.run([{"id": 1, "s": "a", "f": 2.0}, {"id": 2, "f": 1.5}], table_name="r")
+    pipeline.run(pa.table({"id": [1], "s": ["a"]}), table_name="a")
+    rows_file, arrow_file = (next((bucket / DATASET / t).iterdir()) for t in ("r", "a"))
+    cut = [line.rsplit(",", 2)[0] for line in rows_file.read_text().splitlines()]
+    assert (cut, arrow_file.read_text().splitlines()) == CSV_QUOTING[quoting]
+    assert sorted(pipeline.dataset()["r"].select("id", "f").fetchall()) == [(1, 2.0), (2, 1.5)]
+
+    monkeypatch.setenv("NORMALIZE__DATA_WRITER__DELIMITER", ";")
+    monkeypatch.setenv("NORMALIZE__DATA_WRITER__INCLUDE_HEADER", "false")
+    other = fs_pipeline(tmp_path, f"semi_{quoting}", str(tmp_path / "b2"), loader_file_format="csv")
+    other.run([{"id": 1, "s": "x"}], table_name="t")
+    (written,) = (tmp_path / "b2" / DATASET / "t").iterdir()
+    assert written.read_text().splitlines()[0].lstrip('"').startswith("1")  # no header
+    assert ";" in written.read_text()
+    assert other.dataset()["t"].select("id", "s").fetchall() == [(1, "x")]
