@@ -82,13 +82,20 @@ def plan_table(
 
 def plan_refusal(plan: TablePlan, nested: Sequence[str]) -> str | None:
     """Why a plan is refused, as dlt 1.31 refuses it: a merge strategy a table format does
-    not run (``scd2``), ``hard_delete`` on an upsert into a Delta root with nested tables
-    (their rows could not follow a deleted parent)."""
+    not run (``scd2``), an upsert or insert-only without primary key, ``hard_delete`` on an
+    upsert into a Delta root with nested tables (their rows could not follow a deleted
+    parent)."""
     merge = plan.write_disposition == "merge"
     if merge and plan.table_format and plan.merge_strategy not in TABLE_FORMAT_STRATEGIES:
         return (
             f"merge strategy {plan.merge_strategy!r} is not supported for {plan.table_format} "
             f"table {plan.name!r} (supported: {', '.join(TABLE_FORMAT_STRATEGIES)})"
+        )
+    keyed = plan.merge_strategy in ("upsert", "insert-only")
+    if merge and plan.table_format and keyed and plan.is_root and not plan.primary_key:
+        return (
+            f"no primary key defined for table {plan.name!r}: primary_key needs to be set "
+            f"when using the {plan.merge_strategy!r} merge strategy (as in dlt)"
         )
     upsert = plan.merge_strategy == "upsert" and merge
     if plan.table_format != "delta" or not (plan.hard_delete and plan.is_root and upsert):

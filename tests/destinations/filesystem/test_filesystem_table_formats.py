@@ -309,6 +309,25 @@ def test_hard_delete_removes_the_marked_keys(
 
 
 @pytest.mark.parametrize("table_format", FORMATS)
+@pytest.mark.parametrize("strategy", ["upsert", "insert-only"])
+def test_a_keyed_strategy_without_primary_key_is_refused(
+    tmp_path: Path, table_format: str, strategy: str
+) -> None:
+    """dlt 1.31 refuses upsert and insert-only without a primary key ("primary_key needs to
+    be set"), as loadstone's SQL destinations do; on table formats loadstone appended every
+    row (differential programs p1176, p1177)."""
+    import loadstone
+
+    pipeline = fs_pipeline(tmp_path, f"nokey_{table_format}_{strategy}", str(tmp_path / "b"))
+    disposition: Any = {"disposition": "merge", "strategy": strategy}
+    resource = loadstone.resource(
+        [{"day": 1}], name="t", merge_key="day", write_disposition=disposition
+    )
+    with pytest.raises(Exception, match="primary_key needs to be set"):
+        pipeline.run(resource, table_format=table_format)
+
+
+@pytest.mark.parametrize("table_format", FORMATS)
 def test_scd2_is_refused_on_a_table_format(tmp_path: Path, table_format: str) -> None:
     """dlt 1.31 refuses the scd2 strategy on Delta and Iceberg tables; loadstone loaded it as
     an upsert of row hashes without _dlt_valid_to (differential program p1148)."""
