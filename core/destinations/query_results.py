@@ -136,7 +136,13 @@ _WIDE_INTEGERS = frozenset({"HUGEINT", "UHUGEINT"})
 
 
 def _column_values(column: pa.ChunkedArray, duckdb_type: object) -> list[object]:
-    """An Arrow column's row values, 128-bit integers as ``int`` (not ``Decimal``)."""
+    """An Arrow column's row values, 128-bit integers as ``int`` (not ``Decimal``), and
+    nanosecond timestamps as ``datetime`` cut to microseconds, as DuckDB's own rows (dlt's)
+    give them (pyarrow would give pandas ``Timestamp`` values)."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(column.type) and column.type.unit == "ns":
+        column = column.cast(pa.timestamp("us", tz=column.type.tz), safe=False)
     values = column.to_pylist()
     if str(duckdb_type) in _WIDE_INTEGERS:
         return [None if value is None else int(value) for value in values]

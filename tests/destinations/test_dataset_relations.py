@@ -61,3 +61,18 @@ def test_iter_df_yields_the_frames_of_df(dataset: Any) -> None:
 def test_order_by_after_select_sorts_by_a_column_not_selected(dataset: Any) -> None:
     rows = dataset.facts.select("f").order_by("id", "desc").limit(2).fetchall()
     assert rows == [(2 / 3,), (1 / 3,)]
+
+
+def test_a_nanosecond_timestamp_reads_as_a_datetime(tmp_path: Any) -> None:
+    """dlt 1.31's rows of a TIMESTAMP_NS column (precision 9) hold ``datetime`` values, as
+    DuckDB's own fetch gives them; loadstone's held pandas ``Timestamp`` values
+    (differential program p1178)."""
+    columns: Any = {"ts": {"data_type": "timestamp", "precision": 9, "timezone": False}}
+    pipe = dlt.pipeline(
+        "nanos", destination=dlt.destinations.duckdb(str(tmp_path / "n.duckdb")),
+        dataset_name="d", pipelines_dir=str(tmp_path / "pl"),
+    )  # fmt: skip
+    value = dt.datetime(2024, 1, 1, 1, 1, 1, 123456)
+    pipe.run(dlt.resource([{"ts": value}], name="t", columns=columns))
+    ((read,),) = pipe.dataset().t.select("ts").fetchall()
+    assert type(read) is dt.datetime and read == value
