@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 import loadstone
 from loadstone.sources.sql_database import sql_table
@@ -124,3 +125,43 @@ def test_an_interval_column_is_refused_naming_it_and_what_to_do(
     assert "query_adapter_callback" in message and "\n" not in message.split("failed: ")[-1]
     assert failed.value.step == "extract"
     assert not (tmp_path / "types.duckdb").exists()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("backend", ["pyarrow", "pandas"])
+def test_json_scalars_after_a_document_load_as_json(
+    postgres_url: str, tmp_path: Path, backend: str
+) -> None:
+    """A jsonb column read row by row (an array column keeps it off COPY) whose first value
+    is a document: its scalars are written as JSON too (dlt 1.31's outcome with pyarrow:
+    ``"str"``, ``5``, ``true``, NULL for a JSON null), not as bare text the load refuses."""
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "DROP SCHEMA IF EXISTS ls_json_scalars CASCADE; CREATE SCHEMA ls_json_scalars;"
+            "CREATE TABLE ls_json_scalars.docs (id int primary key, jb jsonb, arr int[]);"
+            "INSERT INTO ls_json_scalars.docs VALUES (0, '[1]', '{1}'), (1, '\"str\"', NULL),"
+            " (2, '5', NULL), (3, 'true', NULL), (4, 'null', NULL), (5, NULL, NULL),"
+            " (6, '1.5', NULL), (7, '{\"k\": \"v\"}', NULL)"
+        )
+    engine.dispose()
+    pipeline = loadstone.pipeline(
+        "json_scalars",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "j.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    pipeline.run(sql_table(postgres_url, table="docs", schema="ls_json_scalars", backend=backend))
+    with pipeline.sql_client() as client:
+        rows = client.execute_sql("select id, jb from docs order by id")
+    # dlt 1.31's outcome (pyarrow backend)
+    assert rows == [
+        (0, "[1]"),
+        (1, '"str"'),
+        (2, "5"),
+        (3, "true"),
+        (4, None),
+        (5, None),
+        (6, "1.5"),
+        (7, '{"k":"v"}'),
+    ]

@@ -129,19 +129,31 @@ def build_query(
 
 
 def _plain(value: object) -> object:
-    """A value Arrow can hold: JSON documents as text, UUIDs as text."""
-    if isinstance(value, (dict, list)):
-        return orjson.dumps(value, default=str).decode("utf-8")
+    """A value Arrow can hold: UUIDs as text."""
     if isinstance(value, uuid.UUID):
         return str(value)
     return value
 
 
-def _needs_plain(values: list[object]) -> bool:
-    """Whether a column holds documents or UUIDs (told by its first value that is not null:
-    a database column holds one type), so that other columns skip the per-value call."""
+def _document(value: object) -> object:
+    """A value of a column of JSON documents as its JSON text: a scalar too (a jsonb
+    ``"str"`` is ``"str"``, ``5`` is ``5``), as dlt 1.31's Arrow page writes them, so that
+    the destination's JSON column takes every value."""
+    if value is None:
+        return None
+    return orjson.dumps(value, default=str).decode("utf-8")
+
+
+def _plain_values(values: list[object]) -> list[object]:
+    """The column's values as Arrow can hold them, told by its first value that is not null
+    (a database column holds one type), so that most columns skip the per-value call: a
+    column whose first value is a document has every value written as JSON; UUIDs as text."""
     first = next((v for v in values if v is not None), None)
-    return isinstance(first, (dict, list, uuid.UUID))
+    if isinstance(first, (dict, list)):
+        return [_document(v) for v in values]
+    if isinstance(first, uuid.UUID):
+        return [_plain(v) for v in values]
+    return values
 
 
 def _holds_text(values: list[object]) -> bool:
@@ -154,8 +166,7 @@ def _arrow_column(name: str, values: list[object], hints: TColumnSchema) -> pa.A
     import pyarrow as pa
 
     wanted = arrow_type(hints)
-    if _needs_plain(values):
-        values = [_plain(v) for v in values]
+    values = _plain_values(values)
     if wanted is not None and pa.types.is_string(wanted) and not _holds_text(values):
         # a column a type adapter made text: its values as text (a date as 2024-04-12)
         values = [v if v is None or isinstance(v, bytes) else str(v) for v in values]
