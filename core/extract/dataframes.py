@@ -90,27 +90,54 @@ def _json_ready(df: DataFrame) -> DataFrame:
 
 
 def dataframe_hints(df: DataFrame) -> StoredHints:
-    """The column hints a DataFrame's own types give its table, in the DataFrame's order: a
+    """The hints a DataFrame's own types give its tables, in the DataFrame's order: a
     decimal keeps its precision and scale (``decimal(38,18)`` loads as one, not as the
     default ``decimal(38,9)`` of a Python ``Decimal``), a date is a ``date``, a binary
     ``binary``, a string ``text`` (even when it reads like a timestamp). Struct fields are
-    the root table's columns (``address__zip``); a list's elements go to a nested table and a
-    map's keys become columns, typed from their values, as for Python items."""
+    their table's columns (``address__zip``); a list is a nested table whose columns get
+    their types the same way (``nested_hints`` by the list's path: a list of decimals is a
+    ``value`` column of the list's precision); a map's keys become columns typed from their
+    values, as for Python items."""
+    nested: list[StoredHints] = []
+    columns = _table_columns(df.schema, [], nested)
+    hints: StoredHints = {"columns": columns} if columns else {}
+    if nested:
+        hints["x-nested-hints"] = nested
+    return hints
+
+
+def _table_columns(
+    row_type: DataType, path: list[str], nested: list[StoredHints]
+) -> dict[str, StoredHint]:
+    """The typed columns of one table whose rows are ``row_type``; the nested tables of its
+    lists go to ``nested`` (``path``: the fields from the root table to this one)."""
+    from pyspark.sql import types as T
+
     columns: dict[str, StoredHint] = {}
 
-    def visit(path: str, data_type: DataType) -> None:
-        from pyspark.sql import types as T
-
+    def visit(name: str, data_type: DataType) -> None:
         if isinstance(data_type, T.StructType):
             for field in data_type.fields:
-                visit(f"{path}__{field.name}" if path else field.name, field.dataType)
-            return
-        column = _column_of(data_type)
-        if column is not None:
-            columns[path] = {"name": path, **column}
+                visit(f"{name}__{field.name}" if name else field.name, field.dataType)
+        elif isinstance(data_type, T.ArrayType):
+            element = data_type.elementType
+            inner = [*path, name]
+            if isinstance(element, T.StructType):
+                found = _table_columns(element, inner, nested)
+            elif isinstance(element, (T.ArrayType, T.MapType)):
+                found = {}  # a list of lists or maps: typed from its values
+            else:
+                value = T.StructType([T.StructField("value", element)])
+                found = _table_columns(value, inner, nested)
+            if found:
+                nested.append({"path": inner, "columns": found})
+        else:
+            column = _column_of(data_type)
+            if column is not None:
+                columns[name] = {"name": name, **column}
 
-    visit("", df.schema)
-    return {"columns": columns} if columns else {}
+    visit("", row_type)
+    return columns
 
 
 def _column_of(data_type: DataType) -> StoredHint | None:

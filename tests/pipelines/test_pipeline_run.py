@@ -63,18 +63,18 @@ def test_spark_dataframe_is_written_by_spark_and_loaded(spark: Any) -> None:
 
 def test_a_dataframes_types_are_its_tables_types_and_keep_every_digit(spark: Any) -> None:
     """Decimals keep precision, scale and digits, dates and binaries their type, strings
-    stay text, in the DataFrame's column order; a list's decimals are typed by value."""
+    stay text, in the DataFrame's column order; a list's nested table is typed alike."""
     import datetime as dt
     from decimal import Decimal
 
     schema = (
         "id long, amount decimal(38,18), paid struct<on:date, `Ref Code`:string>, "
-        "stamp_text string, blob binary, score double, parts array<decimal(20,4)>"
+        "stamp_text string, blob binary, score double, parts array<decimal(20,12)>"
     )
     amount = Decimal("12345678901234567890.123456789012345678")
     data = [(1, amount, (dt.date(2024, 2, 29), "2024-01-01T00:00:00Z"), "2024-01-01T00:00:00Z")]
     df = spark.createDataFrame(
-        [(*data[0], bytearray(b"\x00\xff"), float("nan"), [Decimal("2.5")])], schema
+        [(*data[0], bytearray(b"\x00\xff"), float("nan"), [Decimal("2.123456789012")])], schema
     )
     pipe = dlt.pipeline("typed_frames", destination="duckdb", dataset_name="d")
     pipe.run(df, table_name="payments")
@@ -102,7 +102,8 @@ def test_a_dataframes_types_are_its_tables_types_and_keep_every_digit(spark: Any
             None,
         )
     ]
-    assert rows("typed_frames.duckdb", "SELECT value FROM d.payments__parts") == [(Decimal("2.5"),)]
+    parts = rows("typed_frames.duckdb", "SELECT value FROM d.payments__parts")
+    assert parts == [(Decimal("2.123456789012"),)]  # the list's decimal(20,12), every digit
 
 
 def test_a_resource_may_yield_dataframes_and_merge_them(spark: Any) -> None:
