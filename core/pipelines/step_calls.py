@@ -270,11 +270,32 @@ class Described:
     data_info: list[dict[str, str]]
     #: the resources it extracts (dlt's ``dag`` and ``hints`` name each, empty ones too)
     resources: list[str]
+    #: dlt's ``dag``: each resource's edges up to its root (:func:`_dag`)
+    dag: list[tuple[str, str]]
 
 
 def describe(data: object) -> Described:
     """The name, kind and resources of what ``extract`` is given."""
-    return Described(extract_data_info(data), _resource_names(data))
+    return Described(extract_data_info(data), _resource_names(data), _dag(data))
+
+
+def _dag(data: object) -> list[tuple[str, str]]:
+    """dlt 1.31's ``dag`` of what is extracted: per resource, a root as ``(name, name)``,
+    a transformer as its edges up to its root, ``(parent, child)`` first (an edge two
+    selected transformers share is listed twice, as dlt lists it)."""
+    if isinstance(data, Source):
+        return _dag(list(data.selected_resources.values()))
+    if isinstance(data, (list, tuple)):
+        return [edge for item in data for edge in _dag(item)]
+    if not isinstance(data, Resource):
+        return []
+    if data.data_from is None:
+        return [(data.name, data.name)]
+    edges, child = [], data
+    while (parent := child.data_from) is not None:
+        edges.append((parent.name, child.name))
+        child = parent
+    return edges
 
 
 def _resource_names(data: object) -> list[str]:
@@ -341,7 +362,21 @@ def extract_info(steps: PipelineSteps, first_run: bool, described: Described) ->
         data_info=described.data_info,
         resources=described.resources,
         table_counts={p.load_id: dict(p.row_counts) for p in packages},
+        resource_counts={p.load_id: _by_resource(steps, p) for p in packages},
+        dag=described.dag,
     )
+
+
+def _by_resource(steps: PipelineSteps, package: LoadPackageInfo) -> dict[str, int]:
+    """A package's items per resource: each table's count goes to the resource the schema
+    says owns the table (a table two resources write counts for its owner, as in dlt)."""
+    schema = steps.folder.schemas.get(package.schema_name)
+    counts: dict[str, int] = {}
+    for table, rows in package.row_counts.items():
+        known = schema.tables.get(table) if schema is not None else None
+        owner = (known.resource if known is not None else None) or table
+        counts[owner] = counts.get(owner, 0) + rows
+    return counts
 
 
 def _with_rows(step: StepInfo, load_id: str, counts: dict[str, int]) -> dict[str, int]:

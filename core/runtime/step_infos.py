@@ -140,6 +140,12 @@ class ExtractInfo(StepOutcome):
     table_counts: dict[str, dict[str, int]] = attrs.field(factory=dict)
     #: the resources extracted, those that yielded nothing too
     resources: list[str] = attrs.field(factory=list)
+    #: per load id, the items per resource: a table's items count for the resource that
+    #: owns it (dlt's ``resource_metrics``)
+    resource_counts: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    #: dlt's ``dag``: each resource's edges up to its root, ``(parent, child)``, a root
+    #: extracted for itself as ``(name, name)``
+    dag: list[tuple[str, str]] = attrs.field(factory=list)
 
     _STATE = "EXTRACTED"
 
@@ -149,8 +155,8 @@ class ExtractInfo(StepOutcome):
 
     @property
     def metrics(self) -> dict[str, list[dict[str, Any]]]:
-        """Per load id, dlt's extract metrics: times, schema, items per table and resource
-        (loadstone's tables are named after their resources), the resources' ``dag``."""
+        """Per load id, dlt's extract metrics: times, schema, items per table and per
+        resource, the resources' ``dag``."""
         metrics: dict[str, list[dict[str, Any]]] = {}
         for package in self.packages:
             counts = self.table_counts.get(package.load_id, {})
@@ -161,8 +167,10 @@ class ExtractInfo(StepOutcome):
                     "schema_name": package.schema_name,
                     "job_metrics": {},
                     "table_metrics": _metrics_of(counts),
-                    "resource_metrics": _metrics_of(counts),
-                    "dag": [(name, name) for name in resources],
+                    "resource_metrics": _metrics_of(
+                        self.resource_counts.get(package.load_id, counts)
+                    ),
+                    "dag": list(self.dag) or [(name, name) for name in resources],
                     "hints": {name: {} for name in resources},
                     "inputs": [],
                 }
@@ -192,6 +200,8 @@ class ExtractInfo(StepOutcome):
             "data_info": self.extract_data_info,
             "table_counts": self.table_counts,
             "resources": self.resources,
+            "resource_counts": self.resource_counts,
+            "dag": [list(edge) for edge in self.dag],
         }
 
 
@@ -269,6 +279,8 @@ def step_info_from_dict(name: str, step: Mapping[str, Any]) -> ExtractInfo | Nor
             **common,
             data_info=list(saved.get("data_info") or []),
             resources=list(saved.get("resources") or []),
+            resource_counts=dict(saved.get("resource_counts") or {}),
+            dag=[(str(a), str(b)) for a, b in saved.get("dag") or []],
         )
     return NormalizeInfo(**common, totals=dict(saved.get("totals") or {}))
 

@@ -271,7 +271,55 @@ def materialized_table(dlt: Any, workdir: Path) -> Outcome:
     return {**out, **_loaded(pipe)}
 
 
+def dag_and_resource_metrics(dlt: Any, workdir: Path) -> Outcome:
+    """An extract's ``dag`` and ``resource_metrics`` for the shapes a program gives: a list,
+    a pipe, a source with a transformer chain, its child alone, two resources of one table."""
+
+    @dlt.resource(table_name="people")
+    def users() -> Any:
+        yield [{"id": 1}, {"id": 2}]
+
+    @dlt.transformer(data_from=users, table_name=lambda x: "t_" + str(x["id"] % 2))
+    def split(page: Any) -> Any:
+        yield from page
+
+    @dlt.transformer(data_from=split)
+    def more(item: Any) -> Any:
+        yield {"m": item["id"]}
+
+    @dlt.resource
+    def other() -> Any:
+        yield {"o": 1}
+
+    @dlt.resource(table_name="people")
+    def users2() -> Any:
+        yield {"id": 9}
+
+    @dlt.source
+    def src() -> Any:
+        return users, split, more, other
+
+    shapes = {
+        "list": lambda: [users, split],
+        "pipe": lambda: users | split,
+        "source": src,
+        "child_only": lambda: src().with_resources("more"),
+        "shared_table": lambda: [users, users2],
+    }
+    out: Outcome = {}
+    for name, make in shapes.items():
+        info = _pipeline(dlt, workdir, f"dag_{name}").extract(make())
+        metrics = info.metrics[info.loads_ids[0]][0]
+        out[name] = {
+            "resources": {r: m.items_count for r, m in metrics["resource_metrics"].items()},
+            "dag": [list(edge) for edge in metrics["dag"]],
+            "hints": sorted(metrics["hints"]),
+        }
+    return out
+
+
 SCENARIOS: dict[str, Callable[[Any, Path], Outcome]] = {
+    "dag_and_resource_metrics": dag_and_resource_metrics,
     "empty_runs": empty_runs,
     "state_only_runs": state_only_runs,
     "steps_one_by_one": steps_one_by_one,
