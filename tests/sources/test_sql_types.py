@@ -165,3 +165,32 @@ def test_json_scalars_after_a_document_load_as_json(
         (6, "1.5"),
         (7, '{"k":"v"}'),
     ]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("backend", ["pyarrow", "pandas"])
+def test_a_float_nan_loads_as_null_with_pandas(
+    postgres_url: str, tmp_path: Path, backend: str
+) -> None:
+    """dlt 1.31's ``pandas`` frame takes a ``NaN`` for a missing value: it loads NULL there,
+    while its ``pyarrow`` backend keeps NaN; infinities stay with both (dlt's outcomes)."""
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "DROP SCHEMA IF EXISTS ls_float_nan CASCADE; CREATE SCHEMA ls_float_nan;"
+            "CREATE TABLE ls_float_nan.f (id int primary key, x float8, y real);"
+            "INSERT INTO ls_float_nan.f VALUES (1, 'NaN', 1.5), (2, 'Infinity', 'NaN'),"
+            " (3, '-Infinity', NULL)"
+        )
+    engine.dispose()
+    pipeline = loadstone.pipeline(
+        "float_nan",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "f.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    pipeline.run(sql_table(postgres_url, table="f", schema="ls_float_nan", backend=backend))
+    with pipeline.sql_client() as client:
+        rows = client.execute_sql("select id, cast(x as varchar), cast(y as varchar) from f")
+    nan = None if backend == "pandas" else "nan"
+    assert sorted(rows) == [(1, nan, "1.5"), (2, "inf", nan), (3, "-inf", None)]

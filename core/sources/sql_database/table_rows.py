@@ -238,7 +238,23 @@ def as_frame(table: pa.Table, options: Mapping[str, object] | None = None) -> TD
 
     if options:
         return frame_with_options(table, options)
-    return table.to_pandas(types_mapper=pd.ArrowDtype)
+    return _nan_as_null(table).to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def _nan_as_null(table: pa.Table) -> pa.Table:
+    """A float column's NaN as null: dlt 1.31's ``pandas`` backend builds its frame from the
+    rows, where pandas takes NaN for a missing value, so a ``NaN`` in the database loads as
+    NULL (infinities stay); the ``pyarrow`` backend keeps NaN."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for index, field in enumerate(table.schema):
+        if pa.types.is_floating(field.type) and table.num_rows:
+            column = table.column(index)
+            if pc.any(pc.is_nan(column)).as_py():
+                nulled = pc.if_else(pc.is_nan(column), pa.scalar(None, field.type), column)
+                table = table.set_column(index, field, nulled)
+    return table
 
 
 def as_page(table: pa.Table, backend: str, options: Mapping[str, object] | None) -> TDataItem:
