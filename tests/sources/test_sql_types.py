@@ -194,3 +194,59 @@ def test_a_float_nan_loads_as_null_with_pandas(
         rows = client.execute_sql("select id, cast(x as varchar), cast(y as varchar) from f")
     nan = None if backend == "pandas" else "nan"
     assert sorted(rows) == [(1, nan, "1.5"), (2, "inf", nan), (3, "-inf", None)]
+
+
+#: dlt 1.31's outcome for PostgreSQL ranges: pyarrow loads the JSON of the parts (its Arrow
+#: struct as DuckDB writes it), pandas the text PostgreSQL prints
+RANGES = {
+    "pyarrow": [
+        (
+            1,
+            '{"lower":1,"upper":10,"bounds":"[)","empty":false}',
+            '{"lower":1.5,"upper":2.25,"bounds":"(]","empty":false}',
+            '{"lower":"2023-12-31 22:00:00+00","upper":null,"bounds":"()","empty":false}',
+        ),
+        (
+            2,
+            '{"lower":null,"upper":null,"bounds":"[)","empty":true}',
+            '{"lower":2.0,"upper":3.0,"bounds":"[]","empty":false}',
+            '{"lower":null,"upper":"2024-01-01 10:00:00.5+00","bounds":"()","empty":false}',
+        ),
+        (3, None, None, None),
+    ],
+    "pandas": [
+        (1, "[1,10)", "(1.5,2.25]", "(2023-12-31 22:00:00+00:00,)"),
+        (2, "empty", "[2,3.0]", "(,2024-01-01 10:00:00.500000+00:00)"),
+        (3, None, None, None),
+    ],
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("backend", ["pyarrow", "pandas"])
+def test_range_columns_load_as_under_dlt(postgres_url: str, tmp_path: Path, backend: str) -> None:
+    """A PostgreSQL range column fails neither backend (it failed converting to Arrow)."""
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "DROP SCHEMA IF EXISTS ls_ranges CASCADE; CREATE SCHEMA ls_ranges;"
+            "CREATE TABLE ls_ranges.r (id int primary key, ir int4range, nr numrange,"
+            " tr tstzrange);"
+            "INSERT INTO ls_ranges.r VALUES (1, '[1,10)', '(1.5,2.25]',"
+            " '(2024-01-01 00:00+02,)'), (2, 'empty', '[2,3.0]', '(,2024-01-01 10:00:00.5+00)'),"
+            " (3, NULL, NULL, NULL)"
+        )
+    engine.dispose()
+    pipeline = loadstone.pipeline(
+        "ranges",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "r.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    pipeline.run(sql_table(postgres_url, table="r", schema="ls_ranges", backend=backend))
+    kinds = {"pyarrow": "json", "pandas": "text"}[backend]
+    columns = pipeline.default_schema.get_table("r")["columns"]
+    assert [columns[c]["data_type"] for c in ("ir", "nr", "tr")] == [kinds] * 3
+    with pipeline.sql_client() as client:
+        rows = client.execute_sql("select id, ir, nr, tr from r order by id")
+    assert rows == RANGES[backend]

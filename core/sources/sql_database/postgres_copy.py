@@ -57,6 +57,7 @@ def copy_plan(
     """How to COPY ``query``, or None when it must take the row path (see the module; a
     text query from a query adapter has no column types to read)."""
     import sqlalchemy as sa
+    from sqlalchemy.dialects.postgresql import AbstractRange
 
     if engine.dialect.name != "postgresql" or engine.driver != "psycopg":
         return None
@@ -66,7 +67,7 @@ def copy_plan(
     for column in query.selected_columns:
         hints = columns.get(column.name) or {}
         kind = column.type
-        if isinstance(kind, (sa.ARRAY, sa.Interval, sa.LargeBinary)):
+        if isinstance(kind, (sa.ARRAY, sa.Interval, sa.LargeBinary, AbstractRange)):
             return None
         if isinstance(kind, sa.Time) and kind.timezone:
             return None

@@ -170,8 +170,20 @@ def table_hints(table: sa.Table, level: ReflectionLevel, backend: str) -> dict[s
             if backend not in ARROW_BACKENDS:
                 continue
             hint["data_type"] = "json" if backend == "pyarrow" else "text"
+        if backend in ARROW_BACKENDS and _is_range(c.type):
+            hint["data_type"] = "json" if backend == "pyarrow" else "text"
         hints[c.name] = hint
     return hints
+
+
+def _is_range(sql_type: object) -> bool:
+    """Whether a column is a PostgreSQL range (``int4range``, ``tstzrange`` ...): dlt 1.31's
+    ``pyarrow`` backend loads one as the JSON of its parts (``{"lower":1,"upper":5,
+    "bounds":"[)","empty":false}``), ``pandas`` as PostgreSQL prints it (``[1,5)``); the
+    ``sqlalchemy`` backend leaves it to the data (``rg__lower`` ... columns)."""
+    from sqlalchemy.dialects.postgresql import AbstractRange
+
+    return isinstance(sql_type, AbstractRange)
 
 
 def arrow_overlay(

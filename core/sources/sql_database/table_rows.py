@@ -14,6 +14,8 @@ page: a list of dicts (``sqlalchemy``), a ``pyarrow.Table`` built with the refle
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import inspect
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -156,6 +158,44 @@ def _plain_values(values: list[object]) -> list[object]:
     return values
 
 
+def _ranges(values: list[object], hints: TColumnSchema) -> list[object]:
+    """A column of PostgreSQL ranges (SQLAlchemy's ``Range``) as dlt 1.31's backends load it
+    (see ``schema_types``): the JSON of its parts in a ``json`` column, else its text."""
+    from sqlalchemy.dialects.postgresql import Range
+
+    first = next((v for v in values if v is not None), None)
+    if not isinstance(first, Range):
+        return values
+    if hints.get("data_type") != "json":
+        return [None if v is None else str(v) for v in values]
+    parts = ("lower", "upper", "bounds", "empty")
+    return [
+        None if v is None else _document({p: _range_part(getattr(v, p)) for p in parts})
+        for v in values
+    ]
+
+
+def _range_part(value: object) -> object:
+    """A bound of a range as dlt 1.31's document holds it (its Arrow struct cast to JSON by
+    DuckDB): a number for a decimal, a timestamp as DuckDB prints one (``2024-01-01
+    10:00:00.5``, ``+00`` in UTC), a date in ISO form."""
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            return _duckdb_timestamp(value) + "+00"
+        return _duckdb_timestamp(value)
+    return value
+
+
+def _duckdb_timestamp(value: dt.datetime) -> str:
+    text = value.strftime("%Y-%m-%d %H:%M:%S")
+    if value.microsecond:
+        text += f".{value.microsecond:06d}".rstrip("0")
+    return text
+
+
 def _holds_text(values: list[object]) -> bool:
     """Whether a column's first value that is not null is text (or there is none)."""
     first = next((v for v in values if v is not None), None)
@@ -166,7 +206,7 @@ def _arrow_column(name: str, values: list[object], hints: TColumnSchema) -> pa.A
     import pyarrow as pa
 
     wanted = arrow_type(hints)
-    values = _plain_values(values)
+    values = _ranges(_plain_values(values), hints)
     if wanted is not None and pa.types.is_string(wanted) and not _holds_text(values):
         # a column a type adapter made text: its values as text (a date as 2024-04-12)
         values = [v if v is None or isinstance(v, bytes) else str(v) for v in values]
