@@ -52,6 +52,10 @@ class TableModel:
             if name not in self.system_tables and table.write_disposition != "skip"
         ]
 
+    def seen_data(self, table: str) -> bool:
+        """The normalizer wrote rows for the table, in this package or an earlier one."""
+        return self._table(table).seen_data
+
     def typed_columns(self, table: str) -> list[Column]:
         """Columns with a data type; a column that has only seen None is not created."""
         return [

@@ -612,3 +612,18 @@ def test_a_schema_changed_in_code_between_runs_is_kept() -> None:
     assert (
         dlt.attach("edited").default_schema.tables["t"]["columns"]["name"]["description"] == "given"
     )
+
+
+def test_a_table_added_through_the_schema_waits_for_its_first_rows() -> None:
+    # dlt 1.31 (p1251): a table update_table() adds is in the schema, not in the dataset,
+    # until rows reach it
+    pipe = dlt.pipeline("waiting_table", destination="duckdb", dataset_name="d")
+    pipe.run([{"a": 1}], table_name="one")
+    manual = {"name": "manual", "columns": {"q": {"name": "q", "data_type": "text"}}}
+    pipe.default_schema.update_table(manual)
+    pipe.run([{"a": 2}], table_name="one")
+    assert "manual" in pipe.default_schema.tables
+    sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'd'"
+    assert "manual" not in {name for (name,) in rows("waiting_table.duckdb", sql)}
+    pipe.run([{"q": "x"}], table_name="manual")
+    assert rows("waiting_table.duckdb", "SELECT q FROM d.manual") == [("x",)]

@@ -16,7 +16,7 @@ column types and type comparison come from the client's :class:`Dialect`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import ClassVar, Generic
 
 from loadstone import config
@@ -183,9 +183,14 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
         rows without them (``merge.py``)."""
         return " UNIQUE" if self.create_indexes and col.unique else ""
 
-    def _migrate(self, model: TableModel, version: SchemaVersionRow) -> list[str]:
+    def _migrate(
+        self, model: TableModel, version: SchemaVersionRow, loading: Collection[str] | None = None
+    ) -> list[str]:
         """The dataset brought to the schema (tables from ``model``; ``version`` is the
-        ``_dlt_version`` row)."""
+        ``_dlt_version`` row). ``loading``: the tables a package writes; a table no data
+        reached yet (one added through the schema's API) then waits for its first rows, as
+        in dlt 1.31, and one the dataset has still gets its new columns. Without it (an
+        explicit ``update_stored_schema``) every table is made."""
         statements = self.ensure_dataset()
         known = self.dataset_columns()
         for name, cols in SYSTEM_TABLES.items():
@@ -193,7 +198,9 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
             statements += self.ensure_table(self.system_table(name), columns, known=known)
         for table in sorted(model.data_tables(), key=model.depth):  # parents first
             columns = model.columns_for_destination(table)
-            if columns:
+            waits = loading is not None and not model.seen_data(table) and table not in loading
+            waits = waits and self.catalog_key(table) not in known
+            if columns and not waits:
                 statements += self.ensure_table(table, columns, known=known)
                 statements += self._fill_root_key(model, table, known)
         bookkeeping.record_version(self, version)
@@ -272,7 +279,7 @@ class SqlLoader(ClientNames, ClosesOnExit, Generic[SourceT]):
     ) -> None:
         """A package's statements in its open transaction, ``_dlt_loads`` last (``current``
         names the table being written, for the error)."""
-        self._migrate(model, version)
+        self._migrate(model, version, request.tables)
         self._load_tables(model, sources, request.load_id, current)
         if request.pipeline_state is not None:
             current[0] = self.system_table("_dlt_pipeline_state")
