@@ -106,15 +106,12 @@ def state_value(value: TDataItem) -> TDataItem:
 
 
 def _jsonable(value: TDataItem) -> TDataItem:
-    """A cursor value as the state keeps it: typed (a datetime stays a datetime, as in dlt's
-    ``pipeline.state``; the stored state marks it, :mod:`loadstone.storage.state`), a UUID as
-    its text (as dlt keeps it). A date or datetime is kept as the stored state reads back (a
-    pendulum value as the standard type, its zone as an offset), as dlt's state holds it."""
-    if isinstance(value, uuid.UUID):
-        return str(value)
+    """A cursor value as dlt's ``pipeline.state`` keeps it: a date or datetime as the stored
+    state reads it back (typed; a pendulum value as the standard type, its zone an offset),
+    a UUID as its text."""
     if isinstance(value, _dt.date):
         return live_value(stored_value(value))
-    return value
+    return str(value) if isinstance(value, uuid.UUID) else value
 
 
 def item_hash(item: TDataItem, primary_key: str | Sequence[str] | None) -> str:
@@ -399,8 +396,7 @@ class Incremental:
 
     @property
     def kept_start_value(self) -> TDataItem:
-        """The start as the state keeps it, before any ``lag`` (``start_value`` shows it
-        lagged): in the form the cursor's values have (an ISO timestamp stays text)."""
+        """The start as the state keeps it, before ``lag`` (an ISO timestamp stays text)."""
         return self._kept_start
 
     @property
