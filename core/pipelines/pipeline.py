@@ -27,7 +27,6 @@ from loadstone.config import one_reading
 from loadstone.destinations.contract import Capabilities, Destination
 from loadstone.exceptions import (
     CannotRestorePipelineException,
-    PipelineConfigError,
 )
 from loadstone.extract.resource_hints import TableHints, check_file_format
 from loadstone.extract.step import ExtractContext, ExtractStep
@@ -36,7 +35,11 @@ from loadstone.normalize.step import NormalizeStep, NormalizeStepContext
 from loadstone.pipelines import overlap, recovery, run_settings
 from loadstone.pipelines.boundary import StepBoundary
 from loadstone.pipelines.packages import PipelinePackages
-from loadstone.pipelines.pipeline_config import default_pipeline_name, pipeline_configuration
+from loadstone.pipelines.pipeline_config import (
+    check_pipeline_name,
+    default_pipeline_name,
+    pipeline_configuration,
+)
 from loadstone.pipelines.staging import check_staging, destinations_of
 from loadstone.pipelines.state_view import PipelineStateView
 from loadstone.pipelines.step_calls import PipelineSteps, as_schema, record_run_infos
@@ -109,12 +112,7 @@ class Pipeline(PipelineStateView, PipelinePackages, PipelineSteps):
         pipeline_salt: str | None = None,
         staging: object = None,
     ) -> None:
-        if not pipeline_name or not isinstance(pipeline_name, str):
-            raise PipelineConfigError("pipeline_name must be a non-empty string")
-        if "/" in pipeline_name or "\\" in pipeline_name or pipeline_name in (".", ".."):
-            raise PipelineConfigError(
-                f"pipeline_name {pipeline_name!r} cannot contain path separators"
-            )
+        check_pipeline_name(pipeline_name)
         self.pipeline_name = pipeline_name
         self._pipelines_path = (
             Path(pipelines_dir).absolute() if pipelines_dir else default_pipelines_dir()

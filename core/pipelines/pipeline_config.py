@@ -8,14 +8,36 @@ with ``pipeline.config.pipeline_salt`` gets the values it got under dlt.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import attrs
 
 from loadstone import config
 from loadstone.digests import digest256
+from loadstone.exceptions import PipelineConfigError
 
-__all__ = ["PipelineConfiguration", "default_pipeline_name", "pipeline_configuration"]
+__all__ = [
+    "PipelineConfiguration",
+    "check_pipeline_name",
+    "default_pipeline_name",
+    "pipeline_configuration",
+]
+
+#: what a folder name may not hold on some system (dlt 1.31 refuses the same names): the
+#: characters Windows refuses, a dot, control characters
+_NOT_IN_A_NAME = re.compile(r'[<>:"/\\|?*.\x00-\x1f]')
+#: the device names Windows reserves, in any case
+_RESERVED = frozenset(
+    {
+        "con",
+        "prn",
+        "aux",
+        "nul",
+        *(f"com{i}" for i in range(1, 10)),
+        *(f"lpt{i}" for i in range(1, 10)),
+    }
+)
 
 
 @attrs.frozen
@@ -42,3 +64,17 @@ def default_pipeline_name() -> str:
 
     script = Path(getattr(__main__, "__file__", "") or "pipeline").stem
     return f"dlt_{script}"
+
+
+def check_pipeline_name(name: object) -> None:
+    """Refuse a pipeline name that cannot be the pipeline's working folder on every system,
+    as dlt 1.31 refuses it (``InvalidPipelineName``, loadstone's :class:`PipelineConfigError`):
+    a folder made on Linux must open on Windows and in an object store too."""
+    if not name or not isinstance(name, str):
+        raise PipelineConfigError("pipeline_name must be a non-empty string")
+    if _NOT_IN_A_NAME.search(name) or name.lower() in _RESERVED:
+        raise PipelineConfigError(
+            f"pipeline name {name!r} cannot name the pipeline's working folder on every "
+            'system: use letters, digits, spaces, "-" and "_" (no < > : " / \\ | ? * . and '
+            "not a reserved name such as con or nul)"
+        )

@@ -113,3 +113,17 @@ def test_a_configured_naming_change_that_keeps_loaded_identifiers_is_applied(
     assert "new_column" in pipeline.default_schema.tables["t"].columns
     with duckdb.connect("renaming_ok.duckdb") as con:
         assert con.execute("SELECT count(*) FROM d.t").fetchone() == (2,)
+
+
+@pytest.mark.parametrize("name", ["a.b", "a:b", "p<dl", "x*", "a/b", "con", "COM3", "NUL", "a\tb"])
+def test_a_pipeline_name_no_folder_can_have_is_refused_as_dlt_refuses_it(name: str) -> None:
+    # dlt 1.31 raises InvalidPipelineName for each; "a b", "a-b", "ä" and "conx" it takes
+    from loadstone.pipeline.exceptions import InvalidPipelineName
+
+    with pytest.raises(InvalidPipelineName, match="working folder"):
+        dlt.pipeline(name, destination="duckdb")
+
+
+@pytest.mark.parametrize("name", ["a b", "a-b", "ä", "conx", "x_1"])
+def test_a_pipeline_name_any_folder_can_have_is_taken(name: str) -> None:
+    assert dlt.pipeline(name, destination="duckdb").pipeline_name == name
