@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from loadstone.sources.sql_database import sql_database
+import loadstone
+from loadstone.sources.sql_database import sql_database, sql_table
 
 
 @pytest.mark.parametrize("table_names", [None, []])
@@ -29,3 +30,31 @@ def test_deferred_reflection_with_table_names_makes_their_resources(tmp_path: Pa
         conn.execute("create table orders (id integer primary key)")
     source = sql_database(f"sqlite:///{path}", table_names=["orders"], defer_table_reflect=True)
     assert list(source.resources) == ["orders"]
+
+
+@pytest.mark.parametrize(
+    ("level", "keys"),
+    [
+        # dlt 1.31's outcome (sqlalchemy backend): the type before primary_key when reflected,
+        # after it when the type comes from the data
+        ("minimal", ["name", "nullable", "primary_key", "data_type"]),
+        ("full", ["name", "nullable", "data_type", "primary_key"]),
+        ("full_with_precision", ["name", "nullable", "data_type", "primary_key"]),
+    ],
+)
+def test_a_key_columns_hint_keys_come_in_dlts_order(
+    tmp_path: Path, level: str, keys: list[str]
+) -> None:
+    """A printed column schema shows its keys in dlt's order."""
+    path = tmp_path / "k.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER NOT NULL PRIMARY KEY, s TEXT)")
+        conn.execute("INSERT INTO t VALUES (1, 'a')")
+    pipeline = loadstone.pipeline(
+        "key_order",
+        destination=loadstone.destinations.duckdb(str(tmp_path / "k.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    pipeline.run(sql_table(f"sqlite:///{path}", table="t", reflection_level=level))
+    assert list(pipeline.default_schema.get_table("t")["columns"]["id"]) == keys

@@ -144,14 +144,14 @@ def column_hints(column: sa.Column[object], level: ReflectionLevel, backend: str
         hints["nullable"] = bool(column.nullable)
     elif column.primary_key:  # nullability taken away (remove_nullability_adapter): dlt's
         hints["nullable"] = False
-    if column.primary_key:
-        hints["primary_key"] = True
     if level != "minimal":
         with_precision = level == "full_with_precision"
         sql_type = column.info.get(HINT_TYPE, column.type)
         hints.update(_type_hints(sql_type, with_precision, backend in ARROW_BACKENDS))
         if column.info.get(READ_AS_DOUBLE):
             hints["data_type"] = "double"
+    if column.primary_key:  # after the type, in dlt's order of a column's keys
+        hints["primary_key"] = True
     return hints
 
 
