@@ -51,3 +51,29 @@ def test_a_folders_files_come_in_its_own_order_before_its_subfolders(root: Path)
     top = [p for p in listed if p.count("/") == 1]
     assert listed[: len(top)] == _in_folder_order(top, root / "in")
     assert listed[len(top) :] == ["in/sub/m.csv", "in/sub/deeper/q.csv"]
+
+
+def test_a_local_file_url_is_percent_encoded(tmp_path: Path) -> None:
+    """dlt 1.31's ``file_url`` of a local file quotes its path (the table's primary key:
+    ``s%20p/m%20n.csv``); ``local_file_path`` and ``open`` use the path itself."""
+    names = ["a@b.csv", "c:d.csv", "e~f.csv", "g+h.csv", "r%s.csv", "s p/m n.csv", "ü.csv"]
+    for name in names:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x\n1\n")
+    items = sorted(filesystem(bucket_url=str(tmp_path), file_glob="**/*.csv"), key=str)
+    base = "file://" + str(tmp_path).replace(" ", "%20")
+    # dlt 1.31's outcome (differential program p1437)
+    assert sorted(i["file_url"].removeprefix(base) for i in items) == [
+        "/%C3%BC.csv",
+        "/a%40b.csv",
+        "/c%3Ad.csv",
+        "/e~f.csv",
+        "/g%2Bh.csv",
+        "/r%25s.csv",
+        "/s%20p/m%20n.csv",
+    ]
+    for item in items:
+        assert item.local_file_path == str(tmp_path / item["relative_path"])
+        with item.open() as handle:
+            assert handle.read() == b"x\n1\n"

@@ -22,6 +22,7 @@ import datetime as _dt
 import gzip
 import mimetypes
 import posixpath
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -84,10 +85,11 @@ class FileItemDict(dict[str, TDataItem]):
     def local_file_path(self) -> str | None:
         """The file's path on this machine's disk, or None for an object in a bucket."""
         protocol, path = split_url(self["file_url"])
-        return path if protocol == "file" else None
+        return urllib.parse.unquote(path) if protocol == "file" else None
 
     def _path(self) -> str:
-        return split_url(self["file_url"])[1]
+        protocol, path = split_url(self["file_url"])
+        return urllib.parse.unquote(path) if protocol == "file" else path
 
     def open(
         self,
@@ -134,9 +136,11 @@ def _modification_date(info: Mapping[str, object]) -> _dt.datetime:
 
 
 def file_url(protocol: str, path: str) -> str:
-    """``file:///abs/path`` for a local file, ``<protocol>://bucket/key`` otherwise."""
+    """``file:///abs/path`` for a local file, percent-encoded as dlt 1.31's
+    (``file:///data/s%20p/a%40b.csv``; ``local_file_path`` decodes it),
+    ``<protocol>://bucket/key`` otherwise."""
     if protocol == "file":
-        return "file://" + path
+        return "file://" + urllib.parse.quote(path)
     return f"{protocol}://{path}"
 
 
