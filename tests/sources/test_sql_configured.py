@@ -98,3 +98,21 @@ def test_nullability_removed_leaves_primary_keys_not_null(tmp_path: Path, backen
         for name in ("a", "b")
     }
     assert got == DLT["nullability_removed"][backend]
+
+
+@pytest.mark.parametrize("whole", [None, "sqlite:///elsewhere.db"])
+def test_credentials_come_from_their_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: str | None
+) -> None:
+    """dlt 1.31 reads the credentials' parts one by one too
+    (``SOURCES__SQL_DATABASE__CREDENTIALS__DATABASE``, differential program p1440): with
+    them alone, or over a connection string, whose part they replace."""
+    path = tmp_path / "parts.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("create table a (id integer primary key); insert into a values (1);")
+    if whole is not None:
+        monkeypatch.setenv("SOURCES__SQL_DATABASE__CREDENTIALS", whole)
+    monkeypatch.setenv("SOURCES__SQL_DATABASE__CREDENTIALS__DRIVERNAME", "sqlite")
+    monkeypatch.setenv("SOURCES__SQL_DATABASE__CREDENTIALS__DATABASE", str(path))
+    assert sorted(sql_database().resources) == ["a"]
+    assert list(sql_table(table="a")) == [{"id": 1}]

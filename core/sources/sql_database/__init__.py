@@ -135,18 +135,40 @@ def remove_nullability_adapter(table: sa.Table) -> sa.Table:
     return table
 
 
+#: the parts of a connection string dlt's ConnectionStringCredentials reads one by one
+_URL_FIELDS = ("drivername", "username", "password", "host", "port", "database", "query")
+
+
 def _credentials(credentials: SqlCredentials | None) -> SqlCredentials:
     if credentials is not None and credentials is not config.value:
         return credentials
-    found: SqlCredentials | None = config.resolve(
-        ("sources", "sql_database", "credentials"), ("sources", "credentials"), default=None
-    )
+    found = _configured_credentials(("sources", "sql_database", "credentials"))
+    if found is None:
+        found = config.resolve(("sources", "credentials"), default=None)
     if found is None:
         raise TypeError(
             "sql_database needs credentials: pass them, or set sources.sql_database.credentials "
             "(env SOURCES__SQL_DATABASE__CREDENTIALS)"
         )
-    return found
+    return cast("SqlCredentials", found)
+
+
+def _configured_credentials(path: tuple[str, ...]) -> object:
+    """The credentials configured at ``path``: a connection string or a table of URL parts,
+    and the parts set one by one below it (``SOURCES__SQL_DATABASE__CREDENTIALS__HOST``,
+    ``[sources.sql_database.credentials] host = ...``), which dlt 1.31 reads as well; a part
+    set alone overrides the same part of the whole."""
+    import sqlalchemy as sa
+
+    whole, parts = config.resolve_fields(path, _URL_FIELDS)
+    if not parts:
+        return whole
+    if whole is None:
+        return parts
+    if isinstance(whole, Mapping):
+        return {**whole, **parts}
+    url = sa.make_url(str(whole))
+    return url.set(**parts)  # type: ignore[arg-type]  # the parts are URL.set's keywords
 
 
 def _level(reflection_level: str | None, detect_precision_hints: bool | None) -> ReflectionLevel:
