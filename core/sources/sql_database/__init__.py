@@ -142,9 +142,11 @@ _URL_FIELDS = ("drivername", "username", "password", "host", "port", "database",
 def _credentials(credentials: SqlCredentials | None) -> SqlCredentials:
     if credentials is not None and credentials is not config.value:
         return credentials
-    found = _configured_credentials(("sources", "sql_database", "credentials"))
+    found = _credential_parts(("sources", "sql_database", "credentials"))
     if found is None:
-        found = config.resolve(("sources", "credentials"), default=None)
+        found = config.resolve(
+            ("sources", "sql_database", "credentials"), ("sources", "credentials"), default=None
+        )
     if found is None:
         raise TypeError(
             "sql_database needs credentials: pass them, or set sources.sql_database.credentials "
@@ -153,16 +155,16 @@ def _credentials(credentials: SqlCredentials | None) -> SqlCredentials:
     return cast("SqlCredentials", found)
 
 
-def _configured_credentials(path: tuple[str, ...]) -> object:
-    """The credentials configured at ``path``: a connection string or a table of URL parts,
-    and the parts set one by one below it (``SOURCES__SQL_DATABASE__CREDENTIALS__HOST``,
-    ``[sources.sql_database.credentials] host = ...``), which dlt 1.31 reads as well; a part
-    set alone overrides the same part of the whole."""
+def _credential_parts(path: tuple[str, ...]) -> object:
+    """The credentials at ``path`` when parts of them are set one by one below it
+    (``SOURCES__SQL_DATABASE__CREDENTIALS__HOST``, ``[sources.sql_database.credentials]
+    host = ...``), which dlt 1.31 reads as well: the parts over the whole value (a
+    connection string or a table of parts); None when no part is set alone."""
     import sqlalchemy as sa
 
     whole, parts = config.resolve_fields(path, _URL_FIELDS)
     if not parts:
-        return whole
+        return None
     if whole is None:
         return parts
     if isinstance(whole, Mapping):
