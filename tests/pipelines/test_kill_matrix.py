@@ -44,8 +44,13 @@ show = run_command.ProgressDisplay.__call__
 seen = [0]
 
 def children():
-    return [pid for task in Path(f"/proc/{os.getpid()}/task").iterdir()
-            for pid in (task / "children").read_text().split()]
+    found = []
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:  # a thread (deltalake's, say) may end between the listing and the read
+            found += (task / "children").read_text().split()
+        except FileNotFoundError:
+            pass
+    return found
 
 def killing(self, ev):
     if ev.step == step and ev.event == event:
