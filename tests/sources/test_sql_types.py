@@ -127,6 +127,27 @@ def test_an_interval_column_is_refused_naming_it_and_what_to_do(
     assert not (tmp_path / "types.duckdb").exists()
 
 
+def _loaded_from_postgres(
+    postgres_url: str, tmp_path: Path, sql: str, schema: str, table: str, backend: str
+) -> Any:
+    """The pipeline that loaded ``schema.table`` (made by ``sql`` in a fresh ``schema``) from
+    PostgreSQL into DuckDB with ``backend``."""
+    engine = sa.create_engine(postgres_url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema};{sql}"
+        )
+    engine.dispose()
+    pipeline = loadstone.pipeline(
+        schema,
+        destination=loadstone.destinations.duckdb(str(tmp_path / f"{schema}.duckdb")),
+        dataset_name="d",
+        pipelines_dir=str(tmp_path / "pipelines"),
+    )
+    pipeline.run(sql_table(postgres_url, table=table, schema=schema, backend=backend))
+    return pipeline
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("backend", ["pyarrow", "pandas"])
 def test_json_scalars_after_a_document_load_as_json(
@@ -135,23 +156,15 @@ def test_json_scalars_after_a_document_load_as_json(
     """A jsonb column read row by row (an array column keeps it off COPY) whose first value
     is a document: its scalars are written as JSON too (dlt 1.31's outcome with pyarrow:
     ``"str"``, ``5``, ``true``, NULL for a JSON null), not as bare text the load refuses."""
-    engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql(
-            "DROP SCHEMA IF EXISTS ls_json_scalars CASCADE; CREATE SCHEMA ls_json_scalars;"
-            "CREATE TABLE ls_json_scalars.docs (id int primary key, jb jsonb, arr int[]);"
-            "INSERT INTO ls_json_scalars.docs VALUES (0, '[1]', '{1}'), (1, '\"str\"', NULL),"
-            " (2, '5', NULL), (3, 'true', NULL), (4, 'null', NULL), (5, NULL, NULL),"
-            " (6, '1.5', NULL), (7, '{\"k\": \"v\"}', NULL)"
-        )
-    engine.dispose()
-    pipeline = loadstone.pipeline(
-        "json_scalars",
-        destination=loadstone.destinations.duckdb(str(tmp_path / "j.duckdb")),
-        dataset_name="d",
-        pipelines_dir=str(tmp_path / "pipelines"),
+    sql = (
+        "CREATE TABLE ls_json_scalars.docs (id int primary key, jb jsonb, arr int[]);"
+        "INSERT INTO ls_json_scalars.docs VALUES (0, '[1]', '{1}'), (1, '\"str\"', NULL),"
+        " (2, '5', NULL), (3, 'true', NULL), (4, 'null', NULL), (5, NULL, NULL),"
+        " (6, '1.5', NULL), (7, '{\"k\": \"v\"}', NULL)"
     )
-    pipeline.run(sql_table(postgres_url, table="docs", schema="ls_json_scalars", backend=backend))
+    pipeline = _loaded_from_postgres(
+        postgres_url, tmp_path, sql, "ls_json_scalars", "docs", backend
+    )
     with pipeline.sql_client() as client:
         rows = client.execute_sql("select id, jb from docs order by id")
     # dlt 1.31's outcome (pyarrow backend)
@@ -174,22 +187,12 @@ def test_a_float_nan_loads_as_null_with_pandas(
 ) -> None:
     """dlt 1.31's ``pandas`` frame takes a ``NaN`` for a missing value: it loads NULL there,
     while its ``pyarrow`` backend keeps NaN; infinities stay with both (dlt's outcomes)."""
-    engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql(
-            "DROP SCHEMA IF EXISTS ls_float_nan CASCADE; CREATE SCHEMA ls_float_nan;"
-            "CREATE TABLE ls_float_nan.f (id int primary key, x float8, y real);"
-            "INSERT INTO ls_float_nan.f VALUES (1, 'NaN', 1.5), (2, 'Infinity', 'NaN'),"
-            " (3, '-Infinity', NULL)"
-        )
-    engine.dispose()
-    pipeline = loadstone.pipeline(
-        "float_nan",
-        destination=loadstone.destinations.duckdb(str(tmp_path / "f.duckdb")),
-        dataset_name="d",
-        pipelines_dir=str(tmp_path / "pipelines"),
+    sql = (
+        "CREATE TABLE ls_float_nan.f (id int primary key, x float8, y real);"
+        "INSERT INTO ls_float_nan.f VALUES (1, 'NaN', 1.5), (2, 'Infinity', 'NaN'),"
+        " (3, '-Infinity', NULL)"
     )
-    pipeline.run(sql_table(postgres_url, table="f", schema="ls_float_nan", backend=backend))
+    pipeline = _loaded_from_postgres(postgres_url, tmp_path, sql, "ls_float_nan", "f", backend)
     with pipeline.sql_client() as client:
         rows = client.execute_sql("select id, cast(x as varchar), cast(y as varchar) from f")
     nan = None if backend == "pandas" else "nan"
@@ -226,24 +229,13 @@ RANGES = {
 @pytest.mark.parametrize("backend", ["pyarrow", "pandas"])
 def test_range_columns_load_as_under_dlt(postgres_url: str, tmp_path: Path, backend: str) -> None:
     """A PostgreSQL range column fails neither backend (it failed converting to Arrow)."""
-    engine = sa.create_engine(postgres_url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql(
-            "DROP SCHEMA IF EXISTS ls_ranges CASCADE; CREATE SCHEMA ls_ranges;"
-            "CREATE TABLE ls_ranges.r (id int primary key, ir int4range, nr numrange,"
-            " tr tstzrange);"
-            "INSERT INTO ls_ranges.r VALUES (1, '[1,10)', '(1.5,2.25]',"
-            " '(2024-01-01 00:00+02,)'), (2, 'empty', '[2,3.0]', '(,2024-01-01 10:00:00.5+00)'),"
-            " (3, NULL, NULL, NULL)"
-        )
-    engine.dispose()
-    pipeline = loadstone.pipeline(
-        "ranges",
-        destination=loadstone.destinations.duckdb(str(tmp_path / "r.duckdb")),
-        dataset_name="d",
-        pipelines_dir=str(tmp_path / "pipelines"),
+    sql = (
+        "CREATE TABLE ls_ranges.r (id int primary key, ir int4range, nr numrange, tr tstzrange);"
+        "INSERT INTO ls_ranges.r VALUES (1, '[1,10)', '(1.5,2.25]',"
+        " '(2024-01-01 00:00+02,)'), (2, 'empty', '[2,3.0]', '(,2024-01-01 10:00:00.5+00)'),"
+        " (3, NULL, NULL, NULL)"
     )
-    pipeline.run(sql_table(postgres_url, table="r", schema="ls_ranges", backend=backend))
+    pipeline = _loaded_from_postgres(postgres_url, tmp_path, sql, "ls_ranges", "r", backend)
     kinds = {"pyarrow": "json", "pandas": "text"}[backend]
     columns = pipeline.default_schema.get_table("r")["columns"]
     assert [columns[c]["data_type"] for c in ("ir", "nr", "tr")] == [kinds] * 3
