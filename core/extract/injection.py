@@ -18,7 +18,6 @@ tried, raised when the function is called, before any data is read.
 from __future__ import annotations
 
 import inspect
-import json
 import sys
 import typing
 import weakref
@@ -248,14 +247,14 @@ def _configured(keys: list[str], kind: type | None) -> object:
 
 
 def _as_document(value: object, kind: type | None) -> object:
-    """JSON text configured for a dict or list argument, as the document it holds."""
+    """JSON text configured for a dict or list argument, as the document it holds (the
+    coercion ``config.get(key, list)`` uses); other text as it is."""
     if kind is None or not isinstance(value, str):
         return value
     try:
-        document = json.loads(value)
+        return coerce(value, kind)
     except ValueError:
         return value
-    return document if isinstance(document, kind) else value
 
 
 def as_spec(spec_class: type[BaseConfiguration], value: object) -> object:
